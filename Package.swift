@@ -1,0 +1,34 @@
+// swift-tools-version:6.0
+// tamga — ASiC-E signing with smart cards, PKCS#11 tokens and a 2-of-2 threshold key.
+// No SwiftPM package dependencies: every dependency is a Debian C library behind a
+// `.systemLibrary` target (the registries SwiftPM uses are unreachable here).
+import PackageDescription
+
+let package = Package(
+    name: "tamga",
+    products: [
+        .executable(name: "tamga", targets: ["tamga"]),
+        .library(name: "TamgaCore", targets: ["TamgaCore"]),
+        .library(name: "ASiC", targets: ["ASiC"]),
+    ],
+    targets: [
+        // C shims: a module map and a header each, no code.
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
+                       providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0",
+                       providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"])]),
+
+        // Layers (see ../shared/design/ARCHITECTURE.md).
+        .target(name: "TamgaCore", dependencies: ["COpenSSL"]),
+        .target(name: "ASiC", dependencies: ["TamgaCore", "CLibXML2", "CZlib"]),
+        .target(name: "TamgaCLI", dependencies: ["TamgaCore", "ASiC"]),
+        .executableTarget(name: "tamga", dependencies: ["TamgaCLI"]),
+
+        .target(name: "TamgaTestSupport", dependencies: ["TamgaCore"], path: "Tests/TamgaTestSupport"),
+        .testTarget(name: "TamgaCoreTests", dependencies: ["TamgaCore", "TamgaTestSupport"]),
+        .testTarget(name: "ASiCTests", dependencies: ["ASiC", "TamgaCore", "TamgaTestSupport"]),
+        .testTarget(name: "TamgaCLITests", dependencies: ["TamgaCLI", "ASiC", "TamgaCore", "TamgaTestSupport"]),
+    ]
+)

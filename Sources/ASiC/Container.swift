@@ -1,0 +1,243 @@
+import Foundation
+import TamgaCore
+
+/// An ASiC-E container (ETSI EN 319 162-1): a ZIP with `mimetype` first, data files,
+/// `META-INF/manifest.xml` and one `META-INF/signaturesN.xml` per signature.
+///
+/// Opening checks the structure strictly (unsafe names, duplicates, mimetype, manifest ⇄ ZIP)
+/// and throws `ContainerError`; signatures are judged later by `validate`, which returns a
+/// report instead of throwing. Data files are streamed, never held in memory. Every change is
+/// written with `save()`, atomically: the original file stays byte-for-byte intact on failure.
+public final class Container: @unchecked Sendable {   // unchecked: used from one task at a time, like a file handle
+    public static let mimetype = "application/vnd.etsi.asic-e+zip"
+    static let manifestPath = "META-INF/manifest.xml"
+    /// Limits for entries read into memory: manifest and signature XML.
+    static let xmlEntryLimit: UInt64 = 16 << 20
+
+    /// Where the container lives (or will be written by `save()`).
+    public let path: String
+    public private(set) var dataFiles: [DataFile]
+    public private(set) var signatures: [SignatureFile]
+    /// Deviations from EN 319 162-1 that the reference tolerates (reported by `verify`).
+    public private(set) var structureWarnings: [String]
+    /// Receives progress of long work (hashing, writing); called on the working thread.
+    public var progress: ProgressHandler?
+    /// How data files added from disk are compressed.
+    public var compression: CompressionPolicy = .automatic
+
+    var reader: ZipReader?
+    private var otherMetaEntries: [ZipEntry]
+    private var digestCache: [String: Digest] = [:]
+    var pending: PendingSignature?
+
+    /// A new, empty container that `save()` will write at `path`.
+    public init(creatingAt path: String) {
+        self.path = path
+        dataFiles = []
+        signatures = []
+        structureWarnings = []
+        otherMetaEntries = []
+    }
+
+    /// Opens and checks an existing container.
+    public init(openingAt path: String) throws {
+        self.path = path
+        let reader = try ZipReader(path: path)
+        self.reader = reader
+        var warnings: [String] = []
+
+        var seen = Set<String>()
+        for entry in reader.entries {
+            try Container.validateArchivePath(entry.name, isDirectory: entry.name.hasSuffix("/") && entry.uncompressedSize == 0)
+            guard seen.insert(entry.name).inserted else { throw ContainerError.duplicateEntry(entry.name) }
+        }
+        guard let first = reader.entries.first, first.name == "mimetype" else {
+            throw seen.contains("mimetype") ? ContainerError.mimetypeNotFirst : ContainerError.mimetypeMissing
+        }
+        var mimetypeBytes = [UInt8](try reader.read(first, limit: 256))
+        if mimetypeBytes.starts(with: [0xFE, 0xFF]) || mimetypeBytes.starts(with: [0xFF, 0xFE]) {
+            throw ContainerError.mimetypeWrong("UTF-16 text")
+        }
+        if mimetypeBytes.starts(with: [0xEF, 0xBB, 0xBF]) { mimetypeBytes.removeFirst(3) }
+        let mimetype = String(decoding: mimetypeBytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard mimetype == Container.mimetype else { throw ContainerError.mimetypeWrong(mimetype) }
+        if first.method != .stored { warnings.append("mimetype is compressed; EN 319 162-1 requires it stored") }
+        if first.localExtraLength != 0 { warnings.append("mimetype has an extra field; EN 319 162-1 forbids it") }
+
+        guard let manifestEntry = reader.entries.first(where: { $0.name == Container.manifestPath }) else {
+            throw ContainerError.manifestMissing
+        }
+        let manifest = try Manifest(data: reader.read(manifestEntry, limit: Container.xmlEntryLimit), mimetype: mimetype)
+
+        var byName: [String: ZipEntry] = [:]
+        var signatures: [SignatureFile] = []
+        var otherMeta: [ZipEntry] = []
+        for entry in reader.entries.dropFirst() where !entry.name.hasSuffix("/") {
+            if entry.name.hasPrefix("META-INF/") {
+                if entry.name == Container.manifestPath { continue }
+                let file = String(entry.name.dropFirst("META-INF/".count))
+                if file.contains("signatures") && file.hasSuffix(".xml") {
+                    let data = try reader.read(entry, limit: Container.xmlEntryLimit)
+                    _ = try XMLDocument(data: data, name: entry.name)   // refuse unparsable or DTD-bearing files now
+                    signatures.append(SignatureFile(name: entry.name, data: data, entry: entry))
+                } else {
+                    otherMeta.append(entry)
+                }
+            } else {
+                byName[entry.name] = entry
+            }
+        }
+        var files: [DataFile] = []
+        for item in manifest.entries {
+            try Container.validateArchivePath(item.path, isDirectory: false)
+            guard let entry = byName.removeValue(forKey: item.path) else {
+                throw ContainerError.manifestMismatch("the manifest lists \(item.path), which is not in the container")
+            }
+            files.append(DataFile(name: item.path, mediaType: item.mediaType, size: entry.uncompressedSize, source: .archive(entry)))
+        }
+        if let unlisted = byName.keys.sorted().first {
+            throw ContainerError.manifestMismatch("\(unlisted) is in the container but not in the manifest")
+        }
+        dataFiles = files
+        self.signatures = signatures.sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
+        structureWarnings = warnings
+        otherMetaEntries = otherMeta
+    }
+
+    public var isSigned: Bool { !signatures.isEmpty }
+
+    // MARK: - Data files
+
+    /// Adds files from disk (written on `save()`). Refused once the container is signed.
+    /// - Parameter mediaType: nil guesses from the extension (`application/octet-stream` otherwise).
+    public func addDataFile(path filePath: String, name: String? = nil, mediaType: String? = nil) throws {
+        guard !isSigned else { throw ContainerError.containerSigned }
+        let name = name ?? URL(fileURLWithPath: filePath).lastPathComponent
+        try Container.validateNewDataFileName(name)
+        guard !dataFiles.contains(where: { $0.name == name }) else { throw ContainerError.dataFileExists(name) }
+        let input = try InputFile(path: filePath)
+        guard input.size > 0 else { throw ContainerError.emptyDataFile(filePath) }
+        dataFiles.append(DataFile(name: name, mediaType: mediaType ?? MediaType.guess(forFileName: name), size: input.size,
+                                  source: .file(path: filePath)))
+    }
+
+    /// Removes a data file (on `save()`). Refused once the container is signed.
+    public func removeDataFile(named name: String) throws {
+        guard !isSigned else { throw ContainerError.containerSigned }
+        guard let index = dataFiles.firstIndex(where: { $0.name == name }) else { throw ContainerError.dataFileNotFound(name) }
+        dataFiles.remove(at: index)
+    }
+
+    /// Streams a data file's bytes.
+    public func read(_ file: DataFile, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        switch file.source {
+        case .archive(let entry):
+            guard let reader else { throw ContainerError.dataFileNotFound(file.name) }
+            try reader.stream(entry, body)
+        case .file(let path):
+            let input = try InputFile(path: path)
+            try input.stream(from: 0, length: input.size, body)
+        }
+    }
+
+    /// The digest of a data file's bytes, streamed (and remembered for this container object).
+    public func digest(of file: DataFile, _ algorithm: DigestAlgorithm) throws -> Digest {
+        let key = "\(algorithm.rawValue):\(file.name)"
+        if let cached = digestCache[key] { return cached }
+        let hasher = StreamingDigest(algorithm)
+        var done: UInt64 = 0
+        try read(file) { chunk in
+            hasher.update(chunk)
+            done += UInt64(chunk.count)
+            progress?(ProgressEvent(phase: .hashing, item: file.name, completed: done, total: file.size))
+        }
+        let digest = hasher.finish()
+        digestCache[key] = digest
+        return digest
+    }
+
+    // MARK: - Saving
+
+    /// The outcome of `save()`.
+    public enum SaveOutcome: Equatable, Sendable {
+        case written
+        /// The last data file of an unsigned container was removed, so the container was deleted.
+        case deleted
+    }
+
+    /// Writes the container atomically to `path`. An unsigned container without data files is
+    /// deleted instead (the behaviour DigiDoc users know); a new one without files is an error.
+    @discardableResult
+    public func save() throws -> SaveOutcome {
+        if dataFiles.isEmpty {
+            guard reader != nil, !isSigned else { throw ContainerError.noDataFiles }
+            guard unlink(path) == 0 else { throw ContainerError.ioFailure(path: path, reason: String(cString: strerror(errno))) }
+            syncFolder(of: path)
+            reader = nil
+            return .deleted
+        }
+        let output = try AtomicOutputFile(replacing: path)
+        let writer = ZipWriter(output: output)
+        let now = Date()
+        try writer.add(name: "mimetype", data: Data(Container.mimetype.utf8), method: .stored, modified: now)
+        for file in dataFiles {
+            switch file.source {
+            case .archive(let entry):
+                guard let reader else { throw ContainerError.dataFileNotFound(file.name) }
+                try writer.copy(entry, from: reader)
+            case .file(let filePath):
+                try writeFromDisk(file, path: filePath, writer: writer)
+            }
+        }
+        let manifest = Manifest(entries: dataFiles.map { Manifest.Entry(path: $0.name, mediaType: $0.mediaType) })
+        try writer.add(name: Container.manifestPath, data: manifest.serialized(mimetype: Container.mimetype), method: .deflated, modified: now)
+        for entry in otherMetaEntries {
+            guard let reader else { break }
+            try writer.copy(entry, from: reader)
+        }
+        for signature in signatures {
+            if let entry = signature.entry, let reader {
+                try writer.copy(entry, from: reader)
+            } else {
+                try writer.add(name: signature.name, data: signature.data, method: .deflated, modified: now)
+            }
+        }
+        try writer.finish()
+        try output.commit()
+        try reopen()
+        return .written
+    }
+
+    private func writeFromDisk(_ file: DataFile, path filePath: String, writer: ZipWriter) throws {
+        let input = try InputFile(path: filePath)
+        guard input.size == file.size else {
+            throw ContainerError.ioFailure(path: filePath, reason: "the file changed size while the container was being written")
+        }
+        let method = try compression.method(for: input, name: file.name)
+        // Hash while writing: signing right after creation then needs no second pass.
+        let hasher = StreamingDigest(.sha256)
+        var done: UInt64 = 0
+        try writer.add(name: file.name, method: method, modified: input.modified, expectedSize: input.size) { feed in
+            try input.stream(from: 0, length: input.size) { chunk in
+                hasher.update(chunk)
+                try feed(chunk)
+                done += UInt64(chunk.count)
+                progress?(ProgressEvent(phase: .writing, item: file.name, completed: done, total: input.size))
+            }
+        }
+        digestCache["sha256:\(file.name)"] = hasher.finish()
+    }
+
+    /// Re-reads the file just written so that entries point into it.
+    private func reopen() throws {
+        let fresh = try Container(openingAt: path)
+        reader = fresh.reader
+        dataFiles = fresh.dataFiles
+        signatures = fresh.signatures
+        otherMetaEntries = fresh.otherMetaEntries
+        structureWarnings = fresh.structureWarnings
+    }
+
+    func appendSignature(_ file: SignatureFile) { signatures.append(file) }
+    func removeSignature(named name: String) { signatures.removeAll { $0.name == name } }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import TamgaCore
+
+/// Why a container could not be read, changed or written. The case is the stable code
+/// (`code`) used by `--json`, exit codes and tests; `description` tells a person what to do.
+/// Signature *verification* outcomes are not errors: they are findings in a `ValidationReport`.
+public enum ContainerError: Error, Equatable, Sendable {
+    case fileNotFound(String)
+    case ioFailure(path: String, reason: String)
+    /// The bytes are not a readable ZIP archive (truncated, corrupt directory, overlapping entries).
+    case malformedZip(String)
+    /// A ZIP feature tamga refuses to read (encryption, an unknown compression method, multi-disk).
+    case unsupportedZip(String)
+    /// An entry name that could escape a folder or is ambiguous (`..`, absolute, `\`, empty or `.` segments).
+    case unsafeEntryName(String)
+    case duplicateEntry(String)
+    case mimetypeMissing
+    case mimetypeNotFirst
+    case mimetypeWrong(String)
+    case manifestMissing
+    case malformedManifest(String)
+    /// The manifest and the ZIP do not list the same data files.
+    case manifestMismatch(String)
+    /// An XML file with a DTD, an entity declaration, or that does not parse.
+    case malformedXML(file: String, reason: String)
+    /// An entry whose data does not match its CRC or size (corrupt or tampered at ZIP level).
+    case corruptEntry(String)
+    /// An entry that inflates beyond the limit for its kind (a ZIP bomb).
+    case entryTooLarge(name: String, limit: Int)
+    /// Adding or removing data files is refused once the container holds a signature.
+    case containerSigned
+    case dataFileExists(String)
+    case dataFileNotFound(String)
+    case invalidDataFileName(String)
+    case emptyDataFile(String)
+    case noDataFiles
+    /// Extraction would overwrite an existing file and `--force` was not given.
+    case wouldOverwrite(String)
+    case noPendingSignature
+    /// The signature value does not verify against the certificate: the signer is broken or
+    /// was given the wrong digest. Nothing was written.
+    case signatureValueRejected(String)
+    case signingCertificateUnsuitable(String)
+    case alreadyExists(String)
+
+    public var code: String {
+        switch self {
+        case .fileNotFound: "file-not-found"
+        case .ioFailure: "io-failure"
+        case .malformedZip: "malformed-zip"
+        case .unsupportedZip: "unsupported-zip"
+        case .unsafeEntryName: "unsafe-entry-name"
+        case .duplicateEntry: "duplicate-entry"
+        case .mimetypeMissing: "mimetype-missing"
+        case .mimetypeNotFirst: "mimetype-not-first"
+        case .mimetypeWrong: "mimetype-wrong"
+        case .manifestMissing: "manifest-missing"
+        case .malformedManifest: "malformed-manifest"
+        case .manifestMismatch: "manifest-mismatch"
+        case .malformedXML: "malformed-xml"
+        case .corruptEntry: "corrupt-entry"
+        case .entryTooLarge: "entry-too-large"
+        case .containerSigned: "container-signed"
+        case .dataFileExists: "data-file-exists"
+        case .dataFileNotFound: "data-file-not-found"
+        case .invalidDataFileName: "invalid-data-file-name"
+        case .emptyDataFile: "empty-data-file"
+        case .noDataFiles: "no-data-files"
+        case .wouldOverwrite: "would-overwrite"
+        case .noPendingSignature: "no-pending-signature"
+        case .signatureValueRejected: "signature-value-rejected"
+        case .signingCertificateUnsuitable: "signing-certificate-unsuitable"
+        case .alreadyExists: "already-exists"
+        }
+    }
+}
+
+extension ContainerError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .fileNotFound(let p): "\(p): no such file."
+        case .ioFailure(let p, let why): "\(p): \(why)."
+        case .malformedZip(let why): "Not a readable ASiC-E container: \(why). The file may be truncated or not a container."
+        case .unsupportedZip(let why): "Unsupported ZIP feature: \(why)."
+        case .unsafeEntryName(let n): "Refused: the container holds an unsafe entry name \"\(n)\" (.., absolute path, backslash, or empty/. segment)."
+        case .duplicateEntry(let n): "Refused: the container holds two entries named \"\(n)\"."
+        case .mimetypeMissing: "Refused: the container has no mimetype entry; it is not ASiC-E."
+        case .mimetypeNotFirst: "Refused: the mimetype entry is not the first entry of the ZIP (ASiC-E requires it first)."
+        case .mimetypeWrong(let v): "Refused: mimetype is \"\(v)\", not application/vnd.etsi.asic-e+zip."
+        case .manifestMissing: "Refused: META-INF/manifest.xml is missing."
+        case .malformedManifest(let why): "Refused: META-INF/manifest.xml is invalid: \(why)."
+        case .manifestMismatch(let why): "Refused: the manifest does not match the container: \(why)."
+        case .malformedXML(let f, let why): "Refused: \(f) is not acceptable XML: \(why)."
+        case .corruptEntry(let why): "The container is corrupt: \(why)."
+        case .entryTooLarge(let n, let limit): "Refused: \(n) inflates to more than \(limit) bytes (possible ZIP bomb)."
+        case .containerSigned: "The container is signed: adding or removing data files would break its signatures. Create a new container instead."
+        case .dataFileExists(let n): "The container already holds a data file named \"\(n)\"."
+        case .dataFileNotFound(let n): "The container holds no data file named \"\(n)\"."
+        case .invalidDataFileName(let n): "\"\(n)\" cannot be a data file name (no /, \\, control characters, and not \"mimetype\")."
+        case .emptyDataFile(let p): "\(p) is empty; an empty data file cannot be added."
+        case .noDataFiles: "A container needs at least one data file."
+        case .wouldOverwrite(let p): "\(p) exists; use --force to overwrite it."
+        case .noPendingSignature: "There is no prepared signature to finish; call prepareSignature first."
+        case .signatureValueRejected(let why): "The signature value does not verify against the signing certificate (\(why)); nothing was written."
+        case .signingCertificateUnsuitable(let why): "The signing certificate cannot sign: \(why)."
+        case .alreadyExists(let p): "\(p) already exists; use --force to replace it."
+        }
+    }
+}

@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// A file opened for positioned reads (`pread`), so that several readers can share it.
+final class InputFile: @unchecked Sendable {   // unchecked: the descriptor is only read with pread
+    let path: String
+    let size: UInt64
+    let modified: Date
+    private let descriptor: Int32
+
+    init(path: String) throws {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let e = errno
+            if e == ENOENT { throw ContainerError.fileNotFound(path) }
+            throw ContainerError.ioFailure(path: path, reason: String(cString: strerror(e)))
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            Glibc.close(fd)
+            throw ContainerError.ioFailure(path: path, reason: "cannot stat")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            Glibc.close(fd)
+            throw ContainerError.ioFailure(path: path, reason: "not a regular file")
+        }
+        self.path = path
+        self.descriptor = fd
+        self.size = UInt64(info.st_size)
+        self.modified = Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec))
+        // Tell the kernel we read front to back: it reads ahead further.
+        posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
+    }
+    deinit { Glibc.close(descriptor) }
+
+    /// Reads exactly `buffer.count` bytes at `offset`, or throws (a short file is a truncated file).
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws {
+        var done = 0
+        while done < buffer.count {
+            let n = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ContainerError.ioFailure(path: path, reason: String(cString: strerror(errno)))
+            }
+            if n == 0 { throw ContainerError.malformedZip("unexpected end of file at byte \(offset + UInt64(done))") }
+            done += n
+        }
+    }
+
+    func read(count: Int, at offset: UInt64) throws -> [UInt8] {
+        guard offset <= size, UInt64(count) <= size - offset else {
+            throw ContainerError.malformedZip("a record at byte \(offset) runs past the end of the file")
+        }
+        var bytes = [UInt8](repeating: 0, count: count)
+        try bytes.withUnsafeMutableBytes { try read(into: $0, at: offset) }
+        return bytes
+    }
+
+    /// Streams `length` bytes from `offset` in chunks of up to `chunkSize`.
+    func stream(from offset: UInt64, length: UInt64, chunkSize: Int = 1 << 20,
+                _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        guard offset <= size, length <= size - offset else {
+            throw ContainerError.malformedZip("entry data runs past the end of the file")
+        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var position = offset
+        var remaining = length
+        while remaining > 0 {
+            let n = Int(min(UInt64(chunkSize), remaining))
+            let slice = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n])
+            try read(into: slice, at: position)
+            try body(UnsafeRawBufferPointer(slice))
+            position += UInt64(n)
+            remaining -= UInt64(n)
+        }
+    }
+}

@@ -1,0 +1,89 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// A new file written beside its final path and moved into place only when complete:
+/// write to a temporary file in the same folder, fsync it, rename it over the target, fsync
+/// the folder. Until `commit()` the target is untouched; `abandon()` (or deinit) removes the
+/// temporary file, so an error or a crash at any point leaves the original byte-for-byte intact.
+final class AtomicOutputFile {
+    let targetPath: String
+    private(set) var temporaryPath: String
+    private var descriptor: Int32
+    private var committed = false
+    /// Bytes written so far (the current end of the file).
+    private(set) var position: UInt64 = 0
+
+    init(replacing targetPath: String) throws {
+        self.targetPath = targetPath
+        let url = URL(fileURLWithPath: targetPath)
+        let folder = url.deletingLastPathComponent().path
+        var template = Array("\(folder)/.\(url.lastPathComponent).tamga-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else {
+            throw ContainerError.ioFailure(path: targetPath, reason: "cannot create a temporary file in \(folder): \(String(cString: strerror(errno)))")
+        }
+        descriptor = fd
+        temporaryPath = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // mkstemp creates 0600; a container is a document, so give it the usual 0644 minus umask.
+        let mask = umask(0); umask(mask)
+        fchmod(fd, 0o666 & ~mask)
+    }
+
+    deinit { if !committed { abandon() } }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        var done = 0
+        while done < bytes.count {
+            let n = Glibc.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ContainerError.ioFailure(path: targetPath, reason: "write failed: \(String(cString: strerror(errno)))")
+            }
+            done += n
+        }
+        position += UInt64(bytes.count)
+    }
+
+    func write(_ bytes: [UInt8]) throws { try bytes.withUnsafeBytes { try write($0) } }
+    func write(_ data: Data) throws { try data.withUnsafeBytes { try write($0) } }
+
+    /// Overwrites bytes already written (used to patch a local header once sizes are known).
+    func patch(_ bytes: [UInt8], at offset: UInt64) throws {
+        let n = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress!, $0.count, off_t(offset)) }
+        guard n == bytes.count else {
+            throw ContainerError.ioFailure(path: targetPath, reason: "write failed: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Makes the new file durable and moves it over the target.
+    func commit() throws {
+        guard fsync(descriptor) == 0 else {
+            throw ContainerError.ioFailure(path: targetPath, reason: "fsync failed: \(String(cString: strerror(errno)))")
+        }
+        Glibc.close(descriptor)
+        descriptor = -1
+        guard rename(temporaryPath, targetPath) == 0 else {
+            let reason = String(cString: strerror(errno))
+            abandon()
+            throw ContainerError.ioFailure(path: targetPath, reason: "rename failed: \(reason)")
+        }
+        committed = true
+        syncFolder(of: targetPath)
+    }
+
+    /// Removes the temporary file; the target is left as it was.
+    func abandon() {
+        if descriptor >= 0 { Glibc.close(descriptor); descriptor = -1 }
+        if !committed { unlink(temporaryPath) }
+        committed = true
+    }
+}
+
+/// fsyncs the folder holding `path`, so that a rename or unlink survives a crash.
+func syncFolder(of path: String) {
+    let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+    let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if fd >= 0 { fsync(fd); close(fd) }
+}

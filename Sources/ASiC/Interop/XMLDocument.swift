@@ -1,0 +1,192 @@
+internal import CLibXML2
+import Foundation
+
+/// Namespaces of ASiC-E, XML-DSig and XAdES.
+enum XMLNamespace {
+    static let asic = "http://uri.etsi.org/02918/v1.2.1#"
+    static let ds = "http://www.w3.org/2000/09/xmldsig#"
+    static let xades = "http://uri.etsi.org/01903/v1.3.2#"
+    static let xades141 = "http://uri.etsi.org/01903/v1.4.1#"
+    static let manifest = "urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"
+}
+
+/// The canonicalization algorithms XML-DSig names, with libxml2's mode for each.
+enum Canonicalization: String, CaseIterable {
+    case c14n10 = "http://www.w3.org/TR/2001/REC-xml-c14n-20010315"
+    case c14n10WithComments = "http://www.w3.org/TR/2001/REC-xml-c14n-20010315#WithComments"
+    case c14n11 = "http://www.w3.org/2006/12/xml-c14n11"
+    case c14n11WithComments = "http://www.w3.org/2006/12/xml-c14n11#WithComments"
+    case exclusive = "http://www.w3.org/2001/10/xml-exc-c14n#"
+    case exclusiveWithComments = "http://www.w3.org/2001/10/xml-exc-c14n#WithComments"
+
+    fileprivate var mode: Int32 {
+        switch self {
+        case .c14n10, .c14n10WithComments: Int32(XML_C14N_1_0.rawValue)
+        case .c14n11, .c14n11WithComments: Int32(XML_C14N_1_1.rawValue)
+        case .exclusive, .exclusiveWithComments: Int32(XML_C14N_EXCLUSIVE_1_0.rawValue)
+        }
+    }
+    fileprivate var withComments: Int32 { rawValue.hasSuffix("#WithComments") ? 1 : 0 }
+}
+
+/// A parsed XML document (owns the `xmlDoc*`). Parsing never touches the network, never loads
+/// a DTD or external entity, and refuses any document that has a DOCTYPE at all: manifests and
+/// signatures have no use for one, and refusing it closes XXE and entity-expansion bombs.
+final class XMLDocument: @unchecked Sendable {   // unchecked: read-only after parsing
+    fileprivate let pointer: xmlDocPtr
+    let name: String
+
+    init(data: Data, name: String) throws {
+        if data.range(of: Data("<!DOCTYPE".utf8)) != nil || data.range(of: Data("<!ENTITY".utf8)) != nil {
+            throw ContainerError.malformedXML(file: name, reason: "a DOCTYPE or entity declaration is not allowed")
+        }
+        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue
+                            | XML_PARSE_NOWARNING.rawValue)
+        let parsed: xmlDocPtr? = data.withUnsafeBytes { raw in
+            xmlReadMemory(raw.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(raw.count), nil, nil, options)
+        }
+        guard let parsed else {
+            var reason = "not well-formed XML"
+            if let error = xmlGetLastError(), let message = error.pointee.message {
+                reason = String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines) + " (line \(error.pointee.line))"
+            }
+            xmlResetLastError()
+            throw ContainerError.malformedXML(file: name, reason: reason)
+        }
+        if parsed.pointee.intSubset != nil || parsed.pointee.extSubset != nil {
+            xmlFreeDoc(parsed)
+            throw ContainerError.malformedXML(file: name, reason: "a DOCTYPE is not allowed")
+        }
+        pointer = parsed
+        self.name = name
+    }
+    deinit { xmlFreeDoc(pointer) }
+
+    var root: XMLElement? {
+        guard let node = xmlDocGetRootElement(pointer) else { return nil }
+        return XMLElement(node: node, document: self)
+    }
+
+    /// Every element in document order whose attribute `Id` equals `id` (to detect duplicates).
+    func elements(withID id: String) -> [XMLElement] {
+        guard let root else { return [] }
+        var found: [XMLElement] = []
+        root.walk { if $0.attribute("Id") == id { found.append($0) } }
+        return found
+    }
+
+    /// The canonical form of one element and its subtree, with the namespace context it
+    /// inherits (what XML-DSig signs when it references or canonicalizes an element).
+    func canonicalize(_ element: XMLElement, _ method: Canonicalization) throws -> Data {
+        let visible: xmlC14NIsVisibleCallback = { userData, node, parent in
+            guard let userData, let node else { return 0 }
+            let apex = userData.assumingMemoryBound(to: xmlNode.self)
+            // Namespace and attribute nodes are judged by the element that carries them.
+            var cursor: xmlNodePtr? = node.pointee.type == XML_NAMESPACE_DECL || node.pointee.type == XML_ATTRIBUTE_NODE
+                ? parent : node
+            while let current = cursor {
+                if current == apex { return 1 }
+                cursor = current.pointee.parent
+            }
+            return 0
+        }
+        guard let buffer = xmlAllocOutputBuffer(nil) else {
+            throw ContainerError.malformedXML(file: name, reason: "out of memory")
+        }
+        let result = xmlC14NExecute(pointer, visible, UnsafeMutableRawPointer(element.node), method.mode, nil,
+                                    method.withComments, buffer)
+        defer { xmlOutputBufferClose(buffer) }
+        guard result >= 0, let content = xmlOutputBufferGetContent(buffer) else {
+            throw ContainerError.malformedXML(file: name, reason: "canonicalization failed")
+        }
+        return Data(bytes: content, count: Int(xmlOutputBufferGetSize(buffer)))
+    }
+}
+
+/// An element inside an `XMLDocument`; keeps its document alive.
+struct XMLElement {
+    fileprivate let node: xmlNodePtr
+    let document: XMLDocument
+
+    fileprivate init(node: xmlNodePtr, document: XMLDocument) {
+        self.node = node
+        self.document = document
+    }
+
+    var localName: String { String(cString: node.pointee.name) }
+    var namespace: String? { node.pointee.ns.flatMap { $0.pointee.href }.map { String(cString: $0) } }
+
+    func `is`(_ localName: String, in namespace: String) -> Bool {
+        self.localName == localName && self.namespace == namespace
+    }
+
+    /// An attribute without a namespace (such as `Id`, `URI`, `Algorithm`).
+    func attribute(_ name: String) -> String? {
+        guard let value = xmlGetNoNsProp(node, name) else { return nil }
+        defer { cxml_free(value) }
+        return String(cString: value)
+    }
+
+    /// An attribute in a namespace (such as `manifest:full-path`).
+    func attribute(_ name: String, namespace: String) -> String? {
+        guard let value = xmlGetNsProp(node, name, namespace) else { return nil }
+        defer { cxml_free(value) }
+        return String(cString: value)
+    }
+
+    /// The concatenated text of this element's subtree.
+    var text: String {
+        guard let value = xmlNodeGetContent(node) else { return "" }
+        defer { cxml_free(value) }
+        return String(cString: value)
+    }
+
+    /// Child elements, in order.
+    var children: [XMLElement] {
+        var out: [XMLElement] = []
+        var child = node.pointee.children
+        while let c = child {
+            if c.pointee.type == XML_ELEMENT_NODE { out.append(XMLElement(node: c, document: document)) }
+            child = c.pointee.next
+        }
+        return out
+    }
+
+    /// True when the element has non-whitespace text directly inside it (outside child elements).
+    var hasOwnText: Bool {
+        var child = node.pointee.children
+        while let c = child {
+            if c.pointee.type == XML_TEXT_NODE || c.pointee.type == XML_CDATA_SECTION_NODE,
+               let content = c.pointee.content,
+               !String(cString: content).allSatisfy({ $0.isWhitespace }) { return true }
+            child = c.pointee.next
+        }
+        return false
+    }
+
+    func children(_ localName: String, in namespace: String) -> [XMLElement] {
+        children.filter { $0.is(localName, in: namespace) }
+    }
+
+    func child(_ localName: String, in namespace: String) -> XMLElement? {
+        children(localName, in: namespace).first
+    }
+
+    /// Depth-first over this element and all descendant elements.
+    func walk(_ visit: (XMLElement) -> Void) {
+        visit(self)
+        for c in children { c.walk(visit) }
+    }
+
+    /// True when `self` lies inside `ancestor`'s subtree (or is it).
+    func isInside(_ ancestor: XMLElement) -> Bool {
+        var cursor: xmlNodePtr? = node
+        while let current = cursor {
+            if current == ancestor.node { return true }
+            cursor = current.pointee.parent
+        }
+        return false
+    }
+
+    static func == (a: XMLElement, b: XMLElement) -> Bool { a.node == b.node }
+}

@@ -1,0 +1,184 @@
+import Foundation
+import TamgaCore
+
+/// Builds one `META-INF/signaturesN.xml` in the exact shape the reference writes
+/// (`asice.md` §1.3): one line after the XML declaration, `asic`, `ds` and `xades` declared on
+/// the root, C14N 1.1 inclusive for SignedInfo and the SignedProperties reference.
+///
+/// The digests are taken by canonicalizing elements *of the final document text*, parsed
+/// back, so the inherited namespace context is exactly what a verifier sees.
+struct SignatureBuilder {
+    struct DataReference {
+        let name: String
+        let mediaType: String
+        let digest: Digest
+    }
+
+    let id: String
+    let certificate: Certificate
+    let algorithm: SignatureAlgorithm
+    let references: [DataReference]
+    let options: SignatureOptions
+    let signingTime: Date
+
+    private var referenceDigest: DigestAlgorithm { options.referenceDigest.algorithm }
+
+    /// The document with an empty SignatureValue, and the digest of canonical SignedInfo to sign.
+    func prepare() throws -> (template: String, digest: Digest) {
+        let signedProperties = signedPropertiesXML()
+        // Pass 1: canonicalize SignedProperties inside the document (SignedInfo does not affect it).
+        let draft = document(signedInfo: signedInfoXML(signedPropertiesDigest: nil), signatureValue: "", signedProperties: signedProperties)
+        let draftDoc = try XMLDocument(data: Data(draft.utf8), name: "signature")
+        guard let spElement = draftDoc.elements(withID: "\(id)-SignedProperties").first else {
+            throw ContainerError.malformedXML(file: "signature", reason: "SignedProperties not found in the built document")
+        }
+        let spDigest = Digest.compute(referenceDigest, over: try draftDoc.canonicalize(spElement, .c14n11))
+        // Pass 2: the final SignedInfo, canonicalized in the final document.
+        let template = document(signedInfo: signedInfoXML(signedPropertiesDigest: spDigest), signatureValue: "",
+                                signedProperties: signedProperties)
+        let doc = try XMLDocument(data: Data(template.utf8), name: "signature")
+        guard let signature = doc.root?.child("Signature", in: XMLNamespace.ds),
+              let signedInfo = signature.child("SignedInfo", in: XMLNamespace.ds) else {
+            throw ContainerError.malformedXML(file: "signature", reason: "SignedInfo not found in the built document")
+        }
+        let digest = Digest.compute(algorithm.digest, over: try doc.canonicalize(signedInfo, .c14n11))
+        return (template, digest)
+    }
+
+    /// Inserts the signature value into the template.
+    static func finish(template: String, signatureValue: Data) -> Data {
+        let marker = "-SIG\"></ds:SignatureValue>"
+        let filled = template.replacingOccurrences(
+            of: marker, with: "-SIG\">\(signatureValue.base64EncodedString())</ds:SignatureValue>")
+        return Data(filled.utf8)
+    }
+
+    private func document(signedInfo: String, signatureValue: String, signedProperties: String) -> String {
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            + "<asic:XAdESSignatures xmlns:asic=\"\(XMLNamespace.asic)\" xmlns:ds=\"\(XMLNamespace.ds)\" xmlns:xades=\"\(XMLNamespace.xades)\">"
+            + "<ds:Signature Id=\"\(id)\">"
+            + signedInfo
+            + "<ds:SignatureValue Id=\"\(id)-SIG\">\(signatureValue)</ds:SignatureValue>"
+            + "<ds:KeyInfo><ds:X509Data><ds:X509Certificate>\(certificate.der.base64EncodedString())</ds:X509Certificate></ds:X509Data></ds:KeyInfo>"
+            + "<ds:Object><xades:QualifyingProperties Target=\"#\(id)\">"
+            + signedProperties
+            + "</xades:QualifyingProperties></ds:Object>"
+            + "</ds:Signature></asic:XAdESSignatures>"
+    }
+
+    private func signedInfoXML(signedPropertiesDigest: Digest?) -> String {
+        var xml = "<ds:SignedInfo>"
+            + "<ds:CanonicalizationMethod Algorithm=\"\(Canonicalization.c14n11.rawValue)\"></ds:CanonicalizationMethod>"
+            + "<ds:SignatureMethod Algorithm=\"\(algorithm.xmlURI)\"></ds:SignatureMethod>"
+        for (index, reference) in references.enumerated() {
+            xml += "<ds:Reference Id=\"\(id)-RefId\(index)\" URI=\"\(URIPath.encode(reference.name))\">"
+                + digestElements(reference.digest) + "</ds:Reference>"
+        }
+        xml += "<ds:Reference Id=\"\(id)-RefId\(references.count)\" Type=\"http://uri.etsi.org/01903#SignedProperties\" URI=\"#\(id)-SignedProperties\">"
+            + "<ds:Transforms><ds:Transform Algorithm=\"\(Canonicalization.c14n11.rawValue)\"></ds:Transform></ds:Transforms>"
+            + digestElements(signedPropertiesDigest ?? Digest.compute(referenceDigest, over: Data()))
+            + "</ds:Reference></ds:SignedInfo>"
+        return xml
+    }
+
+    private func digestElements(_ digest: Digest) -> String {
+        "<ds:DigestMethod Algorithm=\"\(digest.algorithm.xmlURI)\"></ds:DigestMethod>"
+            + "<ds:DigestValue>\(digest.bytes.base64EncodedString())</ds:DigestValue>"
+    }
+
+    private func signedPropertiesXML() -> String {
+        let v2 = options.certificateReference == .v2
+        let certDigest = certificate.fingerprint(referenceDigest)
+        var xml = "<xades:SignedProperties Id=\"\(id)-SignedProperties\"><xades:SignedSignatureProperties>"
+            + "<xades:SigningTime>\(XAdESTime.format(signingTime))</xades:SigningTime>"
+        if v2 {
+            xml += "<xades:SigningCertificateV2><xades:Cert><xades:CertDigest>" + digestElements(certDigest)
+                + "</xades:CertDigest><xades:IssuerSerialV2>\(certificate.issuerSerialDER.base64EncodedString())</xades:IssuerSerialV2>"
+                + "</xades:Cert></xades:SigningCertificateV2>"
+        } else {
+            xml += "<xades:SigningCertificate><xades:Cert><xades:CertDigest>" + digestElements(certDigest)
+                + "</xades:CertDigest><xades:IssuerSerial><ds:X509IssuerName>\(XMLText.content(certificate.issuer))</ds:X509IssuerName>"
+                + "<ds:X509SerialNumber>\(certificate.serialNumber)</ds:X509SerialNumber></xades:IssuerSerial>"
+                + "</xades:Cert></xades:SigningCertificate>"
+        }
+        if let place = options.productionPlace, !place.isEmpty {
+            let element = v2 ? "SignatureProductionPlaceV2" : "SignatureProductionPlace"
+            xml += "<xades:\(element)>"
+            func part(_ name: String, _ value: String?) {
+                if let value, !value.isEmpty { xml += "<xades:\(name)>\(XMLText.content(value))</xades:\(name)>" }
+            }
+            part("City", place.city)
+            if v2 { part("StreetAddress", place.streetAddress) }
+            part("StateOrProvince", place.stateOrProvince)
+            part("PostalCode", place.postalCode)
+            part("CountryName", place.countryName)
+            xml += "</xades:\(element)>"
+        }
+        let roles = options.roles.filter { !$0.isEmpty }
+        if !roles.isEmpty {
+            let element = v2 ? "SignerRoleV2" : "SignerRole"
+            xml += "<xades:\(element)><xades:ClaimedRoles>"
+                + roles.map { "<xades:ClaimedRole>\(XMLText.content($0))</xades:ClaimedRole>" }.joined()
+                + "</xades:ClaimedRoles></xades:\(element)>"
+        }
+        xml += "</xades:SignedSignatureProperties><xades:SignedDataObjectProperties>"
+        for (index, reference) in references.enumerated() {
+            xml += "<xades:DataObjectFormat ObjectReference=\"#\(id)-RefId\(index)\"><xades:MimeType>\(XMLText.content(reference.mediaType))</xades:MimeType></xades:DataObjectFormat>"
+        }
+        xml += "</xades:SignedDataObjectProperties></xades:SignedProperties>"
+        return xml
+    }
+}
+
+/// `xsd:dateTime` in UTC without fractions, as the reference writes SigningTime.
+enum XAdESTime {
+    static func format(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: date)
+    }
+
+    static func parse(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        if let d = formatter.date(from: text) { return d }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
+    }
+}
+
+/// Reference URIs for data files: every byte outside `[A-Za-z0-9-._~/]` percent-encoded in
+/// upper-case hex, UTF-8 byte by byte (as libdigidocpp's `File::toUriPath`, without its
+/// one-digit bug below 0x10).
+enum URIPath {
+    static func encode(_ name: String) -> String {
+        var out = ""
+        for byte in name.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += String(format: "%%%02X", byte)
+            }
+        }
+        return out
+    }
+
+    /// Decodes `%XX` escapes; nil for a malformed escape or bytes that are not UTF-8.
+    static func decode(_ uri: String) -> String? {
+        var bytes: [UInt8] = []
+        var iterator = Array(uri.utf8).makeIterator()
+        while let b = iterator.next() {
+            if b == UInt8(ascii: "%") {
+                guard let h = iterator.next(), let l = iterator.next(),
+                      let value = UInt8(String(decoding: [h, l], as: UTF8.self), radix: 16) else { return nil }
+                bytes.append(value)
+            } else {
+                bytes.append(b)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+
+/// Reads a ZIP archive strictly: the central directory is authoritative, every local header
+/// must agree with it, entries may not overlap, and nothing is decompressed until asked.
+/// Entry data is streamed, so the archive's size does not matter.
+final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init; InputFile reads with pread
+    let file: InputFile
+    /// Entries in central-directory order.
+    let entries: [ZipEntry]
+    /// Offset of the central directory: everything before it is entry data.
+    let centralDirectoryOffset: UInt64
+
+    static let maxEntries = 100_000
+
+    init(path: String) throws {
+        file = try InputFile(path: path)
+        (entries, centralDirectoryOffset) = try ZipReader.readDirectory(file)
+    }
+
+    private static func readDirectory(_ file: InputFile) throws -> ([ZipEntry], UInt64) {
+        let size = file.size
+        guard size >= 22 else { throw ContainerError.malformedZip("the file is too short to be a ZIP archive") }
+        let tailLength = Int(min(size, 22 + 65_535))
+        let tailStart = size - UInt64(tailLength)
+        let tail = try file.read(count: tailLength, at: tailStart)
+        // The end-of-central-directory record whose comment runs exactly to the end of the file.
+        var eocdIndex: Int? = nil
+        var i = tailLength - 22
+        while i >= 0 {
+            if tail[i] == 0x50, tail[i + 1] == 0x4B, tail[i + 2] == 0x05, tail[i + 3] == 0x06 {
+                let commentLength = Int(tail[i + 20]) | Int(tail[i + 21]) << 8
+                if i + 22 + commentLength == tailLength { eocdIndex = i; break }
+            }
+            i -= 1
+        }
+        guard let eocdIndex else {
+            throw ContainerError.malformedZip("no end-of-central-directory record (the file is truncated or not a ZIP)")
+        }
+        let eocdOffset = tailStart + UInt64(eocdIndex)
+        var r = LittleEndianReader(tail, at: eocdIndex + 4)
+        let disk = try r.u16(), cdDisk = try r.u16()
+        let entriesOnDisk = try r.u16(), entryCount16 = try r.u16()
+        let cdSize32 = try r.u32(), cdOffset32 = try r.u32()
+        guard disk == 0, cdDisk == 0, entriesOnDisk == entryCount16 else {
+            throw ContainerError.unsupportedZip("multi-disk archives")
+        }
+        var entryCount = UInt64(entryCount16), cdSize = UInt64(cdSize32), cdOffset = UInt64(cdOffset32)
+        var directoryEnd = eocdOffset
+        if entryCount16 == 0xFFFF || cdSize32 == 0xFFFF_FFFF || cdOffset32 == 0xFFFF_FFFF {
+            // ZIP64: a locator sits right before the EOCD and points at the ZIP64 EOCD record.
+            guard eocdOffset >= 20 else { throw ContainerError.malformedZip("ZIP64 locator missing") }
+            var locator = LittleEndianReader(try file.read(count: 20, at: eocdOffset - 20))
+            guard try locator.u32() == 0x0706_4B50 else { throw ContainerError.malformedZip("ZIP64 locator missing") }
+            _ = try locator.u32()
+            let zip64Offset = try locator.u64()
+            guard zip64Offset + 56 <= eocdOffset - 20 else { throw ContainerError.malformedZip("bad ZIP64 locator") }
+            var z = LittleEndianReader(try file.read(count: 56, at: zip64Offset))
+            guard try z.u32() == 0x0606_4B50 else { throw ContainerError.malformedZip("bad ZIP64 end record") }
+            _ = try z.u64(); _ = try z.u16(); _ = try z.u16()
+            guard try z.u32() == 0, try z.u32() == 0 else { throw ContainerError.unsupportedZip("multi-disk archives") }
+            _ = try z.u64()
+            entryCount = try z.u64(); cdSize = try z.u64(); cdOffset = try z.u64()
+            directoryEnd = zip64Offset
+        }
+        guard entryCount <= UInt64(maxEntries) else { throw ContainerError.unsupportedZip("more than \(maxEntries) entries") }
+        guard cdOffset <= directoryEnd, cdSize <= directoryEnd - cdOffset, cdSize <= 64 << 20 else {
+            throw ContainerError.malformedZip("the central directory lies outside the file")
+        }
+        let directory = try file.read(count: Int(cdSize), at: cdOffset)
+        var d = LittleEndianReader(directory)
+        var entries: [ZipEntry] = []
+        entries.reserveCapacity(Int(entryCount))
+        for _ in 0..<entryCount {
+            guard try d.u32() == 0x0201_4B50 else { throw ContainerError.malformedZip("corrupt central directory") }
+            _ = try d.u16(); _ = try d.u16()
+            let flags = try d.u16(), methodRaw = try d.u16()
+            let time = try d.u16(), date = try d.u16()
+            let crc = try d.u32()
+            var csize = UInt64(try d.u32()), usize = UInt64(try d.u32())
+            let nameLength = Int(try d.u16()), extraLength = Int(try d.u16()), commentLength = Int(try d.u16())
+            let diskStart = try d.u16()
+            _ = try d.u16(); _ = try d.u32()
+            var offset = UInt64(try d.u32())
+            let nameBytes = try d.take(nameLength)
+            let extra = try d.take(extraLength)
+            _ = try d.take(commentLength)
+            guard let name = String(validating: nameBytes, as: UTF8.self) else {
+                throw ContainerError.unsafeEntryName(String(decoding: nameBytes, as: UTF8.self))
+            }
+            // ZIP64 extended information: present only for the fields that overflowed, in this order.
+            var e = LittleEndianReader(extra)
+            while e.index + 4 <= extra.count {
+                let id = try e.u16(), length = Int(try e.u16())
+                let body = try e.take(length)
+                guard id == 0x0001 else { continue }
+                var z = LittleEndianReader(body)
+                if usize == 0xFFFF_FFFF { usize = try z.u64() }
+                if csize == 0xFFFF_FFFF { csize = try z.u64() }
+                if offset == 0xFFFF_FFFF { offset = try z.u64() }
+            }
+            guard flags & 0x0001 == 0 else { throw ContainerError.unsupportedZip("\(name) is encrypted") }
+            guard diskStart == 0 || diskStart == 0xFFFF else { throw ContainerError.unsupportedZip("multi-disk archives") }
+            guard let method = ZipEntry.Method(rawValue: methodRaw) else {
+                throw ContainerError.unsupportedZip("\(name) uses compression method \(methodRaw); only stored and deflate are read")
+            }
+            if method == .stored, csize != usize {
+                throw ContainerError.malformedZip("\(name) is stored but its sizes differ")
+            }
+            // The local header must name the same entry; its extra field length may differ.
+            guard offset <= cdOffset, cdOffset - offset >= 30 else {
+                throw ContainerError.malformedZip("\(name): local header outside the archive data")
+            }
+            var local = LittleEndianReader(try file.read(count: 30, at: offset))
+            guard try local.u32() == 0x0403_4B50 else { throw ContainerError.malformedZip("\(name): bad local header") }
+            local.index = 26
+            let localNameLength = Int(try local.u16()), localExtraLength = Int(try local.u16())
+            let localName = try file.read(count: localNameLength, at: offset + 30)
+            guard localName == nameBytes else {
+                throw ContainerError.malformedZip("\(name): the local header names a different entry")
+            }
+            let dataOffset = offset + 30 + UInt64(localNameLength) + UInt64(localExtraLength)
+            guard dataOffset <= cdOffset, csize <= cdOffset - dataOffset else {
+                throw ContainerError.malformedZip("\(name): data runs into the central directory")
+            }
+            entries.append(ZipEntry(name: name, method: method, flags: flags, crc32: crc, compressedSize: csize,
+                                    uncompressedSize: usize, localHeaderOffset: offset, dataOffset: dataOffset,
+                                    localExtraLength: localExtraLength, dosTime: time, dosDate: date))
+        }
+        // Overlapping entries are how "quines" and overlap ZIP bombs work: refuse them.
+        let byOffset = entries.sorted { $0.localHeaderOffset < $1.localHeaderOffset }
+        for (a, b) in zip(byOffset, byOffset.dropFirst()) where a.dataOffset + a.compressedSize > b.localHeaderOffset {
+            throw ContainerError.malformedZip("entries \(a.name) and \(b.name) overlap")
+        }
+        return (entries, cdOffset)
+    }
+
+    /// Streams an entry's uncompressed bytes, checking its size and CRC-32 at the end.
+    /// - Parameter limit: refuse (as a ZIP bomb) an entry declaring or inflating to more bytes.
+    func stream(_ entry: ZipEntry, limit: UInt64 = .max, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        guard entry.uncompressedSize <= limit else { throw ContainerError.entryTooLarge(name: entry.name, limit: Int(clamping: limit)) }
+        var produced: UInt64 = 0
+        var crc: UInt32 = 0
+        try withoutActuallyEscaping(body) { body in
+        let deliver: (UnsafeRawBufferPointer) throws -> Void = { chunk in
+            produced += UInt64(chunk.count)
+            guard produced <= entry.uncompressedSize else {
+                throw ContainerError.corruptEntry("\(entry.name) inflates to more bytes than its header declares")
+            }
+            crc = crc32Update(crc, chunk)
+            try body(chunk)
+        }
+        switch entry.method {
+        case .stored:
+            try file.stream(from: entry.dataOffset, length: entry.compressedSize, deliver)
+        case .deflated:
+            let inflater = Inflater()
+            try file.stream(from: entry.dataOffset, length: entry.compressedSize) { raw in
+                try inflater.decompress(raw, entry: entry.name, sink: deliver)
+            }
+            guard inflater.finished else { throw ContainerError.corruptEntry("\(entry.name): deflate data ends early") }
+        }
+        }
+        guard produced == entry.uncompressedSize else {
+            throw ContainerError.corruptEntry("\(entry.name) holds \(produced) bytes, its header says \(entry.uncompressedSize)")
+        }
+        guard crc == entry.crc32 else { throw ContainerError.corruptEntry("\(entry.name) fails its CRC-32 check") }
+    }
+
+    /// Reads a small entry whole (manifest, signatures, mimetype).
+    func read(_ entry: ZipEntry, limit: UInt64) throws -> Data {
+        var data = Data()
+        data.reserveCapacity(Int(min(entry.uncompressedSize, limit)))
+        try stream(entry, limit: limit) { data.append(contentsOf: $0) }
+        return data
+    }
+
+    /// Streams an entry's stored bytes as they are in the archive (for copying without recompression).
+    func streamRaw(_ entry: ZipEntry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try file.stream(from: entry.dataOffset, length: entry.compressedSize, body)
+    }
+}

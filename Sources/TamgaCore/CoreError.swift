@@ -1,0 +1,77 @@
+/// Everything that can go wrong in TamgaCore, as a stable code plus a message that tells a
+/// person what to do next. The case name is the code used by `--json`, exit codes and tests.
+public enum CoreError: Error, Equatable, Sendable {
+    /// Certificate bytes that are neither DER nor PEM X.509.
+    case malformedCertificate(String)
+    /// A key file that could not be read as PEM, PKCS#8 or PKCS#12.
+    case malformedKey(String)
+    /// A key file is protected and the password (PIN) given was wrong. Never retried.
+    case wrongPassword
+    /// A key file is protected and no password was provided.
+    case passwordRequired
+    /// The key and the certificate do not belong together.
+    case keyCertificateMismatch
+    /// A key type or size tamga does not sign with.
+    case unsupportedKey(String)
+    /// An algorithm URI or combination tamga does not implement.
+    case unsupportedAlgorithm(String)
+    /// An ECDSA signature that is neither DER nor r‖s of the right width.
+    case malformedSignature(String)
+    /// A digest whose length does not match its algorithm.
+    case digestLength(expected: Int, actual: Int)
+    /// The digest to sign was computed with another hash than the key's algorithm uses.
+    case digestAlgorithmMismatch(expected: DigestAlgorithm, actual: DigestAlgorithm)
+    /// OpenSSL failed in a way that is not the caller's fault; `reason` is OpenSSL's text.
+    case cryptoFailure(operation: String, reason: String)
+    /// A file could not be read.
+    case unreadableFile(path: String, reason: String)
+
+    /// The stable machine-readable code.
+    public var code: String {
+        switch self {
+        case .malformedCertificate: "malformed-certificate"
+        case .malformedKey: "malformed-key"
+        case .wrongPassword: "wrong-password"
+        case .passwordRequired: "password-required"
+        case .keyCertificateMismatch: "key-certificate-mismatch"
+        case .unsupportedKey: "unsupported-key"
+        case .unsupportedAlgorithm: "unsupported-algorithm"
+        case .malformedSignature: "malformed-signature"
+        case .digestLength: "digest-length"
+        case .digestAlgorithmMismatch: "digest-algorithm-mismatch"
+        case .cryptoFailure: "crypto-failure"
+        case .unreadableFile: "unreadable-file"
+        }
+    }
+}
+
+extension CoreError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .malformedCertificate(let why):
+            "The certificate could not be read (\(why)). Give a DER or PEM X.509 certificate."
+        case .malformedKey(let why):
+            "The key could not be read (\(why)). Give a PEM/PKCS#8 private key or a PKCS#12 (.p12) file."
+        case .wrongPassword:
+            "The password for the key file is wrong. Nothing was signed; tamga does not retry."
+        case .passwordRequired:
+            "The key file is protected. Give its password with --pin-file FILE, TAMGA_PIN, or at the prompt."
+        case .keyCertificateMismatch:
+            "The private key does not belong to the certificate. Check that you gave the matching pair."
+        case .unsupportedKey(let what):
+            "Unsupported key: \(what). tamga signs with EC P-256/P-384 and RSA 2048 bits or more."
+        case .unsupportedAlgorithm(let what):
+            "Unsupported algorithm: \(what)."
+        case .malformedSignature(let why):
+            "Malformed signature value: \(why)."
+        case .digestLength(let expected, let actual):
+            "The digest is \(actual) bytes long; this algorithm needs \(expected)."
+        case .digestAlgorithmMismatch(let expected, let actual):
+            "The digest was computed with \(actual) but the key signs with \(expected)."
+        case .cryptoFailure(let operation, let reason):
+            "\(operation) failed in OpenSSL: \(reason)."
+        case .unreadableFile(let path, let reason):
+            "Cannot read \(path): \(reason)."
+        }
+    }
+}

@@ -1,0 +1,3 @@
+import Foundation
+import TamgaCLI
+exit(await TamgaCommandLine.main(CommandLine.arguments))
