@@ -322,11 +322,14 @@ EOF
 
 To serve OCSP for them (later tests), for example:
 
-    openssl ocsp -port 127.0.0.1:8788 -index Fixtures/pki/issuing-ca.index.txt \\
+    openssl ocsp -port 8788 -index Fixtures/pki/issuing-ca.index.txt \\
       -CA Fixtures/pki/issuing-ca.cert.pem -rsigner Fixtures/pki/ocsp-responder.cert.pem \\
       -rkey Fixtures/pki/ocsp-responder.key.pem -nmin 5
 
-(\`openssl ocsp\` ignores the URL path \`/ocsp\` of the AIA.)
+and ask it with \`openssl ocsp -issuer Fixtures/pki/issuing-ca.cert.pem -cert Fixtures/pki/ec-p256.cert.pem
+-url http://127.0.0.1:8788/ocsp -CAfile Fixtures/pki/root.cert.pem -verify_other Fixtures/pki/issuing-ca.cert.pem\`
+(answers \`good\`; \`revoked\` for revoked-ec-p256). \`openssl ocsp\` 3.0 takes only a port number and
+listens on all interfaces; it ignores the URL path \`/ocsp\`. The responses are made fresh per request.
 
 ## Files
 
@@ -338,4 +341,4 @@ for f in $(cd "$OUTDIR" && LC_ALL=C ls -A); do
   d=$(describe "$f") || { echo "make-test-pki.sh: no README description for $f" >&2; exit 1; }
   echo "| \`$f\` | $d |" >>"$OUTDIR/README.md"
 done
-echo "make-test-pki.sh: done ($OSSL_VER); $(ls "$OUTDIR" | wc -l) files"
+echo "make-test-pki.sh: done ($OSSL_VER); $(find "$OUTDIR" -mindepth 1 | wc -l) files"

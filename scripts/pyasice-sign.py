@@ -2,6 +2,7 @@
 """pyasice-sign.py — make an ASiC-E container with pyasice (an independent producer).
 
 usage: pyasice-sign.py [options] OUT.asice KEY.pem CERT.pem FILE...
+       pyasice-sign.py [options] --append CONTAINER.asice KEY.pem CERT.pem
 
 Builds the container and the XAdES signature with pyasice's own API
 (Container.add_file / prepare_signature / XmlSignature.set_signature_value /
@@ -26,6 +27,8 @@ What pyasice does by itself and what this script adds (see the options):
     and libdigidocpp only the raw form).
 
 Options:
+  --append              add one more signature (META-INF/signaturesN.xml, N = next free)
+                        over the data files of an existing container, in place
   --raw-uris            keep pyasice's raw (not percent-encoded) data-file URIs
   --ecdsa-der           write an ECDSA SignatureValue as DER instead of raw r||s
   --sig-hash H          sha256 | sha384 | sha512 for the SignatureMethod
@@ -71,14 +74,16 @@ def usage(msg=None):
         sys.stderr.write("pyasice-sign.py: %s\n" % msg)
     sys.stderr.write("usage: pyasice-sign.py [--raw-uris] [--ecdsa-der] [--sig-hash sha256|sha384|sha512]\n"
                      "                        [--media-type TYPE] [--key-password PW] [--keep-unsigned-template]\n"
-                     "                        OUT.asice KEY.pem CERT.pem FILE...\n")
+                     "                        OUT.asice KEY.pem CERT.pem FILE...\n"
+                     "       pyasice-sign.py [options] --append CONTAINER.asice KEY.pem CERT.pem\n")
     sys.exit(2)
 
 
 def parse_args(argv):
     opts = {"raw_uris": False, "ecdsa_der": False, "sig_hash": None,
             "media_type": "application/octet-stream",
-            "key_password": os.environ.get("PYASICE_KEY_PASSWORD"), "keep_unsigned": False}
+            "key_password": os.environ.get("PYASICE_KEY_PASSWORD"), "keep_unsigned": False,
+            "append": False}
     pos = []
     i = 0
     while i < len(argv):
@@ -92,6 +97,8 @@ def parse_args(argv):
             opts["ecdsa_der"] = True
         elif a == "--keep-unsigned-template":
             opts["keep_unsigned"] = True
+        elif a == "--append":
+            opts["append"] = True
         elif a in ("--sig-hash", "--media-type", "--key-password"):
             if i + 1 >= len(argv):
                 usage("%s needs a value" % a)
@@ -113,7 +120,10 @@ def parse_args(argv):
         else:
             pos.append(a)
         i += 1
-    if len(pos) < 4:
+    if opts["append"]:
+        if len(pos) != 3:
+            usage("--append takes CONTAINER.asice KEY.pem CERT.pem and no FILE")
+    elif len(pos) < 4:
         usage("need OUT.asice KEY.pem CERT.pem and at least one FILE")
     return opts, pos[0], pos[1], pos[2], pos[3:]
 
@@ -175,7 +185,14 @@ def main(argv):
 
     # --- data files ---------------------------------------------------------------
     names = []
-    container = Container()
+    if opts["append"]:
+        try:
+            container = Container.open(out_path)
+        except Exception as e:
+            fail("cannot open %s with pyasice: %s: %s" % (out_path, type(e).__name__, e))
+        names = list(container.data_file_names)
+    else:
+        container = Container()
     for path in files:
         name = os.path.basename(path)
         if not name or name == "mimetype" or name in names:

@@ -66,8 +66,7 @@ if [ -n "$CERT" ]; then
 fi
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/xmlsec-check.XXXXXX")
-cleanup() { rm -rf "$TMP"; }
-trap cleanup EXIT
+trap 'rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 mkdir "$TMP/root"
 
@@ -144,9 +143,8 @@ for sf in sigfiles:
     sigs = doc.findall(DS + "Signature")
     if not sigs:
         err(sf, "no ds:Signature"); continue
-    nested = len(list(doc.iter(DS + "Signature"))) - len(sigs)
-    if nested:
-        err(sf, "%d ds:Signature element(s) not directly under the root; not supported" % nested); continue
+    # ds:Signature elements deeper down (e.g. a XAdES CounterSignature) are not checked;
+    # --node-xpath below always picks the i-th ds:Signature child of the root.
     for i, sig in enumerate(sigs, 1):
         where = "%s#%s" % (sf, sig.get("Id", "?"))
         bad = False
@@ -178,13 +176,13 @@ EOF
 
 FAILED=0
 CHECKED=0
-while IFS=$'\t' read -r kind a b c d e; do
+while IFS=$'\t' read -r kind a b _count d e; do
   if [ "$kind" = ERR ]; then
     echo "$a: FAIL ($b)"
     FAILED=1
     continue
   fi
-  sigfile=$a idx=$b count=$c sigid=$d keyinfo=$e
+  sigfile=$a idx=$b sigid=$d keyinfo=$e  # _count: number of ds:Signature in the file
   note=""
   if [ -n "$CERT_ABS" ]; then
     keycert=$CERT_ABS
@@ -208,10 +206,7 @@ while IFS=$'\t' read -r kind a b c d e; do
   else
     keyopt=(--pubkey-cert-der "$keycert")
   fi
-  node=()
-  if [ "$count" -gt 1 ]; then
-    node=(--node-xpath "(/*/*[local-name()='Signature' and namespace-uri()='http://www.w3.org/2000/09/xmldsig#'])[$idx]")
-  fi
+  node=(--node-xpath "(/*/*[local-name()='Signature' and namespace-uri()='http://www.w3.org/2000/09/xmldsig#'])[$idx]")
   set +e
   (cd "$TMP/root" && xmlsec1 --verify "${keyopt[@]}" --enabled-key-data key-name \
       --id-attr:Id 'http://uri.etsi.org/01903/v1.3.2#:SignedProperties' \

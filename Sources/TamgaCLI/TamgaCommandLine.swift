@@ -1,1 +1,115 @@
-public enum TamgaCommandLine { public static func main(_ a: [String]) async -> Int32 { 0 } }
+import Foundation
+import ASiC
+import TamgaCore
+
+/// The `tamga` command line as a library, so tests run commands in-process.
+public enum TamgaCommandLine {
+    public static let version = "0.1.0"
+
+    static let commands: [any Command.Type] = [
+        ContainerCreateCommand.self, ContainerAddCommand.self, ContainerRemoveCommand.self,
+        ContainerListCommand.self, ContainerExtractCommand.self, SignCommand.self, VerifyCommand.self,
+    ]
+
+    /// Runs a command line (`arguments[0]` is the program name) and returns the exit code.
+    public static func main(_ arguments: [String], context: CommandContext = CommandContext(
+        terminal: .standard(), environment: ProcessInfo.processInfo.environment)) async -> Int32 {
+        await run(Array(arguments.dropFirst()), context).rawValue
+    }
+
+    static func run(_ words: [String], _ context: CommandContext) async -> ExitCode {
+        let terminal = context.terminal
+        guard let first = words.first else {
+            terminal.error(overview)
+            return .usage
+        }
+        switch first {
+        case "--version", "version":
+            terminal.line("tamga \(version)")
+            return .success
+        case "--help", "-h", "help":
+            let topic = Array(words.dropFirst())
+            if topic.isEmpty { terminal.line(overview); return .success }
+            guard let command = find(topic) else { terminal.error("tamga: no command \"\(topic.joined(separator: " "))\"\n\n\(overview)"); return .usage }
+            terminal.line(command.type.helpText)
+            return .success
+        default:
+            break
+        }
+        guard let (command, rest) = find(words).map({ ($0.type, Array(words.dropFirst($0.type.path.count))) }) else {
+            if first == "container" {
+                terminal.error("tamga: container needs one of: create, add, remove, ls, extract\n\n\(overview)")
+            } else {
+                terminal.error("tamga: unknown command \"\(first)\". Run tamga --help for the list.")
+            }
+            return .usage
+        }
+        if rest.contains("--help") || rest.contains("-h") {
+            terminal.line(command.helpText)
+            return .success
+        }
+        let json = rest.contains("--json")
+        do {
+            let parsed = try ParsedArguments(rest, flags: command.flags.union(["--help", "-h"]), options: command.options)
+            let instance = try command.init(parsed)
+            return try await instance.run(context)
+        } catch let error as UsageError {
+            terminal.error("tamga \(command.path.joined(separator: " ")): \(error)\n\nUsage: tamga \(command.path.joined(separator: " ")) \(command.usage)")
+            return .usage
+        } catch {
+            let (code, exit) = classify(error)
+            if json {
+                terminal.json(["error": ["code": code, "message": "\(error)"]])
+            }
+            terminal.error("tamga: \(error)")
+            return exit
+        }
+    }
+
+    private static func find(_ words: [String]) -> (type: any Command.Type, Void)? {
+        for command in commands where words.starts(with: command.path) { return (command, ()) }
+        return nil
+    }
+
+    /// The one place where errors become exit codes and stable codes.
+    static func classify(_ error: Error) -> (String, ExitCode) {
+        switch error {
+        case let e as ContainerError:
+            switch e {
+            case .ioFailure: return (e.code, .writeFailed)
+            case .signatureValueRejected, .signingCertificateUnsuitable, .noPendingSignature: return (e.code, .signingFailed)
+            default: return (e.code, .inputRejected)
+            }
+        case let e as CoreError:
+            switch e {
+            case .unreadableFile: return (e.code, .inputRejected)
+            default: return (e.code, .signingFailed)
+            }
+        case SecretInput.Failure.cancelled: return ("cancelled", .cancelled)
+        case SecretInput.Failure.noTerminal: return ("no-terminal", .signingFailed)
+        case SecretInput.Failure.unreadable: return ("unreadable-pin-file", .inputRejected)
+        default: return ("failure", .signingFailed)
+        }
+    }
+
+    static let overview = """
+    tamga \(version) — sign and verify ASiC-E containers (.asice, XAdES) on Linux.
+
+    Usage: tamga COMMAND [OPTIONS]
+
+    Containers:
+      container create OUT.asice FILE...   pack files into a new container
+      container add CONTAINER FILE...      add data files (unsigned containers only)
+      container remove CONTAINER NAME      remove a data file (unsigned containers only)
+      container ls CONTAINER               list data files and signatures
+      container extract CONTAINER [NAME]   write data files to a folder
+    Signing and verifying:
+      sign CONTAINER --with key:FILE       add a XAdES signature
+      verify CONTAINER [--trust CA.pem]    check every signature
+
+    Other: help [COMMAND], --version. Every command takes --help.
+    Exit codes: 0 ok, 1 invalid or unsigned, 2 usage, 3 input refused, 4 signing failed,
+                5 trust not established, 6 write failed, 130 cancelled (docs/cli.md).
+    """
+}
+

@@ -6,7 +6,8 @@ import Foundation
 /// anything that matters.
 public struct SoftwareSigner: Signer {
     private let key: PKeyHandle
-    private let signingCertificate: Certificate
+    /// The certificate, available without `await` (a software key has nothing to fetch).
+    public let signingCertificate: Certificate
     /// Extra certificates that came with the key (a PKCS#12 chain), issuer first when given so.
     public let chain: [Certificate]
     public let algorithm: SignatureAlgorithm

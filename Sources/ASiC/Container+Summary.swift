@@ -1,0 +1,29 @@
+import Foundation
+
+extension Container {
+    /// What `container ls` shows for a signature, read without verifying anything.
+    public struct SignatureSummary: Sendable, Codable, Equatable {
+        public let file: String
+        public let id: String?
+        public let signer: String?
+        public let signingTime: String?
+    }
+
+    /// Light summaries of the signatures (no checks: use `validate` for a verdict).
+    public func signatureSummaries() -> [SignatureSummary] {
+        signatures.flatMap { file -> [SignatureSummary] in
+            guard let document = try? XMLDocument(data: file.data, name: file.name), let root = document.root else {
+                return [SignatureSummary(file: file.name, id: nil, signer: nil, signingTime: nil)]
+            }
+            return root.children("Signature", in: XMLNamespace.ds).map { signature in
+                let der = signature.child("KeyInfo", in: XMLNamespace.ds)?.child("X509Data", in: XMLNamespace.ds)?
+                    .child("X509Certificate", in: XMLNamespace.ds).flatMap { Base64.decode($0.text) }
+                var time: String? = nil
+                signature.walk { if $0.is("SigningTime", in: XMLNamespace.xades) { time = $0.text } }
+                return SignatureSummary(file: file.name, id: signature.attribute("Id"),
+                                        signer: der.flatMap { try? Certificate(der: $0) }?.subject, signingTime: time)
+            }
+        }
+    }
+}
+import TamgaCore

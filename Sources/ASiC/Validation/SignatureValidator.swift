@@ -1,0 +1,382 @@
+import Foundation
+import TamgaCore
+
+/// Checks one signature file the way the reference does (`asice.md` §1.3–1.4), with the
+/// KeyInfo certificate's key only (never a key found elsewhere), and every data file, the
+/// SignedProperties and the SignatureValue recomputed from the stored bytes.
+struct SignatureValidator {
+    let container: Container
+    let options: ValidationOptions
+
+    static let signedPropertiesType = "http://uri.etsi.org/01903#SignedProperties"
+    static let signedPropertiesTypeV111 = "http://uri.etsi.org/01903/v1.1.1#SignedProperties"
+    /// XAdES elements the reference refuses (asice.md §1.1); a signature carrying one is invalid.
+    static let unsupportedElements: Set<String> = [
+        "AllDataObjectsTimeStamp", "IndividualDataObjectsTimeStamp", "UnsignedDataObjectProperties", "CounterSignature",
+        "AttributeCertificateRefs", "AttributeRevocationRefs", "RefsOnlyTimeStamp", "AttrAuthoritiesCertValues",
+        "AttributeRevocationValues", "CompleteCertificateRefsV2", "AttributeCertificateRefsV2", "SigAndRefsTimeStampV2",
+        "RefsOnlyTimeStampV2",
+    ]
+
+    func validate(_ file: SignatureFile) -> [ValidationReport.SignatureResult] {
+        let document: XMLDocument
+        do {
+            document = try XMLDocument(data: file.data, name: file.name)
+        } catch {
+            return [failure(file, "malformed-xml", "\(error)")]
+        }
+        guard let root = document.root, root.is("XAdESSignatures", in: XMLNamespace.asic) else {
+            return [failure(file, "wrong-root", "the root element is not asic:XAdESSignatures")]
+        }
+        let signatures = root.children("Signature", in: XMLNamespace.ds)
+        guard !signatures.isEmpty, signatures.count == root.children.count else {
+            return [failure(file, "wrong-structure", "asic:XAdESSignatures must hold ds:Signature elements only")]
+        }
+        return signatures.map { validate($0, in: document, file: file) }
+    }
+
+    private func failure(_ file: SignatureFile, _ code: String, _ message: String) -> ValidationReport.SignatureResult {
+        .init(file: file.name, id: nil, signer: nil, signerSerial: nil, signingTime: nil, signatureMethod: nil, profile: "B",
+              status: .invalid, findings: [.init(code: code, severity: .invalid, message: message)])
+    }
+
+    private func exactlyOne(_ parent: XMLElement?, _ name: String, _ ns: String, _ findings: inout FindingList) -> XMLElement? {
+        guard let parent else { return nil }
+        let found = parent.children(name, in: ns)
+        guard found.count == 1 else {
+            findings.invalid("structure", "\(parent.localName) must contain exactly one \(name), found \(found.count)")
+            return nil
+        }
+        return found[0]
+    }
+
+    // swiftlint:disable:next function_body_length
+    private func validate(_ signature: XMLElement, in document: XMLDocument, file: SignatureFile) -> ValidationReport.SignatureResult {
+        var findings = FindingList()
+        let id = signature.attribute("Id")
+        if id == nil { findings.invalid("signature-id-missing", "ds:Signature has no Id") }
+
+        // --- Unsupported XAdES elements make the whole signature unusable, as in the reference.
+        signature.walk { element in
+            if Self.unsupportedElements.contains(element.localName),
+               element.namespace == XMLNamespace.xades || element.namespace == XMLNamespace.xades141 {
+                findings.invalid("unsupported-element", "xades:\(element.localName) is not supported")
+            }
+        }
+
+        // --- KeyInfo: the signer's certificate, the only key the SignatureValue is checked with.
+        var certificate: Certificate? = nil
+        let keyInfo = exactlyOne(signature, "KeyInfo", XMLNamespace.ds, &findings)
+        if let keyInfo {
+            let certificates = keyInfo.children("X509Data", in: XMLNamespace.ds).flatMap { $0.children("X509Certificate", in: XMLNamespace.ds) }
+            if certificates.count != 1 {
+                findings.invalid("keyinfo-certificate", "KeyInfo must hold exactly one X509Certificate, found \(certificates.count)")
+            } else if let der = Base64.decode(certificates[0].text), let parsed = try? Certificate(der: der) {
+                certificate = parsed
+            } else {
+                findings.invalid("keyinfo-certificate", "the KeyInfo certificate cannot be read")
+            }
+        }
+
+        let signedInfo = exactlyOne(signature, "SignedInfo", XMLNamespace.ds, &findings)
+        let signatureValueElement = exactlyOne(signature, "SignatureValue", XMLNamespace.ds, &findings)
+        let object = exactlyOne(signature, "Object", XMLNamespace.ds, &findings)
+        let qualifying = exactlyOne(object, "QualifyingProperties", XMLNamespace.xades, &findings)
+        if let qualifying, let id, qualifying.attribute("Target") != "#\(id)" {
+            findings.invalid("structure", "QualifyingProperties/@Target does not point at this signature")
+        }
+        let signedProperties = exactlyOne(qualifying, "SignedProperties", XMLNamespace.xades, &findings)
+        let signedSignatureProperties = exactlyOne(signedProperties, "SignedSignatureProperties", XMLNamespace.xades, &findings)
+
+        // --- SignatureMethod and the algorithm for this key.
+        var algorithm: SignatureAlgorithm? = nil
+        var methodURI: String? = nil
+        if let signedInfo, let method = exactlyOne(signedInfo, "SignatureMethod", XMLNamespace.ds, &findings) {
+            methodURI = method.attribute("Algorithm")
+            var curve: SignatureAlgorithm.Curve? = nil
+            if case .ec(let c)? = certificate?.publicKey.type { curve = c }
+            algorithm = methodURI.flatMap { SignatureAlgorithm(xmlURI: $0, curve: curve) }
+            if algorithm == nil, certificate != nil {
+                findings.invalid("unsupported-signature-method", "SignatureMethod \(methodURI ?? "(none)") does not fit the \(certificate!.publicKey) key")
+            }
+            if let algorithm, algorithm.digest.isWeak {
+                findings.warning("weak-digest", "the signature uses \(algorithm.digest)")
+            }
+        }
+
+        // --- References: data files and SignedProperties.
+        checkReferences(signedInfo: signedInfo, signature: signature, signedProperties: signedProperties,
+                        document: document, findings: &findings)
+
+        // --- SignatureValue over canonical SignedInfo, with the KeyInfo key only.
+        if let signedInfo, let signatureValueElement, let certificate, let algorithm {
+            checkSignatureValue(signedInfo: signedInfo, valueElement: signatureValueElement, document: document,
+                                certificate: certificate, algorithm: algorithm, findings: &findings)
+        }
+
+        // --- Signed properties: time, certificate reference, data object formats.
+        var signingTime: String? = nil
+        if let ssp = signedSignatureProperties {
+            if let timeElement = exactlyOne(ssp, "SigningTime", XMLNamespace.xades, &findings) {
+                signingTime = timeElement.text.trimmingCharacters(in: .whitespacesAndNewlines)
+                if XAdESTime.parse(signingTime!) == nil {
+                    findings.invalid("signing-time", "SigningTime \(signingTime!) is not an xsd:dateTime")
+                }
+            }
+            if let certificate { checkSigningCertificate(ssp, certificate: certificate, findings: &findings) }
+        }
+        if let signedInfo, let signedProperties {
+            checkDataObjectFormats(signedInfo: signedInfo, signedProperties: signedProperties, findings: &findings)
+        }
+
+        // --- The certificate: nonRepudiation and a chain to an anchor.
+        if let certificate {
+            if !(certificate.keyUsage?.contains(.nonRepudiation) ?? false) {
+                findings.invalid("no-non-repudiation", "the signer's certificate lacks the nonRepudiation key usage")
+            }
+            var trust = options.trust
+            trust.intermediates += certificateValues(in: qualifying)
+            switch trust.verify(certificate, at: options.time ?? Date()) {
+            case .trusted: break
+            case .unknown(let reason): findings.add("trust-not-established", .unknown, "the signer's certificate chain: \(reason)")
+            case .invalid(let reason): findings.invalid("certificate-chain", "the signer's certificate chain: \(reason)")
+            }
+        }
+
+        // --- Profile detection; T/LT/LTA contents are judged by the long-term validator.
+        let unsigned = qualifying?.child("UnsignedProperties", in: XMLNamespace.xades)?
+            .child("UnsignedSignatureProperties", in: XMLNamespace.xades)
+        var profile = "B"
+        if let unsigned {
+            let names = Set(unsigned.children.map(\.localName))
+            if names.contains("SignatureTimeStamp") { profile = "T" }
+            if profile == "T", names.contains("RevocationValues") { profile = "LT" }
+            if profile == "LT", names.contains("ArchiveTimeStamp") { profile = "LTA" }
+            if profile != "B" {
+                findings.warning("long-term-data-not-checked",
+                                 "the \(profile) time-stamp and revocation data are present but this version does not check them")
+            }
+        }
+
+        return .init(file: file.name, id: id, signer: certificate?.subject, signerSerial: certificate?.serialNumber,
+                     signingTime: signingTime, signatureMethod: methodURI, profile: profile, status: findings.status,
+                     findings: findings.items)
+    }
+
+    private func checkReferences(signedInfo: XMLElement?, signature: XMLElement, signedProperties: XMLElement?,
+                                 document: XMLDocument, findings: inout FindingList) {
+        guard let signedInfo else { return }
+        let references = signedInfo.children("Reference", in: XMLNamespace.ds)
+        var signedFiles: [String: Int] = [:]
+        var signedPropertiesReferences = 0
+        for reference in references {
+            guard let uri = reference.attribute("URI") else {
+                findings.invalid("reference-uri", "a Reference has no URI")
+                continue
+            }
+            guard let digestMethod = reference.child("DigestMethod", in: XMLNamespace.ds)?.attribute("Algorithm"),
+                  let digestAlgorithm = DigestAlgorithm(xmlURI: digestMethod) else {
+                findings.invalid("unsupported-digest", "Reference \(uri): unknown or missing DigestMethod")
+                continue
+            }
+            if digestAlgorithm.isWeak { findings.warning("weak-digest", "Reference \(uri) uses \(digestAlgorithm)") }
+            guard let expected = reference.child("DigestValue", in: XMLNamespace.ds).flatMap({ Base64.decode($0.text) }) else {
+                findings.invalid("reference-digest", "Reference \(uri): DigestValue missing or not base64")
+                continue
+            }
+            let type = reference.attribute("Type")
+            if type == Self.signedPropertiesType || type == Self.signedPropertiesTypeV111 {
+                signedPropertiesReferences += 1
+                checkSignedPropertiesReference(reference, uri: uri, digestAlgorithm: digestAlgorithm, expected: expected,
+                                               signedProperties: signedProperties, document: document, findings: &findings)
+                continue
+            }
+            // A data-file reference: raw bytes, no transforms, resolved inside the container only.
+            if reference.attribute("Id") == nil { findings.invalid("reference-id", "Reference \(uri) has no Id") }
+            if reference.child("Transforms", in: XMLNamespace.ds) != nil {
+                findings.invalid("reference-transforms", "data-file Reference \(uri) has Transforms; ASiC-E signs raw bytes")
+            }
+            guard !uri.hasPrefix("#"), let name = URIPath.decode(uri), !uri.contains("://") else {
+                findings.invalid("reference-uri", "Reference \(uri) does not name a data file of the container")
+                continue
+            }
+            guard let dataFile = container.dataFiles.first(where: { $0.name == name }) else {
+                let inZip = container.reader?.entries.contains { $0.name == name } ?? false
+                findings.invalid(inZip ? "reference-not-in-manifest" : "reference-file-missing",
+                                 inZip ? "\(name) is signed but the manifest does not list it as a data file"
+                                       : "\(name) is signed but is not in the container")
+                continue
+            }
+            signedFiles[name, default: 0] += 1
+            do {
+                let actual = try container.digest(of: dataFile, digestAlgorithm)
+                if !constantTimeEqual(actual.bytes, expected) {
+                    findings.invalid("data-file-digest", "\(name) has changed since it was signed (digest mismatch)")
+                }
+            } catch {
+                findings.invalid("data-file-unreadable", "\(name): \(error)")
+            }
+        }
+        if signedPropertiesReferences != 1 {
+            findings.invalid("signed-properties-reference", "SignedInfo must reference SignedProperties exactly once, found \(signedPropertiesReferences)")
+        }
+        for file in container.dataFiles {
+            switch signedFiles[file.name, default: 0] {
+            case 0: findings.invalid("data-file-not-signed", "\(file.name) is in the container but not covered by this signature")
+            case 1: break
+            default: findings.invalid("duplicate-reference", "\(file.name) is referenced more than once")
+            }
+        }
+    }
+
+    private func checkSignedPropertiesReference(_ reference: XMLElement, uri: String, digestAlgorithm: DigestAlgorithm, expected: Data,
+                                                signedProperties: XMLElement?, document: XMLDocument, findings: inout FindingList) {
+        guard let signedProperties, let spID = signedProperties.attribute("Id"), uri == "#\(spID)" else {
+            findings.invalid("signed-properties-reference", "the SignedProperties Reference \(uri) does not point at this signature's SignedProperties")
+            return
+        }
+        // Exactly one element may carry the Id, or a wrapped copy could be what gets digested.
+        guard document.elements(withID: spID).count == 1 else {
+            findings.invalid("duplicate-id", "more than one element has Id \(spID)")
+            return
+        }
+        var method = Canonicalization.c14n10   // XML-DSig's default for same-document references
+        let transforms = reference.child("Transforms", in: XMLNamespace.ds)?.children("Transform", in: XMLNamespace.ds) ?? []
+        if transforms.count > 1 {
+            findings.invalid("reference-transforms", "the SignedProperties Reference has \(transforms.count) transforms")
+            return
+        }
+        if let transform = transforms.first {
+            guard let c = transform.attribute("Algorithm").flatMap(Canonicalization.init(rawValue:)) else {
+                findings.invalid("reference-transforms", "unsupported transform \(transform.attribute("Algorithm") ?? "")")
+                return
+            }
+            method = c
+        }
+        do {
+            let canonical = try document.canonicalize(signedProperties, method)
+            if !constantTimeEqual(Digest.compute(digestAlgorithm, over: canonical).bytes, expected) {
+                findings.invalid("signed-properties-digest", "the signed properties were changed after signing (digest mismatch)")
+            }
+        } catch {
+            findings.invalid("signed-properties-digest", "\(error)")
+        }
+    }
+
+    private func checkSignatureValue(signedInfo: XMLElement, valueElement: XMLElement, document: XMLDocument,
+                                     certificate: Certificate, algorithm: SignatureAlgorithm, findings: inout FindingList) {
+        guard let c14nURI = signedInfo.child("CanonicalizationMethod", in: XMLNamespace.ds)?.attribute("Algorithm"),
+              let method = Canonicalization(rawValue: c14nURI) else {
+            findings.invalid("unsupported-canonicalization", "SignedInfo's CanonicalizationMethod is missing or unknown")
+            return
+        }
+        guard let value = Base64.decode(valueElement.text) else {
+            findings.invalid("signature-value", "SignatureValue is not base64")
+            return
+        }
+        do {
+            let digest = Digest.compute(algorithm.digest, over: try document.canonicalize(signedInfo, method))
+            if !certificate.publicKey.verify(signature: value, digest: digest, algorithm: algorithm) {
+                if let curve = algorithm.curve, value.count != 2 * curve.fieldSize {
+                    findings.invalid("signature-value", "the ECDSA SignatureValue is \(value.count) bytes, not raw r‖s of \(2 * curve.fieldSize)")
+                } else {
+                    findings.invalid("signature-value", "the SignatureValue does not verify with the KeyInfo certificate's key")
+                }
+            }
+        } catch {
+            findings.invalid("signature-value", "\(error)")
+        }
+    }
+
+    private func checkSigningCertificate(_ ssp: XMLElement, certificate: Certificate, findings: inout FindingList) {
+        let v1 = ssp.children("SigningCertificate", in: XMLNamespace.xades)
+        let v2 = ssp.children("SigningCertificateV2", in: XMLNamespace.xades)
+        guard v1.count + v2.count == 1, let holder = (v1 + v2).first else {
+            findings.invalid("signing-certificate", "exactly one SigningCertificate or SigningCertificateV2 is required")
+            return
+        }
+        let certs = holder.children("Cert", in: XMLNamespace.xades)
+        guard certs.count == 1, let cert = certs.first,
+              let certDigest = cert.child("CertDigest", in: XMLNamespace.xades),
+              let algorithm = certDigest.child("DigestMethod", in: XMLNamespace.ds)?.attribute("Algorithm").flatMap(DigestAlgorithm.init(xmlURI:)),
+              let value = certDigest.child("DigestValue", in: XMLNamespace.ds).flatMap({ Base64.decode($0.text) }) else {
+            findings.invalid("signing-certificate", "the signing certificate reference needs one Cert with a CertDigest")
+            return
+        }
+        if !constantTimeEqual(certificate.fingerprint(algorithm).bytes, value) {
+            findings.invalid("signing-certificate-digest", "the signed CertDigest does not match the KeyInfo certificate")
+        }
+        if let issuerSerial = cert.child("IssuerSerial", in: XMLNamespace.xades) {
+            let name = issuerSerial.child("X509IssuerName", in: XMLNamespace.ds)?.text ?? ""
+            let serial = issuerSerial.child("X509SerialNumber", in: XMLNamespace.ds)?.text.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            if serial != certificate.serialNumber || DistinguishedName.normalize(name) != DistinguishedName.normalize(certificate.issuer) {
+                findings.invalid("signing-certificate-issuer-serial", "IssuerSerial does not match the KeyInfo certificate")
+            }
+        }
+        if let v2Serial = cert.child("IssuerSerialV2", in: XMLNamespace.xades) {
+            if Base64.decode(v2Serial.text) != certificate.issuerSerialDER {
+                findings.invalid("signing-certificate-issuer-serial", "IssuerSerialV2 does not match the KeyInfo certificate")
+            }
+        }
+    }
+
+    private func checkDataObjectFormats(signedInfo: XMLElement, signedProperties: XMLElement, findings: inout FindingList) {
+        let formats = signedProperties.child("SignedDataObjectProperties", in: XMLNamespace.xades)?
+            .children("DataObjectFormat", in: XMLNamespace.xades) ?? []
+        var mimeByReference: [String: String] = [:]
+        for format in formats {
+            if let target = format.attribute("ObjectReference") {
+                mimeByReference[target] = format.child("MimeType", in: XMLNamespace.xades)?.text
+            }
+        }
+        for reference in signedInfo.children("Reference", in: XMLNamespace.ds) {
+            let type = reference.attribute("Type")
+            guard type != Self.signedPropertiesType, type != Self.signedPropertiesTypeV111,
+                  let uri = reference.attribute("URI"), let name = URIPath.decode(uri),
+                  let file = container.dataFiles.first(where: { $0.name == name }) else { continue }
+            guard let refID = reference.attribute("Id"), let mime = mimeByReference["#\(refID)"] else {
+                findings.invalid("data-object-format", "\(name) has no DataObjectFormat/MimeType")
+                continue
+            }
+            if mime != file.mediaType {
+                findings.invalid("mime-type-mismatch", "\(name): the signature says \(mime), the manifest says \(file.mediaType)")
+            } else if mime.range(of: #"^[\w]*/[\w\-\+\.]*$"#, options: .regularExpression) == nil {
+                findings.warning("mime-type-format", "\(name): media type \(mime) is not of the form type/subtype")
+            }
+        }
+    }
+
+    private func certificateValues(in qualifying: XMLElement?) -> [Certificate] {
+        guard let values = qualifying?.child("UnsignedProperties", in: XMLNamespace.xades)?
+            .child("UnsignedSignatureProperties", in: XMLNamespace.xades)?
+            .child("CertificateValues", in: XMLNamespace.xades) else { return [] }
+        return values.children("EncapsulatedX509Certificate", in: XMLNamespace.xades)
+            .compactMap { Base64.decode($0.text) }.compactMap { try? Certificate(der: $0) }
+    }
+}
+
+/// Base64 with the whitespace XML producers put inside (the reference wraps at 64 columns).
+enum Base64 {
+    static func decode(_ text: String) -> Data? {
+        Data(base64Encoded: text.filter { !$0.isWhitespace })
+    }
+}
+
+/// Compares in time that depends only on the lengths.
+func constantTimeEqual(_ a: Data, _ b: Data) -> Bool {
+    guard a.count == b.count else { return false }
+    var difference: UInt8 = 0
+    for (x, y) in zip(a, b) { difference |= x ^ y }
+    return difference == 0
+}
+
+/// Loose comparison of DN strings (RFC 2253 vs. `X509IssuerName` as producers write it).
+enum DistinguishedName {
+    static func normalize(_ dn: String) -> String {
+        dn.split(separator: ",").map { part in
+            let pieces = part.split(separator: "=", maxSplits: 1)
+            guard pieces.count == 2 else { return part.trimmingCharacters(in: .whitespaces) }
+            return pieces[0].trimmingCharacters(in: .whitespaces).uppercased() + "=" + pieces[1].trimmingCharacters(in: .whitespaces)
+        }.joined(separator: ",")
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// The verdict on a container and each of its signatures. Expected outcomes (a bad digest,
+/// an untrusted chain) are findings here, not thrown errors.
+public struct ValidationReport: Sendable, Codable, Equatable {
+    /// Ordered as the reference orders them: the most severe status wins.
+    public enum Status: String, Sendable, Codable, Comparable {
+        case valid = "VALID"
+        case warning = "WARNING"
+        /// Every check that could be made passed, but trust could not be established.
+        case unknown = "UNKNOWN"
+        case invalid = "INVALID"
+
+        private var rank: Int {
+            switch self {
+            case .valid: 0
+            case .warning: 1
+            case .unknown: 2
+            case .invalid: 3
+            }
+        }
+        public static func < (a: Status, b: Status) -> Bool { a.rank < b.rank }
+    }
+
+    /// One observation; `code` is stable (see docs/cli.md), `message` is for people.
+    public struct Finding: Sendable, Codable, Equatable {
+        public let code: String
+        public let severity: Status
+        public let message: String
+    }
+
+    public struct SignatureResult: Sendable, Codable, Equatable {
+        public let file: String
+        public let id: String?
+        public let signer: String?
+        public let signerSerial: String?
+        public let signingTime: String?
+        public let signatureMethod: String?
+        /// B, T, LT or LTA, from the unsigned properties present.
+        public let profile: String
+        public let status: Status
+        public let findings: [Finding]
+    }
+
+    public let container: String
+    public let status: Status
+    public let dataFiles: [String]
+    public let findings: [Finding]
+    public let signatures: [SignatureResult]
+
+    public var isValid: Bool { status == .valid || status == .warning }
+}
+
+/// Collects findings while one signature or the container is checked.
+struct FindingList {
+    private(set) var items: [ValidationReport.Finding] = []
+    mutating func add(_ code: String, _ severity: ValidationReport.Status, _ message: String) {
+        items.append(.init(code: code, severity: severity, message: message))
+    }
+    mutating func invalid(_ code: String, _ message: String) { add(code, .invalid, message) }
+    mutating func warning(_ code: String, _ message: String) { add(code, .warning, message) }
+    var status: ValidationReport.Status { items.map(\.severity).max() ?? .valid }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// What a command needs from the process: output streams and the environment.
+public struct CommandContext: Sendable {
+    public let terminal: Terminal
+    public let environment: [String: String]
+    public init(terminal: Terminal, environment: [String: String]) {
+        self.terminal = terminal
+        self.environment = environment
+    }
+}
+
+/// One `tamga` subcommand: its help, the options it takes, and what it does.
+protocol Command {
+    /// The words that select it, e.g. `["container", "create"]`.
+    static var path: [String] { get }
+    static var abstract: String { get }
+    /// The full help text after the usage line.
+    static var usage: String { get }
+    static var help: String { get }
+    static var flags: Set<String> { get }
+    static var options: Set<String> { get }
+    init(_ arguments: ParsedArguments) throws
+    func run(_ context: CommandContext) async throws -> ExitCode
+}
+
+extension Command {
+    static var helpText: String {
+        "Usage: tamga \(path.joined(separator: " ")) \(usage)\n\n\(abstract)\n\n\(help)"
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import ASiC
+import TamgaCore
+
+/// `tamga sign CONTAINER --with key:FILE`
+struct SignCommand: Command {
+    static let path = ["sign"]
+    static let abstract = "Adds a XAdES signature over every data file of a container."
+    static let usage = "CONTAINER --with key:FILE [--cert CERT.pem] [--pin-file FILE] [options] [--json]"
+    static let help = """
+    Signers:
+      --with key:FILE        a private key file: PEM or DER PKCS#8 (encrypted or not, with the
+                             certificate given by --cert or in the same PEM), or PKCS#12 (.p12)
+    Secrets (asked once, never retried): --pin-file FILE, else $TAMGA_PIN, else a prompt with echo off.
+    Signed properties:
+      --role TEXT            a claimed signer role (repeatable)
+      --city, --street, --state, --postal-code, --country TEXT    the production place
+      --signing-certificate v1|v2   SigningCertificate (v1) or SigningCertificateV2 (default v2,
+                             ETSI EN 319 132-1 baseline; both verify with DigiDoc)
+      --digest sha256|sha384|sha512 the hash of the data-file references (default sha256)
+      --rsa-pss              sign with RSA-PSS instead of PKCS#1 v1.5 (RSA keys)
+    The signature is XAdES baseline B; the container is rewritten atomically and only after the
+    new signature has been checked against the certificate.
+    """
+    static let flags: Set<String> = GlobalOptions.flags.union(["--rsa-pss"])
+    static let options: Set<String> = ["--with", "--cert", "--pin-file", "--role", "--city", "--street", "--state",
+                                       "--postal-code", "--country", "--signing-certificate", "--digest"]
+
+    let container: String
+    let signer: SignerSpecification
+    let certificatePath: String?
+    let pinFile: String?
+    let options: SignatureOptions
+    let pss: Bool
+    let global: GlobalOptions
+
+    init(_ arguments: ParsedArguments) throws {
+        guard arguments.positionals.count == 1 else { throw UsageError("give exactly one container to sign") }
+        container = arguments.positionals[0]
+        guard let with = arguments.value("--with") else { throw UsageError("say which signer with --with key:FILE") }
+        signer = try SignerSpecification(with)
+        certificatePath = arguments.value("--cert")
+        pinFile = arguments.value("--pin-file")
+        var options = SignatureOptions()
+        options.roles = arguments.all("--role")
+        let place = SignatureOptions.ProductionPlace(
+            city: arguments.value("--city"), streetAddress: arguments.value("--street"),
+            stateOrProvince: arguments.value("--state"), postalCode: arguments.value("--postal-code"),
+            countryName: arguments.value("--country"))
+        options.productionPlace = place
+        if let form = arguments.value("--signing-certificate") {
+            guard let reference = SignatureOptions.CertificateReference(rawValue: form) else {
+                throw UsageError("--signing-certificate takes v1 or v2")
+            }
+            options.certificateReference = reference
+        }
+        if place.streetAddress != nil && options.certificateReference == .v1 {
+            throw UsageError("--street needs the v2 form (SignatureProductionPlaceV2)")
+        }
+        if let digest = arguments.value("--digest") {
+            guard let choice = TamgaDigestChoice(rawValue: digest) else { throw UsageError("--digest takes sha256, sha384 or sha512") }
+            options.referenceDigest = choice
+        }
+        self.options = options
+        pss = arguments.has("--rsa-pss")
+        global = GlobalOptions(arguments)
+    }
+
+    struct Outcome: Encodable {
+        let container: String
+        let signatureFile: String
+        let signer: String
+        let algorithm: String
+        let dataFiles: [String]
+    }
+
+    func run(_ context: CommandContext) async throws -> ExitCode {
+        // Open first: a bad container is reported before anyone is asked for a password.
+        let opened = try Container(openingAt: container)
+        opened.progress = context.terminal.progress(quiet: global.quiet)
+        let secrets = SecretInput(pinFile: pinFile, environment: context.environment)
+        let signer = try self.signer.makeSigner(certificatePath: certificatePath, secrets: secrets, pss: pss)
+        let file = try await opened.sign(with: signer, options: options)
+        let certificate = try await signer.certificate()
+        let outcome = Outcome(container: container, signatureFile: file, signer: certificate.subject,
+                              algorithm: signer.algorithm.description, dataFiles: opened.dataFiles.map(\.name))
+        if global.json {
+            context.terminal.json(outcome)
+        } else {
+            context.terminal.line("Signed \(container) as \(certificate.subject)")
+            context.terminal.line("  \(outcome.algorithm); signature written to \(file); \(outcome.dataFiles.count) data file(s) covered")
+        }
+        return .success
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import ASiC
+import TamgaCore
+
+/// `tamga verify CONTAINER [--trust CA.pem]`
+struct VerifyCommand: Command {
+    static let path = ["verify"]
+    static let abstract = "Checks every signature of a container and prints a verdict per signature."
+    static let usage = "CONTAINER [--trust CA.pem]... [--certs CERTS.pem]... [--json]"
+    static let help = """
+    Checks: container structure; manifest against the signed references (every data file signed,
+    nothing extra); every digest; the SignatureValue with the KeyInfo certificate's key only; the
+    signing-certificate reference; nonRepudiation; the certificate chain.
+    Options:
+      --trust FILE    PEM certificates to trust as anchors (repeatable); without any, a signature
+                      can be intact but its status is UNKNOWN (exit 5)
+      --certs FILE    PEM certificates that may complete a chain (issuing CAs), not trusted
+      --json          the report as JSON (schema in docs/cli.md)
+    Exit codes: 0 all VALID/WARNING, 1 something INVALID or no signatures, 3 container refused,
+    5 intact but trust not established.
+    """
+    static let flags: Set<String> = GlobalOptions.flags
+    static let options: Set<String> = ["--trust", "--certs"]
+
+    let container: String
+    let trustFiles: [String]
+    let certificateFiles: [String]
+    let global: GlobalOptions
+
+    init(_ arguments: ParsedArguments) throws {
+        guard arguments.positionals.count == 1 else { throw UsageError("give exactly one container to verify") }
+        container = arguments.positionals[0]
+        trustFiles = arguments.all("--trust")
+        certificateFiles = arguments.all("--certs")
+        global = GlobalOptions(arguments)
+    }
+
+    static func loadCertificates(_ paths: [String]) throws -> [Certificate] {
+        try paths.flatMap { path -> [Certificate] in
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw CoreError.unreadableFile(path: path, reason: "no such file or not readable")
+            }
+            let pem = try Certificate.parseAll(pem: data)
+            return pem.isEmpty ? [try Certificate(der: data)] : pem
+        }
+    }
+
+    func run(_ context: CommandContext) async throws -> ExitCode {
+        let trust = TrustStore(anchors: try Self.loadCertificates(trustFiles),
+                               intermediates: try Self.loadCertificates(certificateFiles))
+        let opened = try Container(openingAt: container)
+        opened.progress = context.terminal.progress(quiet: global.quiet)
+        let report = opened.validate(ValidationOptions(trust: trust))
+        if global.json {
+            context.terminal.json(report)
+        } else {
+            Self.printReport(report, context.terminal)
+        }
+        switch report.status {
+        case .valid, .warning: return .success
+        case .unknown: return .trustNotEstablished
+        case .invalid: return .verificationFailed
+        }
+    }
+
+    static func printReport(_ report: ValidationReport, _ t: Terminal) {
+        t.line("\(report.container): \(report.status.rawValue)")
+        t.line("  data files: \(report.dataFiles.joined(separator: ", "))")
+        for finding in report.findings { t.line("  \(finding.severity.rawValue.lowercased()): \(finding.message) [\(finding.code)]") }
+        for (index, s) in report.signatures.enumerated() {
+            t.line("  signature \(index + 1) (\(s.id ?? "no id"), \(s.file)): \(s.status.rawValue), profile \(s.profile)")
+            if let signer = s.signer { t.line("    signer: \(signer)") }
+            if let time = s.signingTime { t.line("    claimed signing time: \(time)") }
+            for finding in s.findings { t.line("    \(finding.severity.rawValue.lowercased()): \(finding.message) [\(finding.code)]") }
+        }
+    }
+}

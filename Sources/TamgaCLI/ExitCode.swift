@@ -1,0 +1,19 @@
+/// tamga's exit codes. Stable: scripts depend on them (documented in docs/cli.md).
+public enum ExitCode: Int32, Sendable {
+    /// Success; for `verify`, every signature is VALID (or WARNING).
+    case success = 0
+    /// `verify`: at least one signature is INVALID, or the container holds none.
+    case verificationFailed = 1
+    /// The command line is wrong (unknown option, missing argument).
+    case usage = 2
+    /// An input could not be read or was refused: missing file, malformed or hostile container.
+    case inputRejected = 3
+    /// Signing failed: key, password, certificate or signer problem. Nothing was written.
+    case signingFailed = 4
+    /// `verify`: nothing is invalid, but trust in a signer could not be established (UNKNOWN).
+    case trustNotEstablished = 5
+    /// Writing failed (permissions, disk full). The original file is intact.
+    case writeFailed = 6
+    /// The user cancelled at a prompt.
+    case cancelled = 130
+}

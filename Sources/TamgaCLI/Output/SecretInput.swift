@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import TamgaCore
+
+/// Where a PIN or password comes from, in order: `--pin-file FILE`, the `TAMGA_PIN`
+/// environment variable, or a prompt on the controlling terminal with echo off.
+/// The secret is asked once; tamga never retries a PIN on the user's behalf.
+struct SecretInput {
+    let pinFile: String?
+    let environment: [String: String]
+    static let environmentVariable = "TAMGA_PIN"
+
+    enum Failure: Error, CustomStringConvertible {
+        case cancelled, noTerminal, unreadable(String)
+        var description: String {
+            switch self {
+            case .cancelled: "Cancelled at the PIN prompt; nothing was signed."
+            case .noTerminal: "A PIN or password is needed but there is no terminal to ask on: use --pin-file FILE or TAMGA_PIN."
+            case .unreadable(let path): "Cannot read the PIN file \(path)."
+            }
+        }
+    }
+
+    func read(prompt: String) throws -> SecretBytes {
+        if let pinFile {
+            // FileHandle rather than FileManager: process substitution (/dev/fd/N) is a pipe.
+            guard let handle = FileHandle(forReadingAtPath: pinFile),
+                  var bytes = (try? handle.readToEnd()).map({ [UInt8]($0 ?? Data()) }) else {
+                throw Failure.unreadable(pinFile)
+            }
+            try? handle.close()
+            // One trailing newline is the file's line end, not part of the PIN.
+            if bytes.last == 0x0A { bytes.removeLast() }
+            if bytes.last == 0x0D { bytes.removeLast() }
+            return SecretBytes(consuming: &bytes)
+        }
+        if let value = environment[Self.environmentVariable] {
+            var bytes = Array(value.utf8)
+            return SecretBytes(consuming: &bytes)
+        }
+        return try promptWithoutEcho(prompt)
+    }
+
+    private func promptWithoutEcho(_ prompt: String) throws -> SecretBytes {
+        let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure.noTerminal }
+        defer { close(fd) }
+        var original = termios()
+        guard tcgetattr(fd, &original) == 0 else { throw Failure.noTerminal }
+        var silent = original
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        silent.c_lflag |= tcflag_t(ECHONL)
+        _ = prompt.withCString { write(fd, $0, strlen($0)) }
+        tcsetattr(fd, TCSAFLUSH, &silent)
+        defer { tcsetattr(fd, TCSAFLUSH, &original) }
+        var buffer: [UInt8] = []
+        defer { wipe(&buffer) }
+        var byte: UInt8 = 0
+        while true {
+            let n = Glibc.read(fd, &byte, 1)
+            if n <= 0 { throw Failure.cancelled }   // EOF (Ctrl-D) or error
+            if byte == 0x0A || byte == 0x0D { break }
+            if byte == 0x03 { throw Failure.cancelled }
+            buffer.append(byte)
+        }
+        byte = 0
+        return SecretBytes(buffer)
+    }
+}

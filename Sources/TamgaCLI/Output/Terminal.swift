@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import ASiC
+
+/// Where output goes. Tests capture it; the binary writes to the real streams.
+public final class Terminal: @unchecked Sendable {   // unchecked: written from one task at a time
+    private let writeOut: (String) -> Void
+    private let writeErr: (String) -> Void
+    /// True when stderr is a terminal: only then is progress drawn.
+    let interactiveErrors: Bool
+
+    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, interactiveErrors: Bool) {
+        writeOut = out
+        writeErr = err
+        self.interactiveErrors = interactiveErrors
+    }
+
+    /// The process's stdout and stderr.
+    public static func standard() -> Terminal {
+        Terminal(out: { FileHandle.standardOutput.write(Data($0.utf8)) },
+                 err: { FileHandle.standardError.write(Data($0.utf8)) },
+                 interactiveErrors: isatty(2) == 1)
+    }
+
+    func line(_ text: String = "") { writeOut(text + "\n") }
+    func error(_ text: String) { writeErr(text + "\n") }
+
+    func json<T: Encodable>(_ value: T) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        writeOut(String(decoding: data, as: UTF8.self) + "\n")
+    }
+
+    /// A progress handler drawing one self-overwriting line on stderr, or nil when stderr is not
+    /// a terminal or the user asked for quiet.
+    func progress(quiet: Bool) -> ProgressHandler? {
+        guard interactiveErrors, !quiet else { return nil }
+        var lastShown = -1
+        var lastItem = ""
+        let write = writeErr
+        return { event in
+            guard event.total >= 8 << 20 else { return }   // small files finish before a bar helps
+            let percent = Int(event.completed * 100 / max(event.total, 1))
+            if percent == lastShown && event.item == lastItem { return }
+            lastShown = percent
+            lastItem = event.item
+            let line = "\r\(event.phase.rawValue) \(event.item): \(percent)% (\(ByteCount.format(event.completed)) of \(ByteCount.format(event.total)))"
+            write(line + (event.completed == event.total ? "\n" : ""))
+        }
+    }
+}
+
+enum ByteCount {
+    static func format(_ bytes: UInt64) -> String {
+        let units = ["B", "KB", "MB", "GB", "TB"]
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1000, unit < units.count - 1 { value /= 1000; unit += 1 }
+        return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import TamgaCore
+
+/// Paths and helpers shared by the test targets: the repository, the test PKI in
+/// `Fixtures/pki`, temporary folders, and running the independent tools (openssl, xmlsec1,
+/// pyasice) that check what tamga produces.
+public enum TestEnvironment {
+    /// The repository root, found from this file's path.
+    public static let repository: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    public static func fixture(_ relative: String) -> String {
+        repository.appendingPathComponent("Fixtures").appendingPathComponent(relative).path
+    }
+
+    public static func pki(_ name: String) -> String { fixture("pki/\(name)") }
+
+    public static func script(_ name: String) -> String {
+        repository.appendingPathComponent("scripts").appendingPathComponent(name).path
+    }
+
+    /// The pyasice venv made by `scripts/setup-pyasice.sh` (`make test` runs it first).
+    public static var pyasicePython: String {
+        let venv = ProcessInfo.processInfo.environment["PYASICE_VENV"]
+            ?? repository.appendingPathComponent(".build/pyasice-venv").path
+        return venv + "/bin/python"
+    }
+
+    public static func certificate(_ name: String) throws -> Certificate {
+        try Certificate(derOrPEM: Data(contentsOf: URL(fileURLWithPath: pki("\(name).cert.pem"))))
+    }
+
+    public static func signer(_ name: String, algorithm: SignatureAlgorithm? = nil) throws -> SoftwareSigner {
+        try SoftwareSigner(key: Data(contentsOf: URL(fileURLWithPath: pki("\(name).key.pem"))),
+                           certificate: certificate(name), algorithm: algorithm)
+    }
+
+    /// Trust in the test root with the issuing CA as an intermediate.
+    public static func testTrust() throws -> TrustStore {
+        TrustStore(anchors: [try certificate("root")], intermediates: [try certificate("issuing-ca")])
+    }
+
+    /// A fresh folder under the system temp folder; remove it with `removeFolder`.
+    public static func temporaryFolder(_ label: String = "tamga-test") throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    public static func removeFolder(_ url: URL) { try? FileManager.default.removeItem(at: url) }
+
+    public struct ProcessResult {
+        public let status: Int32
+        public let output: String
+        public let error: String
+    }
+
+    /// Runs a program to completion and captures its output.
+    @discardableResult
+    public static func run(_ executable: String, _ arguments: [String], input: Data? = nil,
+                           environment: [String: String]? = nil) throws -> ProcessResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let out = Pipe(), err = Pipe(), inPipe = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = inPipe
+        try process.run()
+        if let input { inPipe.fileHandleForWriting.write(input) }
+        try inPipe.fileHandleForWriting.close()
+        // Read both pipes before waiting, or a chatty child blocks on a full pipe.
+        nonisolated(unsafe) var errData = Data()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return ProcessResult(status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
+                             error: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Writes text to a new file in `folder` and returns its path.
+    @discardableResult
+    public static func write(_ text: String, named name: String, in folder: URL) throws -> String {
+        let url = folder.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    public static func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+}
