@@ -1,0 +1,53 @@
+import XCTest
+@testable import ASiC
+import TamgaCore
+import TamgaTestSupport
+
+/// Base for container tests: a fresh folder per test and helpers to make signed containers.
+class ContainerTestCase: XCTestCase {
+    var folder: URL!
+
+    override func setUpWithError() throws { folder = try TestEnvironment.temporaryFolder("asic") }
+    override func tearDown() { TestEnvironment.removeFolder(folder) }
+
+    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    /// A container with two small data files, one with spaces, `#` and non-ASCII in its name.
+    func makeContainer(_ name: String = "c.asice", files: [String: String] = ["my file ö #1.txt": "hello\n", "b.txt": "second file\n"]) throws -> Container {
+        let container = Container(creatingAt: path(name))
+        for (fileName, content) in files.sorted(by: { $0.key < $1.key }) {
+            try container.addDataFile(path: TestEnvironment.write(content, named: fileName, in: folder))
+        }
+        try container.save()
+        return try Container(openingAt: path(name))
+    }
+
+    func signedContainer(_ key: String = "ec-p256", options: SignatureOptions = SignatureOptions(),
+                         algorithm: SignatureAlgorithm? = nil, name: String = "signed.asice") async throws -> Container {
+        let container = try makeContainer(name)
+        try await container.sign(with: TestEnvironment.signer(key, algorithm: algorithm), options: options)
+        return try Container(openingAt: container.path)
+    }
+
+    func validate(_ container: Container) throws -> ValidationReport {
+        container.validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
+    }
+
+    /// Asserts the external checker exits 0 on the container.
+    func assertExternalCheckPasses(_ executable: String, _ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+        let result = try TestEnvironment.run(executable, arguments)
+        XCTAssertEqual(result.status, 0, "\(executable) \(arguments.joined(separator: " ")):\n\(result.output)\n\(result.error)", file: file, line: line)
+    }
+
+    func assertXMLSecVerifies(_ container: String, certificate: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        try assertExternalCheckPasses("/bin/bash", [TestEnvironment.script("xmlsec-check.sh"), container, TestEnvironment.pki("\(certificate).cert.pem")],
+                                      file: file, line: line)
+    }
+
+    func assertPyasiceVerifies(_ container: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        XCTAssertTrue(FileManager.default.fileExists(atPath: TestEnvironment.pyasicePython),
+                      "pyasice venv missing: run scripts/setup-pyasice.sh (make test does)", file: file, line: line)
+        try assertExternalCheckPasses(TestEnvironment.pyasicePython, [TestEnvironment.script("pyasice-check.py"), "--require-raw-ecdsa", container],
+                                      file: file, line: line)
+    }
+}
