@@ -1,0 +1,47 @@
+# tamga — the two commands a new user runs on a fresh Debian 12 machine:
+#   make demo   install what is missing, build (release), pack + sign + verify a container
+#   make test   install what is missing, build, run the whole test suite
+# Both need root for apt-get (or the packages already installed).
+
+SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+# Debian packages: build (C libraries behind the .systemLibrary targets) and checks
+# (the independent verifiers the tests run: openssl, xmlsec1, pyasice's Python stack).
+BUILD_PACKAGES := pkg-config libssl-dev libxml2-dev zlib1g-dev openssl
+CHECK_PACKAGES := xmlsec1 python3 python3-venv python3-lxml python3-cryptography python3-asn1crypto python3-oscrypto \
+                  util-linux
+BENCH_PACKAGES := time zip coreutils
+
+.PHONY: demo test build release deps test-deps bench clean
+
+deps:
+	@scripts/ensure-packages.sh $(BUILD_PACKAGES)
+
+test-deps: deps
+	@scripts/ensure-packages.sh $(CHECK_PACKAGES)
+	@scripts/setup-pyasice.sh
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+demo: test-deps release
+	@scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/tamga"
+
+test: test-deps
+	$(SWIFT) build --build-tests
+	@echo "== checking the independent checkers themselves (they must fail on broken input)"
+	@scripts/test-crosscheck.sh
+	@echo "== swift test"
+	$(SWIFT) test --skip-build --disable-swift-testing
+
+bench: release
+	@scripts/ensure-packages.sh $(BENCH_PACKAGES)
+	@bench/container-speed.sh "$$($(SWIFT) build -c release --show-bin-path)/tamga"
+
+clean:
+	rm -rf .build

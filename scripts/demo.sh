@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# demo.sh TAMGA — the main job on the embedded default, unattended: pack a few files into an
+# ASiC-E container, sign it with the test PKI's keys, verify it with tamga and with two
+# independent verifiers, then show that a tampered copy is caught.
+# The results stay in .build/demo/ for a look afterwards.
+set -euo pipefail
+TAMGA=${1:?usage: demo.sh PATH-TO-TAMGA}
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PKI=$REPO/Fixtures/pki
+OUT=$REPO/.build/demo
+rm -rf "$OUT" && mkdir -p "$OUT/files"
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+show() { printf '$ %s\n' "$*"; "$@"; }
+
+step "Sample documents"
+printf 'Lease agreement\n\nThe tenant rents the flat at Ülikooli 18, Tartu, from 1 December 2026.\n' > "$OUT/files/agreement ö #1.txt"
+printf '{"invoice": 2026117, "total": "1250.00", "currency": "EUR"}\n' > "$OUT/files/invoice.json"
+head -c 2000000 /dev/urandom > "$OUT/files/scan.bin"
+ls -l "$OUT/files"
+
+step "Pack them into a container (mimetype first and stored; random data stored, text deflated)"
+show "$TAMGA" container create "$OUT/demo.asice" "$OUT/files/agreement ö #1.txt" "$OUT/files/invoice.json" "$OUT/files/scan.bin" --force
+
+step "Sign with an EC P-256 key from a PKCS#12 file (test PKI; the password comes from a file here, a prompt otherwise)"
+printf 'test1234\n' > "$OUT/pin.txt"
+show "$TAMGA" sign "$OUT/demo.asice" --with "key:$PKI/ec-p256.p12" --pin-file "$OUT/pin.txt" --role "Tenant" --city "Tartu" --country "EE"
+
+step "Add a second signature with an RSA-2048 key and its certificate"
+show "$TAMGA" sign "$OUT/demo.asice" --with "key:$PKI/rsa-2048.key.pem" --cert "$PKI/rsa-2048.cert.pem" --role "Landlord"
+
+step "List the container"
+show "$TAMGA" container ls "$OUT/demo.asice"
+
+step "Verify with tamga against the test root CA"
+show "$TAMGA" verify "$OUT/demo.asice" --trust "$PKI/root.cert.pem" --certs "$PKI/issuing-ca.cert.pem"
+
+step "Independent check 1: xmlsec1 (the reference validator's XML-DSig engine), each signature with its own KeyInfo key"
+show "$REPO/scripts/xmlsec-check.sh" "$OUT/demo.asice"
+
+step "Independent check 2: pyasice, plus its own digest checks"
+show "$REPO/.build/pyasice-venv/bin/python" "$REPO/scripts/pyasice-check.py" "$OUT/demo.asice"
+
+step "Tamper with one byte of a signed document: verification must fail (exit 1)"
+cp "$OUT/demo.asice" "$OUT/tampered.asice"
+/usr/bin/python3 "$REPO/scripts/asice-tamper.py" "$OUT/demo.asice" "$OUT/tampered.asice" flip-byte invoice.json >/dev/null
+set +e
+"$TAMGA" verify "$OUT/tampered.asice" --trust "$PKI/chain.pem"
+status=$?
+set -e
+echo "exit code: $status"
+[ "$status" -eq 1 ] || { echo "demo: the tampered container was not rejected" >&2; exit 1; }
+
+step "Done. The containers are in $OUT"
