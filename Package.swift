@@ -17,12 +17,13 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0",
                        providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CPosix", path: "Sources/CPosix"),   // Linux-only calls (copy_file_range)
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
 
         // Layers (see ../shared/design/ARCHITECTURE.md).
         .target(name: "TamgaCore", dependencies: ["COpenSSL"]),
-        .target(name: "ASiC", dependencies: ["TamgaCore", "CLibXML2", "CZlib"]),
+        .target(name: "ASiC", dependencies: ["TamgaCore", "CLibXML2", "CZlib", "CPosix"]),
         .target(name: "TamgaCLI", dependencies: ["TamgaCore", "ASiC"]),
         .executableTarget(name: "tamga", dependencies: ["TamgaCLI"]),
 

@@ -179,6 +179,16 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
         let output = try AtomicOutputFile(replacing: path)
         let writer = ZipWriter(output: output)
         let now = Date()
+        try writeMimetypeAndDataFiles(writer, now: now)
+        try writeManifestAndSignatures(writer, now: now)
+        try output.commit()
+        try reopen()
+        return .written
+    }
+
+    /// The first part of the archive: `mimetype`, then the data files (copied as they are from
+    /// the old archive, or read from disk, hashed and compressed on the way).
+    func writeMimetypeAndDataFiles(_ writer: ZipWriter, now: Date) throws {
         try writer.add(name: "mimetype", data: Data(Container.mimetype.utf8), method: .stored, modified: now)
         for file in dataFiles {
             switch file.source {
@@ -189,6 +199,10 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
                 try writeFromDisk(file, path: filePath, writer: writer)
             }
         }
+    }
+
+    /// The rest: manifest, other META-INF files, signatures, central directory.
+    func writeManifestAndSignatures(_ writer: ZipWriter, now: Date) throws {
         let manifest = Manifest(entries: dataFiles.map { Manifest.Entry(path: $0.name, mediaType: $0.mediaType) })
         try writer.add(name: Container.manifestPath, data: manifest.serialized(mimetype: Container.mimetype), method: .deflated, modified: now)
         for entry in otherMetaEntries {
@@ -203,9 +217,11 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
             }
         }
         try writer.finish()
-        try output.commit()
-        try reopen()
-        return .written
+    }
+
+    /// True when some data file is still only on disk (a new or changed container).
+    var hasUnwrittenDataFiles: Bool {
+        dataFiles.contains { if case .file = $0.source { return true } else { return false } }
     }
 
     private func writeFromDisk(_ file: DataFile, path filePath: String, writer: ZipWriter) throws {
@@ -229,7 +245,7 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
     }
 
     /// Re-reads the file just written so that entries point into it.
-    private func reopen() throws {
+    func reopen() throws {
         let fresh = try Container(openingAt: path)
         reader = fresh.reader
         dataFiles = fresh.dataFiles

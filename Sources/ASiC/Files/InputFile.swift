@@ -8,7 +8,7 @@ final class InputFile: @unchecked Sendable {   // unchecked: the descriptor is o
     let path: String
     let size: UInt64
     let modified: Date
-    private let descriptor: Int32
+    let descriptor: Int32
 
     init(path: String) throws {
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+internal import CPosix
 
 /// A new file written beside its final path and moved into place only when complete:
 /// write to a temporary file in the same folder, fsync it, rename it over the target, fsync
@@ -48,6 +49,27 @@ final class AtomicOutputFile {
 
     func write(_ bytes: [UInt8]) throws { try bytes.withUnsafeBytes { try write($0) } }
     func write(_ data: Data) throws { try data.withUnsafeBytes { try write($0) } }
+
+    /// Appends `length` bytes of `input` from `offset`, in the kernel where it can
+    /// (`copy_file_range`: no copy through user space, a reflink on file systems that share
+    /// extents), falling back to read and write.
+    func append(from input: InputFile, offset: UInt64, length: UInt64) throws {
+        var sourceOffset = Int64(offset)
+        var remaining = length
+        while remaining > 0 {
+            let n = cposix_copy_file_range(input.descriptor, &sourceOffset, descriptor, nil, Int(min(remaining, 1 << 30)))
+            if n > 0 {
+                remaining -= UInt64(n)
+                position += UInt64(n)
+                continue
+            }
+            if n < 0 && errno == EINTR { continue }
+            if n == 0 { throw ContainerError.malformedZip("unexpected end of file while copying an entry") }
+            // EXDEV, ENOSYS, EINVAL…: the kernel cannot do it here; copy through a buffer.
+            try input.stream(from: UInt64(sourceOffset), length: remaining) { try write($0) }
+            return
+        }
+    }
 
     /// Overwrites bytes already written (used to patch a local header once sizes are known).
     func patch(_ bytes: [UInt8], at offset: UInt64) throws {

@@ -56,28 +56,67 @@ extension Container {
     /// - Returns: the name of the new signature file.
     @discardableResult
     public func addSignature(_ value: Data) throws -> String {
-        guard let pending else { throw ContainerError.noPendingSignature }
-        guard pending.certificate.publicKey.verify(signature: value, digest: pending.digest, algorithm: pending.algorithm) else {
-            throw ContainerError.signatureValueRejected(
-                pending.algorithm.isECDSA && value.count != 2 * (pending.algorithm.curve?.fieldSize ?? 0)
-                    ? "ECDSA values must be raw r‖s of \(2 * (pending.algorithm.curve?.fieldSize ?? 0)) bytes, got \(value.count)"
-                    : "wrong key or wrong digest")
-        }
-        let data = SignatureBuilder.finish(template: pending.template, signatureValue: value)
-        appendSignature(SignatureFile(name: pending.fileName, data: data, entry: nil))
+        let file = try finishPendingSignature(value)
+        appendSignature(file)
         do {
             try save()
         } catch {
-            removeSignature(named: pending.fileName)
+            removeSignature(named: file.name)
             throw error
         }
-        self.pending = nil
-        return pending.fileName
+        pending = nil
+        return file.name
+    }
+
+    /// Checks a signature value against the pending signature and returns the finished file.
+    private func finishPendingSignature(_ value: Data) throws -> SignatureFile {
+        guard let pending else { throw ContainerError.noPendingSignature }
+        guard pending.certificate.publicKey.verify(signature: value, digest: pending.digest, algorithm: pending.algorithm) else {
+            let width = 2 * (pending.algorithm.curve?.fieldSize ?? 0)
+            throw ContainerError.signatureValueRejected(
+                pending.algorithm.isECDSA && value.count != width
+                    ? "ECDSA values must be raw r‖s of \(width) bytes, got \(value.count)" : "wrong key or wrong digest")
+        }
+        return SignatureFile(name: pending.fileName, data: SignatureBuilder.finish(template: pending.template, signatureValue: value),
+                             entry: nil)
+    }
+
+    /// Writes a new (or changed) container and signs it in the same pass: each data file is
+    /// read once, hashed and compressed on its way into the temporary file; the signer is
+    /// asked once all of them are written; the signature, manifest and directory follow; then
+    /// the file is renamed into place. A failure anywhere leaves the target as it was.
+    private func saveSigning(with signer: any Signer, options: SignatureOptions) async throws -> String {
+        let certificate = try await signer.certificate()
+        let output = try AtomicOutputFile(replacing: path)
+        let writer = ZipWriter(output: output)
+        let now = Date()
+        try writeMimetypeAndDataFiles(writer, now: now)
+        let digest = try prepareSignature(certificate: certificate, algorithm: signer.algorithm, options: options)
+        let value: Data
+        do {
+            value = try await signer.sign(digest: digest)
+        } catch {
+            pending = nil
+            throw error
+        }
+        let file = try finishPendingSignature(value)
+        pending = nil
+        appendSignature(file)
+        do {
+            try writeManifestAndSignatures(writer, now: now)
+            try output.commit()
+        } catch {
+            removeSignature(named: file.name)
+            throw error
+        }
+        try reopen()
+        return file.name
     }
 
     /// Prepares, signs with `signer`, and adds the signature: both steps in one call.
     @discardableResult
     public func sign(with signer: any Signer, options: SignatureOptions = SignatureOptions()) async throws -> String {
+        if hasUnwrittenDataFiles { return try await saveSigning(with: signer, options: options) }
         let certificate = try await signer.certificate()
         let digest = try prepareSignature(certificate: certificate, algorithm: signer.algorithm, options: options)
         let value: Data

@@ -173,9 +173,4 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
         try stream(entry, limit: limit) { data.append(contentsOf: $0) }
         return data
     }
-
-    /// Streams an entry's stored bytes as they are in the archive (for copying without recompression).
-    func streamRaw(_ entry: ZipEntry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try file.stream(from: entry.dataOffset, length: entry.compressedSize, body)
-    }
 }

@@ -71,7 +71,7 @@ final class ZipWriter {
         try output.write(localHeader(nameBytes: nameBytes, method: entry.method, dos: dos, crc: entry.crc32,
                                      csize: entry.compressedSize, usize: entry.uncompressedSize, zip64: zip64))
         let dataOffset = output.position
-        try reader.streamRaw(entry) { try output.write($0) }
+        try output.append(from: reader.file, offset: entry.dataOffset, length: entry.compressedSize)
         record(ZipEntry(name: entry.name, method: entry.method, flags: 0x0800, crc32: entry.crc32,
                         compressedSize: entry.compressedSize, uncompressedSize: entry.uncompressedSize,
                         localHeaderOffset: headerOffset, dataOffset: dataOffset, localExtraLength: zip64 ? 20 : 0,

@@ -6,8 +6,11 @@ import TamgaCore
 struct SignCommand: Command {
     static let path = ["sign"]
     static let abstract = "Adds a XAdES signature over every data file of a container."
-    static let usage = "CONTAINER --with key:FILE [--cert CERT.pem] [--pin-file FILE] [options] [--json]"
+    static let usage = "CONTAINER [FILE...] --with key:FILE [--cert CERT.pem] [--pin-file FILE] [options] [--json]"
     static let help = """
+    With FILE arguments, CONTAINER is created from them and signed in the same pass (each file is
+    read once); it must not exist unless --force is given. --media-type and --compression work as
+    for container create.
     Signers:
       --with key:FILE        a private key file: PEM or DER PKCS#8 (encrypted or not, with the
                              certificate given by --cert or in the same PEM), or PKCS#12 (.p12)
@@ -22,11 +25,16 @@ struct SignCommand: Command {
     The signature is XAdES baseline B; the container is rewritten atomically and only after the
     new signature has been checked against the certificate.
     """
-    static let flags: Set<String> = GlobalOptions.flags.union(["--rsa-pss"])
+    static let flags: Set<String> = GlobalOptions.flags.union(["--rsa-pss", "--force"])
     static let options: Set<String> = ["--with", "--cert", "--pin-file", "--role", "--city", "--street", "--state",
-                                       "--postal-code", "--country", "--signing-certificate", "--digest"]
+                                       "--postal-code", "--country", "--signing-certificate", "--digest",
+                                       "--media-type", "--compression"]
 
     let container: String
+    let newFiles: [String]
+    let mediaType: String?
+    let compression: CompressionPolicy
+    let force: Bool
     let signer: SignerSpecification
     let certificatePath: String?
     let pinFile: String?
@@ -35,8 +43,15 @@ struct SignCommand: Command {
     let global: GlobalOptions
 
     init(_ arguments: ParsedArguments) throws {
-        guard arguments.positionals.count == 1 else { throw UsageError("give exactly one container to sign") }
-        container = arguments.positionals[0]
+        guard let first = arguments.positionals.first else { throw UsageError("give the container to sign") }
+        container = first
+        newFiles = Array(arguments.positionals.dropFirst())
+        mediaType = arguments.value("--media-type")
+        guard let policy = CompressionPolicy(rawValue: arguments.value("--compression") ?? "auto") else {
+            throw UsageError("--compression takes auto, store or deflate")
+        }
+        compression = policy
+        force = arguments.has("--force")
         guard let with = arguments.value("--with") else { throw UsageError("say which signer with --with key:FILE") }
         signer = try SignerSpecification(with)
         certificatePath = arguments.value("--cert")
@@ -75,8 +90,16 @@ struct SignCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
-        // Open first: a bad container is reported before anyone is asked for a password.
-        let opened = try Container(openingAt: container)
+        // Open (or assemble) first: a bad container or file is reported before anyone is asked for a password.
+        let opened: Container
+        if newFiles.isEmpty {
+            opened = try Container(openingAt: container)
+        } else {
+            if FileManager.default.fileExists(atPath: container) && !force { throw ContainerError.alreadyExists(container) }
+            opened = Container(creatingAt: container)
+            opened.compression = compression
+            for file in newFiles { try opened.addDataFile(path: file, mediaType: mediaType) }
+        }
         opened.progress = context.terminal.progress(quiet: global.quiet)
         let secrets = SecretInput(pinFile: pinFile, environment: context.environment)
         let signer = try self.signer.makeSigner(certificatePath: certificatePath, secrets: secrets, pss: pss)

@@ -115,6 +115,38 @@ final class SigningTests: ContainerTestCase {
         XCTAssertEqual(try TestEnvironment.bytes(container.path), before)
     }
 
+    func testNewContainerIsWrittenAndSignedInOnePass() async throws {
+        let container = Container(creatingAt: path("onepass.asice"))
+        try container.addDataFile(path: TestEnvironment.write("one pass\n", named: "x y.txt", in: folder))
+        try container.addDataFile(path: TestEnvironment.write("{}", named: "z.json", in: folder))
+        let signatureFile = try await container.sign(with: TestEnvironment.signer("ec-p256"))
+        XCTAssertEqual(signatureFile, "META-INF/signatures0.xml")
+        let reopened = try Container(openingAt: path("onepass.asice"))
+        XCTAssertEqual(reopened.dataFiles.map(\.name), ["x y.txt", "z.json"])
+        XCTAssertEqual(try validate(reopened).status, .valid)
+        try assertXMLSecVerifies(reopened.path, certificate: "ec-p256")
+        try assertPyasiceVerifies(reopened.path)
+    }
+
+    func testOnePassSigningThatFailsCreatesNothing() async throws {
+        struct RefusingSigner: Signer {
+            let inner: SoftwareSigner
+            var algorithm: SignatureAlgorithm { inner.algorithm }
+            func certificate() async throws -> Certificate { inner.signingCertificate }
+            func sign(digest: Digest) async throws -> Data { Data(count: 64) }   // a value that does not verify
+        }
+        let container = Container(creatingAt: path("never.asice"))
+        try container.addDataFile(path: TestEnvironment.write("data", named: "d.txt", in: folder))
+        do {
+            try await container.sign(with: RefusingSigner(inner: TestEnvironment.signer("ec-p256")))
+            XCTFail("a bad signature value must be refused")
+        } catch {
+            XCTAssertEqual((error as? ContainerError)?.code, "signature-value-rejected")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("never.asice")))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains(".tamga-") }, [])
+    }
+
     func testCertificateWithoutNonRepudiationCannotSign() throws {
         let container = try makeContainer()
         let cert = try TestEnvironment.certificate("nonrep-missing")
