@@ -32,6 +32,9 @@ public struct SoftwareSigner: Signer {
                       chain: loaded.chain.map { try Certificate(handle: $0) }, algorithm: algorithm)
     }
 
+    /// True when the bytes are a DER PKCS#12 structure (decided without a password).
+    public static func isPKCS12(_ bytes: Data) -> Bool { PKeyHandle.isPKCS12(bytes) }
+
     private init(key: PKeyHandle, certificate: Certificate, chain: [Certificate], algorithm: SignatureAlgorithm?) throws {
         guard key.matches(certificate.publicKey.handle) else { throw CoreError.keyCertificateMismatch }
         let resolved: SignatureAlgorithm

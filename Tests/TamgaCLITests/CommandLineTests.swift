@@ -141,8 +141,64 @@ final class CommandLineTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: container))
     }
 
+    func testProgressIsDrawnOnATerminalAndNotOtherwise() async throws {
+        let big = folder.appendingPathComponent("big.bin")
+        try Data(count: 9 << 20).write(to: big)
+        let capture = Capture()
+        let terminal = Terminal(out: { capture.out += $0 }, err: { capture.err += $0 }, interactiveErrors: true)
+        let code = await TamgaCommandLine.run(["container", "create", path("p.asice"), big.path], CommandContext(terminal: terminal, environment: [:]))
+        XCTAssertEqual(code, .success)
+        XCTAssertTrue(capture.err.contains("writing big.bin: 100%"), capture.err)
+        let (_, _, quietErr) = await tamga(["container", "create", path("q.asice"), big.path])
+        XCTAssertEqual(quietErr, "", "no progress when stderr is not a terminal")
+    }
+
+    private var binary: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tamga").path
+    }
+
+    /// Runs the binary on a pseudo-terminal, typing `answers` one at a time after each prompt,
+    /// like a person; returns the exit status and everything the terminal showed.
+    private func runOnTerminal(_ arguments: [String], answers: [String]) throws -> (Int32, String) {
+        let driver = """
+        import os, pty, sys, select, json
+        answers = json.loads(sys.argv[1]); argv = sys.argv[2:]
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.execv(argv[0], argv)
+        seen = b""; asked = 0
+        while True:
+            ready, _, _ = select.select([fd], [], [], 20)
+            if not ready: break
+            try: chunk = os.read(fd, 4096)
+            except OSError: break
+            if not chunk: break
+            seen += chunk
+            if seen.count(b"Password for") > asked and asked < len(answers):
+                os.write(fd, answers[asked].encode() + b"\\n"); asked += 1
+        _, status = os.waitpid(pid, 0)
+        sys.stdout.write(seen.decode(errors="replace")); sys.exit(os.waitstatus_to_exitcode(status))
+        """
+        let encoded = String(decoding: try JSONSerialization.data(withJSONObject: answers), as: UTF8.self)
+        let result = try TestEnvironment.run("/usr/bin/python3", ["-c", driver, encoded, binary] + arguments)
+        return (result.status, result.output)
+    }
+
+    func testPasswordPromptDoesNotEchoAndIsAskedOnce() throws {
+        let container = try TestEnvironment.write("x", named: "x.txt", in: folder)
+        XCTAssertEqual(try TestEnvironment.run(binary, ["container", "create", path("t.asice"), container]).status, 0)
+        let arguments = ["sign", path("t.asice"), "--with", "key:\(TestEnvironment.pki("ec-p256.p12"))"]
+        let (good, shown) = try runOnTerminal(arguments, answers: ["test1234"])
+        XCTAssertEqual(good, 0, shown)
+        XCTAssertTrue(shown.contains("Password for"), shown)
+        XCTAssertFalse(shown.contains("test1234"), "the password was echoed: \(shown)")
+        let (bad, badShown) = try runOnTerminal(arguments, answers: ["wrong", "test1234"])
+        XCTAssertEqual(bad, 4, badShown)
+        XCTAssertEqual(badShown.components(separatedBy: "Password for").count - 1, 1, "asked exactly once: \(badShown)")
+        XCTAssertTrue(badShown.contains("does not retry"), badShown)
+    }
+
     func testTheBinaryPassesExitCodesThrough() throws {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tamga").path
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             return XCTFail("the tamga binary is not beside the test bundle at \(binary); build with swift build first")
         }

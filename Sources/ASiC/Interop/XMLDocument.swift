@@ -40,7 +40,7 @@ final class XMLDocument: @unchecked Sendable {   // unchecked: read-only after p
         if data.range(of: Data("<!DOCTYPE".utf8)) != nil || data.range(of: Data("<!ENTITY".utf8)) != nil {
             throw ContainerError.malformedXML(file: name, reason: "a DOCTYPE or entity declaration is not allowed")
         }
-        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue
+        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue
                             | XML_PARSE_NOWARNING.rawValue)
         let parsed: xmlDocPtr? = data.withUnsafeBytes { raw in
             xmlReadMemory(raw.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(raw.count), nil, nil, options)

@@ -11,7 +11,7 @@ public struct CommandContext: Sendable {
 }
 
 /// One `tamga` subcommand: its help, the options it takes, and what it does.
-protocol Command {
+protocol Command: Sendable {
     /// The words that select it, e.g. `["container", "create"]`.
     static var path: [String] { get }
     static var abstract: String { get }

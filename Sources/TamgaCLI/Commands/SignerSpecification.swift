@@ -25,7 +25,7 @@ enum SignerSpecification: Equatable {
                 guard pss, case .rsa = key.type else { return nil }
                 return .rsaPSSSHA256
             }
-            if Self.looksLikePKCS12(path: path, bytes: bytes) {
+            if SoftwareSigner.isPKCS12(bytes) {
                 // A PKCS#12 without a password is rare; ask straight away rather than guess.
                 let password = try secrets.read(prompt: "Password for \(path): ")
                 let probe = try SoftwareSigner(pkcs12: bytes, password: password)
@@ -42,12 +42,6 @@ enum SignerSpecification: Equatable {
                                           algorithm: algorithmOverride(certificate.publicKey))
             }
         }
-    }
-
-    private static func looksLikePKCS12(path: String, bytes: Data) -> Bool {
-        let ext = (path as NSString).pathExtension.lowercased()
-        return ext == "p12" || ext == "pfx" || (bytes.first == 0x30 && !bytes.starts(with: Data("-----".utf8)))
-            && ext != "der" && ext != "key"
     }
 
     private static func loadCertificate(certificatePath: String?, keyBytes: Data, keyPath: String) throws -> Certificate {

@@ -27,7 +27,7 @@ struct SecretInput {
         if let pinFile {
             // FileHandle rather than FileManager: process substitution (/dev/fd/N) is a pipe.
             guard let handle = FileHandle(forReadingAtPath: pinFile),
-                  var bytes = (try? handle.readToEnd()).map({ [UInt8]($0 ?? Data()) }) else {
+                  var bytes = (try? handle.readToEnd()).map({ [UInt8]($0) }) else {
                 throw Failure.unreadable(pinFile)
             }
             try? handle.close()
@@ -52,9 +52,11 @@ struct SecretInput {
         var silent = original
         silent.c_lflag &= ~tcflag_t(ECHO)
         silent.c_lflag |= tcflag_t(ECHONL)
-        _ = prompt.withCString { write(fd, $0, strlen($0)) }
+        // Echo goes off (and type-ahead is discarded) before the prompt appears, as getpass does,
+        // so nothing typed after the prompt can ever be shown.
         tcsetattr(fd, TCSAFLUSH, &silent)
         defer { tcsetattr(fd, TCSAFLUSH, &original) }
+        _ = prompt.withCString { write(fd, $0, strlen($0)) }
         var buffer: [UInt8] = []
         defer { wipe(&buffer) }
         var byte: UInt8 = 0

@@ -114,6 +114,17 @@ extension PKeyHandle {
         throw CoreError.malformedKey(reason)
     }
 
+    static func isPKCS12(_ bytes: Data) -> Bool {
+        let p12: OpaquePointer? = bytes.withUnsafeBytes { raw in
+            var cursor: UnsafePointer<UInt8>? = raw.bindMemory(to: UInt8.self).baseAddress
+            return d2i_PKCS12(nil, &cursor, raw.count)
+        }
+        ERR_clear_error()
+        guard let p12 else { return false }
+        PKCS12_free(p12)
+        return true
+    }
+
     /// Loads the key, its certificate and any chain from a PKCS#12 file.
     static func loadPKCS12(_ bytes: Data, password: SecretBytes?) throws -> (key: PKeyHandle, certificate: X509Handle, chain: [X509Handle]) {
         let p12: OpaquePointer? = bytes.withUnsafeBytes { raw in
