@@ -57,15 +57,34 @@ extension Container {
     @discardableResult
     public func addSignature(_ value: Data) throws -> String {
         let file = try finishPendingSignature(value)
+        try keepingSignatureOnlyIfWritten(file) { _ = try save() }
+        pending = nil
+        return file.name
+    }
+
+    /// Adds `file` to the signatures for `write`, and takes it back out if writing fails, so the
+    /// object keeps describing what is on disk.
+    private func keepingSignatureOnlyIfWritten(_ file: SignatureFile, _ write: () throws -> Void) throws {
         appendSignature(file)
         do {
-            try save()
+            try write()
         } catch {
             removeSignature(named: file.name)
             throw error
         }
-        pending = nil
-        return file.name
+    }
+
+    /// Prepares the signature for `signer`'s certificate and asks the signer for its value.
+    /// On any failure no signature stays pending.
+    private func requestSignatureValue(from signer: any Signer, options: SignatureOptions) async throws -> Data {
+        let certificate = try await signer.certificate()
+        let digest = try prepareSignature(certificate: certificate, algorithm: signer.algorithm, options: options)
+        do {
+            return try await signer.sign(digest: digest)
+        } catch {
+            pending = nil
+            throw error
+        }
     }
 
     /// Checks a signature value against the pending signature and returns the finished file.
@@ -86,28 +105,15 @@ extension Container {
     /// asked once all of them are written; the signature, manifest and directory follow; then
     /// the file is renamed into place. A failure anywhere leaves the target as it was.
     private func saveSigning(with signer: any Signer, options: SignatureOptions) async throws -> String {
-        let certificate = try await signer.certificate()
+        defer { pending = nil }   // in one pass, nothing stays pending whatever happens
         let output = try AtomicOutputFile(replacing: path)
         let writer = ZipWriter(output: output)
         let now = Date()
         try writeMimetypeAndDataFiles(writer, now: now)
-        let digest = try prepareSignature(certificate: certificate, algorithm: signer.algorithm, options: options)
-        let value: Data
-        do {
-            value = try await signer.sign(digest: digest)
-        } catch {
-            pending = nil
-            throw error
-        }
-        let file = try finishPendingSignature(value)
-        pending = nil
-        appendSignature(file)
-        do {
+        let file = try finishPendingSignature(try await requestSignatureValue(from: signer, options: options))
+        try keepingSignatureOnlyIfWritten(file) {
             try writeManifestAndSignatures(writer, now: now)
             try output.commit()
-        } catch {
-            removeSignature(named: file.name)
-            throw error
         }
         try reopen()
         return file.name
@@ -117,16 +123,7 @@ extension Container {
     @discardableResult
     public func sign(with signer: any Signer, options: SignatureOptions = SignatureOptions()) async throws -> String {
         if hasUnwrittenDataFiles { return try await saveSigning(with: signer, options: options) }
-        let certificate = try await signer.certificate()
-        let digest = try prepareSignature(certificate: certificate, algorithm: signer.algorithm, options: options)
-        let value: Data
-        do {
-            value = try await signer.sign(digest: digest)
-        } catch {
-            pending = nil
-            throw error
-        }
-        return try addSignature(value)
+        return try addSignature(try await requestSignatureValue(from: signer, options: options))
     }
 
     /// The lowest free `META-INF/signaturesN.xml`.

@@ -8,23 +8,18 @@ struct ContainerCreateCommand: Command {
     static let usage = "OUT.asice FILE... [--media-type TYPE] [--compression auto|store|deflate] [--force] [--json]"
     static let help = """
     Options:
-      --media-type TYPE    media type for every file given (default: guessed from the extension,
-                           application/octet-stream otherwise)
-      --compression MODE   auto (default): store already-compressed data (by extension, or when a
-                           trial deflate of the first 256 KiB saves under 3 %), deflate the rest;
-                           store: never compress; deflate: always compress (as DigiDoc does)
+    \(DataFileOptions.help)
       --force              replace OUT.asice if it exists
       --json               print the new container's listing as JSON
       --quiet, -q          no progress bar
     The file is written beside OUT.asice and renamed into place when complete.
     """
     static let flags: Set<String> = GlobalOptions.flags.union(["--force"])
-    static let options: Set<String> = ["--media-type", "--compression"]
+    static let options: Set<String> = DataFileOptions.options
 
     let output: String
     let files: [String]
-    let mediaType: String?
-    let compression: CompressionPolicy
+    let fileOptions: DataFileOptions
     let force: Bool
     let global: GlobalOptions
 
@@ -32,11 +27,7 @@ struct ContainerCreateCommand: Command {
         guard arguments.positionals.count >= 2 else { throw UsageError("give the container to create and at least one file") }
         output = arguments.positionals[0]
         files = Array(arguments.positionals.dropFirst())
-        mediaType = arguments.value("--media-type")
-        guard let policy = CompressionPolicy(rawValue: arguments.value("--compression") ?? "auto") else {
-            throw UsageError("--compression takes auto, store or deflate")
-        }
-        compression = policy
+        fileOptions = try DataFileOptions(arguments)
         force = arguments.has("--force")
         global = GlobalOptions(arguments)
     }
@@ -44,9 +35,8 @@ struct ContainerCreateCommand: Command {
     func run(_ context: CommandContext) async throws -> ExitCode {
         if FileManager.default.fileExists(atPath: output) && !force { throw ContainerError.alreadyExists(output) }
         let container = Container(creatingAt: output)
-        container.compression = compression
         container.progress = context.terminal.progress(quiet: global.quiet)
-        for file in files { try container.addDataFile(path: file, mediaType: mediaType) }
+        try fileOptions.add(files, to: container)
         try container.save()
         try ContainerListCommand.show(Container(openingAt: output), context, json: global.json)
         return .success
@@ -60,31 +50,25 @@ struct ContainerAddCommand: Command {
     static let usage = "CONTAINER FILE... [--media-type TYPE] [--compression auto|store|deflate] [--json]"
     static let help = "Options: as for container create. The container is rewritten atomically."
     static let flags: Set<String> = GlobalOptions.flags
-    static let options: Set<String> = ["--media-type", "--compression"]
+    static let options: Set<String> = DataFileOptions.options
 
     let container: String
     let files: [String]
-    let mediaType: String?
-    let compression: CompressionPolicy
+    let fileOptions: DataFileOptions
     let global: GlobalOptions
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count >= 2 else { throw UsageError("give the container and at least one file") }
         container = arguments.positionals[0]
         files = Array(arguments.positionals.dropFirst())
-        mediaType = arguments.value("--media-type")
-        guard let policy = CompressionPolicy(rawValue: arguments.value("--compression") ?? "auto") else {
-            throw UsageError("--compression takes auto, store or deflate")
-        }
-        compression = policy
+        fileOptions = try DataFileOptions(arguments)
         global = GlobalOptions(arguments)
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
         let opened = try Container(openingAt: container)
-        opened.compression = compression
         opened.progress = context.terminal.progress(quiet: global.quiet)
-        for file in files { try opened.addDataFile(path: file, mediaType: mediaType) }
+        try fileOptions.add(files, to: opened)
         try opened.save()
         try ContainerListCommand.show(opened, context, json: global.json)
         return .success

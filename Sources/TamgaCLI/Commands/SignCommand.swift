@@ -26,14 +26,13 @@ struct SignCommand: Command {
     new signature has been checked against the certificate.
     """
     static let flags: Set<String> = GlobalOptions.flags.union(["--rsa-pss", "--force"])
-    static let options: Set<String> = ["--with", "--cert", "--pin-file", "--role", "--city", "--street", "--state",
-                                       "--postal-code", "--country", "--signing-certificate", "--digest",
-                                       "--media-type", "--compression"]
+    static let options: Set<String> = Set(["--with", "--cert", "--pin-file", "--role", "--city", "--street", "--state",
+                                       "--postal-code", "--country", "--signing-certificate", "--digest"])
+        .union(DataFileOptions.options)
 
     let container: String
     let newFiles: [String]
-    let mediaType: String?
-    let compression: CompressionPolicy
+    let fileOptions: DataFileOptions
     let force: Bool
     let signer: SignerSpecification
     let certificatePath: String?
@@ -46,11 +45,7 @@ struct SignCommand: Command {
         guard let first = arguments.positionals.first else { throw UsageError("give the container to sign") }
         container = first
         newFiles = Array(arguments.positionals.dropFirst())
-        mediaType = arguments.value("--media-type")
-        guard let policy = CompressionPolicy(rawValue: arguments.value("--compression") ?? "auto") else {
-            throw UsageError("--compression takes auto, store or deflate")
-        }
-        compression = policy
+        fileOptions = try DataFileOptions(arguments)
         force = arguments.has("--force")
         guard let with = arguments.value("--with") else { throw UsageError("say which signer with --with key:FILE") }
         signer = try SignerSpecification(with)
@@ -97,8 +92,7 @@ struct SignCommand: Command {
         } else {
             if FileManager.default.fileExists(atPath: container) && !force { throw ContainerError.alreadyExists(container) }
             opened = Container(creatingAt: container)
-            opened.compression = compression
-            for file in newFiles { try opened.addDataFile(path: file, mediaType: mediaType) }
+            try fileOptions.add(newFiles, to: opened)
         }
         opened.progress = context.terminal.progress(quiet: global.quiet)
         let secrets = SecretInput(pinFile: pinFile, environment: context.environment)
