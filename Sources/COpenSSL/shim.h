@@ -1,5 +1,6 @@
 #ifndef TAMGA_COPENSSL_SHIM_H
 #define TAMGA_COPENSSL_SHIM_H
+#include <string.h>
 #include <openssl/bio.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -12,6 +13,9 @@
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
+#include <openssl/ts.h>
+#include <openssl/ocsp.h>
+#include <openssl/pkcs7.h>
 
 // Macros and stack helpers that Swift cannot import, re-exported as inline functions.
 static inline void cossl_free(void *p) { OPENSSL_free(p); }
@@ -49,4 +53,15 @@ static inline const char *cossl_general_name_uri(const GENERAL_NAME *name) {
 static inline int cossl_general_name_uri_length(const GENERAL_NAME *name) {
     return name->type == GEN_URI ? ASN1_STRING_length(name->d.uniformResourceIdentifier) : 0;
 }
+// The certificates carried in a PKCS#7/CMS SignedData (a time-stamp token); borrowed.
+static inline STACK_OF(X509) *cossl_pkcs7_certificates(PKCS7 *p7) {
+    if (p7 == NULL || !PKCS7_type_is_signed(p7) || p7->d.sign == NULL) return NULL;
+    return p7->d.sign->cert;
+}
+static inline unsigned char *cossl_malloc_copy(const unsigned char *bytes, size_t length) {
+    unsigned char *copy = OPENSSL_malloc(length);
+    if (copy != NULL) memcpy(copy, bytes, length);
+    return copy;
+}
+static inline int cossl_error_reason(unsigned long code) { return ERR_GET_REASON(code); }
 #endif

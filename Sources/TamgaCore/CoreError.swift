@@ -25,6 +25,17 @@ public enum CoreError: Error, Equatable, Sendable {
     case cryptoFailure(operation: String, reason: String)
     /// A file could not be read.
     case unreadableFile(path: String, reason: String)
+    /// A network service (TSA, OCSP) could not be reached or timed out.
+    case serviceUnreachable(service: String, url: String, reason: String)
+    /// A network service answered with an HTTP error status.
+    case serviceHTTPStatus(service: String, url: String, status: Int)
+    /// A network service answered, but not with something acceptable (garbage, a refusal, a
+    /// nonce or imprint mismatch, a bad signature, a stale or unauthorised response).
+    case serviceResponseRejected(service: String, url: String, reason: String)
+    /// The OCSP responder says the signer's certificate is revoked or unknown.
+    case certificateNotGood(status: String)
+    /// No URL to ask: the certificate has no AIA OCSP URL and none was given.
+    case serviceURLMissing(service: String)
 
     /// The stable machine-readable code.
     public var code: String {
@@ -41,6 +52,11 @@ public enum CoreError: Error, Equatable, Sendable {
         case .digestAlgorithmMismatch: "digest-algorithm-mismatch"
         case .cryptoFailure: "crypto-failure"
         case .unreadableFile: "unreadable-file"
+        case .serviceUnreachable: "service-unreachable"
+        case .serviceHTTPStatus: "service-http-status"
+        case .serviceResponseRejected: "service-response-rejected"
+        case .certificateNotGood: "certificate-not-good"
+        case .serviceURLMissing: "service-url-missing"
         }
     }
 }
@@ -72,6 +88,16 @@ extension CoreError: CustomStringConvertible {
             "\(operation) failed in OpenSSL: \(reason)."
         case .unreadableFile(let path, let reason):
             "Cannot read \(path): \(reason)."
+        case .serviceUnreachable(let service, let url, let reason):
+            "The \(service) at \(url) could not be reached (\(reason)). Nothing was changed; check the URL, the network or the proxy settings (http_proxy/https_proxy)."
+        case .serviceHTTPStatus(let service, let url, let status):
+            "The \(service) at \(url) answered HTTP \(status). Nothing was changed."
+        case .serviceResponseRejected(let service, let url, let reason):
+            "The \(service) at \(url) gave an unacceptable answer: \(reason). Nothing was changed."
+        case .certificateNotGood(let status):
+            "The OCSP responder reports the signing certificate as \(status); a signature with it would not validate. Nothing was changed."
+        case .serviceURLMissing(let service):
+            "No \(service) URL: the certificate names none, so give one (see --help)."
         }
     }
 }
