@@ -345,9 +345,9 @@ class Services:
                 fake = nonce[:s] + bytes(x ^ 0xFF for x in nonce[s:e]) + nonce[e:]
             else:
                 fake = octet_string(os.urandom(16))
-            b = b.add_extension(x509.UnrecognizedExtension(ocsp.OCSPExtensionOID.NONCE, fake), False)
+            b = b.add_extension(x509.UnrecognizedExtension(x509.oid.OCSPExtensionOID.NONCE, fake), False)
         elif nonce is not None and variant != "no-nonce":
-            b = b.add_extension(x509.UnrecognizedExtension(ocsp.OCSPExtensionOID.NONCE, nonce), False)
+            b = b.add_extension(x509.UnrecognizedExtension(x509.oid.OCSPExtensionOID.NONCE, nonce), False)
         resp = b.sign(key, hashes.SHA256())
         der = resp.public_bytes(serialization.Encoding.DER)
         if variant == "bad-signature":

@@ -256,4 +256,5 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
 
     func appendSignature(_ file: SignatureFile) { signatures.append(file) }
     func removeSignature(named name: String) { signatures.removeAll { $0.name == name } }
+    func replaceSignatures(_ files: [SignatureFile]) { signatures = files }
 }

@@ -14,6 +14,9 @@ public enum ExitCode: Int32, Sendable {
     case trustNotEstablished = 5
     /// Writing failed (permissions, disk full). The original file is intact.
     case writeFailed = 6
+    /// A network service (TSA, OCSP, CA issuer download) failed or gave an unacceptable answer;
+    /// nothing was written. The message names the service and the URL.
+    case serviceFailed = 7
     /// The user cancelled at a prompt.
     case cancelled = 130
 }

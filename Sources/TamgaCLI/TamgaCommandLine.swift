@@ -8,7 +8,7 @@ public enum TamgaCommandLine {
 
     static let commands: [any Command.Type] = [
         ContainerCreateCommand.self, ContainerAddCommand.self, ContainerRemoveCommand.self,
-        ContainerListCommand.self, ContainerExtractCommand.self, SignCommand.self, VerifyCommand.self,
+        ContainerListCommand.self, ContainerExtractCommand.self, SignCommand.self, ExtendCommand.self, VerifyCommand.self,
     ]
 
     /// Runs a command line (`arguments[0]` is the program name) and returns the exit code.
@@ -83,6 +83,8 @@ public enum TamgaCommandLine {
         case let e as CoreError:
             switch e {
             case .unreadableFile: return (e.code, .inputRejected)
+            case .serviceUnreachable, .serviceHTTPStatus, .serviceResponseRejected, .serviceURLMissing, .certificateNotGood:
+                return (e.code, .serviceFailed)
             default: return (e.code, .signingFailed)
             }
         case SecretInput.Failure.cancelled: return ("cancelled", .cancelled)
@@ -104,12 +106,13 @@ public enum TamgaCommandLine {
       container ls CONTAINER               list data files and signatures
       container extract CONTAINER [NAME]   write data files to a folder
     Signing and verifying:
-      sign CONTAINER --with key:FILE       add a XAdES signature
+      sign CONTAINER --with key:FILE       add a XAdES signature (LT by default: --tsa URL)
+      extend CONTAINER --to LT|LTA         add time-stamps and OCSP to existing signatures
       verify CONTAINER [--trust CA.pem]    check every signature
 
     Other: help [COMMAND], --version. Every command takes --help.
     Exit codes: 0 ok, 1 invalid or unsigned, 2 usage, 3 input refused, 4 signing failed,
-                5 trust not established, 6 write failed, 130 cancelled (docs/cli.md).
+                5 trust not established, 6 write failed, 7 TSA/OCSP failed, 130 cancelled (docs/cli.md).
     """
 }
 

@@ -103,6 +103,37 @@ final class XMLDocument: @unchecked Sendable {   // unchecked: read-only after p
     }
 }
 
+extension XMLDocument {
+    /// Appends a new element as the last child of `parent`, in namespace `namespace`, reusing an
+    /// in-scope prefix for it or declaring `prefix` on the new element. Used only to add
+    /// unsigned properties; signed parts are never touched.
+    @discardableResult
+    func appendElement(to parent: XMLElement, namespace: String, prefix: String, localName: String,
+                       attributes: [(String, String)] = [], text: String? = nil) -> XMLElement {
+        let node = xmlNewDocNode(pointer, nil, localName, nil)!
+        xmlAddChild(parent.node, node)
+        if let ns = xmlSearchNsByHref(pointer, node, namespace) {
+            xmlSetNs(node, ns)
+        } else {
+            let ns = xmlNewNs(node, namespace, prefix)
+            xmlSetNs(node, ns)
+        }
+        for (name, value) in attributes { xmlNewProp(node, name, value) }
+        if let text { xmlNodeAddContent(node, text) }
+        return XMLElement(node: node, document: self)
+    }
+
+    /// The document as UTF-8 bytes, unformatted (no whitespace added), with the XML declaration.
+    func serialized() -> Data {
+        var buffer: UnsafeMutablePointer<xmlChar>? = nil
+        var size: Int32 = 0
+        xmlDocDumpFormatMemoryEnc(pointer, &buffer, &size, "UTF-8", 0)
+        guard let buffer else { return Data() }
+        defer { cxml_free(buffer) }
+        return Data(bytes: buffer, count: Int(size))
+    }
+}
+
 /// An element inside an `XMLDocument`; keeps its document alive.
 struct XMLElement {
     fileprivate let node: xmlNodePtr

@@ -9,6 +9,8 @@ struct PendingSignature {
     let digest: Digest
     let certificate: Certificate
     let algorithm: SignatureAlgorithm
+    let profile: SignatureProfile
+    let services: LongTermServices?
 }
 
 extension Container {
@@ -20,8 +22,12 @@ extension Container {
     ///   - algorithm: the key's algorithm; the returned digest uses `algorithm.digest`.
     /// - Returns: the digest to sign.
     public func prepareSignature(certificate: Certificate, algorithm: SignatureAlgorithm,
-                                 options: SignatureOptions = SignatureOptions()) throws -> Digest {
+                                 options: SignatureOptions = SignatureOptions(), services: LongTermServices? = nil) throws -> Digest {
         guard !dataFiles.isEmpty else { throw ContainerError.noDataFiles }
+        // Found out before anyone types a PIN: T and above cannot be made without a TSA.
+        if options.profile > .B && services?.timeStamping == nil {
+            throw CoreError.serviceURLMissing(service: "time-stamping authority for a \(options.profile.rawValue) signature (--tsa URL)")
+        }
         guard let usage = certificate.keyUsage, usage.contains(.nonRepudiation) else {
             throw ContainerError.signingCertificateUnsuitable(
                 "it lacks the nonRepudiation key usage, so no validator would accept the signature")
@@ -45,18 +51,19 @@ extension Container {
                                        options: options, signingTime: now)
         let (template, signedInfoDigest) = try builder.prepare()
         pending = PendingSignature(fileName: nextSignatureFileName(), id: id, template: template, digest: signedInfoDigest,
-                                   certificate: certificate, algorithm: algorithm)
+                                   certificate: certificate, algorithm: algorithm, profile: options.profile, services: services)
         return signedInfoDigest
     }
 
     /// Step 2 (DigiDoc's `addSignature`): checks the value against the certificate, adds the
-    /// signature file and saves the container atomically. A value that does not verify is
-    /// refused and nothing is written.
+    /// time-stamp and revocation data the profile asks for, adds the signature file and saves
+    /// the container atomically. A value that does not verify, or a TSA/OCSP failure, leaves
+    /// the container as it was.
     /// - Parameter value: raw `r‖s` (2 × field size) for ECDSA, the RSA signature block otherwise.
     /// - Returns: the name of the new signature file.
     @discardableResult
-    public func addSignature(_ value: Data) throws -> String {
-        let file = try finishPendingSignature(value)
+    public func addSignature(_ value: Data) async throws -> String {
+        let file = try await finishPendingSignature(value)
         try keepingSignatureOnlyIfWritten(file) { _ = try save() }
         pending = nil
         return file.name
@@ -76,9 +83,9 @@ extension Container {
 
     /// Prepares the signature for `signer`'s certificate and asks the signer for its value.
     /// On any failure no signature stays pending.
-    private func requestSignatureValue(from signer: any Signer, options: SignatureOptions) async throws -> Data {
+    private func requestSignatureValue(from signer: any Signer, options: SignatureOptions, services: LongTermServices?) async throws -> Data {
         let certificate = try await signer.certificate()
-        let digest = try prepareSignature(certificate: certificate, algorithm: signer.algorithm, options: options)
+        let digest = try prepareSignature(certificate: certificate, algorithm: signer.algorithm, options: options, services: services)
         do {
             return try await signer.sign(digest: digest)
         } catch {
@@ -88,7 +95,7 @@ extension Container {
     }
 
     /// Checks a signature value against the pending signature and returns the finished file.
-    private func finishPendingSignature(_ value: Data) throws -> SignatureFile {
+    private func finishPendingSignature(_ value: Data) async throws -> SignatureFile {
         guard let pending else { throw ContainerError.noPendingSignature }
         guard pending.certificate.publicKey.verify(signature: value, digest: pending.digest, algorithm: pending.algorithm) else {
             let width = 2 * (pending.algorithm.curve?.fieldSize ?? 0)
@@ -96,21 +103,25 @@ extension Container {
                 pending.algorithm.isECDSA && value.count != width
                     ? "ECDSA values must be raw r‖s of \(width) bytes, got \(value.count)" : "wrong key or wrong digest")
         }
-        return SignatureFile(name: pending.fileName, data: SignatureBuilder.finish(template: pending.template, signatureValue: value),
-                             entry: nil)
+        var data = SignatureBuilder.finish(template: pending.template, signatureValue: value)
+        if pending.profile > .B, let services = pending.services {
+            data = try await SignatureAugmenter(container: self, services: services)
+                .augment(data, fileName: pending.fileName, to: pending.profile) ?? data
+        }
+        return SignatureFile(name: pending.fileName, data: data, entry: nil)
     }
 
     /// Writes a new (or changed) container and signs it in the same pass: each data file is
     /// read once, hashed and compressed on its way into the temporary file; the signer is
     /// asked once all of them are written; the signature, manifest and directory follow; then
     /// the file is renamed into place. A failure anywhere leaves the target as it was.
-    private func saveSigning(with signer: any Signer, options: SignatureOptions) async throws -> String {
+    private func saveSigning(with signer: any Signer, options: SignatureOptions, services: LongTermServices?) async throws -> String {
         defer { pending = nil }   // in one pass, nothing stays pending whatever happens
         let output = try AtomicOutputFile(replacing: path)
         let writer = ZipWriter(output: output)
         let now = Date()
         try writeMimetypeAndDataFiles(writer, now: now)
-        let file = try finishPendingSignature(try await requestSignatureValue(from: signer, options: options))
+        let file = try await finishPendingSignature(try await requestSignatureValue(from: signer, options: options, services: services))
         try keepingSignatureOnlyIfWritten(file) {
             try writeManifestAndSignatures(writer, now: now)
             try output.commit()
@@ -121,9 +132,10 @@ extension Container {
 
     /// Prepares, signs with `signer`, and adds the signature: both steps in one call.
     @discardableResult
-    public func sign(with signer: any Signer, options: SignatureOptions = SignatureOptions()) async throws -> String {
-        if hasUnwrittenDataFiles { return try await saveSigning(with: signer, options: options) }
-        return try addSignature(try await requestSignatureValue(from: signer, options: options))
+    public func sign(with signer: any Signer, options: SignatureOptions = SignatureOptions(),
+                     services: LongTermServices? = nil) async throws -> String {
+        if hasUnwrittenDataFiles { return try await saveSigning(with: signer, options: options, services: services) }
+        return try await addSignature(try await requestSignatureValue(from: signer, options: options, services: services))
     }
 
     /// The lowest free `META-INF/signaturesN.xml`.

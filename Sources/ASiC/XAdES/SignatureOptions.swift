@@ -26,6 +26,9 @@ public struct SignatureOptions: Sendable {
         var isEmpty: Bool { [city, streetAddress, stateOrProvince, postalCode, countryName].allSatisfy { $0?.isEmpty ?? true } }
     }
 
+    /// B, T, LT (default: the lowest level the reference validator accepts) or LTA.
+    /// T and above need `LongTermServices` with a TSA.
+    public var profile: SignatureProfile
     public var roles: [String]
     public var productionPlace: ProductionPlace?
     public var certificateReference: CertificateReference
@@ -34,8 +37,10 @@ public struct SignatureOptions: Sendable {
     /// Overrides the signing time (tests); nil means now.
     public var signingTime: Date?
 
-    public init(roles: [String] = [], productionPlace: ProductionPlace? = nil, certificateReference: CertificateReference = .v2,
-                referenceDigest: TamgaDigestChoice = .sha256, signingTime: Date? = nil) {
+    public init(profile: SignatureProfile = .LT, roles: [String] = [], productionPlace: ProductionPlace? = nil,
+                certificateReference: CertificateReference = .v2, referenceDigest: TamgaDigestChoice = .sha256,
+                signingTime: Date? = nil) {
+        self.profile = profile
         self.roles = roles
         self.productionPlace = productionPlace
         self.certificateReference = certificateReference
@@ -45,6 +50,13 @@ public struct SignatureOptions: Sendable {
 }
 
 import TamgaCore
+
+extension SignatureOptions {
+    /// Baseline B only: no time-stamp, no revocation data (the reference validator calls such
+    /// signatures invalid; useful for tests, or to extend later with `Container.extend`).
+    public static var baselineB: SignatureOptions { SignatureOptions(profile: .B) }
+}
+
 /// The reference digests tamga writes (never SHA-1 or SHA-224).
 public enum TamgaDigestChoice: String, Sendable {
     case sha256, sha384, sha512

@@ -6,7 +6,7 @@ import TamgaCore
 struct SignCommand: Command {
     static let path = ["sign"]
     static let abstract = "Adds a XAdES signature over every data file of a container."
-    static let usage = "CONTAINER [FILE...] --with key:FILE [--cert CERT.pem] [--pin-file FILE] [options] [--json]"
+    static let usage = "CONTAINER [FILE...] --with key:FILE [--profile B|T|LT|LTA] [--tsa URL] [--cert CERT.pem] [--pin-file FILE] [options] [--json]"
     static let help = """
     With FILE arguments, CONTAINER is created from them and signed in the same pass (each file is
     read once); it must not exist unless --force is given. --media-type and --compression work as
@@ -14,6 +14,10 @@ struct SignCommand: Command {
     Signers:
       --with key:FILE        a private key file: PEM or DER PKCS#8 (encrypted or not, with the
                              certificate given by --cert or in the same PEM), or PKCS#12 (.p12)
+    Profile (default LT, the lowest level DigiDoc accepts):
+      --profile B|T|LT|LTA B: signature only; T: + time-stamp; LT: + issuer certificate and OCSP;
+                           LTA: + archive time-stamp. A TSA or OCSP failure writes nothing.
+    \(LongTermOptions.help)
     Secrets (asked once, never retried): --pin-file FILE, else $TAMGA_PIN, else a prompt with echo off.
     Signed properties:
       --role TEXT            a claimed signer role (repeatable)
@@ -22,17 +26,18 @@ struct SignCommand: Command {
                              ETSI EN 319 132-1 baseline; both verify with DigiDoc)
       --digest sha256|sha384|sha512 the hash of the data-file references (default sha256)
       --rsa-pss              sign with RSA-PSS instead of PKCS#1 v1.5 (RSA keys)
-    The signature is XAdES baseline B; the container is rewritten atomically and only after the
-    new signature has been checked against the certificate.
+    The container is rewritten atomically, only after the new signature has been checked against
+    the certificate and its time-stamp and OCSP response have been received and checked.
     """
     static let flags: Set<String> = GlobalOptions.flags.union(["--rsa-pss", "--force"])
     static let options: Set<String> = Set(["--with", "--cert", "--pin-file", "--role", "--city", "--street", "--state",
                                        "--postal-code", "--country", "--signing-certificate", "--digest"])
-        .union(DataFileOptions.options)
+        .union(DataFileOptions.options).union(LongTermOptions.options).union(["--profile"])
 
     let container: String
     let newFiles: [String]
     let fileOptions: DataFileOptions
+    let longTerm: LongTermOptions
     let force: Bool
     let signer: SignerSpecification
     let certificatePath: String?
@@ -46,12 +51,14 @@ struct SignCommand: Command {
         container = first
         newFiles = Array(arguments.positionals.dropFirst())
         fileOptions = try DataFileOptions(arguments)
+        longTerm = try LongTermOptions(arguments)
         force = arguments.has("--force")
         guard let with = arguments.value("--with") else { throw UsageError("say which signer with --with key:FILE") }
         signer = try SignerSpecification(with)
         certificatePath = arguments.value("--cert")
         pinFile = arguments.value("--pin-file")
         var options = SignatureOptions()
+        options.profile = try SignatureProfile(argument: arguments.value("--profile") ?? "LT")
         options.roles = arguments.all("--role")
         let place = SignatureOptions.ProductionPlace(
             city: arguments.value("--city"), streetAddress: arguments.value("--street"),
@@ -81,6 +88,7 @@ struct SignCommand: Command {
         let signatureFile: String
         let signer: String
         let algorithm: String
+        let profile: String
         let dataFiles: [String]
     }
 
@@ -96,16 +104,23 @@ struct SignCommand: Command {
         }
         opened.progress = context.terminal.progress(quiet: global.quiet)
         let secrets = SecretInput(pinFile: pinFile, environment: context.environment)
+        var services = try longTerm.services(environment: context.environment)
+        if options.profile > .B && services.timeStamping == nil {   // say so before asking for a password
+            throw UsageError("a \(options.profile.rawValue) signature needs a time-stamping authority: give --tsa URL or set "
+                             + "\(LongTermOptions.environmentTSA) (or choose --profile B)")
+        }
         let signer = try self.signer.makeSigner(certificatePath: certificatePath, secrets: secrets, pss: pss)
-        let file = try await opened.sign(with: signer, options: options)
+        services.issuerCandidates += (signer as? SoftwareSigner)?.chain ?? []
+        let file = try await opened.sign(with: signer, options: options, services: services)
         let certificate = try await signer.certificate()
         let outcome = Outcome(container: container, signatureFile: file, signer: certificate.subject,
-                              algorithm: signer.algorithm.description, dataFiles: opened.dataFiles.map(\.name))
+                              algorithm: signer.algorithm.description, profile: options.profile.rawValue,
+                              dataFiles: opened.dataFiles.map(\.name))
         if global.json {
             context.terminal.json(outcome)
         } else {
             context.terminal.line("Signed \(container) as \(certificate.subject)")
-            context.terminal.line("  \(outcome.algorithm); signature written to \(file); \(outcome.dataFiles.count) data file(s) covered")
+            context.terminal.line("  \(outcome.algorithm), profile \(outcome.profile); signature written to \(file); \(outcome.dataFiles.count) data file(s) covered")
         }
         return .success
     }

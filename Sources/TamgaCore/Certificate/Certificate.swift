@@ -84,6 +84,9 @@ public struct Certificate: Sendable {
     /// True when `date` lies within notBefore…notAfter.
     public func isValid(at date: Date) -> Bool { date >= notBefore && date <= notAfter }
 
+    /// True when `self` issued `certificate`: names match and `self`'s key verifies its signature.
+    public func isIssuer(of certificate: Certificate) -> Bool { handle.issued(certificate.handle) }
+
     /// True when the subject DN equals the issuer DN (a root or other self-issued certificate).
     public var isSelfIssued: Bool { subject == issuer }
 

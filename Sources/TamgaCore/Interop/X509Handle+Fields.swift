@@ -104,6 +104,13 @@ extension X509Handle {
         return (ocsp, caIssuers)
     }
 
+    /// `X509_check_issued` (names, key identifiers, key usage) plus the signature itself.
+    func issued(_ subject: X509Handle) -> Bool {
+        defer { ERR_clear_error() }
+        guard X509_check_issued(pointer, subject.pointer) == X509_V_OK, let key = X509_get0_pubkey(pointer) else { return false }
+        return X509_verify(subject.pointer, key) == 1
+    }
+
     var publicKey: PKeyHandle? {
         guard let key = X509_get_pubkey(pointer) else { return nil }
         return PKeyHandle(taking: key)

@@ -16,14 +16,25 @@ public struct HTTPTransport: Sendable {
     public init(timeout: TimeInterval = 20) { self.timeout = timeout }
 
     public func post(_ body: Data, to url: URL, contentType: String, accept: String, service: String) async throws -> Data {
+        try await exchange(url: url, service: service) { request in
+            request.httpMethod = "POST"
+            request.httpBody = body
+            request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+            request.setValue(accept, forHTTPHeaderField: "Accept")
+        }
+    }
+
+    /// GETs a small document (an issuer certificate from an AIA caIssuers URL).
+    public func get(_ url: URL, service: String) async throws -> Data {
+        try await exchange(url: url, service: service) { $0.httpMethod = "GET" }
+    }
+
+    private func exchange(url: URL, service: String, prepare: (inout URLRequest) -> Void) async throws -> Data {
         guard url.scheme == "http" || url.scheme == "https" else {
             throw CoreError.serviceUnreachable(service: service, url: url.absoluteString, reason: "only http and https URLs are supported")
         }
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-        request.httpMethod = "POST"
-        request.httpBody = body
-        request.setValue(contentType, forHTTPHeaderField: "Content-Type")
-        request.setValue(accept, forHTTPHeaderField: "Accept")
+        prepare(&request)
         request.setValue("no-cache", forHTTPHeaderField: "Cache-Control")
         request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
         let configuration = URLSessionConfiguration.ephemeral

@@ -15,7 +15,13 @@ public struct TimeStampClient: Sendable {
     /// - Parameter data: the bytes to time-stamp (for XAdES, the canonical `ds:SignatureValue`);
     ///   the imprint is their SHA-256 unless `algorithm` says otherwise.
     public func timeStamp(_ data: Data, algorithm: DigestAlgorithm = .sha256) async throws -> TimeStampToken {
-        let imprint = Digest.compute(algorithm, over: data).bytes
+        try await timeStamp(imprint: Digest.compute(algorithm, over: data))
+    }
+
+    /// Time-stamps a digest computed by the caller (an archive time-stamp hashes whole files).
+    public func timeStamp(imprint digest: Digest) async throws -> TimeStampToken {
+        let imprint = digest.bytes
+        let algorithm = digest.algorithm
         var nonce = [UInt8](repeating: 0, count: 20)
         guard SecureRandom.fill(&nonce) else {
             throw CoreError.cryptoFailure(operation: "RAND_bytes", reason: "the random generator failed")
@@ -35,7 +41,7 @@ public struct TimeStampClient: Sendable {
             throw CoreError.serviceResponseRejected(service: "time-stamping authority", url: url.absoluteString, reason: "unreadable token")
         }
         // Integrity and purpose now; whether the TSA is trusted is the validator's question.
-        if case .invalid(let why) = token.verify(covering: data, trust: TrustStore()) {
+        if case .invalid(let why) = token.verify(imprint: digest, trust: TrustStore()) {
             throw CoreError.serviceResponseRejected(service: "time-stamping authority", url: url.absoluteString, reason: why)
         }
         guard !token.certificates.isEmpty else {

@@ -35,7 +35,15 @@ public struct TimeStampToken: Sendable {
     /// timeStamping EKU and its chain to `trust` at genTime, and that the token covers `data`.
     public func verify(covering data: Data, trust: TrustStore) -> Verdict {
         guard let algorithm = imprintAlgorithm else { return .invalid("unknown imprint hash") }
-        let expected = Digest.compute(algorithm, over: data).bytes
+        return verify(imprint: Digest.compute(algorithm, over: data), trust: trust)
+    }
+
+    /// The same, for an imprint the caller computed (it must use the token's imprint hash).
+    public func verify(imprint: Digest, trust: TrustStore) -> Verdict {
+        guard imprint.algorithm == imprintAlgorithm else {
+            return .invalid("the token's imprint uses \(imprintAlgorithm.map(\.description) ?? "an unknown hash"), not \(imprint.algorithm)")
+        }
+        let expected = imprint.bytes
         guard !trust.anchors.isEmpty else {
             // Still check integrity: the token's own certificates as anchors prove the signature.
             switch handle.verify(expectedImprint: expected, anchors: handle.certificates, intermediates: [], at: genTime) {
