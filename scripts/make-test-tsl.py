@@ -20,7 +20,8 @@ What it writes into OUTDIR
   ``wrong-tsl-signer.*``: a second, unrelated signer made the same way. Both are reused when
   present (so the lists can be remade without changing the pinned certificate); delete them
   to get new keys.
-* ``tsl-*.xml``: one signed list per case (see CASES below).
+* ``tsl-*.xml``: one signed list per case (the ``cases`` table in main(); OUTDIR/README.md in
+  Fixtures/tsl describes them).
 * ``cases.json``: for each case the file, the certificate that signed it, the certificate a
   verifier pins, and the expected outcome for a signature made in 2026 by Fixtures/pki
   ec-p256, time-stamped then by tsa, with OCSP from ocsp-responder.

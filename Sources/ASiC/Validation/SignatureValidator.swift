@@ -36,7 +36,7 @@ struct SignatureValidator {
     }
 
     private func failure(_ file: SignatureFile, _ code: String, _ message: String) -> ValidationReport.SignatureResult {
-        .init(file: file.name, id: nil, signer: nil, signerSerial: nil, signingTime: nil, signatureMethod: nil, profile: "B",
+        .init(file: file.name, id: nil, signer: nil, signerSerial: nil, signingTime: nil, timeStampTime: nil, signatureMethod: nil, profile: "B",
               status: .invalid, findings: [.init(code: code, severity: .invalid, message: message)])
     }
 
@@ -129,38 +129,32 @@ struct SignatureValidator {
             checkDataObjectFormats(signedInfo: signedInfo, signedProperties: signedProperties, findings: &findings)
         }
 
-        // --- The certificate: nonRepudiation and a chain to an anchor.
+        // --- Time-stamps, OCSP and archive time-stamps; they also fix the time of the chain check.
+        let helpers = certificateValues(in: qualifying)
+        let longTerm = LongTermValidator(container: container, options: options).check(
+            signature: signature, in: document, signedInfo: signedInfo, signatureValue: signatureValueElement,
+            qualifying: qualifying, certificate: certificate, helpers: helpers, findings: &findings)
+
+        // --- The certificate: nonRepudiation and a chain to an anchor, at the time-stamp's time.
         if let certificate {
             if !(certificate.keyUsage?.contains(.nonRepudiation) ?? false) {
                 findings.invalid("no-non-repudiation", "the signer's certificate lacks the nonRepudiation key usage")
             }
-            var trust = options.trust
-            trust.intermediates += certificateValues(in: qualifying)
-            switch trust.verify(certificate, at: options.time ?? Date()) {
+            let time = longTerm.signatureTime ?? options.time ?? Date()
+            let trust = TrustStore(anchors: options.anchors(for: .certificateAuthority, at: time),
+                                   intermediates: options.trust.intermediates + helpers)
+            switch trust.verify(certificate, at: time) {
             case .trusted: break
             case .unknown(let reason): findings.add("trust-not-established", .unknown, "the signer's certificate chain: \(reason)")
-            case .invalid(let reason): findings.invalid("certificate-chain", "the signer's certificate chain: \(reason)")
+            case .invalid(let reason): findings.invalid("certificate-chain", "the signer's certificate chain at \(XSDDateTime.format(time)): \(reason)")
             }
         }
-
-        // --- Profile detection; T/LT/LTA contents are judged by the long-term validator.
-        let unsigned = qualifying?.child("UnsignedProperties", in: XMLNamespace.xades)?
-            .child("UnsignedSignatureProperties", in: XMLNamespace.xades)
-        var profile = "B"
-        if let unsigned {
-            let names = Set(unsigned.children.map(\.localName))
-            if names.contains("SignatureTimeStamp") { profile = "T" }
-            if profile == "T", names.contains("RevocationValues") { profile = "LT" }
-            if profile == "LT", names.contains("ArchiveTimeStamp") { profile = "LTA" }
-            if profile != "B" {
-                findings.warning("long-term-data-not-checked",
-                                 "the \(profile) time-stamp and revocation data are present but this version does not check them")
-            }
-        }
+        let profile = longTerm.profileLabel
+        let timeStampTime = longTerm.timeStampTime
 
         return .init(file: file.name, id: id, signer: certificate?.subject, signerSerial: certificate?.serialNumber,
-                     signingTime: signingTime, signatureMethod: methodURI, profile: profile, status: findings.status,
-                     findings: findings.items)
+                     signingTime: signingTime, timeStampTime: timeStampTime, signatureMethod: methodURI, profile: profile,
+                     status: findings.status, findings: findings.items)
     }
 
     private func checkReferences(signedInfo: XMLElement?, signature: XMLElement, signedProperties: XMLElement?,

@@ -34,9 +34,12 @@ public struct ValidationReport: Sendable, Codable, Equatable {
         public let id: String?
         public let signer: String?
         public let signerSerial: String?
+        /// The signer's claimed time (SigningTime): not evidence.
         public let signingTime: String?
+        /// genTime of the signature time-stamp: the time the signature provably existed.
+        public let timeStampTime: String?
         public let signatureMethod: String?
-        /// B, T, LT or LTA, from the unsigned properties present.
+        /// B, T, LT or LTA, from the unsigned properties present; TM for a legacy time-mark.
         public let profile: String
         public let status: Status
         public let findings: [Finding]

@@ -1,0 +1,190 @@
+import Foundation
+import TamgaCore
+
+/// Judges the unsigned properties of one signature the way the reference does
+/// (asice.md §1.5, trust.md): the signature time-stamp over the canonical SignatureValue,
+/// the OCSP response (signature, responder trust at producedAt, status good for the signer,
+/// producedAt not before genTime and at most 15 minutes after it), archive time-stamps over
+/// their exact input, and the signer's chain at the time-stamp's time.
+struct LongTermValidator {
+    let container: Container
+    let options: ValidationOptions
+
+    struct Outcome {
+        var profile: SignatureProfile
+        var profileLabel: String
+        /// genTime of a valid signature time-stamp: the time at which the signer is checked.
+        var signatureTime: Date?
+        var timeStampTime: String?
+    }
+
+    // swiftlint:disable:next function_body_length
+    func check(signature: XMLElement, in document: XMLDocument, signedInfo: XMLElement?, signatureValue: XMLElement?,
+               qualifying: XMLElement?, certificate: Certificate?, helpers: [Certificate], findings: inout FindingList) -> Outcome {
+        let properties = qualifying?.child("UnsignedProperties", in: XMLNamespace.xades)?
+            .child("UnsignedSignatureProperties", in: XMLNamespace.xades)
+        var outcome = Outcome(profile: SignatureProfile.detect(qualifying), profileLabel: "", signatureTime: nil, timeStampTime: nil)
+        outcome.profileLabel = outcome.profile.rawValue
+        let timeStamps = properties?.children("SignatureTimeStamp", in: XMLNamespace.xades) ?? []
+        let revocationValues = properties?.children("RevocationValues", in: XMLNamespace.xades) ?? []
+
+        // Legacy BDOC time-mark: OCSP without a time-stamp. Read and reported, not judged.
+        if timeStamps.isEmpty, !revocationValues.isEmpty {
+            outcome.profileLabel = "TM"
+            findings.add("time-mark-not-validated", .unknown,
+                         "a legacy BDOC time-mark signature (OCSP without a time-stamp); tamga reports it but does not validate time-marks")
+            return outcome
+        }
+        if outcome.profile < options.minimumProfile {
+            let what = outcome.profile == .B ? "no signature time-stamp" : "no revocation values (OCSP)"
+            findings.invalid("profile-too-low", "a \(outcome.profile.rawValue)-level signature (\(what)); at least \(options.minimumProfile.rawValue) is required")
+        }
+
+        // --- T: the signature time-stamp.
+        var genTime: Date? = nil
+        if timeStamps.count > 1 {
+            findings.invalid("timestamp-count", "more than one SignatureTimeStamp is not supported")
+        } else if let element = timeStamps.first, let signatureValue {
+            genTime = checkTimeStamp(element, covering: .canonical(signatureValue, document), code: "signature-timestamp", findings: &findings)
+            if let genTime {
+                outcome.signatureTime = genTime
+                outcome.timeStampTime = XSDDateTime.format(genTime)
+            }
+        }
+
+        // --- LT: OCSP for the signer, under the issuer's key.
+        if let certificate, outcome.profile >= .LT {
+            if revocationValues.count != 1 {
+                findings.invalid("revocation-values", "exactly one RevocationValues is required, found \(revocationValues.count)")
+            } else {
+                checkOCSP(revocationValues[0], certificate: certificate, helpers: helpers, genTime: genTime, findings: &findings)
+            }
+        }
+
+        // --- LTA: each archive time-stamp over what precedes it.
+        if let properties, outcome.profile >= .LTA {
+            var previous = genTime
+            for archive in properties.children("ArchiveTimeStamp", in: XMLNamespace.xades141) {
+                let time = checkTimeStamp(archive, covering: .archive(signature, document, archive), code: "archive-timestamp",
+                                          findings: &findings)
+                if let time, let earlier = previous, time < earlier {
+                    findings.invalid("archive-timestamp", "an archive time-stamp (\(XSDDateTime.format(time))) is older than the evidence it covers")
+                }
+                previous = time ?? previous
+            }
+        }
+        return outcome
+    }
+
+    /// What a time-stamp covers.
+    enum Covered {
+        /// One element, canonicalized (the SignatureValue for a signature time-stamp).
+        case canonical(XMLElement, XMLDocument)
+        /// The archive input up to this ArchiveTimeStamp (signature, document, the time-stamp).
+        case archive(XMLElement, XMLDocument, XMLElement)
+    }
+
+    /// Verifies one time-stamp element (`SignatureTimeStamp` or `ArchiveTimeStamp`); returns
+    /// its genTime when the token is intact and covers the right bytes.
+    private func checkTimeStamp(_ element: XMLElement, covering covered: Covered, code: String, findings: inout FindingList) -> Date? {
+        let encapsulated = element.children("EncapsulatedTimeStamp", in: XMLNamespace.xades)
+        guard encapsulated.count == 1, let der = Base64.decode(encapsulated[0].text), let token = try? TimeStampToken(der: der) else {
+            findings.invalid(code, "\(element.localName) must hold exactly one readable EncapsulatedTimeStamp")
+            return nil
+        }
+        // Without a CanonicalizationMethod the reference uses C14N 1.0.
+        let methodURI = element.child("CanonicalizationMethod", in: XMLNamespace.ds)?.attribute("Algorithm")
+        guard let method = methodURI.map(Canonicalization.init(rawValue:)) ?? .c14n10 else {
+            findings.invalid(code, "\(element.localName) names an unknown canonicalization \(methodURI ?? "")")
+            return nil
+        }
+        guard let algorithm = token.imprintAlgorithm else {
+            findings.invalid(code, "\(element.localName): the token's imprint hash is unknown")
+            return nil
+        }
+        let imprint: Digest
+        do {
+            switch covered {
+            case .archive(let signature, let document, let stop):
+                // Streamed over the data files with the token's own imprint hash.
+                imprint = try ArchiveTimeStampInput.digest(signature: signature, in: document, container: container,
+                                                           method: method, algorithm: algorithm, before: stop)
+            case .canonical(let target, let document):
+                imprint = Digest.compute(algorithm, over: try document.canonicalize(target, method))
+            }
+        } catch {
+            findings.invalid(code, "\(element.localName): \(error)")
+            return nil
+        }
+        let trust = TrustStore(anchors: options.anchors(for: .timeStamping, at: token.genTime), intermediates: options.trust.intermediates)
+        switch token.verify(imprint: imprint, trust: trust) {
+        case .valid:
+            if algorithm.isWeak { findings.warning("weak-digest", "\(element.localName) uses \(algorithm)") }
+            return token.genTime
+        case .untrusted(let why):
+            findings.add("\(code)-untrusted", .unknown, "\(element.localName): the TSA is not trusted at \(XSDDateTime.format(token.genTime)) (\(why))")
+            return token.genTime
+        case .invalid(let why):
+            findings.invalid(code, "\(element.localName) does not verify: \(why)")
+            return nil
+        }
+    }
+
+    private func checkOCSP(_ revocationValues: XMLElement, certificate: Certificate, helpers: [Certificate], genTime: Date?,
+                           findings: inout FindingList) {
+        let values = revocationValues.children("OCSPValues", in: XMLNamespace.xades)
+            .flatMap { $0.children("EncapsulatedOCSPValue", in: XMLNamespace.xades) }
+        guard !values.isEmpty else {
+            findings.invalid("ocsp-missing", "RevocationValues holds no OCSP response")
+            return
+        }
+        let pool = helpers + options.trust.intermediates + options.trust.anchors
+        guard let issuer = pool.first(where: { $0.isIssuer(of: certificate) }) else {
+            findings.add("issuer-missing", .unknown, "the signer's issuing CA certificate is neither in the signature nor given (--certs)")
+            return
+        }
+        var reasons: [String] = []
+        for value in values {
+            guard let der = Base64.decode(value.text), let response = try? OCSPResponse(der: der), response.isSuccessful,
+                  let producedAt = response.producedAt else {
+                reasons.append("an unreadable or unsuccessful OCSP response")
+                continue
+            }
+            guard let status = response.status(of: certificate, issuer: issuer) else {
+                reasons.append("an OCSP response about another certificate")
+                continue
+            }
+            let anchors = options.anchors(for: .ocsp, at: producedAt)
+            if let why = response.verifySignature(anchors: anchors, intermediates: helpers + options.trust.intermediates,
+                                                  at: producedAt, byListing: options.responderTrustedByListing) {
+                let untrusted = why.contains("certificate verify error") || why.contains("unable to get") || why.contains("not trusted")
+                    || anchors.isEmpty
+                if untrusted {
+                    findings.add("ocsp-responder-untrusted", .unknown, "the OCSP responder is not trusted at \(XSDDateTime.format(producedAt)) (\(why))")
+                } else {
+                    findings.invalid("ocsp-signature", "the OCSP response does not verify: \(why)")
+                }
+                return
+            }
+            switch status.kind {
+            case .good: break
+            case .revoked:
+                findings.invalid("certificate-revoked", "the OCSP response says the signer's certificate was revoked"
+                                 + (status.revocationTime.map { " on \(XSDDateTime.format($0))" } ?? ""))
+                return
+            case .unknown:
+                findings.invalid("ocsp-status-unknown", "the OCSP responder does not know the signer's certificate")
+                return
+            }
+            if let genTime {
+                if producedAt < genTime {
+                    findings.invalid("ocsp-before-timestamp", "the OCSP response (\(XSDDateTime.format(producedAt))) was produced before the time-stamp (\(XSDDateTime.format(genTime)))")
+                } else if producedAt.timeIntervalSince(genTime) > 15 * 60 {
+                    findings.warning("ocsp-produced-late", "the OCSP response was produced \(Int(producedAt.timeIntervalSince(genTime) / 60)) minutes after the time-stamp")
+                }
+            }
+            return
+        }
+        findings.invalid("ocsp-missing", "no usable OCSP response: \(reasons.joined(separator: "; "))")
+    }
+}
