@@ -6,7 +6,9 @@
 #   scripts/test-services-selftest.sh [-v]
 #
 # Needs Fixtures/pki (scripts/make-test-pki.sh), /usr/bin/python3 with python3-cryptography,
-# openssl and curl. Ends with "N passed, N failed"; exit 1 on a failure. Takes ~10 s.
+# openssl and curl. Ends with "N passed, N failed"; exit 1 on a failure. Takes ~3 s.
+# ok/bad always return 0, so "A && ok || bad" is an if-then-else here.
+# shellcheck disable=SC2015,SC2001
 set -uo pipefail
 
 VERBOSE=0
@@ -126,11 +128,12 @@ check "POST /tsa wrong Content-Type -> 415" \
   "$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/octet-stream' --data-binary @q256.tsq "$URL/tsa")" '^415$'
 
 # concurrency: 4 parallel requests, all valid, distinct serials
-for i in 1 2 3 4; do post_tsq q256.tsq /tsa "par$i.tsr" >"par$i.code" & done
-wait $(jobs -p) 2>/dev/null
+PIDS=()
+for i in 1 2 3 4; do post_tsq q256.tsq /tsa "par$i.tsr" >"par$i.code" & PIDS+=($!); done
+wait "${PIDS[@]}"
 out=
 for i in 1 2 3 4; do
-  out+="$(cat "par$i.code") $(tsverify q256.tsq "par$i.tsr" | head -1)"$'\n'
+  out+="$(cat "par$i.code") $(tsverify q256.tsq "par$i.tsr" | grep -E '^Verification')"$'\n'
   openssl ts -reply -in "par$i.tsr" -text 2>/dev/null | sed -n 's/^Serial number: //p' >>serials
 done
 [ "$(grep -cE '^200 application/timestamp-reply Verification: OK$' <<<"$out")" = 4 ] && [ "$(sort -u serials | wc -l)" = 4 ] \
@@ -143,11 +146,8 @@ check "POST /tsa/garbage -> 200 unparseable" \
 check "POST /tsa/rejection -> status rejection, no token" \
   "$(post_tsq q256.tsq /tsa/rejection rej.tsr; echo; openssl ts -reply -in rej.tsr -text 2>&1; openssl asn1parse -inform DER -in rej.tsr 2>&1)" \
   '^200 application/timestamp-reply' 'Status: Rejected' 'TST info:' '!pkcs7|signedData'
-t0=$(date +%s%N)
 check "POST /tsa/slow: client timeout after 1 s" \
   "$(curl -s -o /dev/null --max-time 1 -H 'Content-Type: application/timestamp-query' --data-binary @q256.tsq "$URL/tsa/slow"; echo "curl=$?")" '^curl=28$'
-t1=$(date +%s%N)
-[ $(( (t1 - t0) / 1000000 )) -lt 5000 ] && ok "slow request did not block the client" || bad "slow took $(( (t1 - t0) / 1000000 )) ms"
 
 # ------------------------------------------------------------------ OCSP
 # ocsp_q PATH CERT [extra args before -cert]
@@ -182,10 +182,10 @@ check "OCSP without nonce in the request: none in the response" "$(ocsp_q /ocsp 
 check "/ocsp/unknown -> unknown" "$(ocsp_q /ocsp/unknown ec-p256)" '^Response verify OK' "$C: unknown" '!WARNING'
 check "/ocsp/revoked -> revoked" "$(ocsp_q /ocsp/revoked ec-p256)" '^Response verify OK' "$C: revoked" 'Revocation Time:'
 check "/ocsp/stale -> status times invalid" "$(ocsp_q /ocsp/stale ec-p256)" \
-  '^Response verify OK' 'WARNING: Status times invalid' "$C: good"
+  '^Response verify OK' "$C: WARNING: Status times invalid" 'status expired' '^good$'
 check "/ocsp/no-nonce -> WARNING: no nonce in response" "$(ocsp_q /ocsp/no-nonce ec-p256)" \
   'WARNING: no nonce in response' '^Response verify OK'
-check "/ocsp/wrong-nonce -> Nonce Verify error" "$(ocsp_q /ocsp/wrong-nonce ec-p256)" 'Nonce Verify error' '!: good'
+check "/ocsp/wrong-nonce -> Nonce Verify error" "$(ocsp_q /ocsp/wrong-nonce ec-p256)" '^Nonce Verify error' "!$C: good"
 check "/ocsp/bad-signature -> verify failure" "$(ocsp_q /ocsp/bad-signature ec-p256)" \
   'Response Verify Failure' '!Response verify OK'
 check "/ocsp/bad-signature is a well-formed response" \

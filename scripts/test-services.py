@@ -56,7 +56,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -341,7 +340,7 @@ class Services:
         if variant == "wrong-nonce":
             if nonce is not None:
                 # same DER shape, every content byte inverted
-                t, s, e = der_tlv(nonce, 0) if nonce[:1] == b"\x04" else (None, 0, len(nonce))
+                _, s, e = der_tlv(nonce, 0) if nonce[:1] == b"\x04" else (None, 0, len(nonce))
                 fake = nonce[:s] + bytes(x ^ 0xFF for x in nonce[s:e]) + nonce[e:]
             else:
                 fake = octet_string(os.urandom(16))
@@ -376,6 +375,9 @@ def garbage():
 
 class Handler(http.server.BaseHTTPRequestHandler):
     server_version = "tamga-test-services/1"
+    # HTTP/1.1 so that "Expect: 100-continue" (libcurl, URLSession on Linux) gets its 100 at
+    # once; every answer still carries Content-Length and closes the connection.
+    protocol_version = "HTTP/1.1"
     services = None  # set in main
 
     def log_message(self, fmt, *args):

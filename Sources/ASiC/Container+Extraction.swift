@@ -19,11 +19,12 @@ extension Container {
             return file
         }
         let base = URL(fileURLWithPath: folder).standardizedFileURL
+        let basePrefix = base.path.hasSuffix("/") ? base.path : base.path + "/"
         var plan: [(DataFile, URL)] = []
         for file in chosen {
             let segments = file.name.split(separator: "/").map { Self.safeFileName(String($0)) }
             let target = segments.reduce(base) { $0.appendingPathComponent($1) }.standardizedFileURL
-            guard target.path.hasPrefix(base.path + "/") else { throw ContainerError.unsafeEntryName(file.name) }
+            guard target.path.hasPrefix(basePrefix) else { throw ContainerError.unsafeEntryName(file.name) }
             var info = stat()
             if lstat(target.path, &info) == 0 {
                 guard overwrite else { throw ContainerError.wouldOverwrite(target.path) }
@@ -36,11 +37,15 @@ extension Container {
         var written: [String] = []
         for (file, target) in plan {
             let parent = target.deletingLastPathComponent()
-            try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+            do {
+                try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+            } catch {
+                throw ContainerError.ioFailure(path: parent.path, reason: "cannot create the folder (\((error as NSError).localizedDescription))")
+            }
             // A symlink planted in the path could redirect the write outside the folder.
             let resolvedParent = parent.resolvingSymlinksInPath().path
-            guard resolvedParent == base.resolvingSymlinksInPath().path
-                    || resolvedParent.hasPrefix(base.resolvingSymlinksInPath().path + "/") else {
+            let resolvedBase = base.resolvingSymlinksInPath().path
+            guard resolvedParent == resolvedBase || resolvedParent.hasPrefix(resolvedBase.hasSuffix("/") ? resolvedBase : resolvedBase + "/") else {
                 throw ContainerError.unsafeEntryName(file.name)
             }
             let output = try AtomicOutputFile(replacing: target.path)

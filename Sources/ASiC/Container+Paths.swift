@@ -22,9 +22,20 @@ extension Container {
     /// reference requires when adding.
     static func validateNewDataFileName(_ name: String) throws {
         guard !name.isEmpty, name != "mimetype", name != ".", name != "..", !name.contains("/"), !name.contains("\\"),
-              !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }),
+              !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }), XMLText.isAllowed(name),
               name.utf8.count <= 255 else {
             throw ContainerError.invalidDataFileName(name)
+        }
+    }
+}
+
+extension Container {
+    /// `type/subtype` with the characters RFC 6838 allows (parameters are not used in ASiC).
+    static func validateMediaType(_ type: String) throws {
+        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$&-^_.+")
+        let parts = type.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.unicodeScalars.allSatisfy(allowed.contains) }), type.count <= 255 else {
+            throw ContainerError.invalidMediaType(type)
         }
     }
 }

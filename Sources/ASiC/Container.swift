@@ -13,6 +13,9 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
     static let manifestPath = "META-INF/manifest.xml"
     /// Limits for entries read into memory: manifest and signature XML.
     static let xmlEntryLimit: UInt64 = 16 << 20
+    /// Limits on signature files, which are held in memory: count and total size.
+    static let maximumSignatureFiles = 1_000
+    static let signatureBytesLimit = 64 << 20
 
     /// Where the container lives (or will be written by `save()`).
     public let path: String
@@ -24,6 +27,8 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
     public var progress: ProgressHandler?
     /// How data files added from disk are compressed.
     public var compression: CompressionPolicy = .automatic
+    /// Hashes computed while data files are written (so signing needs no second read).
+    var digestsWhileWriting: Set<DigestAlgorithm> = [.sha256]
 
     var reader: ZipReader?
     private var otherMetaEntries: [ZipEntry]
@@ -71,13 +76,19 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
 
         var byName: [String: ZipEntry] = [:]
         var signatures: [SignatureFile] = []
+        var signatureBytes = 0
         var otherMeta: [ZipEntry] = []
         for entry in reader.entries.dropFirst() where !entry.name.hasSuffix("/") {
             if entry.name.hasPrefix("META-INF/") {
                 if entry.name == Container.manifestPath { continue }
                 let file = String(entry.name.dropFirst("META-INF/".count))
                 if file.contains("signatures") && file.hasSuffix(".xml") {
+                    guard signatures.count < Container.maximumSignatureFiles,
+                          signatureBytes + Int(clamping: entry.uncompressedSize) <= Container.signatureBytesLimit else {
+                        throw ContainerError.entryTooLarge(name: "META-INF signature files", limit: Container.signatureBytesLimit)
+                    }
                     let data = try reader.read(entry, limit: Container.xmlEntryLimit)
+                    signatureBytes += data.count
                     _ = try XMLDocument(data: data, name: entry.name)   // refuse unparsable or DTD-bearing files now
                     signatures.append(SignatureFile(name: entry.name, data: data, entry: entry))
                 } else {
@@ -98,6 +109,17 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
         if let unlisted = byName.keys.sorted().first {
             throw ContainerError.manifestMismatch("\(unlisted) is in the container but not in the manifest")
         }
+        // "a" and "a/b" cannot both be extracted: one would have to be a file and a folder.
+        let names = Set(files.map(\.name))
+        for file in files {
+            var folder = Substring(file.name)
+            while let slash = folder.lastIndex(of: "/") {
+                folder = folder[..<slash]
+                if names.contains(String(folder)) {
+                    throw ContainerError.unsafeEntryName("\(file.name) (its folder \(folder) is also a data file)")
+                }
+            }
+        }
         dataFiles = files
         self.signatures = signatures.sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
         structureWarnings = warnings
@@ -115,10 +137,12 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
         let name = name ?? URL(fileURLWithPath: filePath).lastPathComponent
         try Container.validateNewDataFileName(name)
         guard !dataFiles.contains(where: { $0.name == name }) else { throw ContainerError.dataFileExists(name) }
+        if let mediaType { try Container.validateMediaType(mediaType) }
         let input = try InputFile(path: filePath)
         guard input.size > 0 else { throw ContainerError.emptyDataFile(filePath) }
         dataFiles.append(DataFile(name: name, mediaType: mediaType ?? MediaType.guess(forFileName: name), size: input.size,
                                   source: .file(path: filePath)))
+        forgetDigests(of: name)
     }
 
     /// Removes a data file (on `save()`). Refused once the container is signed.
@@ -126,7 +150,15 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
         guard !isSigned else { throw ContainerError.containerSigned }
         guard let index = dataFiles.firstIndex(where: { $0.name == name }) else { throw ContainerError.dataFileNotFound(name) }
         dataFiles.remove(at: index)
+        forgetDigests(of: name)
     }
+
+    private func forgetDigests(of name: String) {
+        for algorithm in DigestAlgorithm.allCases { digestCache["\(algorithm.rawValue):\(name)"] = nil }
+    }
+
+    /// A digest remembered from writing or an earlier hash, if any (tests use it).
+    func cachedDigest(named name: String, _ algorithm: DigestAlgorithm) -> Digest? { digestCache["\(algorithm.rawValue):\(name)"] }
 
     /// Streams a data file's bytes.
     public func read(_ file: DataFile, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
@@ -204,7 +236,12 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
     /// The rest: manifest, other META-INF files, signatures, central directory.
     func writeManifestAndSignatures(_ writer: ZipWriter, now: Date) throws {
         let manifest = Manifest(entries: dataFiles.map { Manifest.Entry(path: $0.name, mediaType: $0.mediaType) })
-        try writer.add(name: Container.manifestPath, data: manifest.serialized(mimetype: Container.mimetype), method: .deflated, modified: now)
+        let manifestData = manifest.serialized(mimetype: Container.mimetype)
+        // Never commit a container tamga itself could not reopen.
+        guard (try? Manifest(data: manifestData, mimetype: Container.mimetype)) == manifest else {
+            throw ContainerError.malformedManifest("the manifest being written would not read back; nothing was written")
+        }
+        try writer.add(name: Container.manifestPath, data: manifestData, method: .deflated, modified: now)
         for entry in otherMetaEntries {
             guard let reader else { break }
             try writer.copy(entry, from: reader)
@@ -230,18 +267,19 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
             throw ContainerError.ioFailure(path: filePath, reason: "the file changed size while the container was being written")
         }
         let method = try compression.method(for: input, name: file.name)
-        // Hash while writing: signing right after creation then needs no second pass.
-        let hasher = StreamingDigest(.sha256)
+        // Hash while writing: signing right after creation then needs no second pass, and the
+        // digests are of exactly the bytes that went into the container.
+        let hashers = digestsWhileWriting.map { StreamingDigest($0) }
         var done: UInt64 = 0
         try writer.add(name: file.name, method: method, modified: input.modified, expectedSize: input.size) { feed in
             try input.stream(from: 0, length: input.size) { chunk in
-                hasher.update(chunk)
+                for hasher in hashers { hasher.update(chunk) }
                 try feed(chunk)
                 done += UInt64(chunk.count)
                 progress?(ProgressEvent(phase: .writing, item: file.name, completed: done, total: input.size))
             }
         }
-        digestCache["sha256:\(file.name)"] = hasher.finish()
+        for hasher in hashers { digestCache["\(hasher.algorithm.rawValue):\(file.name)"] = hasher.finish() }
     }
 
     /// Re-reads the file just written so that entries point into it.

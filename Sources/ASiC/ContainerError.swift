@@ -6,6 +6,8 @@ import TamgaCore
 /// Signature *verification* outcomes are not errors: they are findings in a `ValidationReport`.
 public enum ContainerError: Error, Equatable, Sendable {
     case fileNotFound(String)
+    /// An input that exists but cannot be read as a file (a folder, no permission).
+    case unreadableInput(path: String, reason: String)
     case ioFailure(path: String, reason: String)
     /// The bytes are not a readable ZIP archive (truncated, corrupt directory, overlapping entries).
     case malformedZip(String)
@@ -42,10 +44,15 @@ public enum ContainerError: Error, Equatable, Sendable {
     case signatureValueRejected(String)
     case signingCertificateUnsuitable(String)
     case alreadyExists(String)
+    /// A media type that is not `type/subtype`, or holds characters XML cannot carry.
+    case invalidMediaType(String)
+    /// A role or production place with characters XML cannot carry.
+    case invalidSignatureProperty(String)
 
     public var code: String {
         switch self {
         case .fileNotFound: "file-not-found"
+        case .unreadableInput: "unreadable-input"
         case .ioFailure: "io-failure"
         case .malformedZip: "malformed-zip"
         case .unsupportedZip: "unsupported-zip"
@@ -71,6 +78,8 @@ public enum ContainerError: Error, Equatable, Sendable {
         case .signatureValueRejected: "signature-value-rejected"
         case .signingCertificateUnsuitable: "signing-certificate-unsuitable"
         case .alreadyExists: "already-exists"
+        case .invalidMediaType: "invalid-media-type"
+        case .invalidSignatureProperty: "invalid-signature-property"
         }
     }
 }
@@ -79,6 +88,7 @@ extension ContainerError: CustomStringConvertible {
     public var description: String {
         switch self {
         case .fileNotFound(let p): "\(p): no such file."
+        case .unreadableInput(let p, let why): "\(p) cannot be read: \(why)."
         case .ioFailure(let p, let why): "\(p): \(why)."
         case .malformedZip(let why): "Not a readable ASiC-E container: \(why). The file may be truncated or not a container."
         case .unsupportedZip(let why): "Unsupported ZIP feature: \(why)."
@@ -104,6 +114,8 @@ extension ContainerError: CustomStringConvertible {
         case .signatureValueRejected(let why): "The signature value does not verify against the signing certificate (\(why)); nothing was written."
         case .signingCertificateUnsuitable(let why): "The signing certificate cannot sign: \(why)."
         case .alreadyExists(let p): "\(p) already exists; use --force to replace it."
+        case .invalidMediaType(let t): "\"\(t)\" is not a media type (type/subtype, e.g. application/pdf)."
+        case .invalidSignatureProperty(let v): "\"\(v)\" holds characters that cannot be written into a signature."
         }
     }
 }

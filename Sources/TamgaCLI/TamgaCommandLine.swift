@@ -14,7 +14,27 @@ public enum TamgaCommandLine {
     /// Runs a command line (`arguments[0]` is the program name) and returns the exit code.
     public static func main(_ arguments: [String], context: CommandContext = CommandContext(
         terminal: .standard(), environment: ProcessInfo.processInfo.environment)) async -> Int32 {
-        await run(Array(arguments.dropFirst()), context).rawValue
+        let handlers = installInterruptHandlers()
+        defer { handlers.forEach { $0.cancel() } }
+        return await run(Array(arguments.dropFirst()), context).rawValue
+    }
+
+    /// On SIGINT, SIGTERM or SIGHUP: remove temporary files being written, put the terminal
+    /// back if a prompt had turned echo off, and exit with 128 + the signal number. The
+    /// original container is untouched (writes only ever rename complete files into place).
+    private static func installInterruptHandlers() -> [DispatchSourceSignal] {
+        [SIGINT, SIGTERM, SIGHUP].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                TemporaryFiles.removeAll()
+                TerminalRestore.restore()
+                FileHandle.standardError.write(Data("\ntamga: interrupted; unfinished files were removed.\n".utf8))
+                exit(128 + number)
+            }
+            source.resume()
+            return source
+        }
     }
 
     static func run(_ words: [String], _ context: CommandContext) async -> ExitCode {
@@ -77,12 +97,14 @@ public enum TamgaCommandLine {
         case let e as ContainerError:
             switch e {
             case .ioFailure: return (e.code, .writeFailed)
+            case .unreadableInput: return (e.code, .inputRejected)
+            case .invalidMediaType, .invalidSignatureProperty, .invalidDataFileName: return (e.code, .usage)
             case .signatureValueRejected, .signingCertificateUnsuitable, .noPendingSignature: return (e.code, .signingFailed)
             default: return (e.code, .inputRejected)
             }
         case let e as CoreError:
             switch e {
-            case .unreadableFile: return (e.code, .inputRejected)
+            case .unreadableFile, .malformedCertificate: return (e.code, .inputRejected)
             case .serviceUnreachable, .serviceHTTPStatus, .serviceResponseRejected, .serviceURLMissing, .certificateNotGood:
                 return (e.code, .serviceFailed)
             default: return (e.code, .signingFailed)

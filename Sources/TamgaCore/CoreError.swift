@@ -97,7 +97,7 @@ extension CoreError: CustomStringConvertible {
         case .certificateNotGood(let status):
             "The OCSP responder reports the signing certificate as \(status); a signature with it would not validate. Nothing was changed."
         case .serviceURLMissing(let service):
-            "No \(service) URL: the certificate names none, so give one (see --help)."
+            "No URL for the \(service): give one (see --help)."
         }
     }
 }

@@ -22,7 +22,7 @@ class ContainerTestCase: XCTestCase {
         return try Container(openingAt: path(name))
     }
 
-    func signedContainer(_ key: String = "ec-p256", options: SignatureOptions = SignatureOptions(),
+    func signedContainer(_ key: String = "ec-p256", options: SignatureOptions = .baselineB,
                          algorithm: SignatureAlgorithm? = nil, name: String = "signed.asice") async throws -> Container {
         let container = try makeContainer(name)
         try await container.sign(with: TestEnvironment.signer(key, algorithm: algorithm), options: options)
@@ -30,7 +30,7 @@ class ContainerTestCase: XCTestCase {
     }
 
     func validate(_ container: Container) throws -> ValidationReport {
-        container.validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
+        container.validate(ValidationOptions(trust: try TestEnvironment.testTrust(), minimumProfile: .B))
     }
 
     /// Asserts the external checker exits 0 on the container.

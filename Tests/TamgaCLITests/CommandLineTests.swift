@@ -83,11 +83,11 @@ final class CommandLineTests: XCTestCase {
         let container = try await createContainer()
         let pin = try TestEnvironment.write("test1234\n", named: "pin", in: folder)
         let (code, out, err) = await tamga(["sign", container, "--with", "key:\(TestEnvironment.pki("ec-p384.p12"))", "--pin-file", pin,
-                                            "--role", "Auditor", "--json"])
+                                            "--role", "Auditor", "--profile", "B", "--json"])
         XCTAssertEqual(code, .success, err)
         XCTAssertEqual(try json(out)["signatureFile"] as? String, "META-INF/signatures0.xml")
         let (verifyCode, verifyOut, _) = await tamga(["verify", container, "--trust", TestEnvironment.pki("root.cert.pem"),
-                                                      "--certs", TestEnvironment.pki("issuing-ca.cert.pem"), "--json"])
+                                                      "--certs", TestEnvironment.pki("issuing-ca.cert.pem"), "--min-profile", "B", "--json"])
         XCTAssertEqual(verifyCode, .success, verifyOut)
         let report = try json(verifyOut)
         XCTAssertEqual(report["status"] as? String, "VALID")
@@ -97,7 +97,7 @@ final class CommandLineTests: XCTestCase {
         let container = try await createContainer()
         let before = try TestEnvironment.bytes(container)
         let arguments = ["sign", container, "--with", "key:\(TestEnvironment.pki("ec-p256.enc.key.pem"))",
-                         "--cert", TestEnvironment.pki("ec-p256.cert.pem")]
+                         "--cert", TestEnvironment.pki("ec-p256.cert.pem"), "--profile", "B"]
         let (wrong, _, err) = await tamga(arguments + ["--json"], environment: ["TAMGA_PIN": "wrong"])
         XCTAssertEqual(wrong, .signingFailed)
         XCTAssertTrue(err.contains("does not retry"), err)
@@ -110,11 +110,15 @@ final class CommandLineTests: XCTestCase {
         let container = try await createContainer()
         let (unsigned, _, _) = await tamga(["verify", container])
         XCTAssertEqual(unsigned, .verificationFailed)
-        _ = await tamga(["sign", container, "--with", "key:\(TestEnvironment.pki("rsa-2048.key.pem"))", "--cert", TestEnvironment.pki("rsa-2048.cert.pem")])
-        let (untrusted, out, _) = await tamga(["verify", container])
+        _ = await tamga(["sign", container, "--with", "key:\(TestEnvironment.pki("rsa-2048.key.pem"))", "--cert", TestEnvironment.pki("rsa-2048.cert.pem"),
+                         "--profile", "B"])
+        let (untrusted, out, _) = await tamga(["verify", container, "--min-profile", "B"])
         XCTAssertEqual(untrusted, .trustNotEstablished, out)
-        let (trusted, _, _) = await tamga(["verify", container, "--trust", TestEnvironment.pki("chain.pem")])
+        let (trusted, _, _) = await tamga(["verify", container, "--trust", TestEnvironment.pki("chain.pem"), "--min-profile", "B"])
         XCTAssertEqual(trusted, .success)
+        let (referenceRule, ruleOut, _) = await tamga(["verify", container, "--trust", TestEnvironment.pki("chain.pem")])
+        XCTAssertEqual(referenceRule, .verificationFailed, "B-level is invalid by default, as in DigiDoc")
+        XCTAssertTrue(ruleOut.contains("profile-too-low"), ruleOut)
         try Data("not a zip".utf8).write(to: URL(fileURLWithPath: path("junk.asice")))
         let (junk, junkOut, _) = await tamga(["verify", path("junk.asice"), "--json"])
         XCTAssertEqual(junk, .inputRejected)
@@ -166,7 +170,7 @@ final class CommandLineTests: XCTestCase {
         pid, fd = pty.fork()
         if pid == 0:
             os.execv(argv[0], argv)
-        seen = b""; asked = 0
+        seen = b""; asked = 0; echo_after = None
         while True:
             ready, _, _ = select.select([fd], [], [], 20)
             if not ready: break
@@ -175,9 +179,12 @@ final class CommandLineTests: XCTestCase {
             if not chunk: break
             seen += chunk
             if seen.count(b"Password for") > asked and asked < len(answers):
-                os.write(fd, answers[asked].encode() + b"\\n"); asked += 1
+                os.write(fd, answers[asked].encode("latin-1") + (b"" if answers[asked].endswith("\\x03") else b"\\n")); asked += 1
+        import termios
+        try: echo_after = bool(termios.tcgetattr(fd)[3] & termios.ECHO)
+        except Exception: echo_after = None
         _, status = os.waitpid(pid, 0)
-        sys.stdout.write(seen.decode(errors="replace")); sys.exit(os.waitstatus_to_exitcode(status))
+        sys.stdout.write(seen.decode(errors="replace") + "\\n[echo-after=%s]" % echo_after); sys.exit(os.waitstatus_to_exitcode(status))
         """
         let encoded = String(decoding: try JSONSerialization.data(withJSONObject: answers), as: UTF8.self)
         let result = try TestEnvironment.run("/usr/bin/python3", ["-c", driver, encoded, binary] + arguments)
@@ -187,7 +194,7 @@ final class CommandLineTests: XCTestCase {
     func testPasswordPromptDoesNotEchoAndIsAskedOnce() throws {
         let container = try TestEnvironment.write("x", named: "x.txt", in: folder)
         XCTAssertEqual(try TestEnvironment.run(binary, ["container", "create", path("t.asice"), container]).status, 0)
-        let arguments = ["sign", path("t.asice"), "--with", "key:\(TestEnvironment.pki("ec-p256.p12"))"]
+        let arguments = ["sign", path("t.asice"), "--with", "key:\(TestEnvironment.pki("ec-p256.p12"))", "--profile", "B"]
         let (good, shown) = try runOnTerminal(arguments, answers: ["test1234"])
         XCTAssertEqual(good, 0, shown)
         XCTAssertTrue(shown.contains("Password for"), shown)
@@ -196,6 +203,41 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(bad, 4, badShown)
         XCTAssertEqual(badShown.components(separatedBy: "Password for").count - 1, 1, "asked exactly once: \(badShown)")
         XCTAssertTrue(badShown.contains("does not retry"), badShown)
+    }
+
+    func testCtrlCAtThePromptCancelsAndRestoresEcho() throws {
+        let container = try TestEnvironment.write("x", named: "x.txt", in: folder)
+        XCTAssertEqual(try TestEnvironment.run(binary, ["container", "create", path("c.asice"), container]).status, 0)
+        let before = try TestEnvironment.bytes(path("c.asice"))
+        let (status, shown) = try runOnTerminal(["sign", path("c.asice"), "--with", "key:\(TestEnvironment.pki("ec-p256.p12"))", "--profile", "B"],
+                                                answers: ["tes\u{03}"])
+        XCTAssertEqual(status, 130, shown)
+        XCTAssertTrue(shown.contains("[echo-after=True]"), "the terminal's echo must be back on: \(shown)")
+        XCTAssertEqual(try TestEnvironment.bytes(path("c.asice")), before)
+    }
+
+    func testSIGTERMWhileWritingRemovesTheTemporaryFile() throws {
+        // A sparse 40 GB file: deflating its zeros keeps tamga busy for many seconds.
+        let big = path("sparse.bin")
+        XCTAssertTrue(FileManager.default.createFile(atPath: big, contents: nil))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: big))
+        try handle.truncate(atOffset: 40_000_000_000)
+        try handle.close()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["container", "create", path("big.asice"), big, "--compression", "deflate", "-q"]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        // Wait until the temporary file exists, then interrupt.
+        while Date() < deadline, (try FileManager.default.contentsOfDirectory(atPath: folder.path)).allSatisfy({ !$0.hasPrefix(".tamga-") }) {
+            usleep(50_000)
+        }
+        process.terminate()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 128 + SIGTERM)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".tamga-") }, [])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("big.asice")))
     }
 
     func testTheBinaryPassesExitCodesThrough() throws {
@@ -208,7 +250,7 @@ final class CommandLineTests: XCTestCase {
         // No terminal and no PIN source: a clear error instead of a hang.
         let container = try TestEnvironment.write("x", named: "x.txt", in: folder)
         XCTAssertEqual(try TestEnvironment.run(binary, ["container", "create", path("p.asice"), container]).status, 0)
-        let result = try TestEnvironment.run("/usr/bin/setsid", ["--wait", binary, "sign", path("p.asice"), "--with", "key:\(TestEnvironment.pki("ec-p256.p12"))"],
+        let result = try TestEnvironment.run("/usr/bin/setsid", ["--wait", binary, "sign", path("p.asice"), "--with", "key:\(TestEnvironment.pki("ec-p256.p12"))", "--profile", "B"],
                                              environment: ["PATH": "/usr/bin:/bin"])
         XCTAssertEqual(result.status, 4, result.error)
         XCTAssertTrue(result.error.contains("--pin-file"), result.error)

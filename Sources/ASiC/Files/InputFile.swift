@@ -15,16 +15,16 @@ final class InputFile: @unchecked Sendable {   // unchecked: the descriptor is o
         guard fd >= 0 else {
             let e = errno
             if e == ENOENT { throw ContainerError.fileNotFound(path) }
-            throw ContainerError.ioFailure(path: path, reason: String(cString: strerror(e)))
+            throw ContainerError.unreadableInput(path: path, reason: String(cString: strerror(e)))
         }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             Glibc.close(fd)
-            throw ContainerError.ioFailure(path: path, reason: "cannot stat")
+            throw ContainerError.unreadableInput(path: path, reason: "cannot stat")
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             Glibc.close(fd)
-            throw ContainerError.ioFailure(path: path, reason: "not a regular file")
+            throw ContainerError.unreadableInput(path: path, reason: "not a regular file")
         }
         self.path = path
         self.descriptor = fd
@@ -42,7 +42,7 @@ final class InputFile: @unchecked Sendable {   // unchecked: the descriptor is o
             let n = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
             if n < 0 {
                 if errno == EINTR { continue }
-                throw ContainerError.ioFailure(path: path, reason: String(cString: strerror(errno)))
+                throw ContainerError.unreadableInput(path: path, reason: String(cString: strerror(errno)))
             }
             if n == 0 { throw ContainerError.malformedZip("unexpected end of file at byte \(offset + UInt64(done))") }
             done += n

@@ -16,20 +16,36 @@ final class AtomicOutputFile {
     /// Bytes written so far (the current end of the file).
     private(set) var position: UInt64 = 0
 
-    init(replacing targetPath: String) throws {
-        self.targetPath = targetPath
-        let url = URL(fileURLWithPath: targetPath)
-        let folder = url.deletingLastPathComponent().path
-        var template = Array("\(folder)/.\(url.lastPathComponent).tamga-XXXXXX".utf8CString)
+    init(replacing requestedPath: String) throws {
+        // Writing through a symlink replaces the file it points at, not the link.
+        var existing = stat()
+        let exists = stat(requestedPath, &existing) == 0
+        var resolved = requestedPath
+        if exists, let real = realpath(requestedPath, nil) {
+            resolved = String(cString: real)
+            free(real)
+        }
+        self.targetPath = resolved
+        let folder = URL(fileURLWithPath: resolved).deletingLastPathComponent().path
+        // A short name: a long target name plus a suffix could exceed NAME_MAX.
+        var template = Array("\(folder)/.tamga-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {
             throw ContainerError.ioFailure(path: targetPath, reason: "cannot create a temporary file in \(folder): \(String(cString: strerror(errno)))")
         }
         descriptor = fd
         temporaryPath = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        // mkstemp creates 0600; a container is a document, so give it the usual 0644 minus umask.
-        let mask = umask(0); umask(mask)
-        fchmod(fd, 0o666 & ~mask)
+        TemporaryFiles.register(temporaryPath)
+        if exists {
+            // Keep the original's permissions and owner: signing a private document must not
+            // make it readable by others.
+            fchmod(fd, existing.st_mode & 0o7777)
+            _ = fchown(fd, existing.st_uid, existing.st_gid)
+        } else {
+            // mkstemp creates 0600; a new container is a document: 0666 minus the umask.
+            let mask = umask(0); umask(mask)
+            fchmod(fd, 0o666 & ~mask)
+        }
     }
 
     deinit { if !committed { abandon() } }
@@ -92,6 +108,7 @@ final class AtomicOutputFile {
             throw ContainerError.ioFailure(path: targetPath, reason: "rename failed: \(reason)")
         }
         committed = true
+        TemporaryFiles.unregister(temporaryPath)
         syncFolder(of: targetPath)
     }
 
@@ -99,6 +116,7 @@ final class AtomicOutputFile {
     func abandon() {
         if descriptor >= 0 { Glibc.close(descriptor); descriptor = -1 }
         if !committed { unlink(temporaryPath) }
+        TemporaryFiles.unregister(temporaryPath)
         committed = true
     }
 }

@@ -34,7 +34,10 @@ struct SignatureAugmenter {
             throw ContainerError.malformedXML(file: name, reason: "not a XAdES signature tamga can extend")
         }
         let id = signature.attribute("Id") ?? "S"
-        if SignatureProfile.detect(qualifying) >= profile { return false }
+        // Already there — except that asking for LTA again adds another archive time-stamp
+        // (the renewal that keeps an archive verifiable as algorithms age).
+        let current = SignatureProfile.detect(qualifying)
+        if current >= profile && !(profile == .LTA && current == .LTA) { return false }
         let method = signedInfo.child("CanonicalizationMethod", in: XMLNamespace.ds)?.attribute("Algorithm")
             .flatMap(Canonicalization.init(rawValue:)) ?? .c14n10
         let unsignedProperties = qualifying.child("UnsignedProperties", in: XMLNamespace.xades)

@@ -23,10 +23,14 @@ extension SignatureProfile {
     static func detect(_ qualifying: XMLElement?) -> SignatureProfile {
         guard let properties = qualifying?.child("UnsignedProperties", in: XMLNamespace.xades)?
             .child("UnsignedSignatureProperties", in: XMLNamespace.xades) else { return .B }
-        let names = Set(properties.children.map(\.localName))
+        // Only XAdES elements count: look-alikes in other namespaces prove nothing.
+        let names = Set(properties.children.filter {
+            $0.namespace == XMLNamespace.xades || ($0.namespace == XMLNamespace.xades141 && $0.localName == "ArchiveTimeStamp")
+        }.map(\.localName))
         guard names.contains("SignatureTimeStamp") else { return .B }
         guard names.contains("RevocationValues") else { return .T }
-        return names.contains("ArchiveTimeStamp") ? .LTA : .LT
+        let archive = properties.children("ArchiveTimeStamp", in: XMLNamespace.xades141)
+        return archive.isEmpty ? .LT : .LTA
     }
 }
 

@@ -69,6 +69,16 @@ struct Manifest: Equatable {
 
 /// Escaping for text and attribute values written into XML by hand.
 enum XMLText {
+    /// True when every character may appear in an XML 1.0 document (the `Char` production).
+    static func isAllowed(_ s: String) -> Bool {
+        s.unicodeScalars.allSatisfy { c in
+            switch c.value {
+            case 0x9, 0xA, 0xD, 0x20...0xD7FF, 0xE000...0xFFFD, 0x10000...0x10FFFF: true
+            default: false
+            }
+        }
+    }
+
     static func attribute(_ s: String) -> String {
         var out = ""
         for c in s.unicodeScalars {

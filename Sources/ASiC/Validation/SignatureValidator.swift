@@ -18,6 +18,14 @@ struct SignatureValidator {
         "RefsOnlyTimeStampV2",
     ]
 
+    static let maximumSignaturesPerFile = 16
+    static let maximumReferences = 10_000
+    /// Findings kept per signature; one more says how many were left out.
+    static let maximumFindings = 50
+
+    /// Data files by name, for lookups that stay linear in the number of references.
+    private var filesByName: [String: DataFile] { Dictionary(container.dataFiles.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a }) }
+
     func validate(_ file: SignatureFile) -> [ValidationReport.SignatureResult] {
         let document: XMLDocument
         do {
@@ -31,6 +39,10 @@ struct SignatureValidator {
         let signatures = root.children("Signature", in: XMLNamespace.ds)
         guard !signatures.isEmpty, signatures.count == root.children.count else {
             return [failure(file, "wrong-structure", "asic:XAdESSignatures must hold ds:Signature elements only")]
+        }
+        // ASiC-E writes one signature per file; a few are tolerated, thousands are an attack on the validator.
+        guard signatures.count <= Self.maximumSignaturesPerFile else {
+            return [failure(file, "too-many-signatures", "\(signatures.count) signatures in one file (at most \(Self.maximumSignaturesPerFile) are read)")]
         }
         return signatures.map { validate($0, in: document, file: file) }
     }
@@ -61,6 +73,10 @@ struct SignatureValidator {
             if Self.unsupportedElements.contains(element.localName),
                element.namespace == XMLNamespace.xades || element.namespace == XMLNamespace.xades141 {
                 findings.invalid("unsupported-element", "xades:\(element.localName) is not supported")
+            }
+            // The 1.3.2 ArchiveTimeStamp predates the 1.4.1 one the reference reads.
+            if element.localName == "ArchiveTimeStamp", element.namespace == XMLNamespace.xades {
+                findings.invalid("unsupported-element", "a XAdES 1.3.2 ArchiveTimeStamp is not supported (1.4.1 is)")
             }
         }
 
@@ -154,13 +170,18 @@ struct SignatureValidator {
 
         return .init(file: file.name, id: id, signer: certificate?.subject, signerSerial: certificate?.serialNumber,
                      signingTime: signingTime, timeStampTime: timeStampTime, signatureMethod: methodURI, profile: profile,
-                     status: findings.status, findings: findings.items)
+                     status: findings.status, findings: findings.capped(Self.maximumFindings))
     }
 
     private func checkReferences(signedInfo: XMLElement?, signature: XMLElement, signedProperties: XMLElement?,
                                  document: XMLDocument, findings: inout FindingList) {
         guard let signedInfo else { return }
         let references = signedInfo.children("Reference", in: XMLNamespace.ds)
+        guard references.count <= Self.maximumReferences else {
+            findings.invalid("too-many-references", "\(references.count) references (at most \(Self.maximumReferences) are read)")
+            return
+        }
+        let files = filesByName
         var signedFiles: [String: Int] = [:]
         var signedPropertiesReferences = 0
         for reference in references {
@@ -194,7 +215,7 @@ struct SignatureValidator {
                 findings.invalid("reference-uri", "Reference \(uri) does not name a data file of the container")
                 continue
             }
-            guard let dataFile = container.dataFiles.first(where: { $0.name == name }) else {
+            guard let dataFile = files[name] else {
                 let inZip = container.reader?.entries.contains { $0.name == name } ?? false
                 findings.invalid(inZip ? "reference-not-in-manifest" : "reference-file-missing",
                                  inZip ? "\(name) is signed but the manifest does not list it as a data file"
@@ -317,6 +338,7 @@ struct SignatureValidator {
     private func checkDataObjectFormats(signedInfo: XMLElement, signedProperties: XMLElement, findings: inout FindingList) {
         let formats = signedProperties.child("SignedDataObjectProperties", in: XMLNamespace.xades)?
             .children("DataObjectFormat", in: XMLNamespace.xades) ?? []
+        let files = filesByName
         var mimeByReference: [String: String] = [:]
         for format in formats {
             if let target = format.attribute("ObjectReference") {
@@ -327,7 +349,7 @@ struct SignatureValidator {
             let type = reference.attribute("Type")
             guard type != Self.signedPropertiesType, type != Self.signedPropertiesTypeV111,
                   let uri = reference.attribute("URI"), let name = URIPath.decode(uri),
-                  let file = container.dataFiles.first(where: { $0.name == name }) else { continue }
+                  let file = files[name] else { continue }
             guard let refID = reference.attribute("Id"), let mime = mimeByReference["#\(refID)"] else {
                 findings.invalid("data-object-format", "\(name) has no DataObjectFormat/MimeType")
                 continue

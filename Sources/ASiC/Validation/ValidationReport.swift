@@ -63,4 +63,12 @@ struct FindingList {
     mutating func invalid(_ code: String, _ message: String) { add(code, .invalid, message) }
     mutating func warning(_ code: String, _ message: String) { add(code, .warning, message) }
     var status: ValidationReport.Status { items.map(\.severity).max() ?? .valid }
+
+    /// At most `limit` findings, most severe first, plus one that counts the rest.
+    func capped(_ limit: Int) -> [ValidationReport.Finding] {
+        guard items.count > limit else { return items }
+        let kept = items.enumerated().sorted { ($0.element.severity, -$0.offset) > ($1.element.severity, -$1.offset) }.prefix(limit).map(\.element)
+        return kept + [.init(code: "more-findings", severity: kept.first?.severity ?? .invalid,
+                             message: "\(items.count - limit) more findings were left out")]
+    }
 }

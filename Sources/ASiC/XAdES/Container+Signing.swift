@@ -32,6 +32,11 @@ extension Container {
             throw ContainerError.signingCertificateUnsuitable(
                 "it lacks the nonRepudiation key usage, so no validator would accept the signature")
         }
+        let place = options.productionPlace
+        for text in options.roles + [place?.city, place?.streetAddress, place?.stateOrProvince, place?.postalCode, place?.countryName]
+            .compactMap({ $0 }) where !XMLText.isAllowed(text) {
+            throw ContainerError.invalidSignatureProperty(text)
+        }
         let now = options.signingTime ?? Date()
         guard certificate.isValid(at: now) else {
             throw ContainerError.signingCertificateUnsuitable("it is not valid now (valid \(certificate.notBefore) – \(certificate.notAfter))")
@@ -117,6 +122,7 @@ extension Container {
     /// the file is renamed into place. A failure anywhere leaves the target as it was.
     private func saveSigning(with signer: any Signer, options: SignatureOptions, services: LongTermServices?) async throws -> String {
         defer { pending = nil }   // in one pass, nothing stays pending whatever happens
+        digestsWhileWriting.insert(options.referenceDigest.algorithm)
         let output = try AtomicOutputFile(replacing: path)
         let writer = ZipWriter(output: output)
         let now = Date()

@@ -168,13 +168,20 @@ enum URIPath {
 
     /// Decodes `%XX` escapes; nil for a malformed escape or bytes that are not UTF-8.
     static func decode(_ uri: String) -> String? {
+        func hexValue(_ c: UInt8) -> UInt8? {
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+            default: nil
+            }
+        }
         var bytes: [UInt8] = []
         var iterator = Array(uri.utf8).makeIterator()
         while let b = iterator.next() {
             if b == UInt8(ascii: "%") {
-                guard let h = iterator.next(), let l = iterator.next(),
-                      let value = UInt8(String(decoding: [h, l], as: UTF8.self), radix: 16) else { return nil }
-                bytes.append(value)
+                guard let h = iterator.next().flatMap(hexValue), let l = iterator.next().flatMap(hexValue) else { return nil }
+                bytes.append(h << 4 | l)
             } else {
                 bytes.append(b)
             }

@@ -53,7 +53,10 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
             guard try locator.u32() == 0x0706_4B50 else { throw ContainerError.malformedZip("ZIP64 locator missing") }
             _ = try locator.u32()
             let zip64Offset = try locator.u64()
-            guard zip64Offset + 56 <= eocdOffset - 20 else { throw ContainerError.malformedZip("bad ZIP64 locator") }
+            // Written without sums of file values, which a hostile archive could make overflow.
+            guard zip64Offset <= eocdOffset - 20, eocdOffset - 20 - zip64Offset >= 56 else {
+                throw ContainerError.malformedZip("bad ZIP64 locator")
+            }
             var z = LittleEndianReader(try file.read(count: 56, at: zip64Offset))
             guard try z.u32() == 0x0606_4B50 else { throw ContainerError.malformedZip("bad ZIP64 end record") }
             _ = try z.u64(); _ = try z.u16(); _ = try z.u16()
@@ -112,11 +115,27 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
             }
             var local = LittleEndianReader(try file.read(count: 30, at: offset))
             guard try local.u32() == 0x0403_4B50 else { throw ContainerError.malformedZip("\(name): bad local header") }
-            local.index = 26
+            local.index = 8
+            let localMethod = try local.u16()
+            local.index = 14
+            let localCRC = try local.u32(), localCompressed = try local.u32(), localUncompressed = try local.u32()
             let localNameLength = Int(try local.u16()), localExtraLength = Int(try local.u16())
             let localName = try file.read(count: localNameLength, at: offset + 30)
             guard localName == nameBytes else {
                 throw ContainerError.malformedZip("\(name): the local header names a different entry")
+            }
+            // A reader that walks local headers (unzip's streaming mode, many libraries) must see
+            // exactly what the central directory says, or the two could disagree on content.
+            guard localMethod == methodRaw else { throw ContainerError.malformedZip("\(name): local and central compression methods differ") }
+            if flags & 0x0008 == 0 {
+                var sizes = (UInt64(localCompressed), UInt64(localUncompressed))
+                if localCompressed == 0xFFFF_FFFF || localUncompressed == 0xFFFF_FFFF {
+                    sizes = try Self.zip64Sizes(inLocalExtra: try file.read(count: localExtraLength, at: offset + 30 + UInt64(localNameLength)),
+                                                compressed: sizes.0, uncompressed: sizes.1)
+                }
+                guard localCRC == crc, sizes.0 == csize, sizes.1 == usize else {
+                    throw ContainerError.malformedZip("\(name): the local header's CRC or sizes differ from the central directory")
+                }
             }
             let dataOffset = offset + 30 + UInt64(localNameLength) + UInt64(localExtraLength)
             guard dataOffset <= cdOffset, csize <= cdOffset - dataOffset else {
@@ -126,12 +145,52 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
                                     uncompressedSize: usize, localHeaderOffset: offset, dataOffset: dataOffset,
                                     localExtraLength: localExtraLength, dosTime: time, dosDate: date))
         }
-        // Overlapping entries are how "quines" and overlap ZIP bombs work: refuse them.
-        let byOffset = entries.sorted { $0.localHeaderOffset < $1.localHeaderOffset }
-        for (a, b) in zip(byOffset, byOffset.dropFirst()) where a.dataOffset + a.compressedSize > b.localHeaderOffset {
-            throw ContainerError.malformedZip("entries \(a.name) and \(b.name) overlap")
+        guard d.index == directory.count else {
+            throw ContainerError.malformedZip("the central directory holds more records than its end record counts")
         }
+        // Entries must tile the archive: the first at byte 0, each starting where the previous one
+        // ends (after its data descriptor, if any), the last ending at the central directory.
+        // Gaps could hide entries that other readers see; overlaps are how ZIP bombs and quines work.
+        let byOffset = entries.sorted { $0.localHeaderOffset < $1.localHeaderOffset }
+        var expected: UInt64 = 0
+        for entry in byOffset {
+            guard entry.localHeaderOffset == expected else {
+                throw ContainerError.malformedZip(entry.localHeaderOffset < expected
+                    ? "entry \(entry.name) overlaps the one before it" : "there are unlisted bytes before entry \(entry.name)")
+            }
+            expected = entry.dataOffset + entry.compressedSize
+            if entry.flags & 0x0008 != 0 { expected += try descriptorLength(in: file, after: expected, limit: cdOffset) }
+        }
+        guard expected == cdOffset else { throw ContainerError.malformedZip("there are unlisted bytes before the central directory") }
         return (entries, cdOffset)
+    }
+
+    /// The length of a data descriptor at `offset`: 12 or 20 bytes, plus 4 with its optional signature.
+    private static func descriptorLength(in file: InputFile, after offset: UInt64, limit: UInt64) throws -> UInt64 {
+        guard offset <= limit, limit - offset >= 12 else { throw ContainerError.malformedZip("a data descriptor is missing") }
+        let signature: [UInt8] = [0x50, 0x4B, 0x07, 0x08]
+        let hasSignature = try file.read(count: 4, at: offset) == signature
+        let remaining = limit - offset
+        // ZIP64 descriptors (8-byte sizes) are told apart by what follows them.
+        for length in hasSignature ? [UInt64(16), 24] : [12, 20] where length <= remaining {
+            if length == remaining { return length }
+            if try file.read(count: 4, at: offset + length) == [0x50, 0x4B, 0x03, 0x04] { return length }
+        }
+        throw ContainerError.malformedZip("an unreadable data descriptor")
+    }
+
+    private static func zip64Sizes(inLocalExtra extra: [UInt8], compressed: UInt64, uncompressed: UInt64) throws -> (UInt64, UInt64) {
+        var reader = LittleEndianReader(extra)
+        while reader.index + 4 <= extra.count {
+            let id = try reader.u16(), length = Int(try reader.u16())
+            let body = try reader.take(length)
+            guard id == 0x0001 else { continue }
+            var z = LittleEndianReader(body)
+            let u = uncompressed == 0xFFFF_FFFF ? try z.u64() : uncompressed
+            let c = compressed == 0xFFFF_FFFF ? try z.u64() : compressed
+            return (c, u)
+        }
+        throw ContainerError.malformedZip("a ZIP64 local header without its sizes")
     }
 
     /// Streams an entry's uncompressed bytes, checking its size and CRC-32 at the end.

@@ -51,7 +51,7 @@ struct LongTermOptions {
 extension SignatureProfile {
     init(argument: String) throws {
         guard let profile = SignatureProfile(rawValue: argument.uppercased()) else {
-            throw UsageError("--profile takes B, T, LT or LTA")
+            throw UsageError("a profile is B, T, LT or LTA, not \(argument)")
         }
         self = profile
     }

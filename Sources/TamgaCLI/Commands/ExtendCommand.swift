@@ -14,7 +14,7 @@ struct ExtendCommand: Command {
     Options:
       --to PROFILE         T, LT or LTA
       --signature FILE     only this signature file, e.g. META-INF/signatures0.xml (repeatable)
-    \\(LongTermOptions.help)
+    \(LongTermOptions.help)
     """
     static let flags: Set<String> = GlobalOptions.flags
     static let options: Set<String> = LongTermOptions.options.union(["--to", "--signature"])

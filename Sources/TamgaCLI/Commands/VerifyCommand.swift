@@ -6,7 +6,7 @@ import TamgaCore
 struct VerifyCommand: Command {
     static let path = ["verify"]
     static let abstract = "Checks every signature of a container and prints a verdict per signature."
-    static let usage = "CONTAINER [--trust CA.pem]... [--certs CERTS.pem]... [--json]"
+    static let usage = "CONTAINER [--trust CA.pem]... [--certs CERTS.pem]... [--min-profile B|T|LT|LTA] [--json]"
     static let help = """
     Checks: container structure; manifest against the signed references (every data file signed,
     nothing extra); every digest; the SignatureValue with the KeyInfo certificate's key only; the
@@ -15,16 +15,19 @@ struct VerifyCommand: Command {
       --trust FILE    PEM certificates to trust as anchors (repeatable); without any, a signature
                       can be intact but its status is UNKNOWN (exit 5)
       --certs FILE    PEM certificates that may complete a chain (issuing CAs), not trusted
+      --min-profile P signatures below P are INVALID (default LT, as DigiDoc: B and T carry no
+                      proof that the certificate was valid and unrevoked when signing)
       --json          the report as JSON (schema in docs/cli.md)
     Exit codes: 0 all VALID/WARNING, 1 something INVALID or no signatures, 3 container refused,
     5 intact but trust not established.
     """
     static let flags: Set<String> = GlobalOptions.flags
-    static let options: Set<String> = ["--trust", "--certs"]
+    static let options: Set<String> = ["--trust", "--certs", "--min-profile"]
 
     let container: String
     let trustFiles: [String]
     let certificateFiles: [String]
+    let minimumProfile: SignatureProfile
     let global: GlobalOptions
 
     init(_ arguments: ParsedArguments) throws {
@@ -32,6 +35,7 @@ struct VerifyCommand: Command {
         container = arguments.positionals[0]
         trustFiles = arguments.all("--trust")
         certificateFiles = arguments.all("--certs")
+        minimumProfile = try SignatureProfile(argument: arguments.value("--min-profile") ?? "LT")
         global = GlobalOptions(arguments)
     }
 
@@ -50,7 +54,7 @@ struct VerifyCommand: Command {
                                intermediates: try Self.loadCertificates(certificateFiles))
         let opened = try Container(openingAt: container)
         opened.progress = context.terminal.progress(quiet: global.quiet)
-        let report = opened.validate(ValidationOptions(trust: trust))
+        let report = opened.validate(ValidationOptions(trust: trust, minimumProfile: minimumProfile))
         if global.json {
             context.terminal.json(report)
         } else {
@@ -70,6 +74,7 @@ struct VerifyCommand: Command {
         for (index, s) in report.signatures.enumerated() {
             t.line("  signature \(index + 1) (\(s.id ?? "no id"), \(s.file)): \(s.status.rawValue), profile \(s.profile)")
             if let signer = s.signer { t.line("    signer: \(signer)") }
+            if let time = s.timeStampTime { t.line("    time-stamped: \(time)") }
             if let time = s.signingTime { t.line("    claimed signing time: \(time)") }
             for finding in s.findings { t.line("    \(finding.severity.rawValue.lowercased()): \(finding.message) [\(finding.code)]") }
         }

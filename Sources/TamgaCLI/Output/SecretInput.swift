@@ -26,11 +26,12 @@ struct SecretInput {
     func read(prompt: String) throws -> SecretBytes {
         if let pinFile {
             // FileHandle rather than FileManager: process substitution (/dev/fd/N) is a pipe.
-            guard let handle = FileHandle(forReadingAtPath: pinFile),
-                  var bytes = (try? handle.readToEnd()).map({ [UInt8]($0) }) else {
+            guard let handle = FileHandle(forReadingAtPath: pinFile), var data = try? handle.readToEnd() else {
                 throw Failure.unreadable(pinFile)
             }
             try? handle.close()
+            var bytes = [UInt8](data)
+            data.resetBytes(in: 0..<data.count)   // the only other copy
             // One trailing newline is the file's line end, not part of the PIN.
             if bytes.last == 0x0A { bytes.removeLast() }
             if bytes.last == 0x0D { bytes.removeLast() }
@@ -50,24 +51,50 @@ struct SecretInput {
         var original = termios()
         guard tcgetattr(fd, &original) == 0 else { throw Failure.noTerminal }
         var silent = original
-        silent.c_lflag &= ~tcflag_t(ECHO)
-        silent.c_lflag |= tcflag_t(ECHONL)
+        // No echo; and no signals from the keyboard, so Ctrl-C arrives as a byte we handle
+        // (restoring the terminal) instead of killing tamga with echo still off.
+        // Byte at a time (no line editing): tamga handles Enter, backspace, Ctrl-C and Ctrl-D itself.
+        silent.c_lflag &= ~tcflag_t(ECHO | ISIG | ICANON)
+        withUnsafeMutableBytes(of: &silent.c_cc) { cc in
+            cc[Int(VMIN)] = 1
+            cc[Int(VTIME)] = 0
+        }
+        TerminalRestore.save(fd: fd, settings: original)
+        defer { TerminalRestore.clear() }
         // Echo goes off (and type-ahead is discarded) before the prompt appears, as getpass does,
         // so nothing typed after the prompt can ever be shown.
         tcsetattr(fd, TCSAFLUSH, &silent)
         defer { tcsetattr(fd, TCSAFLUSH, &original) }
         _ = prompt.withCString { write(fd, $0, strlen($0)) }
         var buffer: [UInt8] = []
+        buffer.reserveCapacity(1024)   // no reallocation, so no stray copies of the secret
         defer { wipe(&buffer) }
         var byte: UInt8 = 0
         while true {
             let n = Glibc.read(fd, &byte, 1)
             if n <= 0 { throw Failure.cancelled }   // EOF (Ctrl-D) or error
-            if byte == 0x0A || byte == 0x0D { break }
-            if byte == 0x03 { throw Failure.cancelled }
+            if byte == 0x0A || byte == 0x0D { _ = write(fd, "\n", 1); break }
+            if byte == 0x03 || byte == 0x04 { throw Failure.cancelled }   // Ctrl-C, Ctrl-D
+            if byte == 0x7F || byte == 0x08 { if !buffer.isEmpty { buffer[buffer.count - 1] = 0; buffer.removeLast() }; continue }
+            guard buffer.count < 1024 else { throw Failure.unreadable("the terminal (input too long)") }
             buffer.append(byte)
         }
         byte = 0
         return SecretBytes(buffer)
+    }
+}
+
+/// The terminal settings to put back if tamga is interrupted while a prompt has echo off.
+enum TerminalRestore {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var saved: (Int32, termios)?   // guarded by `lock`
+
+    static func save(fd: Int32, settings: termios) { lock.withLock { saved = (fd, settings) } }
+    static func clear() { lock.withLock { saved = nil } }
+    /// Called by the interrupt handler.
+    static func restore() {
+        lock.withLock {
+            if var (fd, settings) = saved { tcsetattr(fd, TCSANOW, &settings) }
+        }
     }
 }

@@ -16,7 +16,7 @@ public struct OCSPClient: Sendable {
     /// - Parameter url: the responder; nil uses the certificate's AIA OCSP URL.
     public func check(_ certificate: Certificate, issuer: Certificate, url: URL? = nil) async throws -> OCSPResponse {
         guard let target = url ?? certificate.ocspURLs.first.flatMap(URL.init(string:)) else {
-            throw CoreError.serviceURLMissing(service: "OCSP responder")
+            throw CoreError.serviceURLMissing(service: "OCSP responder (the certificate names none in its AIA; use --ocsp)")
         }
         let service = "OCSP responder"
         func reject(_ reason: String) -> CoreError {

@@ -89,6 +89,18 @@ final class HostileContainerTests: ContainerTestCase {
         }
     }
 
+    func testLocalHeaderThatDisagreesWithTheDirectoryIsRefusedAtOpen() throws {
+        let container = try makeContainer()
+        var bytes = [UInt8](try TestEnvironment.bytes(container.path))
+        // The first data entry's local header starts right after mimetype (30 + 8 + 31 bytes).
+        let local = 69
+        XCTAssertEqual(Array(bytes[local..<local + 4]), [0x50, 0x4B, 0x03, 0x04])
+        bytes[local + 14] ^= 0xFF   // its CRC-32
+        let file = path("disagree.asice")
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        XCTAssertThrowsError(try Container(openingAt: file)) { XCTAssertEqual(($0 as? ContainerError)?.code, "malformed-zip") }
+    }
+
     func testZipBombEntryIsRefusedWhileStreaming() throws {
         // A data entry that claims 10 bytes but inflates to 50 MB: stopped at the declared size.
         let file = path("bomb.asice")
@@ -106,6 +118,11 @@ final class HostileContainerTests: ContainerTestCase {
         while data[cd + 46:cd + 51] != b"a.txt":
             cd = data.find(b"PK\\x01\\x02", cd + 4)
         struct.pack_into("<I", data, cd + 24, 10)
+        # ...and in the local header, so both agree and only inflating reveals the lie.
+        local = data.find(b"PK\\x03\\x04")
+        while data[local + 30:local + 35] != b"a.txt":
+            local = data.find(b"PK\\x03\\x04", local + 4)
+        struct.pack_into("<I", data, local + 22, 10)
         open(sys.argv[1], "wb").write(data)
         """
         XCTAssertEqual(try TestEnvironment.run("/usr/bin/python3", ["-c", script, file]).status, 0)

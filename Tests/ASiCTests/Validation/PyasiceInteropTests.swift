@@ -38,7 +38,7 @@ final class PyasiceInteropTests: ContainerTestCase {
     func testTamgaCanAddASignatureToAPyasiceContainer() async throws {
         let file = try pyasiceContainer("ec-p256")
         let container = try Container(openingAt: file)
-        try await container.sign(with: TestEnvironment.signer("ec-p384"))
+        try await container.sign(with: TestEnvironment.signer("ec-p384"), options: .baselineB)
         let report = try validate(Container(openingAt: file))
         XCTAssertEqual(report.signatures.map(\.status), [.valid, .valid], "\(report)")
         try assertPyasiceVerifies(file)

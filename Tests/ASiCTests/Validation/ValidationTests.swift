@@ -6,21 +6,21 @@ import TamgaTestSupport
 final class ValidationTests: ContainerTestCase {
     func testWithoutTrustAnchorsAnIntactSignatureIsUnknown() async throws {
         let container = try await signedContainer()
-        let report = container.validate()
+        let report = container.validate(ValidationOptions(minimumProfile: .B))
         XCTAssertEqual(report.status, .unknown)
         XCTAssertEqual(report.signatures[0].findings.map(\.code), ["trust-not-established"])
     }
 
     func testAnUnrelatedAnchorDoesNotEstablishTrust() async throws {
         let container = try await signedContainer()
-        let report = container.validate(ValidationOptions(trust: TrustStore(anchors: [try TestEnvironment.certificate("other-ec-p256")])))
+        let report = container.validate(ValidationOptions(trust: TrustStore(anchors: [try TestEnvironment.certificate("other-ec-p256")]), minimumProfile: .B))
         XCTAssertEqual(report.status, .unknown)
     }
 
     func testAfterTheCertificateExpiresTheSignatureIsInvalid() async throws {
         let container = try await signedContainer()
         let cert = try TestEnvironment.certificate("ec-p256")
-        let report = container.validate(ValidationOptions(trust: try TestEnvironment.testTrust(), time: cert.notAfter.addingTimeInterval(60)))
+        let report = container.validate(ValidationOptions(trust: try TestEnvironment.testTrust(), time: cert.notAfter.addingTimeInterval(60), minimumProfile: .B))
         XCTAssertEqual(report.status, .invalid)
         XCTAssertTrue(report.signatures[0].findings.map(\.code).contains("certificate-chain"))
     }

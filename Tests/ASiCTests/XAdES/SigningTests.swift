@@ -6,7 +6,7 @@ import TamgaTestSupport
 /// Signing with each key kind; every result is checked by tamga, by xmlsec1 (the reference's
 /// engine) and by pyasice, which share no code with tamga.
 final class SigningTests: ContainerTestCase {
-    private func signAndCheck(_ key: String, algorithm: SignatureAlgorithm? = nil, options: SignatureOptions = SignatureOptions(),
+    private func signAndCheck(_ key: String, algorithm: SignatureAlgorithm? = nil, options: SignatureOptions = .baselineB,
                               xmlsec: Bool = true, pyasice: Bool = true) async throws -> Container {
         let container = try await signedContainer(key, options: options, algorithm: algorithm)
         let report = try validate(container)
@@ -21,7 +21,7 @@ final class SigningTests: ContainerTestCase {
     func testECDSAP384() async throws { _ = try await signAndCheck("ec-p384") }
     func testRSAPKCS1SHA256() async throws { _ = try await signAndCheck("rsa-2048") }
     func testRSAPKCS1SHA512WithSHA512References() async throws {
-        _ = try await signAndCheck("rsa-2048", algorithm: .rsaPKCS1SHA512, options: SignatureOptions(referenceDigest: .sha512))
+        _ = try await signAndCheck("rsa-2048", algorithm: .rsaPKCS1SHA512, options: SignatureOptions(profile: .B, referenceDigest: .sha512))
     }
     // xmlsec 1.2.37 and pyasice do not implement RSA-PSS (asice.md): tamga's own check, plus
     // OpenSSL's PSS verify in SoftwareSignerTests, cover it.
@@ -29,7 +29,7 @@ final class SigningTests: ContainerTestCase {
 
     func testV1SigningCertificateWithRoleAndPlace() async throws {
         let place = SignatureOptions.ProductionPlace(city: "Tallinn & <Harju>", stateOrProvince: "Harjumaa", postalCode: "10111", countryName: "EE")
-        let container = try await signAndCheck("ec-p256", options: SignatureOptions(roles: ["Tester", "Ülevaataja"], productionPlace: place,
+        let container = try await signAndCheck("ec-p256", options: SignatureOptions(profile: .B, roles: ["Tester", "Ülevaataja"], productionPlace: place,
                                                                                         certificateReference: .v1))
         let xml = String(decoding: container.signatures[0].data, as: UTF8.self)
         XCTAssertTrue(xml.contains("<xades:SigningCertificate><xades:Cert>"))
@@ -40,7 +40,7 @@ final class SigningTests: ContainerTestCase {
 
     func testV2FormIsTheDefault() async throws {
         let place = SignatureOptions.ProductionPlace(city: "Tartu", streetAddress: "Ülikooli 18", countryName: "EE")
-        let container = try await signAndCheck("ec-p256", options: SignatureOptions(roles: ["Signer"], productionPlace: place))
+        let container = try await signAndCheck("ec-p256", options: SignatureOptions(profile: .B, roles: ["Signer"], productionPlace: place))
         let xml = String(decoding: container.signatures[0].data, as: UTF8.self)
         XCTAssertTrue(xml.contains("<xades:SigningCertificateV2><xades:Cert><xades:CertDigest>"))
         XCTAssertTrue(xml.contains("<xades:IssuerSerialV2>"))
@@ -63,7 +63,7 @@ final class SigningTests: ContainerTestCase {
 
     func testSecondSignatureGetsTheNextFreeNameAndId() async throws {
         let container = try await signedContainer()
-        try await container.sign(with: TestEnvironment.signer("rsa-2048"))
+        try await container.sign(with: TestEnvironment.signer("rsa-2048"), options: .baselineB)
         let reopened = try Container(openingAt: container.path)
         XCTAssertEqual(reopened.signatures.map(\.name), ["META-INF/signatures0.xml", "META-INF/signatures1.xml"])
         XCTAssertTrue(String(decoding: reopened.signatures[1].data, as: UTF8.self).contains("<ds:Signature Id=\"S1\">"))
@@ -73,26 +73,32 @@ final class SigningTests: ContainerTestCase {
         XCTAssertEqual(reopened.signatures[0].data, container.signatures[0].data)
     }
 
-    func testTwoStepAPIWithAnExternalSigner() throws {
+    func testTwoStepAPIWithAnExternalSigner() async throws {
         let container = try makeContainer()
         let signer = try TestEnvironment.signer("ec-p384")
-        let digest = try container.prepareSignature(certificate: signer.signingCertificate, algorithm: signer.algorithm)
+        let digest = try container.prepareSignature(certificate: signer.signingCertificate, algorithm: signer.algorithm, options: .baselineB)
         XCTAssertEqual(digest.algorithm, .sha384)
         let value = try signer.signSynchronously(digest: digest)
-        XCTAssertEqual(try container.addSignature(value), "META-INF/signatures0.xml")
+        let added = try await container.addSignature(value)
+        XCTAssertEqual(added, "META-INF/signatures0.xml")
         XCTAssertEqual(try validate(Container(openingAt: container.path)).status, .valid)
     }
 
-    func testAWrongSignatureValueIsRefusedAndNothingIsWritten() throws {
+    func testAWrongSignatureValueIsRefusedAndNothingIsWritten() async throws {
         let container = try makeContainer()
         let before = try TestEnvironment.bytes(container.path)
         let signer = try TestEnvironment.signer("ec-p256")
-        let digest = try container.prepareSignature(certificate: signer.signingCertificate, algorithm: signer.algorithm)
+        let digest = try container.prepareSignature(certificate: signer.signingCertificate, algorithm: signer.algorithm, options: .baselineB)
         var value = try signer.signSynchronously(digest: digest)
         value[5] ^= 0x01
-        XCTAssertThrowsError(try container.addSignature(value)) { XCTAssertEqual(($0 as? ContainerError)?.code, "signature-value-rejected") }
-        let der = try ECDSASignature.der(fromRaw: signer.signSynchronously(digest: digest), curve: .p256)
-        XCTAssertThrowsError(try container.addSignature(der), "DER instead of raw r‖s is refused")
+        for (label, candidate) in [("tampered", value), ("DER instead of raw r‖s", try ECDSASignature.der(fromRaw: signer.signSynchronously(digest: digest), curve: .p256))] {
+            do {
+                _ = try await container.addSignature(candidate)
+                XCTFail("\(label) must be refused")
+            } catch {
+                XCTAssertEqual((error as? ContainerError)?.code, "signature-value-rejected", label)
+            }
+        }
         XCTAssertEqual(try TestEnvironment.bytes(container.path), before)
         XCTAssertTrue(container.signatures.isEmpty)
     }
@@ -107,7 +113,7 @@ final class SigningTests: ContainerTestCase {
         let container = try makeContainer()
         let before = try TestEnvironment.bytes(container.path)
         do {
-            try await container.sign(with: FailingSigner(inner: TestEnvironment.signer("ec-p256")))
+            try await container.sign(with: FailingSigner(inner: TestEnvironment.signer("ec-p256")), options: .baselineB)
             XCTFail("signing should fail")
         } catch {
             XCTAssertEqual(error as? CoreError, .wrongPassword)
@@ -119,7 +125,7 @@ final class SigningTests: ContainerTestCase {
         let container = Container(creatingAt: path("onepass.asice"))
         try container.addDataFile(path: TestEnvironment.write("one pass\n", named: "x y.txt", in: folder))
         try container.addDataFile(path: TestEnvironment.write("{}", named: "z.json", in: folder))
-        let signatureFile = try await container.sign(with: TestEnvironment.signer("ec-p256"))
+        let signatureFile = try await container.sign(with: TestEnvironment.signer("ec-p256"), options: .baselineB)
         XCTAssertEqual(signatureFile, "META-INF/signatures0.xml")
         let reopened = try Container(openingAt: path("onepass.asice"))
         XCTAssertEqual(reopened.dataFiles.map(\.name), ["x y.txt", "z.json"])
@@ -138,7 +144,7 @@ final class SigningTests: ContainerTestCase {
         let container = Container(creatingAt: path("never.asice"))
         try container.addDataFile(path: TestEnvironment.write("data", named: "d.txt", in: folder))
         do {
-            try await container.sign(with: RefusingSigner(inner: TestEnvironment.signer("ec-p256")))
+            try await container.sign(with: RefusingSigner(inner: TestEnvironment.signer("ec-p256")), options: .baselineB)
             XCTFail("a bad signature value must be refused")
         } catch {
             XCTAssertEqual((error as? ContainerError)?.code, "signature-value-rejected")
@@ -150,7 +156,7 @@ final class SigningTests: ContainerTestCase {
     func testCertificateWithoutNonRepudiationCannotSign() throws {
         let container = try makeContainer()
         let cert = try TestEnvironment.certificate("nonrep-missing")
-        XCTAssertThrowsError(try container.prepareSignature(certificate: cert, algorithm: .ecdsaP256SHA256)) {
+        XCTAssertThrowsError(try container.prepareSignature(certificate: cert, algorithm: .ecdsaP256SHA256, options: .baselineB)) {
             XCTAssertEqual(($0 as? ContainerError)?.code, "signing-certificate-unsuitable")
         }
     }

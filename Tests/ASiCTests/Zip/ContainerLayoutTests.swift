@@ -74,7 +74,7 @@ final class ContainerLayoutTests: ContainerTestCase {
         container.compression = .deflate
         try container.addDataFile(path: big)
         try container.save()
-        try await container.sign(with: TestEnvironment.signer("ec-p256"))
+        try await container.sign(with: TestEnvironment.signer("ec-p256"), options: .baselineB)
         let reopened = try Container(openingAt: path("big.asice"))
         XCTAssertEqual(reopened.dataFiles.first?.size, 4_400_000_000)
         XCTAssertEqual(try validate(reopened).status, .valid)
