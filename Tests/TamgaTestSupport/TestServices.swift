@@ -1,0 +1,45 @@
+import Foundation
+
+/// The loopback TSA and OCSP responder of `scripts/test-services.py`, started for a test and
+/// stopped by PID. The URL path picks the behaviour (`/tsa`, `/tsa/unavailable`, `/ocsp`,
+/// `/ocsp/stale`, …; see the script).
+public final class TestServices: @unchecked Sendable {   // unchecked: immutable after start; stop() is idempotent
+    public let baseURL: URL
+    private let process: Process
+
+    public init() throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [TestEnvironment.script("test-services.py"), "--pki", TestEnvironment.fixture("pki"), "--port", "0",
+                             "--exit-with-parent"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // The script prints exactly one line once it listens.
+        var line = Data()
+        while !line.contains(0x0A) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.hasPrefix("listening "), let url = URL(string: String(text.dropFirst("listening ".count))) else {
+            process.terminate()
+            throw NSError(domain: "TestServices", code: 1, userInfo: [NSLocalizedDescriptionKey: "test-services.py did not start: \(text)"])
+        }
+        baseURL = url
+    }
+
+    public func url(_ path: String) -> URL { baseURL.appendingPathComponent(path) }
+
+    public var pid: Int32 { process.processIdentifier }
+
+    public func stop() {
+        guard process.isRunning else { return }
+        process.terminate()   // SIGTERM: the script exits 0 and removes its state
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+}
