@@ -1,0 +1,124 @@
+import XCTest
+@testable import ASiC
+import TamgaCore
+import TamgaTestSupport
+
+/// Evidence that is present but wrong: each gives its own status and reason.
+final class LongTermValidationTests: ContainerTestCase {
+    var services: TestServices!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        services = try TestServices()
+    }
+
+    override func tearDown() {
+        services.stop()
+        super.tearDown()
+    }
+
+    private func ltContainer() async throws -> Container {
+        let container = try makeContainer()
+        let transport = HTTPTransport(timeout: 5)
+        let longTerm = LongTermServices(timeStamping: TimeStampClient(url: services.url("tsa"), transport: transport),
+                                        ocsp: OCSPClient(transport: transport), ocspURL: services.url("ocsp"),
+                                        issuerCandidates: [try TestEnvironment.certificate("issuing-ca")], transport: transport)
+        try await container.sign(with: TestEnvironment.signer("ec-p256"), options: SignatureOptions(profile: .LT), services: longTerm)
+        return try Container(openingAt: container.path)
+    }
+
+    /// An OCSP response for `certificate` fetched from `path` with the openssl command line.
+    private func fetchOCSP(_ path: String, certificate: String = "ec-p256") throws -> Data {
+        let out = folder.appendingPathComponent("resp-\(UUID().uuidString).der").path
+        let result = try TestEnvironment.run("/usr/bin/openssl", ["ocsp", "-issuer", TestEnvironment.pki("issuing-ca.cert.pem"),
+            "-cert", TestEnvironment.pki("\(certificate).cert.pem"), "-url", services.url(path).absoluteString, "-respout", out, "-noverify"])
+        XCTAssertEqual(result.status, 0, result.error)
+        return try TestEnvironment.bytes(out)
+    }
+
+    /// Replaces the text of the first element named `element` (any namespace) in signatures0.xml.
+    private func replacing(_ element: String, with base64: String, in container: Container) throws -> Container {
+        let out = path("edited-\(element).asice")
+        let script = """
+        import sys, zipfile
+        from lxml import etree
+        src = zipfile.ZipFile(sys.argv[1]); dst = zipfile.ZipFile(sys.argv[2], "w")
+        for info in src.infolist():
+            data = src.read(info.filename)
+            if info.filename == "META-INF/signatures0.xml":
+                tree = etree.fromstring(data)
+                node = tree.xpath("//*[local-name()=$n]", n=sys.argv[3])[0]
+                node.text = sys.argv[4]
+                data = etree.tostring(tree, xml_declaration=True, encoding="UTF-8")
+            dst.writestr(info, data, compress_type=info.compress_type)
+        dst.close()
+        """
+        let result = try TestEnvironment.run("/usr/bin/python3", ["-c", script, container.path, out, element, base64])
+        XCTAssertEqual(result.status, 0, result.error)
+        return try Container(openingAt: out)
+    }
+
+    private func codes(_ container: Container) throws -> (ValidationReport.Status, [String]) {
+        let report = container.validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
+        return (report.status, report.signatures[0].findings.map(\.code))
+    }
+
+    func testARevokedAnswerMakesTheSignatureInvalid() async throws {
+        let container = try await ltContainer()
+        let revoked = try fetchOCSP("ocsp/revoked")
+        let (status, found) = try codes(replacing("EncapsulatedOCSPValue", with: revoked.base64EncodedString(), in: container))
+        XCTAssertEqual(status, .invalid)
+        XCTAssertEqual(found, ["certificate-revoked"])
+    }
+
+    func testAnUnknownAnswerMakesTheSignatureInvalid() async throws {
+        let container = try await ltContainer()
+        let unknown = try fetchOCSP("ocsp/unknown")
+        let (status, found) = try codes(replacing("EncapsulatedOCSPValue", with: unknown.base64EncodedString(), in: container))
+        XCTAssertEqual(status, .invalid)
+        XCTAssertEqual(found, ["ocsp-status-unknown"])
+    }
+
+    func testAnOCSPResponseProducedBeforeTheTimeStampIsInvalid() async throws {
+        let early = try fetchOCSP("ocsp")
+        sleep(2)   // producedAt and genTime have one-second resolution
+        let container = try await ltContainer()
+        let (status, found) = try codes(replacing("EncapsulatedOCSPValue", with: early.base64EncodedString(), in: container))
+        XCTAssertEqual(status, .invalid)
+        XCTAssertEqual(found, ["ocsp-before-timestamp"])
+    }
+
+    func testAnOCSPResponseFromAnUnauthorisedResponderIsRejected() async throws {
+        let container = try await ltContainer()
+        let forged = try fetchOCSP("ocsp/wrong-signer")
+        let (status, found) = try codes(replacing("EncapsulatedOCSPValue", with: forged.base64EncodedString(), in: container))
+        XCTAssertNotEqual(status, .valid)
+        XCTAssertEqual(found.count, 1)
+        XCTAssertTrue(["ocsp-signature", "ocsp-responder-untrusted"].contains(found[0]), "\(found)")
+    }
+
+    func testATimeStampOverOtherBytesIsInvalid() async throws {
+        let container = try await ltContainer()
+        let other = try await TimeStampClient(url: services.url("tsa")).timeStamp(Data("something else".utf8))
+        let (status, found) = try codes(replacing("EncapsulatedTimeStamp", with: other.der.base64EncodedString(), in: container))
+        XCTAssertEqual(status, .invalid)
+        XCTAssertEqual(found, ["signature-timestamp"])
+    }
+
+    func testAnUntrustedTSAIsUnknownNotInvalid() async throws {
+        let container = try await ltContainer()
+        // Trust only a root that signed nothing here: nothing chains.
+        let report = container.validate(ValidationOptions(trust: TrustStore(anchors: [try TestEnvironment.certificate("other-ec-p256")])))
+        XCTAssertEqual(report.status, .unknown)
+        XCTAssertTrue(report.signatures[0].findings.map(\.code).contains("signature-timestamp-untrusted"))
+    }
+
+    func testTamperingWithTheSignatureValueBreaksTheTimeStampToo() async throws {
+        let container = try await ltContainer()
+        var value = Data(count: 64)
+        value[0] = 1
+        let (status, found) = try codes(replacing("SignatureValue", with: value.base64EncodedString(), in: container))
+        XCTAssertEqual(status, .invalid)
+        XCTAssertEqual(Set(found), ["signature-value", "signature-timestamp"])
+    }
+}
