@@ -13,6 +13,17 @@ rm -rf "$OUT" && mkdir -p "$OUT/files"
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 show() { printf '$ %s\n' "$*"; "$@"; }
 
+step "Start a local time-stamping authority and OCSP responder for the test PKI (127.0.0.1 only)"
+/usr/bin/python3 "$REPO/scripts/test-services.py" --pki "$PKI" --port 0 --exit-with-parent > "$OUT/services.out" 2> "$OUT/services.log" &
+SERVICES_PID=$!
+trap 'kill "$SERVICES_PID" 2>/dev/null; wait "$SERVICES_PID" 2>/dev/null' EXIT
+for _ in $(seq 100); do grep -q '^listening ' "$OUT/services.out" 2>/dev/null && break; sleep 0.1; done
+SERVICES=$(sed -n 's/^listening //p' "$OUT/services.out")
+[ -n "$SERVICES" ] || { echo "demo: the test services did not start (see $OUT/services.log)" >&2; exit 1; }
+echo "TSA:  $SERVICES/tsa"
+echo "OCSP: $SERVICES/ocsp   (pid $SERVICES_PID, stopped when the demo ends)"
+export TAMGA_TSA_URL="$SERVICES/tsa"
+
 step "Sample documents"
 printf 'Lease agreement\n\nThe tenant rents the flat at Ülikooli 18, Tartu, from 1 December 2026.\n' > "$OUT/files/agreement ö #1.txt"
 printf '{"invoice": 2026117, "total": "1250.00", "currency": "EUR"}\n' > "$OUT/files/invoice.json"
@@ -22,12 +33,17 @@ ls -l "$OUT/files"
 step "Pack them into a container (mimetype first and stored; random data stored, text deflated)"
 show "$TAMGA" container create "$OUT/demo.asice" "$OUT/files/agreement ö #1.txt" "$OUT/files/invoice.json" "$OUT/files/scan.bin" --force
 
-step "Sign with an EC P-256 key from a PKCS#12 file (test PKI; the password comes from a file here, a prompt otherwise)"
+step "Sign with an EC P-256 key from a PKCS#12 file: LT profile (time-stamp + OCSP), the password from a file here, a prompt otherwise"
 printf 'test1234\n' > "$OUT/pin.txt"
-show "$TAMGA" sign "$OUT/demo.asice" --with "key:$PKI/ec-p256.p12" --pin-file "$OUT/pin.txt" --role "Tenant" --city "Tartu" --country "EE"
+show "$TAMGA" sign "$OUT/demo.asice" --with "key:$PKI/ec-p256.p12" --pin-file "$OUT/pin.txt" --ocsp "$SERVICES/ocsp" \
+  --role "Tenant" --city "Tartu" --country "EE"
 
 step "Add a second signature with an RSA-2048 key and its certificate"
-show "$TAMGA" sign "$OUT/demo.asice" --with "key:$PKI/rsa-2048.key.pem" --cert "$PKI/rsa-2048.cert.pem" --role "Landlord"
+show "$TAMGA" sign "$OUT/demo.asice" --with "key:$PKI/rsa-2048.key.pem" --cert "$PKI/rsa-2048.cert.pem" \
+  --certs "$PKI/issuing-ca.cert.pem" --ocsp "$SERVICES/ocsp" --role "Landlord"
+
+step "Add an archive time-stamp to both signatures (LTA)"
+show "$TAMGA" extend "$OUT/demo.asice" --to LTA
 
 step "List the container"
 show "$TAMGA" container ls "$OUT/demo.asice"
@@ -40,6 +56,9 @@ show "$REPO/scripts/xmlsec-check.sh" "$OUT/demo.asice"
 
 step "Independent check 2: pyasice, plus its own digest checks"
 show "$REPO/.build/pyasice-venv/bin/python" "$REPO/scripts/pyasice-check.py" "$OUT/demo.asice"
+
+step "Independent check 3: the time-stamps and OCSP responses with the openssl command line"
+show /usr/bin/python3 "$REPO/scripts/lt-check.py" "$OUT/demo.asice" --ca "$PKI/root.cert.pem" --untrusted "$PKI/issuing-ca.cert.pem"
 
 step "Tamper with one byte of a signed document: verification must fail (exit 1)"
 cp "$OUT/demo.asice" "$OUT/tampered.asice"
