@@ -109,6 +109,7 @@ public enum TamgaCommandLine {
                 return (e.code, .serviceFailed)
             default: return (e.code, .signingFailed)
             }
+        case let e as TrustedListError: return (e.code, .inputRejected)
         case SecretInput.Failure.cancelled: return ("cancelled", .cancelled)
         case SecretInput.Failure.noTerminal: return ("no-terminal", .signingFailed)
         case SecretInput.Failure.unreadable: return ("unreadable-pin-file", .inputRejected)

@@ -77,15 +77,18 @@ final class XMLDocument: @unchecked Sendable {   // unchecked: read-only after p
 
     /// The canonical form of one element and its subtree, with the namespace context it
     /// inherits (what XML-DSig signs when it references or canonicalizes an element).
-    func canonicalize(_ element: XMLElement, _ method: Canonicalization) throws -> Data {
+    /// - Parameter excluding: a descendant left out with its subtree (the enveloped-signature
+    ///   transform removes the `ds:Signature` from the list it signs).
+    func canonicalize(_ element: XMLElement, _ method: Canonicalization, excluding: XMLElement? = nil) throws -> Data {
         let visible: xmlC14NIsVisibleCallback = { userData, node, parent in
             guard let userData, let node else { return 0 }
-            let apex = userData.assumingMemoryBound(to: xmlNode.self)
+            let bounds = userData.assumingMemoryBound(to: (xmlNodePtr, xmlNodePtr?).self).pointee
             // Namespace and attribute nodes are judged by the element that carries them.
             var cursor: xmlNodePtr? = node.pointee.type == XML_NAMESPACE_DECL || node.pointee.type == XML_ATTRIBUTE_NODE
                 ? parent : node
             while let current = cursor {
-                if current == apex { return 1 }
+                if let excluded = bounds.1, current == excluded { return 0 }
+                if current == bounds.0 { return 1 }
                 cursor = current.pointee.parent
             }
             return 0
@@ -93,9 +96,11 @@ final class XMLDocument: @unchecked Sendable {   // unchecked: read-only after p
         guard let buffer = xmlAllocOutputBuffer(nil) else {
             throw ContainerError.malformedXML(file: name, reason: "out of memory")
         }
-        let result = xmlC14NExecute(pointer, visible, UnsafeMutableRawPointer(element.node), method.mode, nil,
-                                    method.withComments, buffer)
         defer { xmlOutputBufferClose(buffer) }
+        var bounds: (xmlNodePtr, xmlNodePtr?) = (element.node, excluding?.node)
+        let result = withUnsafeMutablePointer(to: &bounds) { pointer in
+            xmlC14NExecute(self.pointer, visible, UnsafeMutableRawPointer(pointer), method.mode, nil, method.withComments, buffer)
+        }
         guard result >= 0, let content = xmlOutputBufferGetContent(buffer) else {
             throw ContainerError.malformedXML(file: name, reason: "canonicalization failed")
         }

@@ -160,7 +160,8 @@ struct SignatureValidator {
             let trust = TrustStore(anchors: options.anchors(for: .certificateAuthority, at: time),
                                    intermediates: options.trust.intermediates + helpers)
             switch trust.verify(certificate, at: time) {
-            case .trusted: break
+            case .trusted:
+                if let list = options.trustedList { checkQualification(certificate, list: list, helpers: helpers, at: time, findings: &findings) }
             case .unknown(let reason): findings.add("trust-not-established", .unknown, "the signer's certificate chain: \(reason)")
             case .invalid(let reason): findings.invalid("certificate-chain", "the signer's certificate chain at \(XSDDateTime.format(time)): \(reason)")
             }
@@ -171,6 +172,23 @@ struct SignatureValidator {
         return .init(file: file.name, id: id, signer: certificate?.subject, signerSerial: certificate?.serialNumber,
                      signingTime: signingTime, timeStampTime: timeStampTime, signatureMethod: methodURI, profile: profile,
                      status: findings.status, findings: findings.capped(Self.maximumFindings))
+    }
+
+    /// QC on a QSCD (or an e-seal), from the certificate and the list's qualifiers (trust.md §3–4).
+    private func checkQualification(_ certificate: Certificate, list: TrustedList, helpers: [Certificate], at time: Date,
+                                    findings: inout FindingList) {
+        let issuer = (helpers + options.trust.intermediates).first { $0.isIssuer(of: certificate) }
+        let qualifiers = list.qualifiers(for: certificate, issuedBy: issuer, at: time)
+        var qualification = certificate.qualification
+        if !qualifiers.isDisjoint(with: ["QCStatement", "QCForESig"]) { qualification.qualified = true }
+        if qualifiers.contains("NotQualified") { qualification.qualified = false }
+        if !qualifiers.isDisjoint(with: ["QCWithSSCD", "QCWithQSCD"]) { qualification.onQualifiedDevice = true }
+        if !qualifiers.isDisjoint(with: ["QCNoSSCD", "QCNoQSCD"]) { qualification.onQualifiedDevice = false }
+        if !qualifiers.isDisjoint(with: ["QCForLegalPerson", "QCForESeal"]) { qualification.isSeal = true }
+        if !(qualification.qualified && qualification.onQualifiedDevice) && !qualification.isSeal {
+            findings.add("not-qualified", .nonQSCD,
+                         "the trusted list and the certificate do not make this a qualified signature on a QSCD")
+        }
     }
 
     private func checkReferences(signedInfo: XMLElement?, signature: XMLElement, signedProperties: XMLElement?,

@@ -12,18 +12,33 @@ public struct ValidationOptions: Sendable {
     /// judges (B and T signatures carry no proof that the certificate was valid when signing).
     public var minimumProfile: SignatureProfile
 
-    public init(trust: TrustStore = TrustStore(), time: Date? = nil, minimumProfile: SignatureProfile = .LT) {
+    /// A checked ETSI trusted list: CA/QC services anchor signers, TSA/QTST time-stamps,
+    /// CA/QC and OCSP/QC responders, each as granted at the time in question. Qualification
+    /// (QC on a QSCD) is judged only with a list.
+    public var trustedList: TrustedList?
+
+    public init(trust: TrustStore = TrustStore(), trustedList: TrustedList? = nil, time: Date? = nil,
+                minimumProfile: SignatureProfile = .LT) {
         self.trust = trust
+        self.trustedList = trustedList
         self.time = time
         self.minimumProfile = minimumProfile
     }
 
-    /// What is trusted for one kind of evidence at one time. With PEM anchors every kind uses
-    /// the same anchors; a trusted list gives each kind its own services.
-    func anchors(for kind: TrustedServiceKind, at time: Date) -> [Certificate] { trust.anchors }
+    /// What is trusted for one kind of evidence at one time. PEM anchors serve every kind;
+    /// a trusted list gives each kind its own services, as granted at `time`.
+    func anchors(for kind: TrustedServiceKind, at time: Date) -> [Certificate] {
+        guard let trustedList else { return trust.anchors }
+        let kinds: Set<TrustedService.Kind> = switch kind {
+        case .certificateAuthority: [.certificateAuthority]
+        case .timeStamping: [.timeStamping]
+        case .ocsp: [.certificateAuthority, .ocsp]
+        }
+        return trust.anchors + trustedList.certificates(of: kinds, at: time)
+    }
 
     /// True when the anchors' service type alone authorises an OCSP responder (trusted lists).
-    var responderTrustedByListing: Bool { false }
+    var responderTrustedByListing: Bool { trustedList != nil }
 }
 
 /// The kinds of evidence a validator needs trust for.

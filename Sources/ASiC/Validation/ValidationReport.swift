@@ -7,6 +7,8 @@ public struct ValidationReport: Sendable, Codable, Equatable {
     public enum Status: String, Sendable, Codable, Comparable {
         case valid = "VALID"
         case warning = "WARNING"
+        /// Valid, but the trusted list does not make it a qualified signature (QC on a QSCD).
+        case nonQSCD = "NON_QSCD"
         /// Every check that could be made passed, but trust could not be established.
         case unknown = "UNKNOWN"
         case invalid = "INVALID"
@@ -15,8 +17,9 @@ public struct ValidationReport: Sendable, Codable, Equatable {
             switch self {
             case .valid: 0
             case .warning: 1
-            case .unknown: 2
-            case .invalid: 3
+            case .nonQSCD: 2
+            case .unknown: 3
+            case .invalid: 4
             }
         }
         public static func < (a: Status, b: Status) -> Bool { a.rank < b.rank }
@@ -51,7 +54,7 @@ public struct ValidationReport: Sendable, Codable, Equatable {
     public let findings: [Finding]
     public let signatures: [SignatureResult]
 
-    public var isValid: Bool { status == .valid || status == .warning }
+    public var isValid: Bool { status == .valid || status == .warning || status == .nonQSCD }
 }
 
 /// Collects findings while one signature or the container is checked.

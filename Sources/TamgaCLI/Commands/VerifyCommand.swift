@@ -6,7 +6,7 @@ import TamgaCore
 struct VerifyCommand: Command {
     static let path = ["verify"]
     static let abstract = "Checks every signature of a container and prints a verdict per signature."
-    static let usage = "CONTAINER [--trust CA.pem]... [--certs CERTS.pem]... [--min-profile B|T|LT|LTA] [--json]"
+    static let usage = "CONTAINER [--trust CA.pem]... [--tsl LIST.xml --tsl-cert SIGNER.pem] [--certs CERTS.pem]... [--min-profile B|T|LT|LTA] [--json]"
     static let help = """
     Checks: container structure; manifest against the signed references (every data file signed,
     nothing extra); every digest; the SignatureValue with the KeyInfo certificate's key only; the
@@ -14,6 +14,11 @@ struct VerifyCommand: Command {
     Options:
       --trust FILE    PEM certificates to trust as anchors (repeatable); without any, a signature
                       can be intact but its status is UNKNOWN (exit 5)
+      --tsl FILE      an ETSI TS 119 612 trusted list (offline): its CA/QC, TSA/QTST and OCSP/QC
+                      services, as granted at each time-stamp, are the anchors; qualification is
+                      judged too (NON_QSCD when not a qualified signature)
+      --tsl-cert FILE the certificate(s) allowed to sign the list (required with --tsl; the list is
+                      refused unless its signature verifies with one of them)
       --certs FILE    PEM certificates that may complete a chain (issuing CAs), not trusted
       --min-profile P signatures below P are INVALID (default LT, as DigiDoc: B and T carry no
                       proof that the certificate was valid and unrevoked when signing)
@@ -22,12 +27,14 @@ struct VerifyCommand: Command {
     5 intact but trust not established.
     """
     static let flags: Set<String> = GlobalOptions.flags
-    static let options: Set<String> = ["--trust", "--certs", "--min-profile"]
+    static let options: Set<String> = ["--trust", "--certs", "--min-profile", "--tsl", "--tsl-cert"]
 
     let container: String
     let trustFiles: [String]
     let certificateFiles: [String]
     let minimumProfile: SignatureProfile
+    let trustedListFile: String?
+    let trustedListSigners: [String]
     let global: GlobalOptions
 
     init(_ arguments: ParsedArguments) throws {
@@ -36,6 +43,11 @@ struct VerifyCommand: Command {
         trustFiles = arguments.all("--trust")
         certificateFiles = arguments.all("--certs")
         minimumProfile = try SignatureProfile(argument: arguments.value("--min-profile") ?? "LT")
+        trustedListFile = arguments.value("--tsl")
+        trustedListSigners = arguments.all("--tsl-cert")
+        if trustedListFile != nil && trustedListSigners.isEmpty {
+            throw UsageError("--tsl needs --tsl-cert: the certificate that signs the list, which tamga pins")
+        }
         global = GlobalOptions(arguments)
     }
 
@@ -52,16 +64,23 @@ struct VerifyCommand: Command {
     func run(_ context: CommandContext) async throws -> ExitCode {
         let trust = TrustStore(anchors: try Self.loadCertificates(trustFiles),
                                intermediates: try Self.loadCertificates(certificateFiles))
+        var trustedList: TrustedList? = nil
+        if let trustedListFile {
+            guard let data = FileManager.default.contents(atPath: trustedListFile) else {
+                throw CoreError.unreadableFile(path: trustedListFile, reason: "no such file or not readable")
+            }
+            trustedList = try TrustedList(data: data, signers: try Self.loadCertificates(trustedListSigners))
+        }
         let opened = try Container(openingAt: container)
         opened.progress = context.terminal.progress(quiet: global.quiet)
-        let report = opened.validate(ValidationOptions(trust: trust, minimumProfile: minimumProfile))
+        let report = opened.validate(ValidationOptions(trust: trust, trustedList: trustedList, minimumProfile: minimumProfile))
         if global.json {
             context.terminal.json(report)
         } else {
             Self.printReport(report, context.terminal)
         }
         switch report.status {
-        case .valid, .warning: return .success
+        case .valid, .warning, .nonQSCD: return .success
         case .unknown: return .trustNotEstablished
         case .invalid: return .verificationFailed
         }

@@ -60,6 +60,13 @@ struct DERReader {
     init(_ bytes: [UInt8]) { self.bytes = bytes }
     var isAtEnd: Bool { index == bytes.count }
 
+    /// The next element's tag and content, whatever the tag.
+    mutating func readAny() throws -> (tag: UInt8, content: [UInt8]) {
+        guard index < bytes.count else { throw CoreError.malformedSignature("truncated DER") }
+        let tag = bytes[index]
+        return (tag, try read(tag: tag))
+    }
+
     mutating func read(tag: UInt8) throws -> [UInt8] {
         guard index < bytes.count, bytes[index] == tag else {
             throw CoreError.malformedSignature("expected DER tag 0x\(String(tag, radix: 16))")

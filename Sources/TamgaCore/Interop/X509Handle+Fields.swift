@@ -111,6 +111,13 @@ extension X509Handle {
         return X509_verify(subject.pointer, key) == 1
     }
 
+    /// The DER value (extnValue content) of the extension with `nid`, if present.
+    func extensionDER(nid: Int32) -> Data? {
+        let index = X509_get_ext_by_NID(pointer, nid, -1)
+        guard index >= 0, let ext = X509_get_ext(pointer, index), let value = X509_EXTENSION_get_data(ext) else { return nil }
+        return Data(bytes: ASN1_STRING_get0_data(value), count: Int(ASN1_STRING_length(value)))
+    }
+
     var publicKey: PKeyHandle? {
         guard let key = X509_get_pubkey(pointer) else { return nil }
         return PKeyHandle(taking: key)
