@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The loopback TSA and OCSP responder of `scripts/test-services.py`, started for a test and
 /// stopped by PID. The URL path picks the behaviour (`/tsa`, `/tsa/unavailable`, `/ocsp`,
@@ -35,10 +38,20 @@ public final class TestServices: @unchecked Sendable {   // unchecked: immutable
 
     public var pid: Int32 { process.processIdentifier }
 
+    /// Sends SIGTERM (the script exits 0 and removes its state) and waits for the exit by
+    /// polling, which is safe from any thread (waitUntilExit spins a run loop).
     public func stop() {
         guard process.isRunning else { return }
-        process.terminate()   // SIGTERM: the script exits 0 and removes its state
-        process.waitUntilExit()
+        let pid = process.processIdentifier
+        kill(pid, SIGTERM)
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            var status: Int32 = 0
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid || (reaped < 0 && errno == ECHILD) { return }   // exited (reaped here or by Foundation)
+            usleep(20_000)
+        }
+        kill(pid, SIGKILL)
     }
 
     deinit { stop() }

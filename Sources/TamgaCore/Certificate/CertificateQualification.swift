@@ -16,6 +16,12 @@ extension Certificate {
         public var onQualifiedDevice: Bool
         /// QCP-l, or QcType e-seal: a legal person's seal.
         public var isSeal: Bool
+
+        public init(qualified: Bool, onQualifiedDevice: Bool, isSeal: Bool) {
+            self.qualified = qualified
+            self.onQualifiedDevice = onQualifiedDevice
+            self.isSeal = isSeal
+        }
     }
 
     public var qualification: Qualification {
