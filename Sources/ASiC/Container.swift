@@ -34,6 +34,9 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
     private var otherMetaEntries: [ZipEntry]
     private var digestCache: [String: Digest] = [:]
     var pending: PendingSignature?
+    var signingClock = PhaseClock()
+    /// Phase durations of the last `sign(with:)` or `addSignature`.
+    public internal(set) var lastSigningPhases: SigningPhases?
 
     /// A new, empty container that `save()` will write at `path`.
     public init(creatingAt path: String) {

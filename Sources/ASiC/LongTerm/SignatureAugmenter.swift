@@ -9,6 +9,7 @@ import TamgaCore
 struct SignatureAugmenter {
     let container: Container
     let services: LongTermServices
+    var clock = PhaseClock()
 
     /// - Returns: the new document, or nil when every signature in it already reaches `profile`.
     func augment(_ data: Data, fileName: String, to profile: SignatureProfile) async throws -> Data? {
@@ -53,7 +54,9 @@ struct SignatureAugmenter {
             .child("EncapsulatedTimeStamp", in: XMLNamespace.xades).flatMap({ Base64.decode($0.text) }) {
             genTime = (try? TimeStampToken(der: existing))?.genTime
         } else {
-            let token = try await requireTSA().timeStamp(try document.canonicalize(signatureValue, method))
+            let stamped = try document.canonicalize(signatureValue, method)
+            let tsa = try requireTSA()
+            let token = try await clock.measure(\.timeStamp) { try await tsa.timeStamp(stamped) }
             genTime = token.genTime
             let element = document.appendElement(to: properties, namespace: XMLNamespace.xades, prefix: "xades",
                                                  localName: "SignatureTimeStamp", attributes: [("Id", "\(id)-T0")])
@@ -66,8 +69,10 @@ struct SignatureAugmenter {
 
         // LT: issuer certificate and OCSP, unless the signature carries them already.
         if !present.contains("RevocationValues") {
-            let issuer = try await services.issuer(of: certificate)
-            let response = try await services.ocsp.check(certificate, issuer: issuer, url: services.ocspURL)
+            let (issuer, response) = try await clock.measure(\.ocsp) {
+                let issuer = try await services.issuer(of: certificate)
+                return (issuer, try await services.ocsp.check(certificate, issuer: issuer, url: services.ocspURL))
+            }
             if let genTime, let producedAt = response.producedAt, producedAt < genTime {
                 throw CoreError.serviceResponseRejected(service: "OCSP responder", url: services.ocspURL?.absoluteString ?? "AIA",
                     reason: "producedAt \(XSDDateTime.format(producedAt)) is before the time-stamp (\(XSDDateTime.format(genTime)))")
@@ -88,7 +93,8 @@ struct SignatureAugmenter {
         let existing = properties.children("ArchiveTimeStamp", in: XMLNamespace.xades141).count
         let imprint = try ArchiveTimeStampInput.digest(signature: signature, in: document, container: container,
                                                        method: .c14n11, algorithm: .sha256, before: nil)
-        let token = try await requireTSA().timeStamp(imprint: imprint)
+        let tsa = try requireTSA()
+        let token = try await clock.measure(\.timeStamp) { try await tsa.timeStamp(imprint: imprint) }
         let archive = document.appendElement(to: properties, namespace: XMLNamespace.xades141, prefix: "xades141",
                                              localName: "ArchiveTimeStamp", attributes: [("Id", "\(id)-A\(existing)")])
         document.appendElement(to: archive, namespace: XMLNamespace.ds, prefix: "ds", localName: "CanonicalizationMethod",

@@ -69,7 +69,8 @@ extension Container {
     @discardableResult
     public func addSignature(_ value: Data) async throws -> String {
         let file = try await finishPendingSignature(value)
-        try keepingSignatureOnlyIfWritten(file) { _ = try save() }
+        try keepingSignatureOnlyIfWritten(file) { _ = try signingClock.measure(\.write) { try save() } }
+        lastSigningPhases = signingClock.phases
         pending = nil
         return file.name
     }
@@ -90,9 +91,11 @@ extension Container {
     /// On any failure no signature stays pending.
     private func requestSignatureValue(from signer: any Signer, options: SignatureOptions, services: LongTermServices?) async throws -> Data {
         let certificate = try await signer.certificate()
-        let digest = try prepareSignature(certificate: certificate, algorithm: signer.algorithm, options: options, services: services)
+        let digest = try signingClock.measure(\.prepare) {
+            try prepareSignature(certificate: certificate, algorithm: signer.algorithm, options: options, services: services)
+        }
         do {
-            return try await signer.sign(digest: digest)
+            return try await signingClock.measure(\.sign) { try await signer.sign(digest: digest) }
         } catch {
             pending = nil
             throw error
@@ -110,7 +113,7 @@ extension Container {
         }
         var data = SignatureBuilder.finish(template: pending.template, signatureValue: value)
         if pending.profile > .B, let services = pending.services {
-            data = try await SignatureAugmenter(container: self, services: services)
+            data = try await SignatureAugmenter(container: self, services: services, clock: signingClock)
                 .augment(data, fileName: pending.fileName, to: pending.profile) ?? data
         }
         return SignatureFile(name: pending.fileName, data: data, entry: nil)
@@ -126,13 +129,17 @@ extension Container {
         let output = try AtomicOutputFile(replacing: path)
         let writer = ZipWriter(output: output)
         let now = Date()
-        try writeMimetypeAndDataFiles(writer, now: now)
+        // In one pass, writing the data files is also where they are hashed: count it as write.
+        try signingClock.measure(\.write) { try writeMimetypeAndDataFiles(writer, now: now) }
         let file = try await finishPendingSignature(try await requestSignatureValue(from: signer, options: options, services: services))
         try keepingSignatureOnlyIfWritten(file) {
-            try writeManifestAndSignatures(writer, now: now)
-            try output.commit()
+            try signingClock.measure(\.write) {
+                try writeManifestAndSignatures(writer, now: now)
+                try output.commit()
+            }
         }
         try reopen()
+        lastSigningPhases = signingClock.phases
         return file.name
     }
 
@@ -140,6 +147,7 @@ extension Container {
     @discardableResult
     public func sign(with signer: any Signer, options: SignatureOptions = SignatureOptions(),
                      services: LongTermServices? = nil) async throws -> String {
+        signingClock = PhaseClock()
         if hasUnwrittenDataFiles { return try await saveSigning(with: signer, options: options, services: services) }
         return try await addSignature(try await requestSignatureValue(from: signer, options: options, services: services))
     }

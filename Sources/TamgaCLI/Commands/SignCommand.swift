@@ -90,6 +90,8 @@ struct SignCommand: Command {
         let algorithm: String
         let profile: String
         let dataFiles: [String]
+        /// Seconds per phase (prepare, sign, timeStamp, ocsp, write).
+        let phases: SigningPhases?
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
@@ -115,7 +117,7 @@ struct SignCommand: Command {
         let certificate = try await signer.certificate()
         let outcome = Outcome(container: container, signatureFile: file, signer: certificate.subject,
                               algorithm: signer.algorithm.description, profile: options.profile.rawValue,
-                              dataFiles: opened.dataFiles.map(\.name))
+                              dataFiles: opened.dataFiles.map(\.name), phases: opened.lastSigningPhases)
         if global.json {
             context.terminal.json(outcome)
         } else {
