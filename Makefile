@@ -10,7 +10,7 @@ DESTDIR ?=
 # Debian packages: build (C libraries behind the .systemLibrary targets) and checks
 # (the independent verifiers the tests run: openssl, xmlsec1, pyasice's Python stack).
 BUILD_PACKAGES := pkg-config libssl-dev libxml2-dev zlib1g-dev openssl
-CHECK_PACKAGES := xmlsec1 python3 python3-venv python3-lxml python3-cryptography python3-asn1crypto python3-oscrypto \
+CHECK_PACKAGES := xmlsec1 curl openssl iproute2 python3 python3-venv python3-lxml python3-cryptography python3-asn1crypto python3-oscrypto \
                   util-linux
 BENCH_PACKAGES := time zip coreutils
 
@@ -34,14 +34,16 @@ demo: test-deps release
 
 test: test-deps
 	$(SWIFT) build --build-tests
-	@echo "== checking the independent checkers themselves (they must fail on broken input)"
+	@echo "== checking the independent checkers and the test services themselves"
 	@scripts/test-crosscheck.sh
+	@scripts/test-services-selftest.sh
 	@echo "== swift test"
 	$(SWIFT) test --skip-build --disable-swift-testing
 
 bench: release
 	@scripts/ensure-packages.sh $(BENCH_PACKAGES)
 	@bench/container-speed.sh "$$($(SWIFT) build -c release --show-bin-path)/tamga"
+	@bench/signing-phases.sh "$$($(SWIFT) build -c release --show-bin-path)/tamga"
 
 clean:
 	rm -rf .build
