@@ -256,3 +256,38 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(result.error.contains("--pin-file"), result.error)
     }
 }
+
+/// Network calls go through the proxy named in the usual environment variables.
+final class ProxyTests: XCTestCase {
+    func testTSAAndOCSPRequestsGoThroughHTTPProxy() throws {
+        let folder = try TestEnvironment.temporaryFolder("proxy")
+        defer { TestEnvironment.removeFolder(folder) }
+        let services = try TestServices()
+        defer { services.stop() }
+        let proxy = Process()
+        proxy.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        proxy.arguments = [TestEnvironment.script("test-proxy.py")]
+        let out = Pipe()
+        let log = folder.appendingPathComponent("proxy.log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        proxy.standardOutput = out
+        proxy.standardError = try FileHandle(forWritingTo: log)
+        try proxy.run()
+        defer { kill(proxy.processIdentifier, SIGTERM) }
+        let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+        let proxyURL = line.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "listening ", with: "")
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tamga").path
+        let file = try TestEnvironment.write("via proxy", named: "p.txt", in: folder)
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["no_proxy", "NO_PROXY", "https_proxy", "HTTPS_PROXY", "HTTP_PROXY"] { environment[name] = nil }
+        environment["http_proxy"] = proxyURL
+        let result = try TestEnvironment.run(binary, ["sign", folder.appendingPathComponent("p.asice").path, file,
+            "--with", "key:\(TestEnvironment.pki("ec-p256.key.pem"))", "--cert", TestEnvironment.pki("ec-p256.cert.pem"),
+            "--certs", TestEnvironment.pki("issuing-ca.cert.pem"), "--tsa", services.url("tsa").absoluteString,
+            "--ocsp", services.url("ocsp").absoluteString], environment: environment)
+        XCTAssertEqual(result.status, 0, result.error)
+        let proxied = try String(contentsOf: log, encoding: .utf8)
+        XCTAssertTrue(proxied.contains("proxied POST \(services.url("tsa").absoluteString)"), proxied)
+        XCTAssertTrue(proxied.contains("proxied POST \(services.url("ocsp").absoluteString)"), proxied)
+    }
+}

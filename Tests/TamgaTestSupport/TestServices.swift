@@ -10,9 +10,18 @@ public final class TestServices: @unchecked Sendable {   // unchecked: immutable
     public let baseURL: URL
     private let process: Process
 
-    public init() throws {
+    /// - Parameter clockOffset: runs the services under libfaketime with this offset
+    ///   (e.g. "+20m"), for evidence produced at another time than the test's.
+    public init(clockOffset: String? = nil) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        if let clockOffset {
+            var environment = ProcessInfo.processInfo.environment
+            environment["LD_PRELOAD"] = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
+            environment["FAKETIME"] = clockOffset
+            environment["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
+            process.environment = environment
+        }
         process.arguments = [TestEnvironment.script("test-services.py"), "--pki", TestEnvironment.fixture("pki"), "--port", "0",
                              "--exit-with-parent"]
         let out = Pipe()

@@ -138,6 +138,23 @@ final class LongTermSigningTests: ContainerTestCase {
         try await assertSigningFails(code: "service-unreachable", contains: "127.0.0.1:\(port)")
     }
 
+    func testASlowTSATimesOutWithAClearError() async throws {
+        let container = try makeContainer()
+        let transport = HTTPTransport(timeout: 1)
+        let slow = LongTermServices(timeStamping: TimeStampClient(url: services.url("tsa/slow"), transport: transport),
+                                    ocspURL: services.url("ocsp"), issuerCandidates: [try TestEnvironment.certificate("issuing-ca")])
+        let started = Date()
+        do {
+            try await container.sign(with: TestEnvironment.signer("ec-p256"), options: SignatureOptions(profile: .LT), services: slow)
+            XCTFail("must time out")
+        } catch let error as CoreError {
+            XCTAssertEqual(error.code, "service-unreachable", "\(error)")
+            XCTAssertTrue("\(error)".contains("tsa/slow"), "\(error)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 15, "the 30-second answer was not waited for")
+        XCTAssertTrue(try Container(openingAt: container.path).signatures.isEmpty)
+    }
+
     func testOCSPAnswersThatAreRefusedWhenSigning() async throws {
         try await assertSigningFails(ocsp: "ocsp/stale", code: "service-response-rejected", contains: "stale")
         try await assertSigningFails(ocsp: "ocsp/no-nonce", code: "service-response-rejected", contains: "nonce")

@@ -36,8 +36,13 @@ final class LongTermValidationTests: ContainerTestCase {
         return try TestEnvironment.bytes(out)
     }
 
+    /// Removes the first element named `element` (any namespace) from signatures0.xml.
+    private func removing(_ element: String, from container: Container) throws -> Container {
+        try replacing(element, with: "", in: container, remove: true)
+    }
+
     /// Replaces the text of the first element named `element` (any namespace) in signatures0.xml.
-    private func replacing(_ element: String, with base64: String, in container: Container) throws -> Container {
+    private func replacing(_ element: String, with base64: String, in container: Container, remove: Bool = false) throws -> Container {
         let out = path("edited-\(element).asice")
         let script = """
         import sys, zipfile
@@ -48,12 +53,13 @@ final class LongTermValidationTests: ContainerTestCase {
             if info.filename == "META-INF/signatures0.xml":
                 tree = etree.fromstring(data)
                 node = tree.xpath("//*[local-name()=$n]", n=sys.argv[3])[0]
-                node.text = sys.argv[4]
+                if sys.argv[5] == "remove": node.getparent().remove(node)
+                else: node.text = sys.argv[4]
                 data = etree.tostring(tree, xml_declaration=True, encoding="UTF-8")
             dst.writestr(info, data, compress_type=info.compress_type)
         dst.close()
         """
-        let result = try TestEnvironment.run("/usr/bin/python3", ["-c", script, container.path, out, element, base64])
+        let result = try TestEnvironment.run("/usr/bin/python3", ["-c", script, container.path, out, element, base64, remove ? "remove" : "replace"])
         XCTAssertEqual(result.status, 0, result.error)
         return try Container(openingAt: out)
     }
@@ -111,6 +117,28 @@ final class LongTermValidationTests: ContainerTestCase {
         let report = container.validate(ValidationOptions(trust: TrustStore(anchors: [try TestEnvironment.certificate("other-ec-p256")])))
         XCTAssertEqual(report.status, .unknown)
         XCTAssertTrue(report.signatures[0].findings.map(\.code).contains("signature-timestamp-untrusted"))
+    }
+
+    func testALegacyTimeMarkSignatureOpensAndIsReportedNotRejected() async throws {
+        // OCSP without a time-stamp: the shape of a BDOC 2.1 time-mark signature.
+        let timeMark = try removing("SignatureTimeStamp", from: try await ltContainer())
+        let report = timeMark.validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
+        XCTAssertEqual(report.signatures[0].profile, "TM")
+        XCTAssertEqual(report.status, .unknown)
+        XCTAssertTrue(report.signatures[0].findings.map(\.code).contains("time-mark-not-validated"))
+    }
+
+    func testAnOCSPResponseProducedLongAfterTheTimeStampIsAWarning() async throws {
+        let container = try await ltContainer()
+        let later = try TestServices(clockOffset: "+20m")
+        defer { later.stop() }
+        let out = folder.appendingPathComponent("late.der").path
+        let fetched = try TestEnvironment.run("/usr/bin/openssl", ["ocsp", "-issuer", TestEnvironment.pki("issuing-ca.cert.pem"),
+            "-cert", TestEnvironment.pki("ec-p256.cert.pem"), "-url", later.url("ocsp").absoluteString, "-respout", out, "-noverify"])
+        XCTAssertEqual(fetched.status, 0, fetched.error)
+        let (status, found) = try codes(replacing("EncapsulatedOCSPValue", with: try TestEnvironment.bytes(out).base64EncodedString(), in: container))
+        XCTAssertEqual(status, .warning)
+        XCTAssertEqual(found, ["ocsp-produced-late"])
     }
 
     func testTamperingWithTheSignatureValueBreaksTheTimeStampToo() async throws {
