@@ -14,14 +14,11 @@ final class OCSPRequestHandle {
             OCSP_REQUEST_free(request)
             throw CoreError.cryptoFailure(operation: "building the OCSP request", reason: openSSLErrorText())
         }
-        var out: UnsafeMutablePointer<UInt8>? = nil
-        let length = i2d_OCSP_REQUEST(request, &out)
-        guard length > 0, let bytes = out else {
+        guard let encoded = encodeDER({ [request] in i2d_OCSP_REQUEST(request, &$0) }) else {
             OCSP_REQUEST_free(request)
             throw CoreError.cryptoFailure(operation: "i2d_OCSP_REQUEST", reason: openSSLErrorText())
         }
-        der = Data(bytes: bytes, count: Int(length))
-        cossl_free(bytes)
+        der = encoded
     }
     deinit { OCSP_REQUEST_free(request) }
 

@@ -36,13 +36,7 @@ final class X509Handle: @unchecked Sendable {
         }
     }
 
-    var derBytes: Data {
-        var out: UnsafeMutablePointer<UInt8>? = nil
-        let length = i2d_X509(pointer, &out)
-        guard length > 0, let bytes = out else { return Data() }
-        defer { cossl_free(bytes) }
-        return Data(bytes: bytes, count: Int(length))
-    }
+    var derBytes: Data { encodeDER { i2d_X509(pointer, &$0) } ?? Data() }
 }
 
 /// Owns one `EVP_PKEY*` (public or private); freed in `deinit`.
@@ -59,6 +53,16 @@ func withReadBIO<T>(_ data: Data, _ body: (OpaquePointer) throws -> T) rethrows 
         defer { BIO_free(bio) }
         return try body(bio)
     }
+}
+
+/// Runs an OpenSSL `i2d_*` encoder that allocates its output, copies the bytes and frees them.
+/// Nil when the encoder fails.
+func encodeDER(_ encode: (inout UnsafeMutablePointer<UInt8>?) -> Int32) -> Data? {
+    var out: UnsafeMutablePointer<UInt8>? = nil
+    let length = encode(&out)
+    guard length > 0, let bytes = out else { return nil }
+    defer { cossl_free(bytes) }
+    return Data(bytes: bytes, count: Int(length))
 }
 
 /// Reads everything written into a memory BIO.

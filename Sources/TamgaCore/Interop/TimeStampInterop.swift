@@ -82,14 +82,11 @@ final class TimeStampRequestHandle {
         defer { ASN1_INTEGER_free(integer) }
         TS_REQ_set_nonce(request, integer)
         TS_REQ_set_cert_req(request, 1)
-        var out: UnsafeMutablePointer<UInt8>? = nil
-        let length = i2d_TS_REQ(request, &out)
-        guard length > 0, let bytes = out else {
+        guard let encoded = encodeDER({ [request] in i2d_TS_REQ(request, &$0) }) else {
             TS_REQ_free(request)
             throw CoreError.cryptoFailure(operation: "i2d_TS_REQ", reason: openSSLErrorText())
         }
-        der = Data(bytes: bytes, count: Int(length))
-        cossl_free(bytes)
+        der = encoded
     }
     deinit { TS_REQ_free(request) }
 
@@ -113,11 +110,8 @@ final class TimeStampRequestHandle {
             return .failure(ServiceRejection(openSSLErrorText()))
         }
         guard let token = TS_RESP_get_token(response) else { return .failure(ServiceRejection("no token in the response")) }
-        var out: UnsafeMutablePointer<UInt8>? = nil
-        let length = i2d_PKCS7(token, &out)
-        guard length > 0, let bytes = out else { return .failure(ServiceRejection("cannot encode the token")) }
-        defer { cossl_free(bytes) }
-        return .success(Data(bytes: bytes, count: Int(length)))
+        guard let der = encodeDER({ i2d_PKCS7(token, &$0) }) else { return .failure(ServiceRejection("cannot encode the token")) }
+        return .success(der)
     }
 }
 

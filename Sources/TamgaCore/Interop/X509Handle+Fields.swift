@@ -48,23 +48,16 @@ extension X509Handle {
 
     var serialContentDER: Data {
         guard let serial = X509_get0_serialNumber(pointer) else { return Data() }
-        var out: UnsafeMutablePointer<UInt8>? = nil
-        let length = i2d_ASN1_INTEGER(serial, &out)
-        guard length > 2, let bytes = out else { return Data() }
-        defer { cossl_free(bytes) }
+        guard let encoded = encodeDER({ i2d_ASN1_INTEGER(serial, &$0) }), encoded.count > 2 else { return Data() }
         // Strip tag and length: the caller re-wraps the content.
-        let all = [UInt8](UnsafeBufferPointer(start: bytes, count: Int(length)))
+        let all = [UInt8](encoded)
         let headerLength = all[1] & 0x80 == 0 ? 2 : 2 + Int(all[1] & 0x7F)
         return Data(all[headerLength...])
     }
 
     var issuerNameDER: Data {
         guard let name = X509_get_issuer_name(pointer) else { return Data() }
-        var out: UnsafeMutablePointer<UInt8>? = nil
-        let length = i2d_X509_NAME(name, &out)
-        guard length > 0, let bytes = out else { return Data() }
-        defer { cossl_free(bytes) }
-        return Data(bytes: bytes, count: Int(length))
+        return encodeDER { i2d_X509_NAME(name, &$0) } ?? Data()
     }
 
     private static func date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {

@@ -6,32 +6,7 @@ import TamgaTestSupport
 /// T, LT and LTA against a real RFC 3161 TSA (`openssl ts -reply`) and OCSP responder
 /// (Python `cryptography`) on loopback; results cross-checked by `scripts/lt-check.py`,
 /// which verifies the tokens and responses with the openssl command line.
-final class LongTermSigningTests: ContainerTestCase {
-    var services: TestServices!
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        services = try TestServices()
-    }
-
-    override func tearDown() {
-        services.stop()
-        super.tearDown()
-    }
-
-    func longTerm(tsa: String = "tsa", ocsp: String = "ocsp") throws -> LongTermServices {
-        let transport = HTTPTransport(timeout: 5)
-        return LongTermServices(timeStamping: TimeStampClient(url: services.url(tsa), transport: transport),
-                                ocsp: OCSPClient(transport: transport), ocspURL: services.url(ocsp),
-                                issuerCandidates: [try TestEnvironment.certificate("issuing-ca")], transport: transport)
-    }
-
-    func ltContainer(_ key: String = "ec-p256", profile: SignatureProfile = .LT, name: String = "lt.asice") async throws -> Container {
-        let container = try makeContainer(name)
-        try await container.sign(with: TestEnvironment.signer(key), options: SignatureOptions(profile: profile), services: longTerm())
-        return try Container(openingAt: container.path)
-    }
-
+final class LongTermSigningTests: LongTermTestCase {
     func defaultValidation(_ container: Container) throws -> ValidationReport {
         container.validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
     }

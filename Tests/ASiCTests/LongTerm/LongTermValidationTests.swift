@@ -4,29 +4,7 @@ import TamgaCore
 import TamgaTestSupport
 
 /// Evidence that is present but wrong: each gives its own status and reason.
-final class LongTermValidationTests: ContainerTestCase {
-    var services: TestServices!
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        services = try TestServices()
-    }
-
-    override func tearDown() {
-        services.stop()
-        super.tearDown()
-    }
-
-    private func ltContainer() async throws -> Container {
-        let container = try makeContainer()
-        let transport = HTTPTransport(timeout: 5)
-        let longTerm = LongTermServices(timeStamping: TimeStampClient(url: services.url("tsa"), transport: transport),
-                                        ocsp: OCSPClient(transport: transport), ocspURL: services.url("ocsp"),
-                                        issuerCandidates: [try TestEnvironment.certificate("issuing-ca")], transport: transport)
-        try await container.sign(with: TestEnvironment.signer("ec-p256"), options: SignatureOptions(profile: .LT), services: longTerm)
-        return try Container(openingAt: container.path)
-    }
-
+final class LongTermValidationTests: LongTermTestCase {
     /// An OCSP response for `certificate` fetched from `path` with the openssl command line.
     private func fetchOCSP(_ path: String, certificate: String = "ec-p256") throws -> Data {
         let out = folder.appendingPathComponent("resp-\(UUID().uuidString).der").path
