@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "tamga", targets: ["tamga"]),
         .library(name: "TamgaCore", targets: ["TamgaCore"]),
         .library(name: "ASiC", targets: ["ASiC"]),
+        .library(name: "PCSC", targets: ["PCSC"]),
     ],
     targets: [
         // C shims: a module map and a header each, no code.
@@ -17,6 +18,8 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0",
                        providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CPCSC", path: "Sources/CPCSC", pkgConfig: "libpcsclite",
+                       providers: [.apt(["libpcsclite-dev"])]),
         .systemLibrary(name: "CPosix", path: "Sources/CPosix"),   // Linux-only calls (copy_file_range)
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
@@ -24,12 +27,16 @@ let package = Package(
         // Layers (see ../shared/design/ARCHITECTURE.md).
         .target(name: "TamgaCore", dependencies: ["COpenSSL"]),
         .target(name: "ASiC", dependencies: ["TamgaCore", "CLibXML2", "CZlib", "CPosix"]),
-        .target(name: "TamgaCLI", dependencies: ["TamgaCore", "ASiC"]),
+        .target(name: "PCSC", dependencies: ["CPCSC"]),
+        .target(name: "TamgaCLI", dependencies: ["TamgaCore", "ASiC", "PCSC"]),
         .executableTarget(name: "tamga", dependencies: ["TamgaCLI"]),
+        // The virtual card that tests and the demo put into pcscd's vpcd reader.
+        .executableTarget(name: "tamga-vcard", path: "Sources/tamga-vcard"),
 
         .target(name: "TamgaTestSupport", dependencies: ["TamgaCore"], path: "Tests/TamgaTestSupport"),
         .testTarget(name: "TamgaCoreTests", dependencies: ["TamgaCore", "TamgaTestSupport"]),
         .testTarget(name: "ASiCTests", dependencies: ["ASiC", "TamgaCore", "TamgaTestSupport"]),
+        .testTarget(name: "PCSCTests", dependencies: ["PCSC", "TamgaTestSupport"]),
         .testTarget(name: "TamgaCLITests", dependencies: ["TamgaCLI", "ASiC", "TamgaCore", "TamgaTestSupport"]),
     ]
 )

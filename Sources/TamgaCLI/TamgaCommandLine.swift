@@ -1,6 +1,7 @@
 import Foundation
 import ASiC
 import TamgaCore
+import PCSC
 
 /// The `tamga` command line as a library, so tests run commands in-process.
 public enum TamgaCommandLine {
@@ -8,7 +9,7 @@ public enum TamgaCommandLine {
 
     static let commands: [any Command.Type] = [
         ContainerCreateCommand.self, ContainerAddCommand.self, ContainerRemoveCommand.self,
-        ContainerListCommand.self, ContainerExtractCommand.self, SignCommand.self, ExtendCommand.self, VerifyCommand.self,
+        ContainerListCommand.self, ContainerExtractCommand.self, SignCommand.self, ExtendCommand.self, VerifyCommand.self, ReadersCommand.self,
     ]
 
     /// Runs a command line (`arguments[0]` is the program name) and returns the exit code.
@@ -110,6 +111,7 @@ public enum TamgaCommandLine {
             default: return (e.code, .signingFailed)
             }
         case let e as TrustedListError: return (e.code, .inputRejected)
+        case let e as PCSCError: return (e.code, .inputRejected)
         case SecretInput.Failure.cancelled: return ("cancelled", .cancelled)
         case SecretInput.Failure.noTerminal: return ("no-terminal", .signingFailed)
         case SecretInput.Failure.unreadable: return ("unreadable-pin-file", .inputRejected)
@@ -132,6 +134,9 @@ public enum TamgaCommandLine {
       sign CONTAINER --with key:FILE       add a XAdES signature (LT by default: --tsa URL)
       extend CONTAINER --to LT|LTA         add time-stamps and OCSP to existing signatures
       verify CONTAINER [--trust CA.pem]    check every signature
+
+    Readers:
+      readers [--json]                     PC/SC readers, card state, ATR, card kind, Rutoken media family
 
     Other: help [COMMAND], --version. Every command takes --help.
     Exit codes: 0 ok, 1 invalid or unsigned, 2 usage, 3 input refused, 4 signing failed,

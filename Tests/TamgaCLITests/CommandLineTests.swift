@@ -291,3 +291,38 @@ final class ProxyTests: XCTestCase {
         XCTAssertTrue(proxied.contains("proxied POST \(services.url("ocsp").absoluteString)"), proxied)
     }
 }
+
+/// `tamga readers` against a private pcscd with vpcd readers and virtual cards.
+final class ReadersCommandTests: XCTestCase {
+    private var binary: String { TestEnvironment.productsDirectory.appendingPathComponent("tamga").path }
+
+    func testReadersAsTextAndJSON() throws {
+        let rig = try PCSCRig(readers: [.init(name: "Aktiv Rutoken ECP", cards: ["rutoken-ecp", nil])])
+        defer { rig.stop() }
+        let text = try TestEnvironment.run(binary, ["readers"], environment: rig.environment)
+        XCTAssertEqual(text.status, 0, text.error)
+        XCTAssertTrue(text.output.contains("Aktiv Rutoken ECP 00 00: present, ATR 3B8B015275746F6B656E20445320C1, Rutoken ECP, media rutoken_ecp_"), text.output)
+        XCTAssertTrue(text.output.contains("Aktiv Rutoken ECP 00 01: empty"), text.output)
+        let json = try TestEnvironment.run(binary, ["readers", "--json"], environment: rig.environment)
+        let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: [[String: String]]]
+        XCTAssertEqual(object?["readers"]?.count, 2)
+        XCTAssertEqual(object?["readers"]?.first { $0["name"] == "Aktiv Rutoken ECP 00 00" }?["card"], "Rutoken ECP")
+    }
+
+    func testReadersWithoutPcscdSaysSo() throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["PCSCLITE_CSOCK_NAME"] = "/nonexistent/pcscd.comm"
+        let result = try TestEnvironment.run(binary, ["readers", "--json"], environment: environment)
+        XCTAssertEqual(result.status, 3)
+        XCTAssertTrue(result.output.contains("pcsc-service-not-running"), result.output)
+        XCTAssertTrue(result.error.contains("pcscd"), result.error)
+    }
+
+    func testReadersWithNoReadersConnected() throws {
+        let rig = try PCSCRig(readers: [])
+        defer { rig.stop() }
+        let result = try TestEnvironment.run(binary, ["readers"], environment: rig.environment)
+        XCTAssertEqual(result.status, 0)
+        XCTAssertTrue(result.output.contains("No smart-card reader is connected"), result.output)
+    }
+}

@@ -9,6 +9,9 @@ public enum TestEnvironment {
     public static let repository: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// Where SwiftPM put the built products (the test bundle sits beside them).
+    public static var productsDirectory: URL { URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent() }
+
     public static func fixture(_ relative: String) -> String {
         repository.appendingPathComponent("Fixtures").appendingPathComponent(relative).path
     }

@@ -1,0 +1,53 @@
+internal import CPCSC
+import Foundation
+
+/// Owns one `SCARDCONTEXT`.
+final class SCardContextHandle {
+    let context: SCARDCONTEXT
+
+    init() throws {
+        var context: SCARDCONTEXT = 0
+        try SCardReturnCode(SCardEstablishContext(DWORD(SCARD_SCOPE_SYSTEM), nil, nil, &context)).check("SCardEstablishContext")
+        self.context = context
+    }
+    deinit { SCardReleaseContext(context) }
+
+    /// `SCardListReaders` (a NUL-separated, double-NUL-terminated multi-string).
+    func readerNames() throws -> [String] {
+        var length: DWORD = 0
+        let sizing = SCardReturnCode(SCardListReaders(context, nil, nil, &length))
+        if sizing.unsigned == UInt32(truncatingIfNeeded: SCARD_E_NO_READERS_AVAILABLE) { return [] }
+        try sizing.check("SCardListReaders")
+        var buffer = [CChar](repeating: 0, count: Int(length))
+        let listing = SCardReturnCode(SCardListReaders(context, nil, &buffer, &length))
+        if listing.unsigned == UInt32(truncatingIfNeeded: SCARD_E_NO_READERS_AVAILABLE) { return [] }
+        try listing.check("SCardListReaders")
+        return Self.multiString(buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) })
+    }
+
+    /// Splits a PC/SC multi-string; stops at the double NUL and never reads past the buffer.
+    static func multiString(_ bytes: [UInt8]) -> [String] {
+        bytes.split(separator: 0, omittingEmptySubsequences: true).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// One non-blocking `SCardGetStatusChange` for the named readers.
+    func states(of names: [String]) throws -> [Reader] {
+        let cNames = names.map { strdup($0)! }
+        defer { cNames.forEach { free($0) } }
+        var states = cNames.map { name -> SCARD_READERSTATE in
+            var state = SCARD_READERSTATE()
+            state.szReader = UnsafePointer(name)
+            state.dwCurrentState = DWORD(SCARD_STATE_UNAWARE)
+            return state
+        }
+        let result = SCardReturnCode(SCardGetStatusChange(context, 0, &states, DWORD(states.count)))
+        // A zero timeout answers at once; TIMEOUT only means "nothing changed since UNAWARE".
+        if !result.isSuccess && result.unsigned != UInt32(truncatingIfNeeded: SCARD_E_TIMEOUT) {
+            try result.check("SCardGetStatusChange")
+        }
+        return zip(names, states).map { name, state in
+            let atr = withUnsafeBytes(of: state.rgbAtr) { Array($0.prefix(Int(min(state.cbAtr, DWORD(MAX_ATR_SIZE))))) }
+            return Reader(name: name, state: ReaderState(rawValue: UInt32(truncatingIfNeeded: state.dwEventState) & 0xFFFF), atr: atr)
+        }
+    }
+}

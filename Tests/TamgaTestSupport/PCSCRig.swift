@@ -1,0 +1,110 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A private pcscd (on its own socket, via `scripts/pcscd-launch.py`) with vpcd readers and
+/// `tamga-vcard` virtual cards on 127.0.0.1, started for a test and stopped by PID.
+/// Clients reach it with `PCSCLITE_CSOCK_NAME`, which `environment` holds; in-process tests
+/// call `use()` to point this process's PC/SC client at it.
+public final class PCSCRig: @unchecked Sendable {   // unchecked: immutable after start; stop() is idempotent
+    public struct ReaderSpec {
+        public let name: String
+        /// One entry per slot (vpcd gives each reader.conf entry two): a tamga-vcard profile, or nil for an empty slot.
+        public let cards: [String?]
+        public init(name: String, cards: [String?]) { self.name = name; self.cards = cards }
+    }
+
+    public static let socketPath = FileManager.default.temporaryDirectory.appendingPathComponent("tamga-pcscd-\(getpid()).comm").path
+    public let folder: URL
+    public let socketPath: String
+    private var processes: [Process] = []
+
+    /// - Parameters:
+    ///   - readers: reader.conf entries; none gives a pcscd with no readers.
+    ///   - startDaemon: false leaves pcscd out (the "service not running" case).
+    public init(readers: [ReaderSpec], startDaemon: Bool = true) throws {
+        folder = try TestEnvironment.temporaryFolder("pcsc-rig")
+        // One socket path per test process: the PC/SC client library reads PCSCLITE_CSOCK_NAME
+        // once and keeps it, so every rig in this process must use the same path.
+        socketPath = Self.socketPath
+        unlink(socketPath)
+        let conf = folder.appendingPathComponent("reader.conf.d")
+        try FileManager.default.createDirectory(at: conf, withIntermediateDirectories: true)
+        let basePort = 41_000 + Int(getpid() % 500) * 20
+        var cards: [(Int, String)] = []
+        for (index, reader) in readers.enumerated() {
+            let port = basePort + index * 2
+            // One copy of the driver per entry: its slot table is static (smartcard.md §5).
+            let driver = folder.appendingPathComponent("libifdvpcd-\(index).so").path
+            try FileManager.default.copyItem(atPath: URL(fileURLWithPath: "/usr/lib/pcsc/drivers/serial/libifdvpcd.so").resolvingSymlinksInPath().path, toPath: driver)
+            try """
+            FRIENDLYNAME "\(reader.name)"
+            DEVICENAME   /dev/null:0x\(String(port, radix: 16))
+            LIBPATH      \(driver)
+            CHANNELID    0x\(String(port, radix: 16))
+
+            """.write(to: conf.appendingPathComponent("reader\(index)"), atomically: true, encoding: .utf8)
+            cards += reader.cards.enumerated().compactMap { slot, card in card.map { (port + slot, $0) } }
+        }
+        if startDaemon {
+            try start("/usr/bin/python3", [TestEnvironment.script("pcscd-launch.py"), socketPath, "--", "/usr/sbin/pcscd", "-f", "-c", conf.path],
+                      waitFor: nil)
+            // pcscd answers once its socket accepts and the readers are initialised.
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline && !FileManager.default.fileExists(atPath: socketPath) { usleep(50_000) }
+            usleep(300_000)
+            // Cards connect to vpcd's listening slots: that is inserting them.
+            for (port, card) in cards {
+                try start(TestEnvironment.productsDirectory.appendingPathComponent("tamga-vcard").path,
+                          ["--port", String(port), "--profile", card], waitFor: "inserted")
+            }
+            if !cards.isEmpty { usleep(1_000_000) }   // pcscd notices a card within about 0.7 s
+        }
+    }
+
+    public var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["PCSCLITE_CSOCK_NAME"] = socketPath
+        return environment
+    }
+
+    /// Points this process's PC/SC client library at the rig.
+    public func use() { setenv("PCSCLITE_CSOCK_NAME", socketPath, 1) }
+
+    private func start(_ executable: String, _ arguments: [String], waitFor prefix: String?) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        processes.append(process)
+        if let prefix {
+            let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+            guard line.hasPrefix(prefix) else { throw NSError(domain: "PCSCRig", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(executable): \(line)"]) }
+        }
+    }
+
+    /// Stops every process the rig started (pcscd first), by PID, and removes its folder.
+    public func stop() {
+        for process in processes.reversed() {
+            let pid = process.processIdentifier
+            kill(pid, SIGTERM)
+            let deadline = Date().addingTimeInterval(5)
+            while Date() < deadline {
+                var status: Int32 = 0
+                let reaped = waitpid(pid, &status, WNOHANG)
+                if reaped == pid || (reaped < 0 && errno == ECHILD) { break }
+                usleep(20_000)
+            }
+            kill(pid, SIGKILL)
+        }
+        processes.removeAll()
+        unlink(socketPath)
+        TestEnvironment.removeFolder(folder)
+    }
+
+    deinit { stop() }
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env python3
+"""pcscd-launch.py SOCKET -- PCSCD ARGS... : runs a private pcscd on its own Unix socket.
+
+pcscd 1.9 always binds /run/pcscd/pcscd.comm itself, but takes an already-listening socket
+from systemd-style socket activation (LISTEN_FDS=1, LISTEN_PID, fd 3). This launcher makes
+that socket at SOCKET and execs pcscd with it, so a test rig never touches the system's
+pcscd; clients reach it with PCSCLITE_CSOCK_NAME=SOCKET. The PID stays the same through the
+exec, so whoever started this process stops pcscd by that PID.
+"""
+import os, socket, sys
+
+if len(sys.argv) < 4 or sys.argv[2] != "--":
+    sys.stderr.write("usage: pcscd-launch.py SOCKET -- pcscd ARGS...\n")
+    sys.exit(2)
+path, command = sys.argv[1], sys.argv[3:]
+if os.path.exists(path):
+    os.unlink(path)
+listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+listener.bind(path)
+os.chmod(path, 0o666)
+listener.listen(64)
+if listener.fileno() != 3:
+    os.dup2(listener.fileno(), 3)
+os.set_inheritable(3, True)
+os.environ["LISTEN_FDS"] = "1"
+os.environ["LISTEN_PID"] = str(os.getpid())
+os.execvp(command[0], command)
