@@ -6,8 +6,12 @@
 // length and a payload; a 1-byte payload is a control (0 power off, 1 power on, 2 reset,
 // 4 get ATR), anything longer is a command APDU answered with a response APDU.
 //
-// This first version presents the ATR of a profile and answers every APDU with 6D00
-// (instruction not supported); the ID-card applets follow with the ID-card issue.
+// This version presents the ATR of a profile and a small transport test applet; the ID-card
+// applets follow with the ID-card issue:
+//   any SELECT (INS A4)                   → 9000
+//   GET DATA 00 CA 01 00 Le               → 300 bytes (i & 0xFF); with --t0 as 61xx + GET RESPONSE
+//   GET DATA 00 CA 02 00 Le               → 20 bytes if Le = 20, else 6C14 (wrong length)
+//   everything else                       → 6D00
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,6 +45,7 @@ func fail(_ message: String) -> Never {
 }
 
 var port: UInt16 = 0x8C7B
+var t0 = false
 var profile = Profile.idemia
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
@@ -51,8 +56,9 @@ while let argument = arguments.next() {
             fail("--profile takes one of \(Profile.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         profile = chosen
+    case "--t0": t0 = true
     case "--help":
-        print("usage: tamga-vcard [--port PORT] [--profile \(Profile.allCases.map(\.rawValue).joined(separator: "|"))]")
+        print("usage: tamga-vcard [--port PORT] [--profile \(Profile.allCases.map(\.rawValue).joined(separator: "|"))] [--t0]")
         exit(0)
     default: fail("unknown argument \(argument)")
     }
@@ -96,6 +102,35 @@ func send(_ fd: Int32, _ payload: [UInt8]) -> Bool {
     return frame.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) } == frame.count
 }
 
+/// The transport test applet; `pending` holds data waiting for GET RESPONSE (T=0 style).
+final class TransportApplet {
+    let t0: Bool
+    var pending: [UInt8] = []
+    init(t0: Bool) { self.t0 = t0 }
+
+    func answer(_ apdu: [UInt8]) -> [UInt8] {
+        let ins = apdu[1], p1p2 = UInt16(apdu[2]) << 8 | UInt16(apdu[3])
+        let le: Int? = apdu.count == 5 ? (apdu[4] == 0 ? 256 : Int(apdu[4])) : nil
+        switch (ins, p1p2) {
+        case (0xA4, _): return [0x90, 0x00]
+        case (0xCA, 0x0100):
+            let object = (0..<300).map { UInt8($0 & 0xFF) }
+            if t0 { pending = object; return [0x61, 0x00] }
+            return object + [0x90, 0x00]
+        case (0xCA, 0x0200):
+            guard le == 20 else { return [0x6C, 20] }
+            return [UInt8](repeating: 0xAB, count: 20) + [0x90, 0x00]
+        case (0xC0, _) where !pending.isEmpty:
+            let count = min(pending.count, le ?? 256)
+            let data = Array(pending.prefix(count))
+            pending.removeFirst(count)
+            return data + (pending.isEmpty ? [0x90, 0x00] : [0x61, UInt8(min(pending.count, 256) & 0xFF)])
+        default: return [0x6D, 0x00]
+        }
+    }
+}
+let applet = TransportApplet(t0: t0)
+
 let connection = connectToReader(port: port)
 FileHandle.standardOutput.write(Data("inserted into 127.0.0.1:\(port) profile \(profile.rawValue)\n".utf8))
 while let header = readExactly(connection, 2) {
@@ -105,6 +140,7 @@ while let header = readExactly(connection, 2) {
         if payload[0] == 4, !send(connection, profile.atr) { break }   // power on/off and reset need no answer
         continue
     }
-    if !send(connection, [0x6D, 0x00]) { break }
+    if payload.count < 4 { if !send(connection, [0x67, 0x00]) { break }; continue }
+    if !send(connection, applet.answer(payload)) { break }
 }
 close(connection)

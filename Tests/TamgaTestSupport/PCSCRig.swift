@@ -10,13 +10,15 @@ import Glibc
 public final class PCSCRig: @unchecked Sendable {   // unchecked: immutable after start; stop() is idempotent
     public struct ReaderSpec {
         public let name: String
-        /// One entry per slot (vpcd gives each reader.conf entry two): a tamga-vcard profile, or nil for an empty slot.
+        /// One entry per slot (vpcd gives each reader.conf entry two): a tamga-vcard profile, or nil
+        /// for an empty slot; a `+t0` suffix runs the card in T=0 style (61xx/GET RESPONSE).
         public let cards: [String?]
         public init(name: String, cards: [String?]) { self.name = name; self.cards = cards }
     }
 
     public static let socketPath = FileManager.default.temporaryDirectory.appendingPathComponent("tamga-pcscd-\(getpid()).comm").path
     public let folder: URL
+    private let basePort: Int
     public let socketPath: String
     private var processes: [Process] = []
 
@@ -31,7 +33,7 @@ public final class PCSCRig: @unchecked Sendable {   // unchecked: immutable afte
         unlink(socketPath)
         let conf = folder.appendingPathComponent("reader.conf.d")
         try FileManager.default.createDirectory(at: conf, withIntermediateDirectories: true)
-        let basePort = 41_000 + Int(getpid() % 500) * 20
+        basePort = 41_000 + Int(getpid() % 500) * 20
         var cards: [(Int, String)] = []
         for (index, reader) in readers.enumerated() {
             let port = basePort + index * 2
@@ -56,12 +58,30 @@ public final class PCSCRig: @unchecked Sendable {   // unchecked: immutable afte
             usleep(300_000)
             // Cards connect to vpcd's listening slots: that is inserting them.
             for (port, card) in cards {
-                try start(TestEnvironment.productsDirectory.appendingPathComponent("tamga-vcard").path,
-                          ["--port", String(port), "--profile", card], waitFor: "inserted")
+                try insertCard(card, port: port)
             }
             if !cards.isEmpty { usleep(1_000_000) }   // pcscd notices a card within about 0.7 s
         }
     }
+
+    private var cardProcesses: [Int: Process] = [:]
+
+    /// Starts a virtual card in the slot listening on `port` (inserting it).
+    public func insertCard(_ card: String, port: Int) throws {
+        let t0 = card.hasSuffix("+t0")
+        let profile = t0 ? String(card.dropLast(3)) : card
+        cardProcesses[port] = try start(TestEnvironment.productsDirectory.appendingPathComponent("tamga-vcard").path,
+                                        ["--port", String(port), "--profile", profile] + (t0 ? ["--t0"] : []), waitFor: "inserted")
+    }
+
+    /// Kills the card in the slot on `port` (removing it from the reader).
+    public func removeCard(port: Int) {
+        guard let process = cardProcesses.removeValue(forKey: port) else { return }
+        kill(process.processIdentifier, SIGKILL)
+    }
+
+    /// The vpcd port of reader `index` (in the order given), slot `slot`.
+    public func port(reader index: Int, slot: Int = 0) -> Int { basePort + index * 2 + slot }
 
     public var environment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
@@ -72,7 +92,8 @@ public final class PCSCRig: @unchecked Sendable {   // unchecked: immutable afte
     /// Points this process's PC/SC client library at the rig.
     public func use() { setenv("PCSCLITE_CSOCK_NAME", socketPath, 1) }
 
-    private func start(_ executable: String, _ arguments: [String], waitFor prefix: String?) throws {
+    @discardableResult
+    private func start(_ executable: String, _ arguments: [String], waitFor prefix: String?) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -85,6 +106,7 @@ public final class PCSCRig: @unchecked Sendable {   // unchecked: immutable afte
             let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
             guard line.hasPrefix(prefix) else { throw NSError(domain: "PCSCRig", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(executable): \(line)"]) }
         }
+        return process
     }
 
     /// Stops every process the rig started (pcscd first), by PID, and removes its folder.
