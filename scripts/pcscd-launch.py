@@ -22,6 +22,12 @@ listener.listen(64)
 if listener.fileno() != 3:
     os.dup2(listener.fileno(), 3)
 os.set_inheritable(3, True)
+# Die with the process that started us (a test runner killed mid-test must not leave pcscd behind).
+try:
+    import ctypes, signal
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
+except OSError:
+    pass
 os.environ["LISTEN_FDS"] = "1"
 os.environ["LISTEN_PID"] = str(os.getpid())
 os.execvp(command[0], command)

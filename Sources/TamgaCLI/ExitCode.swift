@@ -17,6 +17,8 @@ public enum ExitCode: Int32, Sendable {
     /// A network service (TSA, OCSP, CA issuer download) failed or gave an unacceptable answer;
     /// nothing was written. The message names the service and the URL.
     case serviceFailed = 7
+    /// `readers --wait`: the expected token did not appear in time.
+    case waitTimedOut = 8
     /// The user cancelled at a prompt.
     case cancelled = 130
 }

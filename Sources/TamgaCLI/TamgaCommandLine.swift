@@ -136,11 +136,12 @@ public enum TamgaCommandLine {
       verify CONTAINER [--trust CA.pem]    check every signature
 
     Readers:
-      readers [--json]                     PC/SC readers, card state, ATR, card kind, Rutoken media family
+      readers [--json] [--watch | --wait MEDIA]   PC/SC readers: state, ATR, card kind, Rutoken media family
 
     Other: help [COMMAND], --version. Every command takes --help.
     Exit codes: 0 ok, 1 invalid or unsigned, 2 usage, 3 input refused, 4 signing failed,
-                5 trust not established, 6 write failed, 7 TSA/OCSP failed, 130 cancelled (docs/cli.md).
+                5 trust not established, 6 write failed, 7 TSA/OCSP failed, 8 wait timed out,
+                130 cancelled (docs/cli.md).
     """
 }
 

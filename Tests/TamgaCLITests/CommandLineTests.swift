@@ -326,3 +326,45 @@ final class ReadersCommandTests: XCTestCase {
         XCTAssertTrue(result.output.contains("No smart-card reader is connected"), result.output)
     }
 }
+
+/// `tamga readers --wait` and `--watch` against the private pcscd rig.
+final class ReadersWaitWatchTests: XCTestCase {
+    private var binary: String { TestEnvironment.productsDirectory.appendingPathComponent("tamga").path }
+
+    func testWaitSucceedsWhenTheTokenIsThereAndTimesOutOnTheWrongOne() throws {
+        let rig = try PCSCRig(readers: [.init(name: "Aktiv Rutoken ECP", cards: ["rutoken-ecp", nil]),
+                                        .init(name: "ACS ACR39U ICC Reader", cards: ["idemia", nil])])
+        defer { rig.stop() }
+        let ready = try TestEnvironment.run(binary, ["readers", "--wait", "rutoken_ecp_4a1b2c3d", "--timeout", "10"], environment: rig.environment)
+        XCTAssertEqual(ready.status, 0, ready.error)
+        XCTAssertTrue(ready.output.contains("ready: Aktiv Rutoken ECP 00 00"), ready.output)
+        XCTAssertTrue(ready.error.contains("Connect the token"), ready.error)
+        let wrong = try TestEnvironment.run(binary, ["readers", "--wait", "rutoken_lt", "--timeout", "2"], environment: rig.environment)
+        XCTAssertEqual(wrong.status, 8, wrong.error)
+        XCTAssertTrue(wrong.error.contains("no rutoken_lt token appeared") && wrong.error.contains("instead"), wrong.error)
+    }
+
+    func testWatchReportsAnInsertionAsItHappens() throws {
+        let rig = try PCSCRig(readers: [.init(name: "Watched Reader", cards: [nil, nil])])
+        defer { rig.stop() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["readers", "--watch", "--json"]
+        process.environment = rig.environment
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        usleep(1_500_000)
+        try rig.insertCard("thales", port: rig.port(reader: 0))
+        usleep(2_000_000)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        let events = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] }
+        XCTAssertEqual(events.filter { $0["event"] == "reader-present" }.count, 2, "\(lines)")
+        let inserted = events.first { $0["event"] == "card-inserted" }
+        XCTAssertEqual(inserted?["reader"], "Watched Reader 00 00", "\(lines)")
+        XCTAssertEqual(inserted?["card"], "EstEID Thales")
+    }
+}

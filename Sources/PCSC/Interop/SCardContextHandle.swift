@@ -47,7 +47,8 @@ final class SCardContextHandle {
         }
         return zip(names, states).map { name, state in
             let atr = withUnsafeBytes(of: state.rgbAtr) { Array($0.prefix(Int(min(state.cbAtr, DWORD(MAX_ATR_SIZE))))) }
-            return Reader(name: name, state: ReaderState(rawValue: UInt32(truncatingIfNeeded: state.dwEventState) & 0xFFFF), atr: atr)
+            let bits = UInt32(truncatingIfNeeded: state.dwEventState) & 0xFFFF & ~UInt32(SCARD_STATE_CHANGED)
+            return Reader(name: name, state: ReaderState(rawValue: bits), atr: atr)
         }
     }
 }

@@ -5,21 +5,86 @@ import PCSC
 struct ReadersCommand: Command {
     static let path = ["readers"]
     static let abstract = "Lists smart-card readers: state, ATR, the card recognised, the token media family."
-    static let usage = "[--json]"
+    static let usage = "[--json] | --watch [--json] | --wait MEDIA_OR_FAMILY [--timeout SECONDS]"
     static let help = """
     One line per reader: name, state (empty, present, in-use, exclusive, mute), the card's ATR,
     the card recognised from it, and the CryptoPro media family when the reader or card is a
     Rutoken (the serial part of a media name needs the token itself: see tamga tokens).
-    Exit codes: 0 listed (also when there are no readers), 3 pcscd not running.
+      --watch              print readers attached and detached and cards inserted and removed as
+                           they happen, until interrupted (with --json: one JSON object per line)
+      --wait MEDIA         tell the user to connect the token and wait until a reader with a card of
+                           that media family is present (rutoken_ecp, rutoken_lt, or a full media name
+                           such as rutoken_ecp_4a1b2c3d, whose family is what can be checked here)
+      --timeout SECONDS    how long --wait waits (default 60)
+    Exit codes: 0 listed / ready, 3 pcscd not running, 8 --wait timed out (the message says whether
+    another token was connected instead).
     """
-    static let flags: Set<String> = GlobalOptions.flags
-    static let options: Set<String> = []
+    static let flags: Set<String> = GlobalOptions.flags.union(["--watch"])
+    static let options: Set<String> = ["--wait", "--timeout"]
 
     let global: GlobalOptions
+    let watch: Bool
+    let waitFor: String?
+    let timeout: TimeInterval
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else { throw UsageError("readers takes no arguments") }
         global = GlobalOptions(arguments)
+        watch = arguments.has("--watch")
+        waitFor = arguments.value("--wait")
+        guard let timeout = TimeInterval(arguments.value("--timeout") ?? "60"), timeout > 0 else {
+            throw UsageError("--timeout takes a number of seconds")
+        }
+        self.timeout = timeout
+        if watch && waitFor != nil { throw UsageError("--watch and --wait cannot be combined") }
+        if let waitFor, MediaName(waitFor)?.family == nil && !["rutoken_ecp", "rutoken_lt", "rutoken"].contains(waitFor) {
+            throw UsageError("--wait takes a media family (rutoken_ecp, rutoken_lt, rutoken) or a media name, not \(waitFor)")
+        }
+    }
+
+    private func family(of text: String) -> String { MediaName(text)?.family ?? text }
+
+    struct EventLine: Encodable {
+        let event: String
+        let reader: String
+        let state: String
+        let atr: String?
+        let card: String?
+    }
+
+    private func watchReaders(_ context: CommandContext) async throws -> ExitCode {
+        let monitor = try ReaderMonitor()
+        let events = monitor.events()
+        defer { monitor.stop() }
+        for try await event in events {
+            if global.json {
+                context.terminal.jsonLine(EventLine(event: event.kind.rawValue, reader: event.reader.name, state: event.reader.state.summary,
+                                                    atr: event.reader.atr.isEmpty ? nil : event.reader.atrHex, card: event.reader.card?.name))
+            } else {
+                context.terminal.line(event.description)
+            }
+        }
+        return .success
+    }
+
+    private func waitForToken(_ wanted: String, _ context: CommandContext) async throws -> ExitCode {
+        let expected = family(of: wanted)
+        context.terminal.error("Connect the token (\(wanted)); waiting up to \(Int(timeout)) s…")
+        let monitor = try ReaderMonitor()
+        let events = monitor.events()
+        let timer = Task { try await Task.sleep(nanoseconds: UInt64(timeout * 1e9)); monitor.cancel() }
+        defer { timer.cancel(); monitor.stop() }
+        var wrong: String? = nil
+        for try await event in events where event.reader.state.contains(.present) {
+            let family = event.reader.mediaFamily
+            if family == expected {
+                context.terminal.line("ready: \(event.reader.name) (\(event.reader.card?.name ?? "token"), media family \(expected))")
+                return .success
+            }
+            wrong = "\(event.reader.name) holds \(event.reader.card?.name ?? "an unknown card (ATR \(event.reader.atrHex))")"
+        }
+        context.terminal.error("tamga: no \(expected) token appeared within \(Int(timeout)) s" + (wrong.map { "; instead: \($0)" } ?? "") + ".")
+        return .waitTimedOut
     }
 
     struct Listing: Encodable {
@@ -34,6 +99,8 @@ struct ReadersCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
+        if watch { return try await watchReaders(context) }
+        if let waitFor { return try await waitForToken(waitFor, context) }
         let readers = try PCSCContext().readers()
         let listing = Listing(readers: readers.map {
             .init(name: $0.name, state: $0.state.summary, atr: $0.atr.isEmpty ? nil : $0.atrHex, card: $0.card?.name,

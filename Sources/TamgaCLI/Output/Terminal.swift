@@ -34,6 +34,13 @@ public final class Terminal: @unchecked Sendable {   // unchecked: written from 
         writeOut(String(decoding: data, as: UTF8.self) + "\n")
     }
 
+    /// One compact JSON object on one line (for streams of events).
+    func jsonLine<T: Encodable>(_ value: T) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        writeOut(String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self) + "\n")
+    }
+
     /// A progress handler drawing one self-overwriting line on stderr, or nil when stderr is not
     /// a terminal or the user asked for quiet.
     func progress(quiet: Bool) -> ProgressHandler? {

@@ -1,0 +1,45 @@
+import Foundation
+
+/// Watches readers being attached and detached and cards being inserted and removed, with
+/// `SCardGetStatusChange` (including the `\\?PnP?\Notification` pseudo-reader) on a thread of
+/// its own, as an `AsyncThrowingStream`. The stream starts with one `.present` event per
+/// reader, then delivers changes in the order pcscd reports them. `cancel()` (or cancelling
+/// the consuming task) ends it through `SCardCancel`.
+public final class ReaderMonitor: @unchecked Sendable {   // unchecked: the watcher thread owns `watcher`; cancel() only calls SCardCancel
+    private let watcher: SCardWatcher
+    /// Signalled when the watching thread has left libpcsclite for good.
+    private let finished = DispatchSemaphore(value: 0)
+
+    public init() throws {
+        watcher = try SCardWatcher()
+    }
+
+    public func events() -> AsyncThrowingStream<ReaderEvent, Error> {
+        AsyncThrowingStream { continuation in
+            let watcher = self.watcher
+            let finished = self.finished
+            let thread = Thread {
+                defer { finished.signal() }
+                do {
+                    try watcher.run { continuation.yield($0) }
+                    continuation.finish()
+                } catch PCSCError.cancelled {
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in watcher.cancel() }
+            thread.start()
+        }
+    }
+
+    public func cancel() { watcher.cancel() }
+
+    /// Cancels and waits (up to two seconds) until the watching thread is out of PC/SC, so the
+    /// process can exit or release the context safely. Call once, after `events()` was used.
+    public func stop() {
+        watcher.cancel()
+        _ = finished.wait(timeout: .now() + 2)
+    }
+}
