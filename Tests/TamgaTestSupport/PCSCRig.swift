@@ -111,18 +111,7 @@ public final class PCSCRig: @unchecked Sendable {   // unchecked: immutable afte
 
     /// Stops every process the rig started (pcscd first), by PID, and removes its folder.
     public func stop() {
-        for process in processes.reversed() {
-            let pid = process.processIdentifier
-            kill(pid, SIGTERM)
-            let deadline = Date().addingTimeInterval(5)
-            while Date() < deadline {
-                var status: Int32 = 0
-                let reaped = waitpid(pid, &status, WNOHANG)
-                if reaped == pid || (reaped < 0 && errno == ECHILD) { break }
-                usleep(20_000)
-            }
-            kill(pid, SIGKILL)
-        }
+        for process in processes.reversed() { TestEnvironment.terminate(process, grace: 5) }
         processes.removeAll()
         unlink(socketPath)
         TestEnvironment.removeFolder(folder)

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import TamgaCore
 
 /// Paths and helpers shared by the test targets: the repository, the test PKI in
@@ -91,6 +94,23 @@ public enum TestEnvironment {
         let url = folder.appendingPathComponent(name)
         try Data(text.utf8).write(to: url)
         return url.path
+    }
+
+    /// Stops a child process by PID: SIGTERM, then SIGKILL after `grace` seconds. Polls with
+    /// waitpid rather than Process.waitUntilExit, which spins a run loop and can hang on a
+    /// task's thread.
+    public static func terminate(_ process: Process, grace: TimeInterval = 10) {
+        guard process.isRunning else { return }
+        let pid = process.processIdentifier
+        kill(pid, SIGTERM)
+        let deadline = Date().addingTimeInterval(grace)
+        while Date() < deadline {
+            var status: Int32 = 0
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid || (reaped < 0 && errno == ECHILD) { return }   // exited (reaped here or by Foundation)
+            usleep(20_000)
+        }
+        kill(pid, SIGKILL)
     }
 
     public static func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }

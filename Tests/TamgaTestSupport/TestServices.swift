@@ -49,19 +49,7 @@ public final class TestServices: @unchecked Sendable {   // unchecked: immutable
 
     /// Sends SIGTERM (the script exits 0 and removes its state) and waits for the exit by
     /// polling, which is safe from any thread (waitUntilExit spins a run loop).
-    public func stop() {
-        guard process.isRunning else { return }
-        let pid = process.processIdentifier
-        kill(pid, SIGTERM)
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            var status: Int32 = 0
-            let reaped = waitpid(pid, &status, WNOHANG)
-            if reaped == pid || (reaped < 0 && errno == ECHILD) { return }   // exited (reaped here or by Foundation)
-            usleep(20_000)
-        }
-        kill(pid, SIGKILL)
-    }
+    public func stop() { TestEnvironment.terminate(process) }
 
     deinit { stop() }
 }
