@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# readers-listing.sh TAMGA [RUNS] — `tamga readers --json` against `opensc-tool -l` and
+# `pcsc_scan -r` with 6 readers (3 vpcd entries × 2 slots, 4 cards), all against the same private
+# pcscd in this one run. Prints the median wall time of RUNS (default 30) and the ratios.
+# Target (issue 4): tamga no slower than either.
+set -euo pipefail
+TAMGA=${1:?usage: readers-listing.sh PATH-TO-TAMGA [RUNS]}
+RUNS=${2:-30}
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+VCARD="$(dirname "$TAMGA")/tamga-vcard"
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+mkdir -p "$WORK/conf"
+BASE=$((42000 + $$ % 500 * 10))
+for i in 0 1 2; do
+  cp "$(readlink -f /usr/lib/pcsc/drivers/serial/libifdvpcd.so)" "$WORK/vpcd$i.so"
+  port=$((BASE + i * 2))
+  printf 'FRIENDLYNAME "Bench Reader %d"\nDEVICENAME   /dev/null:0x%x\nLIBPATH      %s\nCHANNELID    0x%x\n' "$i" "$port" "$WORK/vpcd$i.so" "$port" > "$WORK/conf/r$i"
+done
+/usr/bin/python3 "$REPO/scripts/pcscd-launch.py" "$WORK/pcscd.comm" -- /usr/sbin/pcscd -f -c "$WORK/conf" > "$WORK/pcscd.log" 2>&1 &
+PIDS+=($!)
+export PCSCLITE_CSOCK_NAME="$WORK/pcscd.comm"
+for _ in $(seq 50); do [ -S "$PCSCLITE_CSOCK_NAME" ] && break; sleep 0.1; done
+sleep 0.5
+for slot in 0 1 2 4; do
+  "$VCARD" --port $((BASE + slot)) --profile idemia > /dev/null &
+  PIDS+=($!)
+done
+sleep 1.5
+/usr/bin/python3 - "$RUNS" "$TAMGA" <<'PY'
+import statistics, subprocess, sys, time
+runs, tamga = int(sys.argv[1]), sys.argv[2]
+commands = {"tamga readers --json": [tamga, "readers", "--json"], "opensc-tool -l": ["opensc-tool", "-l"], "pcsc_scan -r": ["pcsc_scan", "-r"]}
+results = {}
+for label, command in commands.items():
+    out = subprocess.run(command, capture_output=True, text=True)
+    assert out.returncode == 0, (label, out.stderr)
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter(); subprocess.run(command, capture_output=True); times.append(time.perf_counter() - start)
+    results[label] = statistics.median(times)
+print(f"6 readers (4 cards), median of {runs} runs, same pcscd:")
+for label, seconds in results.items():
+    print(f"  {label:<22}{seconds * 1000:8.1f} ms   tamga / this = {results['tamga readers --json'] / seconds:.2f}")
+PY
