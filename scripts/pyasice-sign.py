@@ -53,20 +53,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def _ensure_pyasice():
     """Re-exec under the pyasice venv's python if pyasice is not importable here."""
-    try:
-        import pyasice  # noqa: F401
-        return
-    except ImportError:
-        pass
-    venv = os.environ.get("PYASICE_VENV") or os.path.join(HERE, "..", ".build", "pyasice-venv")
-    py = os.path.join(venv, "bin", "python")
-    if os.path.exists(py) and os.path.realpath(sys.prefix) != os.path.realpath(venv) \
-            and not os.environ.get("_PYASICE_REEXEC"):
-        os.environ["_PYASICE_REEXEC"] = "1"
-        os.execv(py, [py, os.path.abspath(__file__)] + sys.argv[1:])
-    sys.stderr.write("%s: cannot import pyasice; run scripts/setup-pyasice.sh "
-                     "(venv: %s)\n" % (os.path.basename(__file__), venv))
-    sys.exit(3)
+    sys.path.insert(0, HERE)
+    from pyasice_env import ensure_pyasice
+    ensure_pyasice(__file__)
 
 
 def usage(msg=None):

@@ -79,25 +79,14 @@ enum XMLText {
         }
     }
 
-    static func attribute(_ s: String) -> String {
-        var out = ""
-        for c in s.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\t": out += "&#9;"
-            case "\n": out += "&#10;"
-            case "\r": out += "&#13;"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
+    /// Escaped for an attribute value in double quotes (whitespace kept as character references,
+    /// which attribute-value normalisation would otherwise turn into spaces).
+    static func attribute(_ s: String) -> String { escape(s, inAttribute: true) }
 
-    static func content(_ s: String) -> String {
+    /// Escaped for element content.
+    static func content(_ s: String) -> String { escape(s, inAttribute: false) }
+
+    private static func escape(_ s: String, inAttribute: Bool) -> String {
         var out = ""
         for c in s.unicodeScalars {
             switch c {
@@ -105,6 +94,10 @@ enum XMLText {
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\r": out += "&#13;"
+            case "\"" where inAttribute: out += "&quot;"
+            case "'" where inAttribute: out += "&apos;"
+            case "\t" where inAttribute: out += "&#9;"
+            case "\n" where inAttribute: out += "&#10;"
             default: out.unicodeScalars.append(c)
             }
         }
