@@ -12,7 +12,9 @@ public final class TestServices: @unchecked Sendable {   // unchecked: immutable
 
     /// - Parameter clockOffset: runs the services under libfaketime with this offset
     ///   (e.g. "+20m"), for evidence produced at another time than the test's.
-    public init(clockOffset: String? = nil) throws {
+    /// - Parameter port: 0 picks a free port; 8788 is the one the fixture certificates name in
+    ///   their AIA (OCSP and caIssuers URLs).
+    public init(clockOffset: String? = nil, port: Int = 0) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         if let clockOffset {
@@ -22,7 +24,7 @@ public final class TestServices: @unchecked Sendable {   // unchecked: immutable
             environment["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
             process.environment = environment
         }
-        process.arguments = [TestEnvironment.script("test-services.py"), "--pki", TestEnvironment.fixture("pki"), "--port", "0",
+        process.arguments = [TestEnvironment.script("test-services.py"), "--pki", TestEnvironment.fixture("pki"), "--port", String(port),
                              "--exit-with-parent"]
         let out = Pipe()
         process.standardOutput = out

@@ -141,6 +141,17 @@ final class LongTermSigningTests: LongTermTestCase {
         try await assertSigningFails(key: "revoked-ec-p256", code: "certificate-not-good", contains: "revoked")
     }
 
+    func testIssuerAndOCSPURLsComeFromTheCertificateWhenNotGiven() async throws {
+        // The fixture certificates name http://127.0.0.1:8788/ in their AIA; serve that port.
+        let aia = try TestServices(port: 8788)
+        defer { aia.stop() }
+        let container = try makeContainer()
+        let onlyTSA = LongTermServices(timeStamping: TimeStampClient(url: aia.url("tsa")))   // no --ocsp, no --certs
+        try await container.sign(with: TestEnvironment.signer("ec-p256"), options: SignatureOptions(profile: .LT), services: onlyTSA)
+        let report = try Container(openingAt: container.path).validate(ValidationOptions(trust: TrustStore(anchors: [try TestEnvironment.certificate("root")])))
+        XCTAssertEqual(report.status, .valid, "the issuer came from AIA caIssuers and is in CertificateValues: \(report)")
+    }
+
     func testExtendWithTheTSADownChangesNothing() async throws {
         let container = try await signedContainer()
         let before = try TestEnvironment.bytes(container.path)
