@@ -90,16 +90,8 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
             guard let name = String(validating: nameBytes, as: UTF8.self) else {
                 throw ContainerError.unsafeEntryName(String(decoding: nameBytes, as: UTF8.self))
             }
-            // ZIP64 extended information: present only for the fields that overflowed, in this order.
-            var e = LittleEndianReader(extra)
-            while e.index + 4 <= extra.count {
-                let id = try e.u16(), length = Int(try e.u16())
-                let body = try e.take(length)
-                guard id == 0x0001 else { continue }
-                var z = LittleEndianReader(body)
-                if usize == 0xFFFF_FFFF { usize = try z.u64() }
-                if csize == 0xFFFF_FFFF { csize = try z.u64() }
-                if offset == 0xFFFF_FFFF { offset = try z.u64() }
+            if let widened = try Self.zip64Fields(in: extra, uncompressed: usize, compressed: csize, offset: offset) {
+                (usize, csize, offset) = widened
             }
             guard flags & 0x0001 == 0 else { throw ContainerError.unsupportedZip("\(name) is encrypted") }
             guard diskStart == 0 || diskStart == 0xFFFF else { throw ContainerError.unsupportedZip("multi-disk archives") }
@@ -130,8 +122,11 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
             if flags & 0x0008 == 0 {
                 var sizes = (UInt64(localCompressed), UInt64(localUncompressed))
                 if localCompressed == 0xFFFF_FFFF || localUncompressed == 0xFFFF_FFFF {
-                    sizes = try Self.zip64Sizes(inLocalExtra: try file.read(count: localExtraLength, at: offset + 30 + UInt64(localNameLength)),
-                                                compressed: sizes.0, uncompressed: sizes.1)
+                    let localExtra = try file.read(count: localExtraLength, at: offset + 30 + UInt64(localNameLength))
+                    guard let widened = try Self.zip64Fields(in: localExtra, uncompressed: sizes.1, compressed: sizes.0) else {
+                        throw ContainerError.malformedZip("\(name): a ZIP64 local header without its sizes")
+                    }
+                    sizes = (widened.1, widened.0)
                 }
                 guard localCRC == crc, sizes.0 == csize, sizes.1 == usize else {
                     throw ContainerError.malformedZip("\(name): the local header's CRC or sizes differ from the central directory")
@@ -179,7 +174,11 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
         throw ContainerError.malformedZip("an unreadable data descriptor")
     }
 
-    private static func zip64Sizes(inLocalExtra extra: [UInt8], compressed: UInt64, uncompressed: UInt64) throws -> (UInt64, UInt64) {
+    /// Applies a ZIP64 extended-information extra field (id 0x0001): it holds 64-bit values only
+    /// for the fields whose 32-bit value is 0xFFFFFFFF, in the order uncompressed size,
+    /// compressed size, offset. Nil when there is no such field.
+    private static func zip64Fields(in extra: [UInt8], uncompressed: UInt64, compressed: UInt64,
+                                    offset: UInt64 = 0) throws -> (UInt64, UInt64, UInt64)? {
         var reader = LittleEndianReader(extra)
         while reader.index + 4 <= extra.count {
             let id = try reader.u16(), length = Int(try reader.u16())
@@ -188,9 +187,10 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
             var z = LittleEndianReader(body)
             let u = uncompressed == 0xFFFF_FFFF ? try z.u64() : uncompressed
             let c = compressed == 0xFFFF_FFFF ? try z.u64() : compressed
-            return (c, u)
+            let o = offset == 0xFFFF_FFFF ? try z.u64() : offset
+            return (u, c, o)
         }
-        throw ContainerError.malformedZip("a ZIP64 local header without its sizes")
+        return nil
     }
 
     /// Streams an entry's uncompressed bytes, checking its size and CRC-32 at the end.
