@@ -2,7 +2,7 @@ import Foundation
 
 /// A PC/SC context (owns `SCARDCONTEXT`; released in `deinit`). Lists readers with their
 /// state and ATR. Not thread-safe: one task uses it at a time.
-public final class PCSCContext: @unchecked Sendable {   // unchecked: used by one task at a time; SCardCancel is thread-safe
+public final class PCSCContext: @unchecked Sendable {   // unchecked: used by one task at a time (pcsc-lite contexts are not for concurrent use)
     let handle: SCardContextHandle
 
     /// Connects to pcscd. Throws `.serviceNotRunning` when there is none.

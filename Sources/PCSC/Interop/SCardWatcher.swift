@@ -1,9 +1,15 @@
 internal import CPCSC
 import Foundation
 
-/// The loop behind `ReaderMonitor`: one context, used only by the watching thread (SCardCancel
-/// is the one call pcsc-lite allows from another thread).
-final class SCardWatcher: @unchecked Sendable {   // unchecked: `context` is used by the watching thread; cancel() uses SCardCancel only
+/// The loop behind `ReaderMonitor`: one context, used only by the watching thread.
+///
+/// Cancelling is a flag checked between bounded 500 ms waits, not `SCardCancel`: in pcsc-lite
+/// 1.9.9 (Debian 12) an `SCardCancel` from another thread that lands as a bounded
+/// `SCardGetStatusChange` times out races inside the client library (LudovicRousseau/PCSC#160)
+/// and crashed `tamga readers --wait` here about one run in two. No other thread ever calls
+/// into libpcsclite with this context, so the race cannot happen; a cancel takes effect within
+/// half a second.
+final class SCardWatcher: @unchecked Sendable {   // unchecked: `context` is used only by the watching thread; `cancelled` is behind `lock`
     private let context: SCardContextHandle
     private static let pnp = "\\\\?PnP?\\Notification"
 
@@ -12,10 +18,9 @@ final class SCardWatcher: @unchecked Sendable {   // unchecked: `context` is use
     private let lock = NSLock()
     nonisolated(unsafe) private var cancelled = false   // guarded by `lock`
 
-    /// Stops the loop: the flag catches a cancel between two waits, SCardCancel one during a wait.
+    /// Stops the loop at the end of the current bounded wait (at most 500 ms).
     func cancel() {
         lock.withLock { cancelled = true }
-        SCardCancel(context.context)
     }
 
     private var isCancelled: Bool { lock.withLock { cancelled } }

@@ -4,8 +4,8 @@ import Foundation
 /// `SCardGetStatusChange` (including the `\\?PnP?\Notification` pseudo-reader) on a thread of
 /// its own, as an `AsyncThrowingStream`. The stream starts with one `.present` event per
 /// reader, then delivers changes in the order pcscd reports them. `cancel()` (or cancelling
-/// the consuming task) ends it through `SCardCancel`.
-public final class ReaderMonitor: @unchecked Sendable {   // unchecked: the watcher thread owns `watcher`; cancel() only calls SCardCancel
+/// the consuming task) ends it within half a second (see `SCardWatcher` for why not `SCardCancel`).
+public final class ReaderMonitor: @unchecked Sendable {   // unchecked: only the watching thread calls into PC/SC; cancel() sets a locked flag
     private let watcher: SCardWatcher
     /// Signalled when the watching thread has left libpcsclite for good.
     private let finished = DispatchSemaphore(value: 0)
