@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "TamgaCLI", dependencies: ["TamgaCore", "ASiC", "PCSC"]),
         .executableTarget(name: "tamga", dependencies: ["TamgaCLI"]),
         // The virtual card that tests and the demo put into pcscd's vpcd reader.
-        .executableTarget(name: "tamga-vcard", path: "Sources/tamga-vcard"),
+        .executableTarget(name: "tamga-vcard", dependencies: ["TamgaCore"], path: "Sources/tamga-vcard"),
 
         .target(name: "TamgaTestSupport", dependencies: ["TamgaCore"], path: "Tests/TamgaTestSupport"),
         .testTarget(name: "TamgaCoreTests", dependencies: ["TamgaCore", "TamgaTestSupport"]),

@@ -73,4 +73,14 @@ public struct SoftwareSigner: Signer {
         }
         return try key.sign(digest: digest, padding: algorithm.isRSAPSS ? .pss : .pkcs1)
     }
+
+    /// Signs a value the way a smart card's PSO:CDS / INTERNAL AUTHENTICATE does: no hashing,
+    /// ECDSA over the bytes given (already padded or truncated by the caller) returning raw
+    /// r‖s, or an RSA PKCS#1 v1.5 block around the DigestInfo given. For card emulation
+    /// (`tamga-vcard`) and tests; signing documents goes through `sign(digest:)`.
+    public func signValueAsCard(_ value: Data) throws -> Data {
+        let signature = try key.signValue(value)
+        if let curve = algorithm.curve { return try ECDSASignature.raw(fromDER: signature, curve: curve) }
+        return signature
+    }
 }

@@ -19,21 +19,21 @@ final class CardConnectionTests: XCTestCase {
     }
 
     func testGetResponseCollectsEverythingInT0Style() throws {
-        let (_, card) = try connect("idemia+t0")
+        let (_, card) = try connect("idemia+transport+t0")
         let response = try card.withTransaction { try card.transmit(CommandAPDU(ins: 0xCA, p1: 0x01, p2: 0x00, le: 256)) }
         XCTAssertEqual(response.status, .success)
         XCTAssertEqual(response.data, (0..<300).map { UInt8($0 & 0xFF) })
     }
 
     func testWrongLengthIsResentWithTheLengthTheCardNames() throws {
-        let (_, card) = try connect("idemia")
+        let (_, card) = try connect("idemia+transport")
         let response = try card.withTransaction { try card.transmit(CommandAPDU(ins: 0xCA, p1: 0x02, p2: 0x00, le: 256)) }
         XCTAssertEqual(response.status, .success)
         XCTAssertEqual(response.data, [UInt8](repeating: 0xAB, count: 20))
     }
 
     func testOtherStatusWordsReachTheCaller() throws {
-        let (_, card) = try connect("thales")
+        let (_, card) = try connect("thales+transport")
         let response = try card.transmit(CommandAPDU(ins: 0x12))
         XCTAssertEqual(response.status, StatusWord(0x6D, 0x00))
         XCTAssertEqual(try card.transmit(.select(application: [0xA0, 0x00, 0x00, 0x00, 0x77])).status, .success)
@@ -48,7 +48,7 @@ final class CardConnectionTests: XCTestCase {
     }
 
     func testACardRemovedInTheMiddleOfATransactionGivesATypedErrorNotAHang() throws {
-        let (_, card) = try connect("idemia")
+        let (_, card) = try connect("idemia+transport")
         let started = Date()
         XCTAssertThrowsError(try card.withTransaction { () throws -> ResponseAPDU in
             XCTAssertEqual(try card.transmit(.select(application: [0xA0])).status, .success)

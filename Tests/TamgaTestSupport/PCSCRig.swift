@@ -66,12 +66,23 @@ public final class PCSCRig: @unchecked Sendable {   // unchecked: immutable afte
 
     private var cardProcesses: [Int: Process] = [:]
 
-    /// Starts a virtual card in the slot listening on `port` (inserting it).
+    /// Starts a virtual card in the slot listening on `port` (inserting it). `card` is a
+    /// tamga-vcard profile with `+` options: `t0`, `transport` (the transport test applet instead
+    /// of the ID-card applet), `pin2-inactive`, `state=FILE` (PIN counters kept in FILE).
     public func insertCard(_ card: String, port: Int) throws {
-        let t0 = card.hasSuffix("+t0")
-        let profile = t0 ? String(card.dropLast(3)) : card
+        let parts = card.split(separator: "+").map(String.init)
+        var arguments = ["--port", String(port), "--profile", parts[0]]
+        for option in parts.dropFirst() {
+            switch option {
+            case "t0": arguments.append("--t0")
+            case "transport": arguments += ["--applet", "transport"]
+            case "pin2-inactive": arguments.append("--pin2-inactive")
+            case let state where state.hasPrefix("state="): arguments += ["--state", String(state.dropFirst(6))]
+            default: throw NSError(domain: "PCSCRig", code: 2, userInfo: [NSLocalizedDescriptionKey: "unknown virtual card option \(option)"])
+            }
+        }
         cardProcesses[port] = try start(TestEnvironment.productsDirectory.appendingPathComponent("tamga-vcard").path,
-                                        ["--port", String(port), "--profile", profile] + (t0 ? ["--t0"] : []), waitFor: "inserted")
+                                        arguments, waitFor: "inserted")
     }
 
     /// Kills the card in the slot on `port` (removing it from the reader).

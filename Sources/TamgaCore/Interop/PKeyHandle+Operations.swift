@@ -77,6 +77,34 @@ extension PKeyHandle {
         }
     }
 
+    /// Signs the bytes as given, with no digest bound: ECDSA over the value (truncated to the
+    /// order's length, FIPS 186-5 §6.4), or an RSA PKCS#1 v1.5 type-1 block around a DigestInfo
+    /// the caller built. This is what a card's PSO:CDS does; DER for ECDSA.
+    func signValue(_ value: Data) throws -> Data {
+        guard let context = EVP_PKEY_CTX_new(pointer, nil) else {
+            throw CoreError.cryptoFailure(operation: "EVP_PKEY_CTX_new", reason: openSSLErrorText())
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        guard EVP_PKEY_sign_init(context) == 1 else {
+            throw CoreError.cryptoFailure(operation: "sign init", reason: openSSLErrorText())
+        }
+        if case .rsa = keyType, cossl_pkey_ctx_set_rsa_padding(context, RSA_PKCS1_PADDING) <= 0 {
+            throw CoreError.cryptoFailure(operation: "RSA padding", reason: openSSLErrorText())
+        }
+        return try value.withUnsafeBytes { tbs in
+            let tbsPointer = tbs.bindMemory(to: UInt8.self).baseAddress
+            var length = 0
+            guard EVP_PKEY_sign(context, nil, &length, tbsPointer, tbs.count) == 1 else {
+                throw CoreError.cryptoFailure(operation: "EVP_PKEY_sign", reason: openSSLErrorText())
+            }
+            var out = [UInt8](repeating: 0, count: length)
+            guard EVP_PKEY_sign(context, &out, &length, tbsPointer, tbs.count) == 1 else {
+                throw CoreError.cryptoFailure(operation: "EVP_PKEY_sign", reason: openSSLErrorText())
+            }
+            return Data(out.prefix(length))
+        }
+    }
+
     /// True when this private key's public half equals `other`.
     func matches(_ other: PKeyHandle) -> Bool { EVP_PKEY_eq(pointer, other.pointer) == 1 }
 
