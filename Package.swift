@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "TamgaCore", targets: ["TamgaCore"]),
         .library(name: "ASiC", targets: ["ASiC"]),
         .library(name: "PCSC", targets: ["PCSC"]),
+        .library(name: "IDCard", targets: ["IDCard"]),
     ],
     targets: [
         // C shims: a module map and a header each, no code.
@@ -28,7 +29,8 @@ let package = Package(
         .target(name: "TamgaCore", dependencies: ["COpenSSL"]),
         .target(name: "ASiC", dependencies: ["TamgaCore", "CLibXML2", "CZlib", "CPosix"]),
         .target(name: "PCSC", dependencies: ["CPCSC"]),
-        .target(name: "TamgaCLI", dependencies: ["TamgaCore", "ASiC", "PCSC"]),
+        .target(name: "IDCard", dependencies: ["PCSC", "TamgaCore"]),
+        .target(name: "TamgaCLI", dependencies: ["TamgaCore", "ASiC", "PCSC", "IDCard"]),
         .executableTarget(name: "tamga", dependencies: ["TamgaCLI"]),
         // The virtual card that tests and the demo put into pcscd's vpcd reader.
         .executableTarget(name: "tamga-vcard", dependencies: ["TamgaCore"], path: "Sources/tamga-vcard"),
@@ -37,6 +39,7 @@ let package = Package(
         .testTarget(name: "TamgaCoreTests", dependencies: ["TamgaCore", "TamgaTestSupport"]),
         .testTarget(name: "ASiCTests", dependencies: ["ASiC", "TamgaCore", "TamgaTestSupport"]),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "TamgaTestSupport"]),
+        .testTarget(name: "IDCardTests", dependencies: ["IDCard", "PCSC", "TamgaCore", "ASiC", "TamgaTestSupport"]),
         .testTarget(name: "TamgaCLITests", dependencies: ["TamgaCLI", "ASiC", "TamgaCore", "TamgaTestSupport"]),
     ]
 )

@@ -28,6 +28,13 @@ try:
     ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
 except OSError:
     pass
+# A parent that spawned us from a thread with signals blocked (libdispatch worker threads block
+# them all) or with SIGTERM ignored would pass that on to pcscd, which then ignores the SIGTERM
+# that is meant to stop it. Start pcscd with a clean slate.
+import signal as _signal
+_signal.pthread_sigmask(_signal.SIG_SETMASK, [])
+for _number in (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP):
+    _signal.signal(_number, _signal.SIG_DFL)
 os.environ["LISTEN_FDS"] = "1"
 os.environ["LISTEN_PID"] = str(os.getpid())
 os.execvp(command[0], command)

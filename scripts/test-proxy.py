@@ -5,6 +5,11 @@ targets only, and logs each forwarded URL on stderr as `proxied METHOD URL`. Sto
 """
 import http.server, signal, sys, threading, urllib.parse, urllib.request
 
+# Started by tests from threads that block every signal (libdispatch workers): unblock them, or
+# the SIGTERM that stops this server waits out the test's grace period.
+import signal as _signal
+_signal.pthread_sigmask(_signal.SIG_SETMASK, [])
+
 
 class Proxy(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"

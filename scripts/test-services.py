@@ -62,6 +62,11 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509 import ocsp
 
+# Started by tests from threads that block every signal (libdispatch workers): unblock them, or
+# the SIGTERM that stops this server waits out the test's grace period.
+import signal as _signal
+_signal.pthread_sigmask(_signal.SIG_SETMASK, [])
+
 PROG = "test-services.py"
 HOST = "127.0.0.1"
 MAX_BODY = 1 << 20

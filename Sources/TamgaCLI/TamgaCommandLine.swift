@@ -24,7 +24,13 @@ public enum TamgaCommandLine {
     /// back if a prompt had turned echo off, and exit with 128 + the signal number. The
     /// original container is untouched (writes only ever rename complete files into place).
     private static func installInterruptHandlers() -> [DispatchSourceSignal] {
-        [SIGINT, SIGTERM, SIGHUP].map { number in
+        // A parent may have started us with these blocked (a program spawning from a libdispatch
+        // worker thread passes on its all-blocked mask); blocked, they would never arrive.
+        var interrupts = sigset_t()
+        sigemptyset(&interrupts)
+        for number in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&interrupts, number) }
+        pthread_sigmask(SIG_UNBLOCK, &interrupts, nil)
+        return [SIGINT, SIGTERM, SIGHUP].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {

@@ -108,6 +108,12 @@ func defaultKeysFolder(_ profile: Profile) -> URL {
     }
 }
 
+// Started by test runners from threads that block every signal (libdispatch workers); the
+// mask is inherited, and a blocked SIGTERM would leave this card in its reader until SIGKILL.
+var unblocked = sigset_t()
+sigemptyset(&unblocked)
+sigprocmask(SIG_SETMASK, &unblocked, nil)
+signal(SIGTERM, SIG_DFL)
 signal(SIGPIPE, SIG_IGN)
 do {
     let session = CardSession(atr: profile.atr, applet: try makeApplet(), t0: t0)

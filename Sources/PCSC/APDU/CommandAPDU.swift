@@ -18,6 +18,23 @@ public struct CommandAPDU: Sendable, Hashable, CustomStringConvertible {
         CommandAPDU(ins: 0xA4, p1: 0x04, p2: 0x0C, data: aid)
     }
 
+    /// SELECT by path: from the MF (`00 A4 08 …`) or from the current DF (`00 A4 09 …`). With
+    /// `fileControlParameters` the card returns the FCP template (P2 04, Le 00), else nothing (P2 0C).
+    public static func select(path: [UInt8], fromCurrentFolder: Bool, fileControlParameters: Bool) -> CommandAPDU {
+        CommandAPDU(ins: 0xA4, p1: fromCurrentFolder ? 0x09 : 0x08, p2: fileControlParameters ? 0x04 : 0x0C, data: path,
+                    le: fileControlParameters ? 256 : nil)
+    }
+
+    /// SELECT a file under the current DF by its identifier: a DF (P1 01) or an EF (P1 02).
+    public static func select(fileID: UInt16, isFolder: Bool) -> CommandAPDU {
+        CommandAPDU(ins: 0xA4, p1: isFolder ? 0x01 : 0x02, p2: 0x0C, data: [UInt8(fileID >> 8), UInt8(fileID & 0xFF)])
+    }
+
+    /// READ BINARY at `offset` (15 bits) for `length` bytes (256 = "as much as you have").
+    public static func readBinary(offset: Int, length: Int) -> CommandAPDU {
+        CommandAPDU(ins: 0xB0, p1: UInt8(offset >> 8 & 0x7F), p2: UInt8(offset & 0xFF), le: length)
+    }
+
     /// GET RESPONSE for `length` bytes (the answer to `61xx`).
     public static func getResponse(_ length: Int) -> CommandAPDU {
         CommandAPDU(ins: 0xC0, le: length)

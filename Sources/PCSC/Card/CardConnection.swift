@@ -46,6 +46,38 @@ public final class CardConnection: @unchecked Sendable {   // unchecked: one tas
         return ResponseAPDU(data: data, status: response.status)
     }
 
+    /// Sends a command that carries a secret (VERIFY, CHANGE REFERENCE DATA) as raw bytes and
+    /// wipes the buffer afterwards, on every path. No 6Cxx/61xx handling: such commands return
+    /// only a status word.
+    public func transmitWiping(_ command: inout [UInt8]) throws -> ResponseAPDU {
+        defer { for index in command.indices { command[index] = 0 } }
+        var bytes = try handle.transmit(command, reader: readerName)
+        defer { for index in bytes.indices { bytes[index] = 0 } }
+        guard let response = ResponseAPDU(bytes: bytes) else {
+            throw PCSCError.failure(call: "SCardTransmit (\(bytes.count)-byte answer)", code: 0)
+        }
+        return response
+    }
+
+    /// The reader's CCID features (PC/SC part 10 `CM_IOCTL_GET_FEATURE_REQUEST`): feature tag →
+    /// control code. Empty when the reader offers none (or does not answer the request).
+    public func readerFeatures() -> [UInt8: UInt32] {
+        // SCARD_CTL_CODE(3400) on pcsc-lite: 0x42000000 + 3400.
+        guard let answer = try? handle.control(0x4200_0000 + 3400, [], reader: readerName) else { return [:] }
+        var features: [UInt8: UInt32] = [:]
+        var index = 0
+        while index + 6 <= answer.count, answer[index + 1] == 4 {
+            features[answer[index]] = answer[(index + 2)..<(index + 6)].reduce(0) { $0 << 8 | UInt32($1) }
+            index += 6
+        }
+        return features
+    }
+
+    /// `SCardControl` with a control code from `readerFeatures()`.
+    public func control(_ code: UInt32, _ input: [UInt8]) throws -> [UInt8] {
+        try handle.control(code, input, reader: readerName)
+    }
+
     private func transmitOnce(_ command: CommandAPDU) throws -> ResponseAPDU {
         let bytes = try handle.transmit(command.bytes, reader: readerName)
         guard let response = ResponseAPDU(bytes: bytes) else {

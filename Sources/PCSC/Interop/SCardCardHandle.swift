@@ -33,4 +33,13 @@ final class SCardCardHandle {
             .check("SCardTransmit", reader: reader)
         return Array(answer.prefix(Int(length)))
     }
+
+    /// `SCardControl`: a reader escape/feature ioctl.
+    func control(_ code: UInt32, _ input: [UInt8], reader: String) throws -> [UInt8] {
+        var answer = [UInt8](repeating: 0, count: 1024)
+        var length: DWORD = 0
+        try SCardReturnCode(SCardControl(card, DWORD(code), input, DWORD(input.count), &answer, DWORD(answer.count), &length))
+            .check("SCardControl", reader: reader)
+        return Array(answer.prefix(Int(length)))
+    }
 }

@@ -30,7 +30,12 @@ final class VPCDLink {
             let connected = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
-            if connected == 0 { self.fd = fd; return }
+            if connected == 0 {
+                var on: Int32 = 1
+                setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+                self.fd = fd
+                return
+            }
             close(fd)
             usleep(100_000)
         }
@@ -60,6 +65,11 @@ final class VPCDLink {
     }
 
     private func readExactly(_ count: Int) -> [UInt8]? {
+        // vpcd writes a frame's length and its payload in two sends; with Nagle on its side and
+        // delayed ACKs on ours every APDU would wait 40 ms. Acknowledge at once instead
+        // (TCP_QUICKACK is not sticky: set it before every read).
+        var on: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_QUICKACK, &on, socklen_t(MemoryLayout<Int32>.size))
         var buffer = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
