@@ -137,3 +137,60 @@ final class IDCardSigningTests: IDCardTestCase {
         XCTAssertNil(thales.documentNumber)
     }
 }
+
+/// Failures at exact moments, and the PIN pad, through wrappers around the real connection.
+final class IDCardChannelTests: IDCardTestCase {
+    private func candidate() throws -> IDCardReaders.Candidate {
+        try IDCardReaders.choose(nil, context: PCSCContext())
+    }
+
+    func testACardRemovedBetweenVERIFYAndPSOStopsWithATypedErrorAndChangesNothing() async throws {
+        try startRig([("Card Reader", ["idemia", nil])])
+        let container = try makeContainer()
+        let original = try TestEnvironment.bytes(container.path)
+        let rig = try XCTUnwrap(self.rig)
+        let port = rig.port(reader: 0)
+        let wrappers = Collected<CardRemovedAfterVERIFY>()
+        let signer = try IDCardSigner(candidate: candidate(), pinProvider: ScriptedPINs("12345")) { name in
+            let wrapper = CardRemovedAfterVERIFY(try CardConnection(context: PCSCContext(), reader: name)) { rig.removeCard(port: port) }
+            wrappers.append(wrapper)
+            return wrapper
+        }
+        await assertCardError(.cardRemoved(reader: "Card Reader 00 00")) { try await container.sign(with: signer, options: .baselineB) }
+        XCTAssertTrue(wrappers.all.contains { $0.removed }, "the card was pulled after VERIFY")
+        XCTAssertEqual(try TestEnvironment.bytes(container.path), original, "nothing was written")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".tamga-") }, [], "no temporary file left")
+    }
+
+    func testAPINPadReaderTakesThePINAndTheHostNeverSeesIt() async throws {
+        try startRig([("Pinpad Reader", ["thales", nil])])
+        let container = try makeContainer()
+        let pins = ScriptedPINs()
+        let pads = Collected<PINPadReaderMock>()
+        let signer = try IDCardSigner(candidate: candidate(), pinProvider: pins) { name in
+            let pad = PINPadReaderMock(try CardConnection(context: PCSCContext(), reader: name), keypadPIN: "12345")
+            pads.append(pad)
+            return pad
+        }
+        try await container.sign(with: signer, options: .baselineB)
+        XCTAssertTrue(pins.asked.isEmpty, "with a PIN pad the host asks for nothing")
+        let used = pads.all.filter { !$0.structures.isEmpty }
+        XCTAssertEqual(used.count, 1)
+        XCTAssertEqual(used.first?.problems, [])
+        // bTimeOut 90 s, ASCII format, PIN 5–12 digits, the Thales VERIFY header with a 00-filled template.
+        let structure = try XCTUnwrap(used.first?.structures.first)
+        XCTAssertEqual(Array(structure.prefix(3)), [90, 90, 0x82])
+        XCTAssertEqual(Array(structure[5...6]), [12, 5])
+        XCTAssertEqual(Array(structure.suffix(17)), [0x00, 0x20, 0x00, 0x82, 0x0C] + [UInt8](repeating: 0, count: 12))
+        XCTAssertEqual(try validate(container.path).signatures.first?.status, .valid)
+    }
+
+    func testAWrongPINOnThePINPadReportsTriesLeft() async throws {
+        try startRig([("Pinpad Reader", ["idemia", nil])])
+        let container = try makeContainer()
+        let signer = try IDCardSigner(candidate: candidate(), pinProvider: ScriptedPINs()) { name in
+            PINPadReaderMock(try CardConnection(context: PCSCContext(), reader: name), keypadPIN: "99999")
+        }
+        await assertCardError(.wrongPIN(.pin2, triesLeft: 2)) { try await container.sign(with: signer, options: .baselineB) }
+    }
+}
