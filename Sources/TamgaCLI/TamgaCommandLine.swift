@@ -2,6 +2,7 @@ import Foundation
 import ASiC
 import TamgaCore
 import PCSC
+import IDCard
 
 /// The `tamga` command line as a library, so tests run commands in-process.
 public enum TamgaCommandLine {
@@ -10,6 +11,7 @@ public enum TamgaCommandLine {
     static let commands: [any Command.Type] = [
         ContainerCreateCommand.self, ContainerAddCommand.self, ContainerRemoveCommand.self,
         ContainerListCommand.self, ContainerExtractCommand.self, SignCommand.self, ExtendCommand.self, VerifyCommand.self, ReadersCommand.self,
+        CardInfoCommand.self, CardChangePINCommand.self, CardUnblockCommand.self,
     ]
 
     /// Runs a command line (`arguments[0]` is the program name) and returns the exit code.
@@ -66,6 +68,8 @@ public enum TamgaCommandLine {
         guard let (command, rest) = find(words).map({ ($0.type, Array(words.dropFirst($0.type.path.count))) }) else {
             if first == "container" {
                 terminal.error("tamga: container needs one of: create, add, remove, ls, extract\n\n\(overview)")
+            } else if first == "card" {
+                terminal.error("tamga: card needs one of: info, change-pin, unblock\n\n\(overview)")
             } else {
                 terminal.error("tamga: unknown command \"\(first)\". Run tamga --help for the list.")
             }
@@ -118,6 +122,14 @@ public enum TamgaCommandLine {
             }
         case let e as TrustedListError: return (e.code, .inputRejected)
         case let e as PCSCError: return (e.code, .inputRejected)
+        case let e as CardError:
+            switch e {
+            case .wrongPIN, .pinBlocked, .pinNotActivated, .pinLength, .newPINRejected: return (e.code, .pinRejected)
+            case .cancelled: return (e.code, .cancelled)
+            case .unexpectedStatus, .malformedResponse, .signatureCheckFailed: return (e.code, .signingFailed)
+            default: return (e.code, .cardUnavailable)
+            }
+        case SecretInput.Failure.mismatch: return ("new-pin-mismatch", .pinRejected)
         case SecretInput.Failure.cancelled: return ("cancelled", .cancelled)
         case SecretInput.Failure.noTerminal: return ("no-terminal", .signingFailed)
         case SecretInput.Failure.unreadable: return ("unreadable-pin-file", .inputRejected)
@@ -137,17 +149,21 @@ public enum TamgaCommandLine {
       container ls CONTAINER               list data files and signatures
       container extract CONTAINER [NAME]   write data files to a folder
     Signing and verifying:
-      sign CONTAINER --with key:FILE       add a XAdES signature (LT by default: --tsa URL)
+      sign CONTAINER --with key:FILE|card  add a XAdES signature (LT by default: --tsa URL)
       extend CONTAINER --to LT|LTA         add time-stamps and OCSP to existing signatures
       verify CONTAINER [--trust CA.pem]    check every signature
 
     Readers:
       readers [--json] [--watch | --wait MEDIA]   PC/SC readers: state, ATR, card kind, Rutoken media family
+    ID cards:
+      card info [--reader NAME]            holder, document number, certificates, PIN tries left
+      card change-pin --pin1|--pin2|--puk  change a PIN with the current one
+      card unblock --pin1|--pin2           unblock a PIN with the PUK
 
     Other: help [COMMAND], --version. Every command takes --help.
     Exit codes: 0 ok, 1 invalid or unsigned, 2 usage, 3 input refused, 4 signing failed,
                 5 trust not established, 6 write failed, 7 TSA/OCSP failed, 8 wait timed out,
-                130 cancelled (docs/cli.md).
+                9 PIN refused, 10 no usable card, 130 cancelled (docs/cli.md).
     """
 }
 

@@ -2,11 +2,11 @@ import Foundation
 import ASiC
 import TamgaCore
 
-/// `tamga sign CONTAINER --with key:FILE`
+/// `tamga sign CONTAINER --with key:FILE | card[:READER]`
 struct SignCommand: Command {
     static let path = ["sign"]
     static let abstract = "Adds a XAdES signature over every data file of a container."
-    static let usage = "CONTAINER [FILE...] --with key:FILE [--profile B|T|LT|LTA] [--tsa URL] [--cert CERT.pem] [--pin-file FILE] [options] [--json]"
+    static let usage = "CONTAINER [FILE...] --with key:FILE|card[:READER] [--profile B|T|LT|LTA] [--tsa URL] [--cert CERT.pem] [--pin-file FILE] [options] [--json]"
     static let help = """
     With FILE arguments, CONTAINER is created from them and signed in the same pass (each file is
     read once); it must not exist unless --force is given. --media-type and --compression work as
@@ -14,6 +14,10 @@ struct SignCommand: Command {
     Signers:
       --with key:FILE        a private key file: PEM or DER PKCS#8 (encrypted or not, with the
                              certificate given by --cert or in the same PEM), or PKCS#12 (.p12)
+      --with card[:READER]   the ID card in a PC/SC reader (EstEID IDEMIA/Thales, FinEID): its
+                             signing certificate, PIN2 asked once after the card says how many
+                             tries are left (or typed on the reader's PIN pad). With several
+                             cards present, name the reader (tamga readers) or pick at the prompt.
     Profile (default LT, the lowest level DigiDoc accepts):
       --profile B|T|LT|LTA B: signature only; T: + time-stamp; LT: + issuer certificate and OCSP;
                            LTA: + archive time-stamp. A TSA or OCSP failure writes nothing.
@@ -53,7 +57,7 @@ struct SignCommand: Command {
         fileOptions = try DataFileOptions(arguments)
         longTerm = try LongTermOptions(arguments)
         force = arguments.has("--force")
-        guard let with = arguments.value("--with") else { throw UsageError("say which signer with --with key:FILE") }
+        guard let with = arguments.value("--with") else { throw UsageError("say which signer with --with key:FILE or --with card") }
         signer = try SignerSpecification(with)
         certificatePath = arguments.value("--cert")
         pinFile = arguments.value("--pin-file")
@@ -111,7 +115,7 @@ struct SignCommand: Command {
             throw UsageError("a \(options.profile.rawValue) signature needs a time-stamping authority: give --tsa URL or set "
                              + "\(LongTermOptions.environmentTSA) (or choose --profile B)")
         }
-        let signer = try self.signer.makeSigner(certificatePath: certificatePath, secrets: secrets, pss: pss)
+        let signer = try self.signer.makeSigner(certificatePath: certificatePath, secrets: secrets, pss: pss, terminal: context.terminal)
         services.issuerCandidates += (signer as? SoftwareSigner)?.chain ?? []
         let file = try await opened.sign(with: signer, options: options, services: services)
         let certificate = try await signer.certificate()

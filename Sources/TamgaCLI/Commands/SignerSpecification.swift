@@ -1,22 +1,40 @@
 import Foundation
+import IDCard
 import TamgaCore
 
-/// The `--with` argument of `sign`: which signer to use. Only `key:FILE` exists in this
-/// version; cards, tokens and the threshold key plug in here as their modules arrive.
+/// The `--with` argument of `sign`: which signer to use. `key:FILE` and `card[:READER]` exist
+/// in this version; tokens and the threshold key plug in here as their modules arrive.
 enum SignerSpecification: Equatable {
     case keyFile(path: String)
+    case card(reader: String?)
 
     init(_ text: String) throws {
         if text.hasPrefix("key:"), text.count > 4 {
             self = .keyFile(path: String(text.dropFirst(4)))
+        } else if text == "card" {
+            self = .card(reader: nil)
+        } else if text.hasPrefix("card:"), text.count > 5 {
+            self = .card(reader: String(text.dropFirst(5)))
         } else {
-            throw UsageError("--with takes key:FILE (a PEM/PKCS#8 key with --cert, or a .p12 file); got \"\(text)\"")
+            throw UsageError("--with takes key:FILE (a PEM/PKCS#8 key with --cert, or a .p12 file) or card[:READER]; got \"\(text)\"")
         }
     }
 
-    /// Builds the signer, asking for the key's password only if the file is protected.
-    func makeSigner(certificatePath: String?, secrets: SecretInput, pss: Bool) throws -> any Signer {
+    /// Builds the signer, asking for the key's password only if the file is protected. A card
+    /// signer asks for PIN2 later, when it signs, after the card said how many tries are left.
+    func makeSigner(certificatePath: String?, secrets: SecretInput, pss: Bool, terminal: Terminal) throws -> any Signer {
         switch self {
+        case .card(let reader):
+            let prompt = CardPINPrompt(secrets: secrets, terminal: terminal)
+            do {
+                return try IDCardSigner(reader: reader, pinProvider: prompt)
+            } catch CardError.severalCards(let readers) where reader == nil {
+                // On a terminal, ask which card (the DigiDoc clients show a list); else say how to choose.
+                guard let chosen = try secrets.choose("Several ID cards are present. Which one signs?", from: readers) else {
+                    throw CardError.severalCards(readers: readers)
+                }
+                return try IDCardSigner(reader: chosen, pinProvider: prompt)
+            }
         case .keyFile(let path):
             guard let bytes = FileManager.default.contents(atPath: path) else {
                 throw CoreError.unreadableFile(path: path, reason: "no such file or not readable")

@@ -13,12 +13,13 @@ struct SecretInput {
     static let environmentVariable = "TAMGA_PIN"
 
     enum Failure: Error, CustomStringConvertible {
-        case cancelled, noTerminal, unreadable(String)
+        case cancelled, noTerminal, unreadable(String), mismatch
         var description: String {
             switch self {
             case .cancelled: "Cancelled at the PIN prompt; nothing was signed."
             case .noTerminal: "A PIN or password is needed but there is no terminal to ask on: use --pin-file FILE or TAMGA_PIN."
             case .unreadable(let path): "Cannot read the PIN file \(path)."
+            case .mismatch: "The two new PINs differ; nothing was sent to the card."
             }
         }
     }
@@ -42,6 +43,55 @@ struct SecretInput {
             return SecretBytes(consuming: &bytes)
         }
         return try promptWithoutEcho(prompt)
+    }
+
+    static let newPINEnvironmentVariable = "TAMGA_NEW_PIN"
+
+    /// A current secret and a new one, for PIN changes: `--pin-file` holds two lines (current,
+    /// new), or `TAMGA_PIN` and `TAMGA_NEW_PIN`, or three prompts (current, new, new again; the
+    /// two new ones must match or nothing is sent).
+    func readChange(currentPrompt: String, newPrompt: String) throws -> (current: SecretBytes, new: SecretBytes) {
+        if pinFile != nil {
+            let both = try read(prompt: currentPrompt)
+            return try both.withUnsafeBytes { raw in
+                let lines = raw.split(separator: 0x0A, omittingEmptySubsequences: false).map { line -> [UInt8] in
+                    var bytes = Array(line)
+                    if bytes.last == 0x0D { bytes.removeLast() }
+                    return bytes
+                }
+                guard lines.count == 2 else { throw Failure.unreadable("\(pinFile!) (it must hold two lines: the current PIN, then the new one)") }
+                var current = lines[0], new = lines[1]
+                return (SecretBytes(consuming: &current), SecretBytes(consuming: &new))
+            }
+        }
+        if let current = environment[Self.environmentVariable], let new = environment[Self.newPINEnvironmentVariable] {
+            var a = Array(current.utf8), b = Array(new.utf8)
+            return (SecretBytes(consuming: &a), SecretBytes(consuming: &b))
+        }
+        let current = try promptWithoutEcho(currentPrompt)
+        let new = try promptWithoutEcho(newPrompt)
+        let again = try promptWithoutEcho("Repeat the new one: ")
+        let same = new.withUnsafeBytes { a in again.withUnsafeBytes { b in a.elementsEqual(b) } }
+        guard same else { throw Failure.mismatch }
+        return (current, new)
+    }
+
+    /// Asks on the terminal which of `choices` to use; nil when there is no terminal.
+    func choose(_ question: String, from choices: [String]) throws -> String? {
+        guard pinFile == nil, environment[Self.environmentVariable] == nil else { return nil }
+        let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var text = question + "\n"
+        for (index, choice) in choices.enumerated() { text += "  \(index + 1)) \(choice)\n" }
+        text += "Number (Enter cancels): "
+        _ = text.withCString { write(fd, $0, strlen($0)) }
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while Glibc.read(fd, &byte, 1) == 1, byte != 0x0A { line.append(byte) }
+        guard let number = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)),
+              choices.indices.contains(number - 1) else { throw Failure.cancelled }
+        return choices[number - 1]
     }
 
     private func promptWithoutEcho(_ prompt: String) throws -> SecretBytes {
