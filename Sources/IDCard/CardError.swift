@@ -18,7 +18,6 @@ public enum CardError: Error, Equatable, Sendable {
     case cancelled
     case unexpectedStatus(StatusWord, command: String)
     case malformedResponse(command: String)
-    case signatureCheckFailed
     case transport(PCSCError)
 
     public var code: String {
@@ -38,7 +37,6 @@ public enum CardError: Error, Equatable, Sendable {
         case .cancelled: "cancelled"
         case .unexpectedStatus: "card-status"
         case .malformedResponse: "card-malformed-response"
-        case .signatureCheckFailed: "card-signature-check-failed"
         case .transport(let error): error.code
         }
     }
@@ -94,7 +92,6 @@ extension CardError: CustomStringConvertible {
         case .cancelled: "Cancelled; nothing was sent to the card."
         case .unexpectedStatus(let status, let command): "The card answered \(status) to \(command); the operation was stopped."
         case .malformedResponse(let command): "The card's answer to \(command) could not be read; the operation was stopped."
-        case .signatureCheckFailed: "The card's signature does not verify with its certificate; it was not used."
         case .transport(let error): error.description
         }
     }

@@ -126,7 +126,7 @@ public enum TamgaCommandLine {
             switch e {
             case .wrongPIN, .pinBlocked, .pinNotActivated, .pinLength, .newPINRejected: return (e.code, .pinRejected)
             case .cancelled: return (e.code, .cancelled)
-            case .unexpectedStatus, .malformedResponse, .signatureCheckFailed: return (e.code, .signingFailed)
+            case .unexpectedStatus, .malformedResponse: return (e.code, .signingFailed)
             default: return (e.code, .cardUnavailable)
             }
         case SecretInput.Failure.mismatch: return ("new-pin-mismatch", .pinRejected)

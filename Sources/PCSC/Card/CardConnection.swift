@@ -51,7 +51,7 @@ public final class CardConnection: @unchecked Sendable {   // unchecked: one tas
     /// only a status word.
     public func transmitWiping(_ command: inout [UInt8]) throws -> ResponseAPDU {
         defer { for index in command.indices { command[index] = 0 } }
-        var bytes = try handle.transmit(command, reader: readerName)
+        var bytes = try handle.transmit(command, reader: readerName, expectsExtendedAnswer: false)
         defer { for index in bytes.indices { bytes[index] = 0 } }
         guard let response = ResponseAPDU(bytes: bytes) else {
             throw PCSCError.failure(call: "SCardTransmit (\(bytes.count)-byte answer)", code: 0)
@@ -79,7 +79,7 @@ public final class CardConnection: @unchecked Sendable {   // unchecked: one tas
     }
 
     private func transmitOnce(_ command: CommandAPDU) throws -> ResponseAPDU {
-        let bytes = try handle.transmit(command.bytes, reader: readerName)
+        let bytes = try handle.transmit(command.bytes, reader: readerName, expectsExtendedAnswer: command.isExtended)
         guard let response = ResponseAPDU(bytes: bytes) else {
             throw PCSCError.failure(call: "SCardTransmit (\(bytes.count)-byte answer)", code: 0)
         }

@@ -25,8 +25,9 @@ final class SCardCardHandle {
 
     func endTransaction() { SCardEndTransaction(card, DWORD(SCARD_LEAVE_CARD)) }
 
-    func transmit(_ command: [UInt8], reader: String) throws -> [UInt8] {
-        var answer = [UInt8](repeating: 0, count: 65_538)
+    func transmit(_ command: [UInt8], reader: String, expectsExtendedAnswer: Bool = true) throws -> [UInt8] {
+        // A short APDU's answer is at most 256 data bytes and the status word.
+        var answer = [UInt8](repeating: 0, count: expectsExtendedAnswer ? 65_538 : 258)
         var length = DWORD(answer.count)
         let pci = isT0 ? cpcsc_pci_t0() : cpcsc_pci_t1()
         try SCardReturnCode(SCardTransmit(card, pci, command, DWORD(command.count), nil, &answer, &length))
