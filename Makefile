@@ -15,7 +15,7 @@ DESTDIR ?=
 BUILD_PACKAGES := pkg-config libssl-dev libxml2-dev zlib1g-dev libpcsclite-dev libcurl4-openssl-dev openssl
 CHECK_PACKAGES := xmlsec1 curl openssl iproute2 faketime pcscd vsmartcard-vpcd python3 python3-venv python3-lxml python3-cryptography python3-pyscard python3-asn1crypto python3-oscrypto \
                   util-linux
-BENCH_PACKAGES := time zip coreutils opensc pcsc-tools
+BENCH_PACKAGES := time zip coreutils opensc pcsc-tools gcc
 
 .PHONY: demo test build release deps test-deps bench clean
 
@@ -48,6 +48,7 @@ bench: release
 	@bench/container-speed.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)/tamga"
 	@bench/signing-phases.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)/tamga"
 	@bench/readers-listing.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)/tamga"
+	@bench/card-signing.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
 
 clean:
 	rm -rf .build

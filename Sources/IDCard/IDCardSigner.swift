@@ -14,6 +14,8 @@ public final class IDCardSigner: Signer {
     public let readerName: String
     public let cardName: String
     public let algorithm: SignatureAlgorithm
+    /// The signing key (PIN2, the default) or the authentication key (PIN1).
+    public let key: KeyRole
     private let profile: CardProfile
     private let signingCertificate: Certificate
     private let pinProvider: PINProvider
@@ -24,26 +26,27 @@ public final class IDCardSigner: Signer {
     /// Opens the card in `reader` (or the only supported card present) and reads its signing
     /// certificate. `digest` is the hash signed (SHA-256 by default, as the DigiDoc clients do;
     /// the card fits it to its key).
-    public convenience init(reader: String? = nil, pinProvider: PINProvider, digest: DigestAlgorithm = .sha256) throws {
+    public convenience init(reader: String? = nil, key: KeyRole = .signing, pinProvider: PINProvider, digest: DigestAlgorithm = .sha256) throws {
         let context = try Self.context()
         let candidate = try IDCardReaders.choose(reader, context: context)
         // One PC/SC context for the signer's lifetime (pcscd round trips per signature are the
         // stack's overhead); connections are opened per operation and used by one task at a time.
-        try self.init(candidate: candidate, pinProvider: pinProvider, digest: digest) { name in
+        try self.init(candidate: candidate, key: key, pinProvider: pinProvider, digest: digest) { name in
             try CardConnection(context: context, reader: name)
         }
     }
 
     /// With a channel factory (tests wrap the real connection to add a PIN pad).
-    public init(candidate: IDCardReaders.Candidate, pinProvider: PINProvider, digest: DigestAlgorithm = .sha256,
+    public init(candidate: IDCardReaders.Candidate, key: KeyRole = .signing, pinProvider: PINProvider, digest: DigestAlgorithm = .sha256,
                 channelFactory: @escaping @Sendable (String) throws -> CardChannel) throws {
+        self.key = key
         readerName = candidate.reader.name
         cardName = candidate.cardName
         profile = candidate.profile
         self.pinProvider = pinProvider
         self.channelFactory = channelFactory
         let session = IDCardSession(channel: try Self.mapping { try channelFactory(candidate.reader.name) }, profile: profile)
-        signingCertificate = try session.readCertificate(.signing)
+        signingCertificate = try session.readCertificate(key)
         readerHasPINPad = session.hasPINPad
         guard case .ec(let curve) = signingCertificate.publicKey.type else {
             throw CardError.unsupportedCard(reader: readerName, atr: candidate.reader.atrHex)
@@ -66,17 +69,18 @@ public final class IDCardSigner: Signer {
             throw CoreError.digestAlgorithmMismatch(expected: algorithm.digest, actual: digest.algorithm)
         }
         let session = IDCardSession(channel: try Self.mapping { try channelFactory(readerName) }, profile: profile)
-        let counter = try session.retryCounter(.pin2)
-        if counter.isBlocked { throw CardError.pinBlocked(.pin2) }
-        if !counter.isActive { throw CardError.pinNotActivated(.pin2) }
+        let counter = try session.retryCounter(key.pin)
+        if counter.isBlocked { throw CardError.pinBlocked(key.pin) }
+        if !counter.isActive { throw CardError.pinNotActivated(key.pin) }
         var pin: SecretBytes? = nil
         if !readerHasPINPad {
-            pin = try await pinProvider.pin(for: PINRequest(kind: .pin2, purpose: "sign", cardName: cardName, readerName: readerName,
-                                                            triesLeft: counter.triesLeft, digits: profile.pinFormat(.pin2).digits,
+            pin = try await pinProvider.pin(for: PINRequest(kind: key.pin, purpose: key == .signing ? "sign" : "authenticate",
+                                                            cardName: cardName, readerName: readerName,
+                                                            triesLeft: counter.triesLeft, digits: profile.pinFormat(key.pin).digits,
                                                             signerName: signingCertificate.commonName ?? signingCertificate.subject))
         }
         guard let curve = algorithm.curve else { throw CardError.unsupportedCard(reader: readerName, atr: "") }   // init allows EC keys only
-        let raw = try session.sign(hash: Array(digest.bytes), role: .signing, keyLength: curve.fieldSize, pin: pin)
+        let raw = try session.sign(hash: Array(digest.bytes), role: key, keyLength: curve.fieldSize, pin: pin)
         guard raw.count == 2 * curve.fieldSize else { throw CardError.malformedResponse(command: "PSO:CDS (\(raw.count) bytes)") }
         return Data(raw)
     }

@@ -194,3 +194,35 @@ final class IDCardChannelTests: IDCardTestCase {
         await assertCardError(.wrongPIN(.pin2, triesLeft: 2)) { try await container.sign(with: signer, options: .baselineB) }
     }
 }
+
+/// The authentication key (PIN1, INTERNAL AUTHENTICATE), checked with OpenSSL's verifier
+/// through the certificate read from the card.
+final class IDCardAuthenticationTests: IDCardTestCase {
+    private func authenticate(_ card: String, pin1: String) async throws {
+        try startRig([("Card Reader", [card, nil])])
+        let pins = ScriptedPINs(pin1)
+        let signer = try IDCardSigner(key: .authentication, pinProvider: pins)
+        let certificate = try await signer.certificate()
+        XCTAssertEqual(certificate.keyUsage?.contains(.nonRepudiation), false, "the authentication certificate, not the signing one")
+        let challenge = Digest.compute(.sha256, over: Data("relying party challenge".utf8))
+        let signature = try await signer.sign(digest: challenge)
+        XCTAssertTrue(certificate.publicKey.verify(signature: signature, digest: challenge, algorithm: signer.algorithm))
+        XCTAssertEqual(pins.asked.map(\.kind), [.pin1])
+        XCTAssertEqual(pins.asked.first?.purpose, "authenticate")
+    }
+
+    func testIDEMIAAuthenticatesWithPIN1() async throws { try await authenticate("idemia", pin1: "1234") }
+    func testThalesAuthenticatesWithPIN1() async throws { try await authenticate("thales", pin1: "1234") }
+
+    func testChangingPIN1WithAWrongCurrentPINCountsATry() throws {
+        try startRig([("Card Reader", ["idemia", nil])])
+        XCTAssertThrowsError(try IDCardPINs.change(.pin1, current: SecretBytes(Array("0000".utf8)), new: SecretBytes(Array("4321".utf8)))) {
+            XCTAssertEqual($0 as? CardError, .wrongPIN(.pin1, triesLeft: 2))
+        }
+        XCTAssertThrowsError(try IDCardPINs.change(.pin1, current: SecretBytes(Array("1234".utf8)), new: SecretBytes(Array("12".utf8)))) {
+            XCTAssertEqual($0 as? CardError, .newPINRejected(.pin1), "a new PIN of the wrong length is refused before it is sent")
+        }
+        try IDCardPINs.change(.pin1, current: SecretBytes(Array("1234".utf8)), new: SecretBytes(Array("4321".utf8)))
+        XCTAssertEqual(try IDCardPINs.retryCounter(.pin1).triesLeft, 3)
+    }
+}
