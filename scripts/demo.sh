@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # demo.sh TAMGA — the main job on the embedded default, unattended: pack a few files into an
-# ASiC-E container, sign it with the test PKI's keys, verify it with tamga and with two
-# independent verifiers, then show that a tampered copy is caught.
+# ASiC-E container, sign it with the test PKI's keys and with a (virtual) ID card in a USB
+# reader behind a private pcscd, verify it with tamga and with independent verifiers, then show
+# that a tampered copy is caught.
 # The results stay in .build/demo/ for a look afterwards.
 set -euo pipefail
 TAMGA=${1:?usage: demo.sh PATH-TO-TAMGA}
@@ -16,7 +17,8 @@ show() { printf '$ %s\n' "$*"; "$@"; }
 step "Start a local time-stamping authority and OCSP responder for the test PKI (127.0.0.1 only)"
 /usr/bin/python3 "$REPO/scripts/test-services.py" --pki "$PKI" --port 0 --exit-with-parent > "$OUT/services.out" 2> "$OUT/services.log" &
 SERVICES_PID=$!
-trap 'kill "$SERVICES_PID" 2>/dev/null; wait "$SERVICES_PID" 2>/dev/null' EXIT
+PIDS=("$SERVICES_PID")
+trap 'for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done; wait 2>/dev/null' EXIT
 for _ in $(seq 100); do grep -q '^listening ' "$OUT/services.out" 2>/dev/null && break; sleep 0.1; done
 SERVICES=$(sed -n 's/^listening //p' "$OUT/services.out")
 [ -n "$SERVICES" ] || { echo "demo: the test services did not start (see $OUT/services.log)" >&2; exit 1; }
@@ -42,7 +44,39 @@ step "Add a second signature with an RSA-2048 key and its certificate"
 show "$TAMGA" sign "$OUT/demo.asice" --with "key:$PKI/rsa-2048.key.pem" --cert "$PKI/rsa-2048.cert.pem" \
   --certs "$PKI/issuing-ca.cert.pem" --ocsp "$SERVICES/ocsp" --role "Landlord"
 
-step "Add an archive time-stamp to both signatures (LTA)"
+step "Start a private pcscd with a virtual USB reader (vpcd) and a virtual EstEID IDEMIA card in it"
+BIN=$(dirname "$TAMGA")
+mkdir -p "$OUT/pcsc/conf"
+PORT=$((44000 + $$ % 500 * 2))
+cp "$(readlink -f /usr/lib/pcsc/drivers/serial/libifdvpcd.so)" "$OUT/pcsc/vpcd.so"
+printf 'FRIENDLYNAME "Demo USB Reader"\nDEVICENAME   /dev/null:0x%x\nLIBPATH      %s\nCHANNELID    0x%x\n' "$PORT" "$OUT/pcsc/vpcd.so" "$PORT" > "$OUT/pcsc/conf/reader"
+/usr/bin/python3 "$REPO/scripts/pcscd-launch.py" "$OUT/pcsc/pcscd.comm" -- /usr/sbin/pcscd -f -c "$OUT/pcsc/conf" > "$OUT/pcsc/pcscd.log" 2>&1 &
+PIDS+=($!)
+export PCSCLITE_CSOCK_NAME="$OUT/pcsc/pcscd.comm"
+for _ in $(seq 50); do [ -S "$PCSCLITE_CSOCK_NAME" ] && break; sleep 0.1; done
+sleep 0.5
+"$BIN/tamga-vcard" --port "$PORT" --profile idemia > "$OUT/pcsc/card.log" 2>&1 &
+PIDS+=($!)
+sleep 1.5
+echo "pcscd socket $PCSCLITE_CSOCK_NAME (pids ${PIDS[*]:1}, stopped when the demo ends)"
+show "$TAMGA" readers
+show "$TAMGA" card info
+
+step "Sign with the ID card: PIN2 read from TAMGA_PIN here (12345, the virtual card's test PIN), asked on the terminal otherwise"
+echo "$ TAMGA_PIN=12345 $TAMGA sign $OUT/demo.asice --with card --ocsp $SERVICES/ocsp --certs $PKI/issuing-ca.cert.pem --role Witness"
+TAMGA_PIN=12345 "$TAMGA" sign "$OUT/demo.asice" --with card --ocsp "$SERVICES/ocsp" --certs "$PKI/issuing-ca.cert.pem" --role "Witness"
+
+step "A wrong PIN2 is refused with the tries left (exit 9), never retried, and the container is unchanged"
+cp "$OUT/demo.asice" "$OUT/before-wrong-pin.asice"
+set +e
+TAMGA_PIN=99999 "$TAMGA" sign "$OUT/demo.asice" --with card --ocsp "$SERVICES/ocsp" --certs "$PKI/issuing-ca.cert.pem"
+status=$?
+set -e
+echo "exit code: $status"
+[ "$status" -eq 9 ] && cmp -s "$OUT/demo.asice" "$OUT/before-wrong-pin.asice" || { echo "demo: a wrong PIN was not handled as it must be" >&2; exit 1; }
+rm "$OUT/before-wrong-pin.asice"
+
+step "Add an archive time-stamp to all three signatures (LTA)"
 show "$TAMGA" extend "$OUT/demo.asice" --to LTA
 
 step "List the container"
