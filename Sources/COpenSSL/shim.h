@@ -16,6 +16,7 @@
 #include <openssl/ts.h>
 #include <openssl/ocsp.h>
 #include <openssl/pkcs7.h>
+#include <openssl/ssl.h>
 
 // Macros and stack helpers that Swift cannot import, re-exported as inline functions.
 static inline void cossl_free(void *p) { OPENSSL_free(p); }
@@ -64,4 +65,8 @@ static inline unsigned char *cossl_malloc_copy(const unsigned char *bytes, size_
     return copy;
 }
 static inline int cossl_error_reason(unsigned long code) { return ERR_GET_REASON(code); }
+// TLS client helpers (macros in ssl.h).
+static inline int cossl_ssl_set_sni(SSL *ssl, const char *name) { return (int)SSL_set_tlsext_host_name(ssl, name); }
+static inline int cossl_ctx_require_tls12(SSL_CTX *ctx) { return (int)SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION); }
+
 #endif

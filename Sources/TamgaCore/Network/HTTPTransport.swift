@@ -1,63 +1,115 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
-/// POSTs a DER request to a TSA or OCSP responder and returns the body of a 200 answer.
-/// Proxies come from the usual environment variables (`http_proxy`, `https_proxy`,
-/// `no_proxy`), which libcurl under URLSession reads.
+/// POSTs a DER request to a TSA or OCSP responder (or GETs an issuer certificate) over HTTP/1.1
+/// and returns the body of a 200 answer. Its own small client over sockets and OpenSSL, not
+/// URLSession: FoundationNetworking pulls in libcurl and some thirty libraries that cost every
+/// `tamga` command about 6 ms of start-up, and cannot pin certificates on Linux.
+///
+/// - https: TLS 1.2+, the name (or IP) checked; the system trust store, or only
+///   `trustedCertificates` when given (pinning).
+/// - Proxies from `http_proxy`, `https_proxy`, `all_proxy`, `no_proxy` (see `ProxySettings`);
+///   https through a proxy uses CONNECT.
+/// - One deadline (`timeout`) for the whole exchange, redirects included; GET follows up to five
+///   redirects, POST none (a TSA or OCSP URL that moved is reported, not followed with the body).
 public struct HTTPTransport: Sendable {
     /// Seconds for the whole exchange.
     public var timeout: TimeInterval
     /// Answers larger than this are refused (a TSA token or OCSP response is a few KiB).
     public var maximumResponseSize = 1 << 20
     public var userAgent = "tamga"
+    /// When not empty, https servers are trusted only through these certificates (pinning).
+    public var trustedCertificates: [Certificate] = []
+    /// Where proxy settings come from; the process environment by default.
+    var environment: [String: String]
 
-    public init(timeout: TimeInterval = 20) { self.timeout = timeout }
+    public init(timeout: TimeInterval = 20) {
+        self.timeout = timeout
+        environment = ProcessInfo.processInfo.environment
+    }
 
     public func post(_ body: Data, to url: URL, contentType: String, accept: String, service: String) async throws -> Data {
-        try await exchange(url: url, service: service) { request in
-            request.httpMethod = "POST"
-            request.httpBody = body
-            request.setValue(contentType, forHTTPHeaderField: "Content-Type")
-            request.setValue(accept, forHTTPHeaderField: "Accept")
-        }
+        try await perform(method: "POST", url: url, body: Array(body), headers: ["Content-Type": contentType, "Accept": accept], service: service)
     }
 
     /// GETs a small document (an issuer certificate from an AIA caIssuers URL).
     public func get(_ url: URL, service: String) async throws -> Data {
-        try await exchange(url: url, service: service) { $0.httpMethod = "GET" }
+        try await perform(method: "GET", url: url, body: nil, headers: [:], service: service)
     }
 
-    private func exchange(url: URL, service: String, prepare: (inout URLRequest) -> Void) async throws -> Data {
-        guard url.scheme == "http" || url.scheme == "https" else {
-            throw CoreError.serviceUnreachable(service: service, url: url.absoluteString, reason: "only http and https URLs are supported")
+    /// Runs the blocking exchange on a dispatch thread, not on the cooperative pool.
+    private func perform(method: String, url: URL, body: [UInt8]?, headers: [String: String], service: String) async throws -> Data {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try self.exchange(method: method, url: url, body: body, headers: headers, service: service) })
+            }
         }
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-        prepare(&request)
-        request.setValue("no-cache", forHTTPHeaderField: "Cache-Control")
-        request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
-        let session = URLSession(configuration: configuration)
-        defer { session.finishTasksAndInvalidate() }
-        let data: Data
-        let response: URLResponse
-        do {
-            (data, response) = try await session.data(for: request)
-        } catch {
-            throw CoreError.serviceUnreachable(service: service, url: url.absoluteString, reason: error.localizedDescription)
+    }
+
+    func exchange(method: String, url original: URL, body: [UInt8]?, headers: [String: String], service: String) throws -> Data {
+        let deadline = Date().addingTimeInterval(timeout)
+        var url = original
+        var redirects = 0
+        while true {
+            let response: HTTPResponse
+            do {
+                response = try send(method: method, url: url, body: body, headers: headers, deadline: deadline)
+            } catch .unreachable(let reason) {
+                throw CoreError.serviceUnreachable(service: service, url: url.absoluteString, reason: reason)
+            } catch .rejected(let reason) {
+                throw CoreError.serviceResponseRejected(service: service, url: url.absoluteString, reason: reason)
+            }
+            if method == "GET", [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["location"] {
+                redirects += 1
+                guard redirects <= 5, let next = URL(string: location, relativeTo: url)?.absoluteURL, next.scheme == "http" || next.scheme == "https" else {
+                    throw CoreError.serviceResponseRejected(service: service, url: original.absoluteString,
+                                                            reason: redirects > 5 ? "more than 5 redirects" : "a redirect to \(location.prefix(80))")
+                }
+                url = next
+                continue
+            }
+            guard response.status == 200 else {
+                throw CoreError.serviceHTTPStatus(service: service, url: url.absoluteString, status: response.status)
+            }
+            return Data(response.body)
         }
-        guard let http = response as? HTTPURLResponse else {
-            throw CoreError.serviceResponseRejected(service: service, url: url.absoluteString, reason: "not an HTTP response")
+    }
+
+    private func send(method: String, url: URL, body: [UInt8]?, headers: [String: String], deadline: Date) throws(NetworkFailure) -> HTTPResponse {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw .unreachable("only http and https URLs are supported")
         }
-        guard http.statusCode == 200 else {
-            throw CoreError.serviceHTTPStatus(service: service, url: url.absoluteString, status: http.statusCode)
+        guard let host = url.host, !host.isEmpty else { throw .unreachable("the URL has no host") }
+        let isTLS = scheme == "https"
+        let port = url.port ?? (isTLS ? 443 : 80)
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        var target = components?.percentEncodedPath ?? "/"
+        if target.isEmpty { target = "/" }
+        if let query = components?.percentEncodedQuery { target += "?" + query }
+        let hostHeader = (host.contains(":") ? "[\(host)]" : host) + (url.port.map { ":\($0)" } ?? "")
+
+        let proxy = try ProxySettings(environment: environment).proxy(for: url)
+        let connection = try NetworkConnection(host: proxy?.host ?? host, port: proxy?.port ?? port, deadline: deadline)
+        var proxyAuthorization = ""
+        if let credentials = proxy?.credentials {
+            proxyAuthorization = "Proxy-Authorization: Basic \(Data(credentials.utf8).base64EncodedString())\r\n"
         }
-        guard data.count <= maximumResponseSize else {
-            throw CoreError.serviceResponseRejected(service: service, url: url.absoluteString, reason: "the answer is \(data.count) bytes")
+        if isTLS {
+            if proxy != nil {
+                let authority = (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+                try connection.write(Array("CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\n\(proxyAuthorization)\r\n".utf8))
+                let answer = try HTTPResponse.read(from: connection, maximumBody: 0, bodyExpected: false)
+                guard (200..<300).contains(answer.status) else { throw .unreachable("the proxy refused the tunnel (HTTP \(answer.status))") }
+            }
+            try connection.startTLS(host: host, anchors: trustedCertificates)
+        } else if proxy != nil {
+            target = url.absoluteString   // absolute-form for a forward proxy
         }
-        return data
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: \(hostHeader)\r\nUser-Agent: \(userAgent)\r\nCache-Control: no-cache\r\nConnection: close\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
+        if let body { head += "Content-Length: \(body.count)\r\n" }
+        if !isTLS { head += proxyAuthorization }
+        head += "\r\n"
+        try connection.write(Array(head.utf8) + (body ?? []))
+        return try HTTPResponse.read(from: connection, maximumBody: maximumResponseSize, bodyExpected: method != "HEAD")
     }
 }
