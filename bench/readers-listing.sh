@@ -3,6 +3,11 @@
 # `pcsc_scan -r` with 6 readers (3 vpcd entries × 2 slots, 4 cards), all against the same private
 # pcscd in this one run. Prints the median wall time of RUNS (default 30) and the ratios.
 # Target (issue 4): tamga no slower than either.
+# What each does: `pcsc_scan -r` lists reader names only (SCardListReaders); `opensc-tool -l` and
+# tamga also report each reader's state and card (tamga: one SCardGetStatusChange, which
+# pcsc-lite runs as extra round trips to pcscd, plus the ATR lookup and JSON). Most of tamga's
+# time is process start-up: `tamga --version` is printed below for that floor (Swift runtime,
+# Foundation with ICU, OpenSSL, libxml2 with ICU loaded and initialised before main).
 set -euo pipefail
 TAMGA=${1:?usage: readers-listing.sh PATH-TO-TAMGA [RUNS]}
 RUNS=${2:-30}
@@ -32,7 +37,8 @@ sleep 1.5
 /usr/bin/python3 - "$RUNS" "$TAMGA" <<'PY'
 import statistics, subprocess, sys, time
 runs, tamga = int(sys.argv[1]), sys.argv[2]
-commands = {"tamga readers --json": [tamga, "readers", "--json"], "opensc-tool -l": ["opensc-tool", "-l"], "pcsc_scan -r": ["pcsc_scan", "-r"]}
+commands = {"tamga readers --json": [tamga, "readers", "--json"], "opensc-tool -l": ["opensc-tool", "-l"], "pcsc_scan -r": ["pcsc_scan", "-r"],
+            "tamga --version (floor)": [tamga, "--version"]}
 results = {}
 for label, command in commands.items():
     out = subprocess.run(command, capture_output=True, text=True)
