@@ -13,17 +13,9 @@ PIDS=()
 cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
 gcc -O2 -o "$WORK/apdu-loop" "$REPO/bench/apdu-loop.c" $(pkg-config --cflags --libs libpcsclite)
-mkdir -p "$WORK/conf"
-PORT=$((43000 + $$ % 500 * 2))
-cp "$(readlink -f /usr/lib/pcsc/drivers/serial/libifdvpcd.so)" "$WORK/vpcd.so"
-printf 'FRIENDLYNAME "Bench Card Reader"\nDEVICENAME   /dev/null:0x%x\nLIBPATH      %s\nCHANNELID    0x%x\n' "$PORT" "$WORK/vpcd.so" "$PORT" > "$WORK/conf/r0"
-/usr/bin/python3 "$REPO/scripts/pcscd-launch.py" "$WORK/pcscd.comm" -- /usr/sbin/pcscd -f -c "$WORK/conf" > "$WORK/pcscd.log" 2>&1 &
-PIDS+=($!)
-export PCSCLITE_CSOCK_NAME="$WORK/pcscd.comm"
-for _ in $(seq 50); do [ -S "$PCSCLITE_CSOCK_NAME" ] && break; sleep 0.1; done
-sleep 0.5
-"$BUILD/tamga-vcard" --port "$PORT" --profile idemia > /dev/null &
-PIDS+=($!)
+source "$REPO/scripts/pcsc-rig.sh"
+pcsc_rig_start "$WORK" "Bench Card Reader"
+pcsc_rig_insert "$BUILD/tamga-vcard" "$PCSC_RIG_PORT" idemia
 sleep 1.5
 READER="Bench Card Reader 00 00"
 ROUNDS=5

@@ -17,21 +17,11 @@ WORK=$(mktemp -d)
 PIDS=()
 cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
-mkdir -p "$WORK/conf"
-BASE=$((42000 + $$ % 500 * 10))
-for i in 0 1 2; do
-  cp "$(readlink -f /usr/lib/pcsc/drivers/serial/libifdvpcd.so)" "$WORK/vpcd$i.so"
-  port=$((BASE + i * 2))
-  printf 'FRIENDLYNAME "Bench Reader %d"\nDEVICENAME   /dev/null:0x%x\nLIBPATH      %s\nCHANNELID    0x%x\n' "$i" "$port" "$WORK/vpcd$i.so" "$port" > "$WORK/conf/r$i"
-done
-/usr/bin/python3 "$REPO/scripts/pcscd-launch.py" "$WORK/pcscd.comm" -- /usr/sbin/pcscd -f -c "$WORK/conf" > "$WORK/pcscd.log" 2>&1 &
-PIDS+=($!)
-export PCSCLITE_CSOCK_NAME="$WORK/pcscd.comm"
-for _ in $(seq 50); do [ -S "$PCSCLITE_CSOCK_NAME" ] && break; sleep 0.1; done
-sleep 0.5
+source "$REPO/scripts/pcsc-rig.sh"
+pcsc_rig_start "$WORK" "Bench Reader 0" "Bench Reader 1" "Bench Reader 2"
+BASE=$PCSC_RIG_PORT
 for slot in 0 1 2 4; do
-  "$VCARD" --port $((BASE + slot)) --profile idemia > /dev/null &
-  PIDS+=($!)
+  pcsc_rig_insert "$VCARD" $((BASE + slot)) idemia
 done
 sleep 1.5
 /usr/bin/python3 - "$RUNS" "$TAMGA" <<'PY'

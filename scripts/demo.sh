@@ -46,17 +46,9 @@ show "$TAMGA" sign "$OUT/demo.asice" --with "key:$PKI/rsa-2048.key.pem" --cert "
 
 step "Start a private pcscd with a virtual USB reader (vpcd) and a virtual EstEID IDEMIA card in it"
 BIN=$(dirname "$TAMGA")
-mkdir -p "$OUT/pcsc/conf"
-PORT=$((44000 + $$ % 500 * 2))
-cp "$(readlink -f /usr/lib/pcsc/drivers/serial/libifdvpcd.so)" "$OUT/pcsc/vpcd.so"
-printf 'FRIENDLYNAME "Demo USB Reader"\nDEVICENAME   /dev/null:0x%x\nLIBPATH      %s\nCHANNELID    0x%x\n' "$PORT" "$OUT/pcsc/vpcd.so" "$PORT" > "$OUT/pcsc/conf/reader"
-/usr/bin/python3 "$REPO/scripts/pcscd-launch.py" "$OUT/pcsc/pcscd.comm" -- /usr/sbin/pcscd -f -c "$OUT/pcsc/conf" > "$OUT/pcsc/pcscd.log" 2>&1 &
-PIDS+=($!)
-export PCSCLITE_CSOCK_NAME="$OUT/pcsc/pcscd.comm"
-for _ in $(seq 50); do [ -S "$PCSCLITE_CSOCK_NAME" ] && break; sleep 0.1; done
-sleep 0.5
-"$BIN/tamga-vcard" --port "$PORT" --profile idemia > "$OUT/pcsc/card.log" 2>&1 &
-PIDS+=($!)
+source "$REPO/scripts/pcsc-rig.sh"
+pcsc_rig_start "$OUT/pcsc" "Demo USB Reader"
+pcsc_rig_insert "$BIN/tamga-vcard" "$PCSC_RIG_PORT" idemia
 sleep 1.5
 echo "pcscd socket $PCSCLITE_CSOCK_NAME (pids ${PIDS[*]:1}, stopped when the demo ends)"
 show "$TAMGA" readers

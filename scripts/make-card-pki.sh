@@ -11,7 +11,8 @@
 # key (digitalSignature + keyAgreement, EKU clientAuth). IDEMIA and Thales EstEID cards carry
 # P-384 keys; the FinEID card here carries P-256 keys, so both hash-padding paths are exercised.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cd "$SCRIPT_DIR/.."
 PKI=Fixtures/pki
 OUT=Fixtures/card
 START=20250101000000Z
@@ -42,30 +43,8 @@ authorityInfoAccess    = OCSP;URI:$OCSP_URL, caIssuers;URI:$ISSUING_URL
 EOF
 
 # `openssl x509 -req` in OpenSSL 3.0 cannot set fixed dates; a throwaway `openssl ca` can.
-mkdir -p "$WORK/ca/newcerts"
-: >"$WORK/ca/index.txt"
-echo "unique_subject = no" >"$WORK/ca/index.txt.attr"
-cat >"$WORK/ca.cnf" <<EOF
-[ ca ]
-default_ca = this_ca
-[ this_ca ]
-dir             = $WORK/ca
-database        = \$dir/index.txt
-new_certs_dir   = \$dir/newcerts
-serial          = \$dir/serial
-default_md      = sha256
-policy          = policy_any
-unique_subject  = no
-copy_extensions = none
-preserve        = yes
-email_in_dn     = no
-[ policy_any ]
-countryName            = optional
-commonName             = supplied
-surname                = optional
-givenName              = optional
-serialNumber           = optional
-EOF
+source "$SCRIPT_DIR/pki-lib.sh"   # mkca
+mkca ca 1100
 
 serial=$((0x1100))
 # profile | curve | subject (without CN) | common name
@@ -84,7 +63,7 @@ for card in "${CARDS[@]}"; do
     openssl req -new -key "$key" -subj "$subject/CN=$cn" -utf8 -out "$WORK/$role.csr"
     hex=$(printf '%X' "$serial")
     echo "$hex" >"$WORK/ca/serial"
-    openssl ca -batch -notext -config "$WORK/ca.cnf" -cert "$PKI/issuing-ca.cert.pem" -keyfile "$PKI/issuing-ca.key.pem" \
+    openssl ca -batch -notext -config "$WORK/ca/ca.cnf" -cert "$PKI/issuing-ca.cert.pem" -keyfile "$PKI/issuing-ca.key.pem" \
       -in "$WORK/$role.csr" -out "$WORK/$role.cert.pem" -startdate "$START" -enddate "$END" -md sha256 \
       -preserveDN -utf8 -extfile "$WORK/ext.cnf" -extensions "card_$role" 2>"$WORK/ca.log" \
       || { cat "$WORK/ca.log" >&2; exit 1; }

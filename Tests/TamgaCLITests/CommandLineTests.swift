@@ -51,7 +51,7 @@ final class CommandLineTests: XCTestCase {
 
     func testUsageErrorsExitWithTwo() async {
         for words in [["frobnicate"], ["container"], ["verify"], ["verify", "x.asice", "--bogus"], ["sign", "x.asice"],
-                      ["sign", "x.asice", "--with", "card"], ["container", "create", "--compression=zip", "a", "b"], []] {
+                      ["sign", "x.asice", "--with", "smartcard"], ["container", "create", "--compression=zip", "a", "b"], []] {
             let (code, _, err) = await tamga(words)
             XCTAssertEqual(code, .usage, "\(words)")
             XCTAssertFalse(err.isEmpty, "\(words)")

@@ -13,28 +13,9 @@ final class HTTPQuirksServer: @unchecked Sendable {   // unchecked: immutable af
     private let process: Process
 
     init(tls: (certificate: String, key: String)? = nil) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        var arguments = [TestEnvironment.script("test-http-quirks.py"), "--port", "0", "--exit-with-parent"]
+        var arguments = ["--port", "0", "--exit-with-parent"]
         if let tls { arguments += ["--tls", tls.certificate, tls.key] }
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // The script prints exactly one line once it listens.
-        var line = Data()
-        while !line.contains(0x0A) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.hasPrefix("listening "), let url = URL(string: String(text.dropFirst("listening ".count))) else {
-            TestEnvironment.terminate(process)
-            throw NSError(domain: "HTTPQuirksServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "test-http-quirks.py did not start: \(text)"])
-        }
-        baseURL = url
+        (process, baseURL) = try TestEnvironment.startListeningServer("test-http-quirks.py", arguments)
     }
 
     /// `pathAndQuery` is appended verbatim ("/echo?linger=30"), so queries and escapes survive.

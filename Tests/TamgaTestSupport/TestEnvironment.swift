@@ -113,5 +113,31 @@ public enum TestEnvironment {
         kill(pid, SIGKILL)
     }
 
+    /// Starts a Python test server from `scripts/` that prints one `listening URL` line once it
+    /// accepts connections, and returns the process (stop it with `terminate`) and that URL.
+    public static func startListeningServer(_ script: String, _ arguments: [String],
+                                            environment: [String: String]? = nil) throws -> (process: Process, url: URL) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [Self.script(script)] + arguments
+        if let environment { process.environment = environment }
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while !line.contains(0x0A) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.hasPrefix("listening "), let url = URL(string: String(text.dropFirst("listening ".count))) else {
+            terminate(process)
+            throw NSError(domain: "TestEnvironment", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(script) did not start: \(text)"])
+        }
+        return (process, url)
+    }
+
     public static func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
 }

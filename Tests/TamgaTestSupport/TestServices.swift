@@ -15,34 +15,15 @@ public final class TestServices: @unchecked Sendable {   // unchecked: immutable
     /// - Parameter port: 0 picks a free port; 8788 is the one the fixture certificates name in
     ///   their AIA (OCSP and caIssuers URLs).
     public init(clockOffset: String? = nil, port: Int = 0) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        var environment: [String: String]? = nil
         if let clockOffset {
-            var environment = ProcessInfo.processInfo.environment
-            environment["LD_PRELOAD"] = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
-            environment["FAKETIME"] = clockOffset
-            environment["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
-            process.environment = environment
+            environment = ProcessInfo.processInfo.environment
+            environment?["LD_PRELOAD"] = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
+            environment?["FAKETIME"] = clockOffset
+            environment?["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
         }
-        process.arguments = [TestEnvironment.script("test-services.py"), "--pki", TestEnvironment.fixture("pki"), "--port", String(port),
-                             "--exit-with-parent"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // The script prints exactly one line once it listens.
-        var line = Data()
-        while !line.contains(0x0A) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.hasPrefix("listening "), let url = URL(string: String(text.dropFirst("listening ".count))) else {
-            process.terminate()
-            throw NSError(domain: "TestServices", code: 1, userInfo: [NSLocalizedDescriptionKey: "test-services.py did not start: \(text)"])
-        }
-        baseURL = url
+        (process, baseURL) = try TestEnvironment.startListeningServer(
+            "test-services.py", ["--pki", TestEnvironment.fixture("pki"), "--port", String(port), "--exit-with-parent"], environment: environment)
     }
 
     public func url(_ path: String) -> URL { baseURL.appendingPathComponent(path) }

@@ -14,10 +14,34 @@ private func chooseReader(_ named: String?, secrets: SecretInput, _ body: (Strin
     }
 }
 
-private func pinKind(_ arguments: ParsedArguments, allowPUK: Bool) throws -> PINKind {
-    let chosen = [("--pin1", PINKind.pin1), ("--pin2", .pin2), ("--puk", .puk)].filter { arguments.has($0.0) && (allowPUK || $0.1 != .puk) }
-    guard chosen.count == 1 else { throw UsageError(allowPUK ? "say which one: --pin1, --pin2 or --puk" : "say which one: --pin1 or --pin2") }
-    return chosen[0].1
+/// What `card change-pin` and `card unblock` take: which PIN, which reader, where secrets come from.
+private struct PINCommandOptions: Sendable {
+    let kind: PINKind
+    let reader: String?
+    let pinFile: String?
+
+    init(_ arguments: ParsedArguments, command: String, allowPUK: Bool) throws {
+        guard arguments.positionals.isEmpty else { throw UsageError("card \(command) takes no arguments") }
+        let chosen = [("--pin1", PINKind.pin1), ("--pin2", .pin2), ("--puk", .puk)].filter { arguments.has($0.0) && (allowPUK || $0.1 != .puk) }
+        guard chosen.count == 1 else { throw UsageError(allowPUK ? "say which one: --pin1, --pin2 or --puk" : "say which one: --pin1 or --pin2") }
+        kind = chosen[0].1
+        reader = arguments.value("--reader")
+        pinFile = arguments.value("--pin-file")
+    }
+
+    /// Reads the counter of `guarding` (refusing a blocked one), asks for the two secrets, runs `change`.
+    func run(_ context: CommandContext, guarding: PINKind, currentPrompt: (Int) -> String,
+             change: (SecretBytes, SecretBytes, String?) throws -> Void) throws {
+        let secrets = SecretInput(pinFile: pinFile, environment: context.environment)
+        try chooseReader(reader, secrets: secrets) { reader in
+            let counter = try IDCardPINs.retryCounter(guarding, reader: reader)
+            if counter.isBlocked { throw CardError.pinBlocked(guarding) }
+            let digits = try IDCardPINs.digits(kind, reader: reader)
+            let pins = try secrets.readChange(currentPrompt: currentPrompt(counter.triesLeft),
+                                              newPrompt: "New \(kind.rawValue) (\(digits.lowerBound)–\(digits.upperBound) digits): ")
+            try change(pins.current, pins.new, reader)
+        }
+    }
 }
 
 /// `tamga card info`
@@ -113,26 +137,16 @@ struct CardChangePINCommand: Command {
     static let flags: Set<String> = GlobalOptions.flags.union(["--pin1", "--pin2", "--puk"])
     static let options: Set<String> = ["--reader", "--pin-file"]
 
-    let kind: PINKind
-    let reader: String?
-    let pinFile: String?
+    private let options: PINCommandOptions
 
     init(_ arguments: ParsedArguments) throws {
-        guard arguments.positionals.isEmpty else { throw UsageError("card change-pin takes no arguments") }
-        kind = try pinKind(arguments, allowPUK: true)
-        reader = arguments.value("--reader")
-        pinFile = arguments.value("--pin-file")
+        options = try PINCommandOptions(arguments, command: "change-pin", allowPUK: true)
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
-        let secrets = SecretInput(pinFile: pinFile, environment: context.environment)
-        try chooseReader(reader, secrets: secrets) { reader in
-            let counter = try IDCardPINs.retryCounter(kind, reader: reader)
-            if counter.isBlocked { throw CardError.pinBlocked(kind) }
-            let digits = try IDCardPINs.digits(kind, reader: reader)
-            let pins = try secrets.readChange(currentPrompt: "Current \(kind.rawValue) (\(counter.triesLeft) tries left): ",
-                                              newPrompt: "New \(kind.rawValue) (\(digits.lowerBound)–\(digits.upperBound) digits): ")
-            try IDCardPINs.change(kind, current: pins.current, new: pins.new, reader: reader)
+        let kind = options.kind
+        try options.run(context, guarding: kind, currentPrompt: { "Current \(kind.rawValue) (\($0) tries left): " }) { current, new, reader in
+            try IDCardPINs.change(kind, current: current, new: new, reader: reader)
         }
         context.terminal.line("\(kind.rawValue) changed.")
         return .success
@@ -154,26 +168,16 @@ struct CardUnblockCommand: Command {
     static let flags: Set<String> = GlobalOptions.flags.union(["--pin1", "--pin2"])
     static let options: Set<String> = ["--reader", "--pin-file"]
 
-    let kind: PINKind
-    let reader: String?
-    let pinFile: String?
+    private let options: PINCommandOptions
 
     init(_ arguments: ParsedArguments) throws {
-        guard arguments.positionals.isEmpty else { throw UsageError("card unblock takes no arguments") }
-        kind = try pinKind(arguments, allowPUK: false)
-        reader = arguments.value("--reader")
-        pinFile = arguments.value("--pin-file")
+        options = try PINCommandOptions(arguments, command: "unblock", allowPUK: false)
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
-        let secrets = SecretInput(pinFile: pinFile, environment: context.environment)
-        try chooseReader(reader, secrets: secrets) { reader in
-            let puk = try IDCardPINs.retryCounter(.puk, reader: reader)
-            if puk.isBlocked { throw CardError.pinBlocked(.puk) }
-            let digits = try IDCardPINs.digits(kind, reader: reader)
-            let pins = try secrets.readChange(currentPrompt: "PUK (\(puk.triesLeft) tries left): ",
-                                              newPrompt: "New \(kind.rawValue) (\(digits.lowerBound)–\(digits.upperBound) digits): ")
-            try IDCardPINs.unblock(kind, puk: pins.current, new: pins.new, reader: reader)
+        let kind = options.kind
+        try options.run(context, guarding: .puk, currentPrompt: { "PUK (\($0) tries left): " }) { puk, new, reader in
+            try IDCardPINs.unblock(kind, puk: puk, new: new, reader: reader)
         }
         context.terminal.line("\(kind.rawValue) unblocked and set.")
         return .success
