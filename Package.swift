@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "ASiC", targets: ["ASiC"]),
         .library(name: "PCSC", targets: ["PCSC"]),
         .library(name: "IDCard", targets: ["IDCard"]),
+        .library(name: "PKCS11", targets: ["PKCS11"]),
     ],
     targets: [
         // C shims: a module map and a header each, no code.
@@ -30,7 +31,9 @@ let package = Package(
         .target(name: "ASiC", dependencies: ["TamgaCore", "CLibXML2", "CZlib", "CPosix"]),
         .target(name: "PCSC", dependencies: ["CPCSC"]),
         .target(name: "IDCard", dependencies: ["PCSC", "TamgaCore"]),
-        .target(name: "TamgaCLI", dependencies: ["TamgaCore", "ASiC", "PCSC", "IDCard"]),
+        .systemLibrary(name: "CP11Kit", path: "Sources/CP11Kit", pkgConfig: "p11-kit-1", providers: [.apt(["libp11-kit-dev"])]),
+        .target(name: "PKCS11", dependencies: ["CP11Kit", "TamgaCore", "PCSC"]),
+        .target(name: "TamgaCLI", dependencies: ["TamgaCore", "ASiC", "PCSC", "IDCard", "PKCS11"]),
         .executableTarget(name: "tamga", dependencies: ["TamgaCLI"]),
         // The virtual card that tests and the demo put into pcscd's vpcd reader.
         .executableTarget(name: "tamga-bench", dependencies: ["IDCard", "TamgaCore"], path: "Sources/tamga-bench"),
@@ -40,6 +43,7 @@ let package = Package(
         .testTarget(name: "TamgaCoreTests", dependencies: ["TamgaCore", "TamgaTestSupport"]),
         .testTarget(name: "ASiCTests", dependencies: ["ASiC", "TamgaCore", "TamgaTestSupport"]),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "TamgaTestSupport"]),
+        .testTarget(name: "PKCS11Tests", dependencies: ["PKCS11", "TamgaCore", "ASiC", "TamgaTestSupport"]),
         .testTarget(name: "IDCardTests", dependencies: ["IDCard", "PCSC", "TamgaCore", "ASiC", "TamgaTestSupport"]),
         .testTarget(name: "TamgaCLITests", dependencies: ["TamgaCLI", "ASiC", "TamgaCore", "TamgaTestSupport"]),
     ]

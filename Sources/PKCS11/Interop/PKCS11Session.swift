@@ -1,0 +1,167 @@
+internal import CP11Kit
+import Foundation
+import TamgaCore
+
+/// One PKCS#11 session: object search, attributes, login, signing. Closed in `deinit`. Calls
+/// hold the module's lock. Login state belongs to the token (every session of this process
+/// shares it), so `CKR_USER_ALREADY_LOGGED_IN` counts as success.
+public final class PKCS11Session: @unchecked Sendable {   // unchecked: every call holds the module's lock
+    let module: PKCS11Module
+    let handle: CK_SESSION_HANDLE
+    public let slot: Slot
+
+    init(module: PKCS11Module, handle: UInt, slot: Slot) {
+        self.module = module
+        self.handle = CK_SESSION_HANDLE(handle)
+        self.slot = slot
+    }
+
+    deinit {
+        let functions = module.functions, handle = handle
+        module.serialised { _ = functions.C_CloseSession!(handle) }
+    }
+
+    private var functions: CK_FUNCTION_LIST { module.functions }
+
+    // MARK: Objects
+
+    /// Handles of objects whose attributes equal the given ones (class, ID, …).
+    func findObjects(_ match: [(CK_ATTRIBUTE_TYPE, [UInt8])]) throws -> [CK_OBJECT_HANDLE] {
+        try module.serialised {
+            var buffers = match.map(\.1)
+            var found: [CK_OBJECT_HANDLE] = []
+            try withTemplate(types: match.map(\.0), values: &buffers) { template, count in
+                try PKCS11Module.check(functions.C_FindObjectsInit!(handle, template, count), "C_FindObjectsInit")
+            }
+            defer { _ = functions.C_FindObjectsFinal!(handle) }
+            var batch = [CK_OBJECT_HANDLE](repeating: 0, count: 32)
+            while true {
+                var count: CK_ULONG = 0
+                try PKCS11Module.check(functions.C_FindObjects!(handle, &batch, CK_ULONG(batch.count), &count), "C_FindObjects")
+                if count == 0 { break }
+                found += batch.prefix(Int(count))
+                if found.count > 10_000 { break }   // a bound against a misbehaving module
+            }
+            return found
+        }
+    }
+
+    /// One attribute's bytes; nil when the object does not have it or it is sensitive.
+    func attribute(_ type: CK_ATTRIBUTE_TYPE, of object: CK_OBJECT_HANDLE) throws -> [UInt8]? {
+        try module.serialised {
+            var query = CK_ATTRIBUTE(type: type, pValue: nil, ulValueLen: 0)
+            let sizing = functions.C_GetAttributeValue!(handle, object, &query, 1)
+            if sizing == CKR_ATTRIBUTE_SENSITIVE || sizing == CKR_ATTRIBUTE_TYPE_INVALID || query.ulValueLen == CP11_UNAVAILABLE_INFORMATION { return nil }
+            try PKCS11Module.check(sizing, "C_GetAttributeValue")
+            guard query.ulValueLen <= 1 << 20 else { return nil }
+            var value = [UInt8](repeating: 0, count: Int(query.ulValueLen))
+            let result = value.withUnsafeMutableBytes { raw -> CK_RV in
+                var attribute = CK_ATTRIBUTE(type: type, pValue: raw.baseAddress, ulValueLen: CK_ULONG(raw.count))
+                let rv = functions.C_GetAttributeValue!(handle, object, &attribute, 1)
+                query.ulValueLen = attribute.ulValueLen
+                return rv
+            }
+            try PKCS11Module.check(result, "C_GetAttributeValue")
+            return Array(value.prefix(Int(query.ulValueLen)))
+        }
+    }
+
+    func boolAttribute(_ type: CK_ATTRIBUTE_TYPE, of object: CK_OBJECT_HANDLE) throws -> Bool {
+        (try attribute(type, of: object)?.first ?? 0) != 0
+    }
+
+    static func ulongBytes(_ value: UInt) -> [UInt8] { withUnsafeBytes(of: CK_ULONG(value)) { Array($0) } }
+    static func ulong(_ bytes: [UInt8]?) -> UInt? {
+        guard let bytes, bytes.count == MemoryLayout<CK_ULONG>.size else { return nil }
+        return UInt(bytes.withUnsafeBytes { $0.loadUnaligned(as: CK_ULONG.self) })
+    }
+
+    /// Certificates (`CKO_CERTIFICATE`, X.509) and private keys on the token, paired by `CKA_ID`.
+    /// Private keys are only visible after login on most tokens.
+    public func objects() throws -> TokenObjects {
+        let certificateHandles = try findObjects([(CK_ATTRIBUTE_TYPE(CKA_CLASS), Self.ulongBytes(UInt(CKO_CERTIFICATE)))])
+        var certificates: [TokenObjects.CertificateObject] = []
+        for object in certificateHandles {
+            guard let value = try attribute(CK_ATTRIBUTE_TYPE(CKA_VALUE), of: object), let certificate = try? Certificate(der: Data(value)) else { continue }
+            certificates.append(.init(id: try attribute(CK_ATTRIBUTE_TYPE(CKA_ID), of: object) ?? [],
+                                      label: String(decoding: try attribute(CK_ATTRIBUTE_TYPE(CKA_LABEL), of: object) ?? [], as: UTF8.self),
+                                      certificate: certificate))
+        }
+        let keyHandles = try findObjects([(CK_ATTRIBUTE_TYPE(CKA_CLASS), Self.ulongBytes(UInt(CKO_PRIVATE_KEY)))])
+        var keys: [TokenObjects.KeyObject] = []
+        for object in keyHandles {
+            let type = Self.ulong(try attribute(CK_ATTRIBUTE_TYPE(CKA_KEY_TYPE), of: object))
+            keys.append(.init(id: try attribute(CK_ATTRIBUTE_TYPE(CKA_ID), of: object) ?? [],
+                              label: String(decoding: try attribute(CK_ATTRIBUTE_TYPE(CKA_LABEL), of: object) ?? [], as: UTF8.self),
+                              keyType: type.map(TokenObjects.KeyObject.describe) ?? "unknown",
+                              canSign: try boolAttribute(CK_ATTRIBUTE_TYPE(CKA_SIGN), of: object),
+                              alwaysAuthenticate: try boolAttribute(CK_ATTRIBUTE_TYPE(CKA_ALWAYS_AUTHENTICATE), of: object),
+                              handle: UInt(object)))
+        }
+        return TokenObjects(certificates: certificates, keys: keys)
+    }
+
+    // MARK: Login and signing
+
+    /// `C_Login` as the user (`contextSpecific`: the PIN-per-signature re-login after
+    /// `C_SignInit`). A nil PIN means the reader's PIN pad (protected authentication path).
+    /// The PIN buffer is wiped after the call. Never retried.
+    public func login(pin: SecretBytes?, contextSpecific: Bool = false) throws {
+        let userType = CK_USER_TYPE(contextSpecific ? CKU_CONTEXT_SPECIFIC : CKU_USER)
+        try module.serialised {
+            var bytes: [UInt8] = pin.map { $0.withUnsafeBytes { Array($0) } } ?? []
+            defer { bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
+            let rv: CK_RV = pin == nil
+                ? functions.C_Login!(handle, userType, nil, 0)
+                : bytes.withUnsafeMutableBufferPointer { functions.C_Login!(handle, userType, $0.baseAddress, CK_ULONG($0.count)) }
+            if rv == CKR_USER_ALREADY_LOGGED_IN && !contextSpecific { return }
+            try PKCS11Module.check(rv, "C_Login")
+        }
+    }
+
+    public func logout() {
+        module.serialised { _ = functions.C_Logout!(handle) }
+    }
+
+    /// `C_SignInit` with `mechanism` (and PSS parameters), then `reauthenticate` when the key
+    /// needs a context-specific login, then `C_Sign` (length query first).
+    func sign(_ data: [UInt8], key: CK_OBJECT_HANDLE, mechanism: Mechanism, pss: (hash: UInt, mgf: UInt, saltLength: Int)? = nil,
+              reauthenticate: (() throws -> Void)? = nil) throws -> [UInt8] {
+        try module.serialised {
+            var parameters = CK_RSA_PKCS_PSS_PARAMS(hashAlg: CK_MECHANISM_TYPE(pss?.hash ?? 0), mgf: CK_RSA_PKCS_MGF_TYPE(pss?.mgf ?? 0),
+                                                    sLen: CK_ULONG(pss?.saltLength ?? 0))
+            let rv = withUnsafeMutableBytes(of: &parameters) { raw -> CK_RV in
+                var ckMechanism = CK_MECHANISM(mechanism: CK_MECHANISM_TYPE(mechanism.rawValue),
+                                               pParameter: pss == nil ? nil : raw.baseAddress,
+                                               ulParameterLen: pss == nil ? 0 : CK_ULONG(raw.count))
+                return functions.C_SignInit!(handle, &ckMechanism, key)
+            }
+            try PKCS11Module.check(rv, "C_SignInit")
+        }
+        if let reauthenticate { try reauthenticate() }
+        return try module.serialised {
+            var input = data
+            var length: CK_ULONG = 0
+            try PKCS11Module.check(functions.C_Sign!(handle, &input, CK_ULONG(input.count), nil, &length), "C_Sign")
+            var signature = [UInt8](repeating: 0, count: Int(length))
+            try PKCS11Module.check(functions.C_Sign!(handle, &input, CK_ULONG(input.count), &signature, &length), "C_Sign")
+            return Array(signature.prefix(Int(length)))
+        }
+    }
+}
+
+/// Builds a `CK_ATTRIBUTE` array over `values` (kept alive for the call).
+private func withTemplate<T>(types: [CK_ATTRIBUTE_TYPE], values: inout [[UInt8]],
+                             _ body: (UnsafeMutablePointer<CK_ATTRIBUTE>?, CK_ULONG) throws -> T) throws -> T {
+    var pointers: [UnsafeMutableRawPointer?] = []
+    for index in values.indices {
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(values[index].count, 1), alignment: 8)
+        values[index].withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        pointers.append(buffer)
+    }
+    defer { pointers.forEach { $0?.deallocate() } }
+    var template = zip(types, zip(pointers, values)).map { type, pair in
+        CK_ATTRIBUTE(type: type, pValue: pair.0, ulValueLen: CK_ULONG(pair.1.count))
+    }
+    return try template.withUnsafeMutableBufferPointer { try body($0.baseAddress, CK_ULONG($0.count)) }
+}

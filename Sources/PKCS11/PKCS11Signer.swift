@@ -1,0 +1,154 @@
+import Foundation
+import TamgaCore
+
+/// What a token needs a PIN for, so a prompt can say it.
+public struct TokenPINRequest: Sendable {
+    public let tokenLabel: String
+    /// The key's own PIN-per-signature login (`CKA_ALWAYS_AUTHENTICATE`) rather than the token login.
+    public let forEachSignature: Bool
+    /// Token flags: failed tries were counted / one try is left.
+    public let countLow: Bool
+    public let finalTry: Bool
+    public let signerName: String
+}
+
+/// Supplies token PINs; asked at most once per signature, never retried.
+public protocol TokenPINProvider: Sendable {
+    func pin(for request: TokenPINRequest) async throws -> SecretBytes
+}
+
+/// Signs with a private key on a PKCS#11 token: the hash is computed on the host and signed
+/// raw on the token (`CKM_ECDSA`, `CKM_RSA_PKCS` over DigestInfo, `CKM_RSA_PKCS_PSS`), the set
+/// every token has. The certificate (a public object) is read when the signer is made; the PIN
+/// is asked at the first signature, and the session stays logged in for the next ones — except
+/// for keys with `CKA_ALWAYS_AUTHENTICATE`, which take a PIN for every signature
+/// (`C_SignInit`, `C_Login(CKU_CONTEXT_SPECIFIC)`, `C_Sign`). Logs out when released.
+public final class PKCS11Signer: Signer, @unchecked Sendable {   // unchecked: `loggedIn` is behind `state`; the session serialises itself
+    public let token: PKCS11Tokens.Token
+    public let keyID: [UInt8]
+    public let algorithm: SignatureAlgorithm
+    private let signingCertificate: Certificate
+    private let session: PKCS11Session
+    private let pinProvider: TokenPINProvider
+    private let state = NSLock()
+    nonisolated(unsafe) private var loggedIn = false   // guarded by `state`
+
+    /// - Parameters:
+    ///   - keyID: the `CKA_ID` of the key (and its certificate); nil when the token holds one certificate.
+    ///   - pss: RSA keys sign with RSA-PSS (SHA-256, MGF1-SHA-256, 32-byte salt) instead of PKCS#1 v1.5.
+    public init(token: PKCS11Tokens.Token, keyID: [UInt8]? = nil, pinProvider: TokenPINProvider, pss: Bool = false) throws {
+        self.token = token
+        self.pinProvider = pinProvider
+        session = try token.module.openSession(token.slot)
+        let certificates = try session.objects().certificates
+        let chosen: TokenObjects.CertificateObject
+        if let keyID {
+            guard let match = certificates.first(where: { $0.id == keyID }) else {
+                throw PKCS11Error.certificateNotFound(token: token.info.label, id: keyID.map { String(format: "%02x", $0) }.joined())
+            }
+            chosen = match
+        } else {
+            // Several certificates: the signing one (nonRepudiation) if exactly one is.
+            let signing = certificates.filter { $0.certificate.keyUsage?.contains(.nonRepudiation) ?? false }
+            if certificates.count == 1 { chosen = certificates[0] }
+            else if signing.count == 1 { chosen = signing[0] }
+            else if certificates.isEmpty { throw PKCS11Error.keyNotFound(token: token.info.label, id: nil) }
+            else { throw PKCS11Error.severalKeys(token: token.info.label, ids: certificates.map(\.idHex).sorted()) }
+        }
+        self.keyID = chosen.id
+        signingCertificate = chosen.certificate
+        switch chosen.certificate.publicKey.type {
+        case .ec(let curve): algorithm = .ecdsa(curve, curve.defaultDigest)
+        case .rsa: algorithm = pss ? .rsaPSSSHA256 : .rsaPKCS1SHA256
+        case .unsupported(let name): throw PKCS11Error.unsupportedKey(name)
+        }
+    }
+
+    deinit {
+        if state.withLock({ loggedIn }) { session.logout() }
+    }
+
+    public func certificate() async throws -> Certificate { signingCertificate }
+
+    private func request(forEachSignature: Bool) throws -> TokenPINRequest {
+        let info = try token.module.tokenInfo(token.slot)
+        if info.pinLocked { throw PKCS11Error.pinLocked }
+        return TokenPINRequest(tokenLabel: token.info.label, forEachSignature: forEachSignature, countLow: info.pinCountLow,
+                               finalTry: info.pinFinalTry, signerName: signingCertificate.commonName ?? signingCertificate.subject)
+    }
+
+    /// A wrong PIN, with what the token now says about its counter.
+    private func rethrowWithFlags(_ error: Error) -> Error {
+        guard case PKCS11Error.pinIncorrect = error, let info = try? token.module.tokenInfo(token.slot) else { return error }
+        if info.pinLocked { return PKCS11Error.pinLocked }
+        return PKCS11Error.pinIncorrect(countLow: info.pinCountLow, finalTry: info.pinFinalTry)
+    }
+
+    public func sign(digest: Digest) async throws -> Data {
+        guard digest.algorithm == algorithm.digest else {
+            throw CoreError.digestAlgorithmMismatch(expected: algorithm.digest, actual: digest.algorithm)
+        }
+        do {
+            return try await signOnToken(digest)
+        } catch PKCS11Error.failure(let function, let value) {
+            // Modules answer a vanished token with all sorts of codes (SoftHSM: CKR_GENERAL_ERROR):
+            // if the token is no longer listed, say that.
+            let present = PKCS11Tokens.tokens(in: [token.module]).contains { $0.info.serialNumber == token.info.serialNumber && $0.info.label == token.info.label }
+            throw present ? PKCS11Error.failure(function: function, returnValue: value) : PKCS11Error.tokenRemoved
+        }
+    }
+
+    private func signOnToken(_ digest: Digest) async throws -> Data {
+        let protectedPath = token.info.hasProtectedAuthenticationPath
+        var pin: SecretBytes? = nil
+        if !state.withLock({ loggedIn }) {
+            if !protectedPath { pin = try await pinProvider.pin(for: request(forEachSignature: false)) }
+            do {
+                try session.login(pin: pin)
+            } catch {
+                throw rethrowWithFlags(error)
+            }
+            state.withLock { loggedIn = true }
+        }
+        let keyHandles = try session.findObjects([(0x000, PKCS11Session.ulongBytes(3)), (0x102, keyID)])   // CKA_CLASS = CKO_PRIVATE_KEY, CKA_ID
+        guard let key = keyHandles.first else {
+            throw PKCS11Error.keyNotFound(token: token.info.label, id: keyID.map { String(format: "%02x", $0) }.joined())
+        }
+        let alwaysAuthenticate = try session.boolAttribute(0x202, of: key)   // CKA_ALWAYS_AUTHENTICATE
+        var contextPIN: SecretBytes? = nil
+        if alwaysAuthenticate && !protectedPath {
+            // The PIN just given for the token login is the one this key wants (the eID PIN2 slot);
+            // otherwise ask: one PIN per signature.
+            if let pin { contextPIN = pin } else { contextPIN = try await pinProvider.pin(for: request(forEachSignature: true)) }
+        }
+        let (mechanism, input, pss) = try signingInput(digest)
+        let raw: [UInt8]
+        do {
+            raw = try session.sign(input, key: key, mechanism: mechanism, pss: pss,
+                                   reauthenticate: alwaysAuthenticate ? { [session] in try session.login(pin: contextPIN, contextSpecific: true) } : nil)
+        } catch {
+            throw rethrowWithFlags(error)
+        }
+        if let curve = algorithm.curve {
+            guard raw.count == 2 * curve.fieldSize else { throw PKCS11Error.unsupportedKey("the token returned \(raw.count) bytes for ECDSA \(curve.rawValue)") }
+        }
+        return Data(raw)
+    }
+
+    /// The mechanism and the bytes the token signs.
+    private func signingInput(_ digest: Digest) throws -> (Mechanism, [UInt8], (hash: UInt, mgf: UInt, saltLength: Int)?) {
+        if algorithm.isECDSA { return (.ecdsa, Array(digest.bytes), nil) }
+        if algorithm.isRSAPSS {
+            // CKM_SHA256 and CKG_MGF1_SHA256, salt as long as the hash.
+            return (.rsaPKCSPSS, Array(digest.bytes), (hash: 0x250, mgf: 0x2, saltLength: digest.bytes.count))
+        }
+        let prefix: [UInt8]
+        switch digest.algorithm {
+        case .sha256: prefix = [0x30, 0x31, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20]
+        case .sha384: prefix = [0x30, 0x41, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x02, 0x05, 0x00, 0x04, 0x30]
+        case .sha512: prefix = [0x30, 0x51, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x03, 0x05, 0x00, 0x04, 0x40]
+        default: throw PKCS11Error.mechanismNotSupported("RSA PKCS#1 with \(digest.algorithm)")
+        }
+        return (.rsaPKCS, prefix + Array(digest.bytes), nil)
+    }
+}
