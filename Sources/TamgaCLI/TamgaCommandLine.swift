@@ -3,6 +3,7 @@ import ASiC
 import TamgaCore
 import PCSC
 import IDCard
+import PKCS11
 
 /// The `tamga` command line as a library, so tests run commands in-process.
 public enum TamgaCommandLine {
@@ -11,7 +12,7 @@ public enum TamgaCommandLine {
     static let commands: [any Command.Type] = [
         ContainerCreateCommand.self, ContainerAddCommand.self, ContainerRemoveCommand.self,
         ContainerListCommand.self, ContainerExtractCommand.self, SignCommand.self, ExtendCommand.self, VerifyCommand.self, ReadersCommand.self,
-        CardInfoCommand.self, CardChangePINCommand.self, CardUnblockCommand.self,
+        CardInfoCommand.self, CardChangePINCommand.self, CardUnblockCommand.self, TokensCommand.self,
     ]
 
     /// Runs a command line (`arguments[0]` is the program name) and returns the exit code.
@@ -130,6 +131,14 @@ public enum TamgaCommandLine {
             default: return (e.code, .cardUnavailable)
             }
         case SecretInput.Failure.mismatch: return ("new-pin-mismatch", .pinRejected)
+        case let e as PKCS11Error:
+            switch e {
+            case .pinIncorrect, .pinLocked, .pinLength, .pinExpired: return (e.code, .pinRejected)
+            case .cancelled: return (e.code, .cancelled)
+            case .moduleNotFound, .moduleFailedToLoad, .noRegisteredModules: return (e.code, .inputRejected)
+            case .tokenNotFound, .severalTokens, .tokenRemoved: return (e.code, .cardUnavailable)
+            default: return (e.code, .signingFailed)
+            }
         case SecretInput.Failure.cancelled: return ("cancelled", .cancelled)
         case SecretInput.Failure.noTerminal: return ("no-terminal", .signingFailed)
         case SecretInput.Failure.unreadable: return ("unreadable-pin-file", .inputRejected)
@@ -149,12 +158,14 @@ public enum TamgaCommandLine {
       container ls CONTAINER               list data files and signatures
       container extract CONTAINER [NAME]   write data files to a folder
     Signing and verifying:
-      sign CONTAINER --with key:FILE|card  add a XAdES signature (LT by default: --tsa URL)
+      sign CONTAINER --with key:FILE|card|pkcs11   add a XAdES signature (LT by default: --tsa URL)
       extend CONTAINER --to LT|LTA         add time-stamps and OCSP to existing signatures
       verify CONTAINER [--trust CA.pem]    check every signature
 
     Readers:
       readers [--json] [--watch | --wait MEDIA]   PC/SC readers: state, ATR, card kind, Rutoken media family
+    Tokens:
+      tokens [--module PATH] [--login]     PKCS#11 modules, tokens, certificates and keys
     ID cards:
       card info [--reader NAME]            holder, document number, certificates, PIN tries left
       card change-pin --pin1|--pin2|--puk  change a PIN with the current one

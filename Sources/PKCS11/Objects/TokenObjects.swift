@@ -34,6 +34,11 @@ public struct TokenObjects: Sendable {
     public let certificates: [CertificateObject]
     public let keys: [KeyObject]
 
+    public init(certificates: [CertificateObject] = [], keys: [KeyObject] = []) {
+        self.certificates = certificates
+        self.keys = keys
+    }
+
     /// The certificate for a key (same `CKA_ID`).
     public func certificate(for key: KeyObject) -> CertificateObject? { certificates.first { $0.id == key.id } }
 }

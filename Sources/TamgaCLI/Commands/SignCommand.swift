@@ -6,7 +6,7 @@ import TamgaCore
 struct SignCommand: Command {
     static let path = ["sign"]
     static let abstract = "Adds a XAdES signature over every data file of a container."
-    static let usage = "CONTAINER [FILE...] --with key:FILE|card[:READER] [--profile B|T|LT|LTA] [--tsa URL] [--cert CERT.pem] [--pin-file FILE] [options] [--json]"
+    static let usage = "CONTAINER [FILE...] --with key:FILE|card[:READER]|pkcs11[:LABEL][:ID] [--module PATH] [--profile B|T|LT|LTA] [--tsa URL] [--cert CERT.pem] [--pin-file FILE] [options] [--json]"
     static let help = """
     With FILE arguments, CONTAINER is created from them and signed in the same pass (each file is
     read once); it must not exist unless --force is given. --media-type and --compression work as
@@ -18,6 +18,11 @@ struct SignCommand: Command {
                              signing certificate, PIN2 asked once after the card says how many
                              tries are left (or typed on the reader's PIN pad). With several
                              cards present, name the reader (tamga readers) or pick at the prompt.
+      --with pkcs11[:LABEL][:KEY-ID]  a key on a PKCS#11 token (tamga tokens lists them): the token
+                             by label (or the only one), the key by its CKA_ID in hex (or the only
+                             certificate, or the only nonRepudiation one); the PIN asked once per
+                             session, and once per signature for keys that demand it
+      --module PATH          with pkcs11: this PKCS#11 library instead of the p11-kit registered ones
     Profile (default LT, the lowest level DigiDoc accepts):
       --profile B|T|LT|LTA B: signature only; T: + time-stamp; LT: + issuer certificate and OCSP;
                            LTA: + archive time-stamp. A TSA or OCSP failure writes nothing.
@@ -34,7 +39,7 @@ struct SignCommand: Command {
     the certificate and its time-stamp and OCSP response have been received and checked.
     """
     static let flags: Set<String> = GlobalOptions.flags.union(["--rsa-pss", "--force"])
-    static let options: Set<String> = Set(["--with", "--cert", "--pin-file", "--role", "--city", "--street", "--state",
+    static let options: Set<String> = Set(["--with", "--module", "--cert", "--pin-file", "--role", "--city", "--street", "--state",
                                        "--postal-code", "--country", "--signing-certificate", "--digest"])
         .union(DataFileOptions.options).union(LongTermOptions.options).union(["--profile"])
 
@@ -48,6 +53,7 @@ struct SignCommand: Command {
     let pinFile: String?
     let options: SignatureOptions
     let pss: Bool
+    let module: String?
     let global: GlobalOptions
 
     init(_ arguments: ParsedArguments) throws {
@@ -84,6 +90,8 @@ struct SignCommand: Command {
         }
         self.options = options
         pss = arguments.has("--rsa-pss")
+        module = arguments.value("--module")
+        if module != nil, case .pkcs11 = signer {} else if module != nil { throw UsageError("--module goes with --with pkcs11") }
         global = GlobalOptions(arguments)
     }
 
@@ -115,7 +123,7 @@ struct SignCommand: Command {
             throw UsageError("a \(options.profile.rawValue) signature needs a time-stamping authority: give --tsa URL or set "
                              + "\(LongTermOptions.environmentTSA) (or choose --profile B)")
         }
-        let signer = try self.signer.makeSigner(certificatePath: certificatePath, secrets: secrets, pss: pss, terminal: context.terminal)
+        let signer = try self.signer.makeSigner(certificatePath: certificatePath, secrets: secrets, pss: pss, terminal: context.terminal, module: module)
         services.issuerCandidates += (signer as? SoftwareSigner)?.chain ?? []
         let file = try await opened.sign(with: signer, options: options, services: services)
         let certificate = try await signer.certificate()

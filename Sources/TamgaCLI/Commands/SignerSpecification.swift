@@ -1,5 +1,6 @@
 import Foundation
 import IDCard
+import PKCS11
 import TamgaCore
 
 /// The `--with` argument of `sign`: which signer to use. `key:FILE` and `card[:READER]` exist
@@ -7,6 +8,8 @@ import TamgaCore
 enum SignerSpecification: Equatable {
     case keyFile(path: String)
     case card(reader: String?)
+    /// `pkcs11[:TOKEN-LABEL][:KEY-ID]` (the key ID in hex, as `tamga tokens` shows it).
+    case pkcs11(label: String?, keyID: [UInt8]?)
 
     init(_ text: String) throws {
         if text.hasPrefix("key:"), text.count > 4 {
@@ -15,15 +18,40 @@ enum SignerSpecification: Equatable {
             self = .card(reader: nil)
         } else if text.hasPrefix("card:"), text.count > 5 {
             self = .card(reader: String(text.dropFirst(5)))
+        } else if text == "pkcs11" || text.hasPrefix("pkcs11:") {
+            // The label may itself contain colons; the key ID, if any, is the last part and hex.
+            var parts = text.split(separator: ":", omittingEmptySubsequences: false).dropFirst().map(String.init)
+            var keyID: [UInt8]? = nil
+            if parts.count >= 2, let last = parts.last, let bytes = Self.hexBytes(last) {
+                keyID = bytes
+                parts.removeLast()
+            }
+            let label = parts.joined(separator: ":")
+            self = .pkcs11(label: label.isEmpty ? nil : label, keyID: keyID)
         } else {
-            throw UsageError("--with takes key:FILE (a PEM/PKCS#8 key with --cert, or a .p12 file) or card[:READER]; got \"\(text)\"")
+            throw UsageError("--with takes key:FILE (a PEM/PKCS#8 key with --cert, or a .p12 file), card[:READER] or pkcs11[:LABEL][:KEY-ID]; got \"\(text)\"")
         }
     }
 
     /// Builds the signer, asking for the key's password only if the file is protected. A card
     /// signer asks for PIN2 later, when it signs, after the card said how many tries are left.
-    func makeSigner(certificatePath: String?, secrets: SecretInput, pss: Bool, terminal: Terminal) throws -> any Signer {
+    static func hexBytes(_ text: String) -> [UInt8]? {
+        guard !text.isEmpty, text.count % 2 == 0, text.allSatisfy(\.isHexDigit) else { return nil }
+        var bytes: [UInt8] = []
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(index, offsetBy: 2)
+            bytes.append(UInt8(text[index..<next], radix: 16)!)
+            index = next
+        }
+        return bytes
+    }
+
+    func makeSigner(certificatePath: String?, secrets: SecretInput, pss: Bool, terminal: Terminal, module: String? = nil) throws -> any Signer {
         switch self {
+        case .pkcs11(let label, let keyID):
+            let token = try PKCS11Tokens.choose(label: label, in: PKCS11Tokens.modules(path: module))
+            return try PKCS11Signer(token: token, keyID: keyID, pinProvider: TokenPINPrompt(secrets: secrets, terminal: terminal), pss: pss)
         case .card(let reader):
             let prompt = CardPINPrompt(secrets: secrets, terminal: terminal)
             do {
