@@ -15,7 +15,7 @@ DESTDIR ?=
 BUILD_PACKAGES := pkg-config libssl-dev libxml2-dev zlib1g-dev libpcsclite-dev libp11-kit-dev openssl
 CHECK_PACKAGES := xmlsec1 curl openssl iproute2 faketime pcscd vsmartcard-vpcd softhsm2 opensc gnutls-bin python3 python3-venv python3-lxml python3-cryptography python3-pyscard python3-asn1crypto python3-oscrypto \
                   util-linux
-BENCH_PACKAGES := time zip coreutils opensc pcsc-tools gcc
+BENCH_PACKAGES := time zip coreutils opensc pcsc-tools gcc softhsm2
 
 .PHONY: demo test build release deps test-deps bench clean
 
@@ -49,6 +49,7 @@ bench: release
 	@bench/signing-phases.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)/tamga"
 	@bench/readers-listing.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)/tamga"
 	@bench/card-signing.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
+	@bench/pkcs11-signing.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
 
 clean:
 	rm -rf .build

@@ -32,6 +32,9 @@ public final class PKCS11Signer: Signer, @unchecked Sendable {   // unchecked: `
     private let pinProvider: TokenPINProvider
     private let state = NSLock()
     nonisolated(unsafe) private var loggedIn = false   // guarded by `state`
+    /// The private key's handle and whether it wants a PIN per signature, found after the first
+    /// login: handles stay valid for the session's lifetime, which the signer owns.
+    nonisolated(unsafe) private var key: (handle: UInt, alwaysAuthenticate: Bool)?   // guarded by `state`
 
     /// - Parameters:
     ///   - keyID: the `CKA_ID` of the key (and its certificate); nil when the token holds one certificate.
@@ -110,11 +113,18 @@ public final class PKCS11Signer: Signer, @unchecked Sendable {   // unchecked: `
             }
             state.withLock { loggedIn = true }
         }
-        let keyHandles = try session.findObjects([(0x000, PKCS11Session.ulongBytes(3)), (0x102, keyID)])   // CKA_CLASS = CKO_PRIVATE_KEY, CKA_ID
-        guard let key = keyHandles.first else {
-            throw PKCS11Error.keyNotFound(token: token.info.label, id: keyID.map { String(format: "%02x", $0) }.joined())
+        let found: (handle: UInt, alwaysAuthenticate: Bool)
+        if let cached = state.withLock({ self.key }) {
+            found = cached
+        } else {
+            let keyHandles = try session.findObjects([(0x000, PKCS11Session.ulongBytes(3)), (0x102, keyID)])   // CKA_CLASS = CKO_PRIVATE_KEY, CKA_ID
+            guard let handle = keyHandles.first else {
+                throw PKCS11Error.keyNotFound(token: token.info.label, id: keyID.map { String(format: "%02x", $0) }.joined())
+            }
+            found = (UInt(handle), try session.boolAttribute(0x202, of: handle))   // CKA_ALWAYS_AUTHENTICATE
+            state.withLock { self.key = found }
         }
-        let alwaysAuthenticate = try session.boolAttribute(0x202, of: key)   // CKA_ALWAYS_AUTHENTICATE
+        let key = found.handle, alwaysAuthenticate = found.alwaysAuthenticate
         var contextPIN: SecretBytes? = nil
         if alwaysAuthenticate && !protectedPath {
             // The PIN just given for the token login is the one this key wants (the eID PIN2 slot);
@@ -124,9 +134,10 @@ public final class PKCS11Signer: Signer, @unchecked Sendable {   // unchecked: `
         let (mechanism, input, pss) = try signingInput(digest)
         let raw: [UInt8]
         do {
-            raw = try session.sign(input, key: key, mechanism: mechanism, pss: pss,
+            raw = try session.sign(input, key: .init(key), mechanism: mechanism, pss: pss,
                                    reauthenticate: alwaysAuthenticate ? { [session] in try session.login(pin: contextPIN, contextSpecific: true) } : nil)
         } catch {
+            state.withLock { self.key = nil }   // look the key up again next time
             throw rethrowWithFlags(error)
         }
         if let curve = algorithm.curve {

@@ -1,8 +1,14 @@
 // tamga-bench — in-process timings for bench/ scripts (not installed).
-//   tamga-bench card-sign READER RUNS PIN2   time IDCardSigner.sign(digest:) per signature
-// Prints one line per run: seconds.
+//   tamga-bench card-sign READER RUNS PIN2   time IDCardSigner.sign(digest:) per signature;
+//                                            prints one line per run: seconds
+//   tamga-bench pkcs11-sign MODULE LABEL KEY-ID PIN RUNS
+//                                            module load, first signature (with login), then
+//                                            RUNS signatures through PKCS11Signer and RUNS raw
+//                                            C_SignInit+C_Sign on the same key, interleaved in
+//                                            blocks; prints "name seconds" lines
 import Foundation
 import IDCard
+import PKCS11
 import TamgaCore
 
 struct FixedPIN: PINProvider {
@@ -10,9 +16,60 @@ struct FixedPIN: PINProvider {
     func pin(for request: PINRequest) async throws -> SecretBytes { SecretBytes(Array(pin.utf8)) }
 }
 
+struct FixedTokenPIN: TokenPINProvider {
+    let pin: String
+    func pin(for request: TokenPINRequest) async throws -> SecretBytes { SecretBytes(Array(pin.utf8)) }
+}
+
+func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+
+@concurrent func measurePKCS11(module path: String, label: String, keyID: String, pin: String, runs: Int) async throws -> [String] {
+    var lines: [String] = []
+    var start = DispatchTime.now().uptimeNanoseconds
+    let modules = try PKCS11Tokens.modules(path: path)
+    let token = try PKCS11Tokens.choose(label: label, in: modules)
+    lines.append("module-load \(seconds(since: start))")
+    let id = stride(from: 0, to: keyID.count, by: 2).map { UInt8(keyID.dropFirst($0).prefix(2), radix: 16)! }
+    let signer = try PKCS11Signer(token: token, keyID: id, pinProvider: FixedTokenPIN(pin: pin))
+    let digest = Digest.compute(signer.algorithm.digest, over: Data("tamga bench".utf8))
+    start = DispatchTime.now().uptimeNanoseconds
+    _ = try await signer.sign(digest: digest)
+    lines.append("first-signature-with-login \(seconds(since: start))")
+    // The raw loop: the same session state (the token is logged in for the whole process).
+    let session = try token.module.openSession(token.slot)
+    guard let key = try session.objects().keys.first(where: { $0.id == id }) else { throw PKCS11Error.keyNotFound(token: label, id: keyID) }
+    guard signer.algorithm.isECDSA else { throw PKCS11Error.unsupportedKey("the bench compares ECDSA keys") }
+    let input = Array(digest.bytes)
+    let block = max(1, runs / 10)
+    var done = 0
+    while done < runs {
+        let count = min(block, runs - done)
+        for _ in 0..<count {
+            start = DispatchTime.now().uptimeNanoseconds
+            _ = try await signer.sign(digest: digest)
+            lines.append("signer \(seconds(since: start))")
+        }
+        for _ in 0..<count {
+            start = DispatchTime.now().uptimeNanoseconds
+            _ = try session.signRaw(input, key: key, mechanism: .ecdsa)
+            lines.append("raw \(seconds(since: start))")
+        }
+        done += count
+    }
+    return lines
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "pkcs11-sign" {
+    guard arguments.count == 6, let runs = Int(arguments[5]) else {
+        FileHandle.standardError.write(Data("usage: tamga-bench pkcs11-sign MODULE LABEL KEY-ID PIN RUNS\n".utf8))
+        exit(2)
+    }
+    for line in try await measurePKCS11(module: arguments[1], label: arguments[2], keyID: arguments[3], pin: arguments[4], runs: runs) { print(line) }
+    exit(0)
+}
 guard arguments.count == 4, arguments[0] == "card-sign", let runs = Int(arguments[2]) else {
-    FileHandle.standardError.write(Data("usage: tamga-bench card-sign READER RUNS PIN2\n".utf8))
+    FileHandle.standardError.write(Data("usage: tamga-bench card-sign READER RUNS PIN2 | pkcs11-sign MODULE LABEL KEY-ID PIN RUNS\n".utf8))
     exit(2)
 }
 /// The timing loop runs off the main actor, on the executor `sign` itself runs on, so the

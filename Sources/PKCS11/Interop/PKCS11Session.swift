@@ -123,6 +123,12 @@ public final class PKCS11Session: @unchecked Sendable {   // unchecked: every ca
         module.serialised { _ = functions.C_Logout!(handle) }
     }
 
+    /// One raw `C_SignInit` + `C_Sign` with `key` (no PIN handling): for benchmarks and tools
+    /// that manage the login themselves.
+    public func signRaw(_ data: [UInt8], key: TokenObjects.KeyObject, mechanism: Mechanism) throws -> [UInt8] {
+        try sign(data, key: CK_OBJECT_HANDLE(key.handle), mechanism: mechanism)
+    }
+
     /// `C_SignInit` with `mechanism` (and PSS parameters), then `reauthenticate` when the key
     /// needs a context-specific login, then `C_Sign` (length query first).
     func sign(_ data: [UInt8], key: CK_OBJECT_HANDLE, mechanism: Mechanism, pss: (hash: UInt, mgf: UInt, saltLength: Int)? = nil,
