@@ -86,6 +86,14 @@ final class PKCS11SigningTests: XCTestCase {
         // First signature: one PIN for the token login and the context-specific login; second: the
         // session is logged in, the key still wants its own PIN.
         XCTAssertEqual(pins.asked.map(\.forEachSignature), [false, true])
+        // And a container signed with it verifies with tamga and pyasice.
+        let container = try makeContainer("pin2.asice")
+        try await container.sign(with: signer, options: .baselineB)
+        XCTAssertEqual(pins.asked.count, 3, "a PIN for this signature too")
+        let report = try Container(openingAt: container.path).validate(ValidationOptions(trust: TestEnvironment.testTrust(), minimumProfile: .B))
+        XCTAssertEqual(report.signatures.first?.status, .valid, "\(report)")
+        let check = try TestEnvironment.run(TestEnvironment.pyasicePython, [TestEnvironment.script("pyasice-check.py"), container.path])
+        XCTAssertEqual(check.status, 0, check.output + check.error)
     }
 
     func testWrongPINIsReportedAndNotRetried() async throws {
