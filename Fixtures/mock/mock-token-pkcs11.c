@@ -8,6 +8,8 @@
  *   MOCK_PIN_LOCKED=1     the token reports CKF_USER_PIN_LOCKED and C_Login -> CKR_PIN_LOCKED
  *   MOCK_RUTOKEN=1        the token says it is an Aktiv Rutoken ECP with serial 1234567890 (decimal,
  *                         as Rutoken shows it) and offers the GOST R 34.10-2012 mechanisms too
+ *   MOCK_SLOT_DESCRIPTION=TEXT  every slot is described as TEXT (Rutoken's module names its slot
+ *                         after the PC/SC reader, e.g. "Aktiv Rutoken ECP 00 00")
  * Build: clang -shared -fPIC -o mock-token.so mock-token-pkcs11.c -ldl (the tests do).
  */
 #include <dlfcn.h>
@@ -66,6 +68,13 @@ static CK_RV mock_GetMechanismList(CK_SLOT_ID slot, CK_MECHANISM_TYPE_PTR list, 
     return CKR_OK;
 }
 
+static CK_RV mock_GetSlotInfo(CK_SLOT_ID slot, CK_SLOT_INFO_PTR info) {
+    CK_RV rv = real.C_GetSlotInfo(slot, info);
+    const char *description = getenv("MOCK_SLOT_DESCRIPTION");
+    if (rv == CKR_OK && description) pad(info->slotDescription, sizeof info->slotDescription, description);
+    return rv;
+}
+
 static CK_RV mock_GetInfo(CK_INFO_PTR info) {
     CK_RV rv = real.C_GetInfo(info);
     if (rv == CKR_OK) pad(info->libraryDescription, sizeof info->libraryDescription, "tamga MOCK token (over SoftHSM2)");
@@ -86,6 +95,7 @@ CK_RV C_GetFunctionList(CK_FUNCTION_LIST_PTR_PTR list) {
         mock.C_Login = mock_Login;
         mock.C_GetMechanismList = mock_GetMechanismList;
         mock.C_GetInfo = mock_GetInfo;
+        mock.C_GetSlotInfo = mock_GetSlotInfo;
         loaded = 1;
     }
     *list = &mock;

@@ -72,4 +72,19 @@ final class MockTokenTests: XCTestCase {
         XCTAssertEqual(token["gostMechanisms"] as? [String], ["GOSTR3410-KEY-PAIR-GEN", "GOSTR3410", "GOSTR3410-WITH-GOSTR3411",
                                                                 "GOSTR3410-512", "GOSTR3410-WITH-GOSTR3411-2012-256"])
     }
+
+    func testReadersShowTheFullMediaNameOfARutokenFromItsPKCS11Token() throws {
+        let rig = try PCSCRig(readers: [.init(name: "Aktiv Rutoken ECP", cards: ["rutoken-ecp", nil])])
+        defer { rig.stop() }
+        var mock = ["MOCK_RUTOKEN": "1", "MOCK_SLOT_DESCRIPTION": "Aktiv Rutoken ECP 00 00"]
+        mock["PCSCLITE_CSOCK_NAME"] = rig.environment["PCSCLITE_CSOCK_NAME"]
+        let text = try tamga(["readers", "--media", "--module", mockModule], mock)
+        XCTAssertEqual(text.status, 0, text.error)
+        XCTAssertTrue(text.output.contains("Aktiv Rutoken ECP 00 00: present, ATR 3B8B015275746F6B656E20445320C1, Rutoken ECP, media rutoken_ecp_499602d2"), text.output)
+        XCTAssertTrue(text.output.contains("Aktiv Rutoken ECP 00 01: empty"), text.output)
+        let json = try tamga(["readers", "--json", "--media", "--module", mockModule], mock)
+        XCTAssertTrue(json.output.contains("\"mediaName\" : \"rutoken_ecp_499602d2\""), json.output)
+        let plain = try tamga(["readers"], mock)
+        XCTAssertTrue(plain.output.contains("media rutoken_ecp_…"), "without --media only the family: \(plain.output)")
+    }
 }

@@ -41,6 +41,10 @@ public final class SoftHSMToken: Sendable {
 
         """.write(toFile: folder.appendingPathComponent("softhsm2.conf").path, atomically: true, encoding: .utf8)
         setenv("SOFTHSM2_CONF", configuration, 1)
+        // p11-kit's registered modules include OpenSC, whose C_Initialize starts the PC/SC client
+        // library, which reads PCSCLITE_CSOCK_NAME once per process: point it at the rig's socket
+        // now, or every later PC/SC test in this process would look for the system's pcscd.
+        setenv("PCSCLITE_CSOCK_NAME", PCSCRig.socketPath, 1)
         var environment = ProcessInfo.processInfo.environment
         environment["SOFTHSM2_CONF"] = configuration
         func run(_ executable: String, _ arguments: [String]) throws {

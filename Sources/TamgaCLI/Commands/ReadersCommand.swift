@@ -1,11 +1,12 @@
 import Foundation
 import PCSC
+import PKCS11
 
 /// `tamga readers`
 struct ReadersCommand: Command {
     static let path = ["readers"]
     static let abstract = "Lists smart-card readers: state, ATR, the card recognised, the token media family."
-    static let usage = "[--json] | --watch [--json] | --wait MEDIA_OR_FAMILY [--timeout SECONDS]"
+    static let usage = "[--json] [--media [--module PATH]] | --watch [--json] | --wait MEDIA_OR_FAMILY [--timeout SECONDS]"
     static let help = """
     One line per reader: name, state (empty, present, in-use, exclusive, mute), the card's ATR,
     the card recognised from it, and the CryptoPro media family when the reader or card is a
@@ -16,16 +17,21 @@ struct ReadersCommand: Command {
                            that media family is present (rutoken_ecp, rutoken_lt, or a full media name
                            such as rutoken_ecp_4a1b2c3d, whose family is what can be checked here)
       --timeout SECONDS    how long --wait waits (default 60)
+      --media              also the full CryptoPro media name of each Rutoken (rutoken_ecp_<serial>),
+                           from its PKCS#11 token: the module's slot is named after the reader
+      --module PATH        with --media: this PKCS#11 library instead of the p11-kit registered ones
     Exit codes: 0 listed / ready, 3 pcscd not running, 8 --wait timed out (the message says whether
     another token was connected instead).
     """
-    static let flags: Set<String> = GlobalOptions.flags.union(["--watch"])
-    static let options: Set<String> = ["--wait", "--timeout"]
+    static let flags: Set<String> = GlobalOptions.flags.union(["--watch", "--media"])
+    static let options: Set<String> = ["--wait", "--timeout", "--module"]
 
     let global: GlobalOptions
     let watch: Bool
     let waitFor: String?
     let timeout: TimeInterval
+    let media: Bool
+    let module: String?
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else { throw UsageError("readers takes no arguments") }
@@ -36,6 +42,10 @@ struct ReadersCommand: Command {
             throw UsageError("--timeout takes a number of seconds")
         }
         self.timeout = timeout
+        media = arguments.has("--media")
+        module = arguments.value("--module")
+        if module != nil && !media { throw UsageError("--module goes with --media") }
+        if media && (watch || waitFor != nil) { throw UsageError("--media is for the listing, not --watch or --wait") }
         if watch && waitFor != nil { throw UsageError("--watch and --wait cannot be combined") }
         if let waitFor, MediaName(waitFor)?.family == nil && !["rutoken_ecp", "rutoken_lt", "rutoken"].contains(waitFor) {
             throw UsageError("--wait takes a media family (rutoken_ecp, rutoken_lt, rutoken) or a media name, not \(waitFor)")
@@ -94,17 +104,29 @@ struct ReadersCommand: Command {
             let atr: String?
             let card: String?
             let mediaFamily: String?
+            let mediaName: String?
         }
         let readers: [Entry]
+    }
+
+    /// Reader name → the Rutoken media name of the PKCS#11 token in it. Rutoken's module names
+    /// each slot after its PC/SC reader, which is how the two are matched.
+    private func tokenMediaNames() throws -> [String: String] {
+        var names: [String: String] = [:]
+        for token in PKCS11Tokens.tokens(in: try PKCS11Tokens.modules(path: module)) {
+            if let name = token.info.rutokenMediaName { names[token.slot.description] = name }
+        }
+        return names
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
         if watch { return try await watchReaders(context) }
         if let waitFor { return try await waitForToken(waitFor, context) }
         let readers = try PCSCContext().readers()
+        let mediaNames = media ? try tokenMediaNames() : [:]
         let listing = Listing(readers: readers.map {
             .init(name: $0.name, state: $0.state.summary, atr: $0.atr.isEmpty ? nil : $0.atrHex, card: $0.card?.name,
-                  mediaFamily: $0.mediaFamily)
+                  mediaFamily: $0.mediaFamily, mediaName: mediaNames[$0.name])
         })
         if global.json {
             context.terminal.json(listing)
@@ -115,7 +137,7 @@ struct ReadersCommand: Command {
                 var line = "\(entry.name): \(entry.state)"
                 if let atr = entry.atr { line += ", ATR \(atr)" }
                 line += entry.card.map { ", \($0)" } ?? (entry.atr == nil ? "" : ", unknown card")
-                if let family = entry.mediaFamily { line += ", media \(family)_…" }
+                if let name = entry.mediaName { line += ", media \(name)" } else if let family = entry.mediaFamily { line += ", media \(family)_…" }
                 context.terminal.line(line)
             }
         }
