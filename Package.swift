@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "PCSC", targets: ["PCSC"]),
         .library(name: "IDCard", targets: ["IDCard"]),
         .library(name: "PKCS11", targets: ["PKCS11"]),
+        .library(name: "Threshold", targets: ["Threshold"]),
     ],
     targets: [
         // C shims: a module map and a header each, no code.
@@ -33,6 +34,8 @@ let package = Package(
         .target(name: "IDCard", dependencies: ["PCSC", "TamgaCore"]),
         .systemLibrary(name: "CP11Kit", path: "Sources/CP11Kit", pkgConfig: "p11-kit-1", providers: [.apt(["libp11-kit-dev"])]),
         .target(name: "PKCS11", dependencies: ["CP11Kit", "TamgaCore", "PCSC"]),
+        .systemLibrary(name: "CGMP", path: "Sources/CGMP", pkgConfig: "gmp", providers: [.apt(["libgmp-dev"])]),
+        .target(name: "Threshold", dependencies: ["CGMP", "COpenSSL", "TamgaCore"]),
         .target(name: "TamgaCLI", dependencies: ["TamgaCore", "ASiC", "PCSC", "IDCard", "PKCS11"]),
         .executableTarget(name: "tamga", dependencies: ["TamgaCLI"]),
         // The virtual card that tests and the demo put into pcscd's vpcd reader.
@@ -43,6 +46,7 @@ let package = Package(
         .testTarget(name: "TamgaCoreTests", dependencies: ["TamgaCore", "TamgaTestSupport"]),
         .testTarget(name: "ASiCTests", dependencies: ["ASiC", "TamgaCore", "TamgaTestSupport"]),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "TamgaTestSupport"]),
+        .testTarget(name: "ThresholdTests", dependencies: ["Threshold", "TamgaCore", "TamgaTestSupport"]),
         .testTarget(name: "PKCS11Tests", dependencies: ["PKCS11", "TamgaCore", "ASiC", "TamgaTestSupport"]),
         .testTarget(name: "IDCardTests", dependencies: ["IDCard", "PCSC", "TamgaCore", "ASiC", "TamgaTestSupport"]),
         .testTarget(name: "TamgaCLITests", dependencies: ["TamgaCLI", "ASiC", "TamgaCore", "TamgaTestSupport"]),

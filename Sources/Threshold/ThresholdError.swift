@@ -1,0 +1,49 @@
+/// Why a threshold operation failed. Every protocol check has its own case, so a test (and a
+/// log) says which check caught a bad message; descriptions say what happens next.
+public enum ThresholdError: Error, Equatable, Sendable {
+    case randomnessFailed
+    /// A point that is not a canonical compressed encoding of a curve point other than the identity.
+    case invalidPoint(String)
+    /// A scalar out of range (zero where not allowed, or not below the group order).
+    case invalidScalar(String)
+    case invalidPaillierModulus(String)
+    case invalidCiphertext(String)
+    case proofRejected(String)
+    case commitmentMismatch(String)
+    case unexpectedMessage(String)
+    case signatureCheckFailed
+    /// The share is locked after a failure past the server's ciphertext (terminal abort).
+    case shareLocked
+
+    public var code: String {
+        switch self {
+        case .randomnessFailed: "threshold-randomness"
+        case .invalidPoint: "threshold-invalid-point"
+        case .invalidScalar: "threshold-invalid-scalar"
+        case .invalidPaillierModulus: "threshold-invalid-modulus"
+        case .invalidCiphertext: "threshold-invalid-ciphertext"
+        case .proofRejected: "threshold-proof-rejected"
+        case .commitmentMismatch: "threshold-commitment-mismatch"
+        case .unexpectedMessage: "threshold-unexpected-message"
+        case .signatureCheckFailed: "threshold-signature-check"
+        case .shareLocked: "threshold-share-locked"
+        }
+    }
+}
+
+extension ThresholdError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .randomnessFailed: "The system's random number generator failed; nothing was done."
+        case .invalidPoint(let what): "A curve point in the exchange is invalid (\(what)); the exchange was stopped."
+        case .invalidScalar(let what): "A number in the exchange is out of range (\(what)); the exchange was stopped."
+        case .invalidPaillierModulus(let what): "The Paillier modulus is not acceptable (\(what)); enrollment was refused."
+        case .invalidCiphertext(let what): "A Paillier ciphertext is invalid (\(what))."
+        case .proofRejected(let what): "A zero-knowledge proof did not verify (\(what)); the exchange was stopped."
+        case .commitmentMismatch(let what): "A commitment did not open to the value sent (\(what)); the exchange was stopped."
+        case .unexpectedMessage(let what): "A message came out of order (\(what))."
+        case .signatureCheckFailed: "The joint signature did not verify; it was not released."
+        case .shareLocked: "This device's key share is locked after a failed signature; re-enroll to sign again."
+        }
+    }
+}

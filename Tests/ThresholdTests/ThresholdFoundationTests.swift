@@ -1,0 +1,162 @@
+import Foundation
+import TamgaCore
+@testable import Threshold
+import XCTest
+
+/// A tape of bytes for deterministic tests: returns SHA-256-expanded bytes of a seed and the
+/// label, so the same label sequence gives the same values.
+struct SeededRandom: RandomSource {
+    let seed: String
+    func bytes(_ count: Int, label: String) throws -> [UInt8] {
+        Transcript.expandMessageXMD(Array((seed + "/" + label + "/\(Self.counter.next())").utf8), domain: Array("tamga-test-rng".utf8), length: count)
+    }
+    final class Counter: @unchecked Sendable {   // unchecked: the lock guards `value`
+        private let lock = NSLock()
+        private var value = 0
+        func next() -> Int { lock.withLock { value += 1; return value } }
+    }
+    static let counter = Counter()
+}
+
+final class TranscriptTests: XCTestCase {
+    func testExpandMessageXMDMatchesRFC9380AppendixK1() {
+        let dst = Array("QUUX-V01-CS02-with-expander-SHA256-128".utf8)
+        func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+        XCTAssertEqual(hex(Transcript.expandMessageXMD([], domain: dst, length: 32)), "68a985b87eb6b46952128911f2a4412bbc302a9d759667f87f7a21d803f07235")
+        XCTAssertEqual(hex(Transcript.expandMessageXMD(Array("abc".utf8), domain: dst, length: 32)), "d8ccab23b5985ccea865c6c97b6e5b8350e794e603b4b97902f53a8a0d605615")
+        XCTAssertEqual(hex(Transcript.expandMessageXMD(Array("abcdef0123456789".utf8), domain: dst, length: 32)), "eff31487c770a893cfb36f912fbfcbff40d5661771ca4b2cb4eafe524333f5c1")
+        XCTAssertEqual(String(hex(Transcript.expandMessageXMD([], domain: dst, length: 0x80)).prefix(64)), "af84c27ccfd45d41914fdff5df25293e221afc53d8ad2ac06d5e3e29485dadbe")
+    }
+
+    func testLengthPrefixingIsInjective() {
+        // The α-shuffle of TSSHOCK: ("ab","c") and ("a","bc") must not hash alike.
+        XCTAssertNotEqual(Transcript.taggedHash("t", [Array("ab".utf8), Array("c".utf8)]), Transcript.taggedHash("t", [Array("a".utf8), Array("bc".utf8)]))
+        XCTAssertEqual(Transcript.lengthPrefixed([[1, 2], []]), [0, 0, 0, 2, 1, 2, 0, 0, 0, 0])
+    }
+
+    func testCommitmentsOpenOnlyToWhatWasCommitted() {
+        let pid = [UInt8](repeating: 1, count: 32), nonce = [UInt8](repeating: 2, count: 32), blind = [UInt8](repeating: 3, count: 32)
+        let commitment = Commitment(pid: pid, nonce: nonce, label: "keygen/Q1", payload: [9, 9], blind: blind)
+        XCTAssertTrue(commitment.opens(pid: pid, nonce: nonce, label: "keygen/Q1", payload: [9, 9], blind: blind))
+        XCTAssertFalse(commitment.opens(pid: pid, nonce: nonce, label: "keygen/Q1", payload: [9, 8], blind: blind))
+        XCTAssertFalse(commitment.opens(pid: pid, nonce: nonce, label: "keygen/Q1", payload: [9, 9], blind: [UInt8](repeating: 4, count: 32)))
+        XCTAssertFalse(commitment.opens(pid: pid, nonce: nonce, label: "sign/R1", payload: [9, 9], blind: blind))
+    }
+}
+
+final class CurveTests: XCTestCase {
+    func testGeneratorMultiplesMatchKnownValues() throws {
+        XCTAssertEqual(try P256.multiplyGenerator(.one).x.hex, "6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296")
+        XCTAssertEqual(try P256.multiplyGenerator(BigInt(UInt(2))).x.hex, "7cf27b188d034f7e8a52380304b51ac3c08969e277f21b35a60b48fc47669978")
+        let g = try P256.multiplyGenerator(.one)
+        XCTAssertEqual(try g + g, try P256.multiplyGenerator(BigInt(UInt(2))))
+        XCTAssertThrowsError(try P256.multiplyGenerator(P256.order), "q·G is the identity")
+    }
+
+    func testPointDecodingRejectsNonCanonicalInput() throws {
+        let g = try P256.multiplyGenerator(.one).compressed
+        XCTAssertNoThrow(try Point(compressed: g))
+        XCTAssertThrowsError(try Point(compressed: [0x04] + Array(g.dropFirst())), "prefix 04")
+        XCTAssertThrowsError(try Point(compressed: Array(g.dropLast())), "32 bytes")
+        XCTAssertThrowsError(try Point(compressed: [0x02] + P256.prime.bytes(width: 32)!), "x = p")
+        // x = 1 has no point on P-256 (1 − 3 + b is a quadratic non-residue mod p).
+        XCTAssertThrowsError(try Point(compressed: [0x02] + [UInt8](repeating: 0, count: 31) + [1]), "off the curve")
+        XCTAssertThrowsError(try Scalar.decode(P256.order.bytes(width: 32)!), "q is not a scalar")
+    }
+}
+
+final class SchnorrProofTests: XCTestCase {
+    let sid = [UInt8](repeating: 7, count: 32), pid = [UInt8](repeating: 8, count: 32)
+
+    func testAValidProofVerifiesAndEveryBindingMatters() throws {
+        let random = SystemRandom()
+        let x = try random.nonZeroInteger(below: P256.order, label: "x")
+        let statement = try P256.multiplyGenerator(x)
+        let proof = try SchnorrProof.prove(secret: x, statement: statement, sid: sid, label: "keygen/Q2", pid: pid, random: random)
+        XCTAssertTrue(proof.verify(statement: statement, sid: sid, label: "keygen/Q2", pid: pid))
+        XCTAssertEqual(try SchnorrProof(encoded: proof.encoded), proof)
+        XCTAssertFalse(proof.verify(statement: statement, sid: [UInt8](repeating: 6, count: 32), label: "keygen/Q2", pid: pid), "another session")
+        XCTAssertFalse(proof.verify(statement: statement, sid: sid, label: "keygen/Q1", pid: pid), "another label")
+        XCTAssertFalse(proof.verify(statement: statement, sid: sid, label: "keygen/Q2", pid: sid), "another prover")
+        XCTAssertFalse(proof.verify(statement: try P256.multiplyGenerator(x + 1), sid: sid, label: "keygen/Q2", pid: pid), "another statement")
+        let tampered = SchnorrProof(commitment: proof.commitment, response: (proof.response + 1).modulo(P256.order))
+        XCTAssertFalse(tampered.verify(statement: statement, sid: sid, label: "keygen/Q2", pid: pid))
+        XCTAssertThrowsError(try SchnorrProof(encoded: proof.commitment.compressed + P256.order.bytes(width: 32)!), "z ≥ q")
+    }
+}
+
+final class PaillierTests: XCTestCase {
+    static let key: PaillierSecretKey = try! PaillierSecretKey.generate(random: SystemRandom())
+
+    func testGeneratedKeyHasTheRequiredForm() {
+        let key = Self.key
+        XCTAssertEqual(key.publicKey.n.bitWidth, 2048)
+        XCTAssertEqual(key.p.remainder(dividingBy: 4), 3)
+        XCTAssertEqual(key.q.remainder(dividingBy: 4), 3)
+        XCTAssertNoThrow(try PaillierPublicKey.validated(key.publicKey.n))
+    }
+
+    func testEncryptDecryptAndHomomorphicOperations() throws {
+        let key = Self.key, pk = key.publicKey, random = SystemRandom()
+        let a = try random.integer(below: P256.order, label: "a"), b = try random.integer(below: P256.order, label: "b")
+        let ca = try pk.encrypt(a, random: random, label: "r"), cb = try pk.encrypt(b, random: random, label: "r")
+        XCTAssertEqual(try key.decrypt(ca), a)
+        XCTAssertEqual(try key.decrypt(pk.add(ca, cb)), a + b)
+        XCTAssertEqual(try key.decrypt(pk.multiply(ca, by: b)), a * b)
+        XCTAssertNotEqual(try pk.encrypt(a, random: random, label: "r"), ca, "encryption is randomised")
+    }
+
+    func testInvalidCiphertextsAndModuliAreRefused() throws {
+        let key = Self.key, pk = key.publicKey
+        XCTAssertThrowsError(try pk.validateCiphertext(.zero))
+        XCTAssertThrowsError(try pk.validateCiphertext(pk.nSquared))
+        XCTAssertThrowsError(try pk.validateCiphertext(key.p * BigInt(UInt(5))), "shares the factor p")
+        XCTAssertThrowsError(try key.decrypt(key.q))
+        // A 2047-bit modulus, and a 2048-bit one with the small factor 6373.
+        XCTAssertThrowsError(try PaillierPublicKey.validated(pk.n / BigInt(UInt(2)))) {
+            guard case ThresholdError.invalidPaillierModulus(let why)? = $0 as? ThresholdError else { return XCTFail("\($0)") }
+            XCTAssertTrue(why.contains("2047 bits"), why)
+        }
+        // 6373 · p · r with r prime: exactly 2048 bits, odd, no factor below 6373.
+        let factor = BigInt(UInt(6373)) * key.p
+        var r = BigInt.one.shiftedLeft(2047) / factor + 1   // the smallest r with 2048 bits
+        if !r.isOdd { r = r + 1 }
+        while !r.isProbablePrime(rounds: 20) { r = r + 2 }
+        let withSmallFactor = factor * r
+        XCTAssertEqual(withSmallFactor.bitWidth, 2048)
+        XCTAssertThrowsError(try PaillierPublicKey.validated(withSmallFactor)) {
+            XCTAssertEqual($0 as? ThresholdError, .invalidPaillierModulus("divisible by 6373"))
+        }
+    }
+}
+
+/// The Lindell 2017 arithmetic end to end (no messages yet): both shares, the server's c3, the
+/// client's (r, s), checked by OpenSSL's ECDSA verification against the joint key.
+final class TwoPartySigningTests: XCTestCase {
+    func testJointSignaturesVerifyWithOpenSSL() throws {
+        let random = SystemRandom(), q = P256.order
+        let key = PaillierTests.key
+        let x1 = try random.nonZeroInteger(below: q, label: "keygen.x1"), x2 = try random.nonZeroInteger(below: q, label: "keygen.x2")
+        let q1 = try P256.multiplyGenerator(x1), q2 = try P256.multiplyGenerator(x2)
+        let joint = try q2.multiplied(by: x1)
+        XCTAssertEqual(joint, try q1.multiplied(by: x2), "x1·Q2 = x2·Q1")
+        let ckey = try key.publicKey.encrypt(x1, random: random, label: "paillier.r_key")
+        for index in 0..<20 {
+            let digest = Digest.compute(.sha256, over: Data("document \(index)".utf8))
+            let m = BigInt(bytes: digest.bytes).modulo(q)
+            let k1 = try random.nonZeroInteger(below: q, label: "sign.k1"), k2 = try random.nonZeroInteger(below: q, label: "sign.k2")
+            let r1 = try P256.multiplyGenerator(k1), r2 = try P256.multiplyGenerator(k2)
+            let rServer = try r1.multiplied(by: k2), rClient = try r2.multiplied(by: k1)
+            XCTAssertEqual(rServer, rClient)
+            let r = rClient.x.modulo(q)
+            let c3 = try TwoPartySigning.serverCiphertext(message: m, r: r, k2: k2, x2: x2, ckey: ckey, publicKey: key.publicKey, random: random)
+            let signature = try TwoPartySigning.clientSignature(c3: c3, r: r, k1: k1, secretKey: key)
+            XCTAssertTrue(TwoPartySigning.verify(r: signature.r, s: signature.s, digest: digest, publicKey: joint), "signature \(index)")
+            XCTAssertLessThanOrEqual(signature.s, q / BigInt(UInt(2)), "low s")
+            // A c3 bent by the server (one more ⊙ckey) gives a signature that does not verify.
+            let bent = key.publicKey.add(c3, ckey)
+            let wrong = try TwoPartySigning.clientSignature(c3: bent, r: r, k1: k1, secretKey: key)
+            XCTAssertFalse(TwoPartySigning.verify(r: wrong.r, s: wrong.s, digest: digest, publicKey: joint))
+        }
+    }
+}
