@@ -160,3 +160,34 @@ final class TwoPartySigningTests: XCTestCase {
         }
     }
 }
+
+final class PaillierModulusProofTests: XCTestCase {
+    let sid = [UInt8](repeating: 0x5A, count: 32)
+
+    func testTheKeyHolderProvesAndTheProofIsBoundToTheSession() throws {
+        let key = PaillierTests.key
+        let proof = try PaillierModulusProof.prove(secretKey: key, sid: sid)
+        XCTAssertNoThrow(try proof.verify(n: key.publicKey.n, sid: sid))
+        XCTAssertThrowsError(try proof.verify(n: key.publicKey.n, sid: [UInt8](repeating: 0x5B, count: 32)), "another session")
+        XCTAssertThrowsError(try PaillierModulusProof(roots: Array(proof.roots.dropLast())).verify(n: key.publicKey.n, sid: sid), "10 roots")
+        var bent = proof.roots
+        bent[3] = bent[3] + 1
+        XCTAssertThrowsError(try PaillierModulusProof(roots: bent).verify(n: key.publicKey.n, sid: sid), "a wrong root")
+    }
+
+    func testAModulusWithSquareFactorsCannotBeProven() throws {
+        // N = p²·r has gcd(N, φ(N)) = p: no N-th roots exist for most ρ, and the prover cannot
+        // even form the exponent.
+        let key = PaillierTests.key
+        let p = key.p
+        var r = BigInt.one.shiftedLeft(2047) / (p * p) + 1
+        if !r.isOdd { r = r + 1 }
+        while !r.isProbablePrime(rounds: 20) { r = r + 2 }
+        let n = p * p * r
+        let phi = p * (p - 1) * (r - 1)
+        XCTAssertNil(n.inverse(modulo: phi))
+        // A forger who submits roots of its own choosing fails the verifier's check.
+        let fake = PaillierModulusProof(roots: (0..<11).map { BigInt(UInt($0 + 2)) })
+        XCTAssertThrowsError(try fake.verify(n: n, sid: sid))
+    }
+}
