@@ -191,3 +191,55 @@ final class PaillierModulusProofTests: XCTestCase {
         XCTAssertThrowsError(try fake.verify(n: n, sid: sid))
     }
 }
+
+final class RangeProofTests: XCTestCase {
+    static let ringPedersen: RingPedersenSecret = try! RingPedersenSecret.generate(random: SystemRandom())
+    let sid = [UInt8](repeating: 0x33, count: 32), client = [UInt8](repeating: 0xC1, count: 32), server = [UInt8](repeating: 0x5E, count: 32)
+
+    func testRingPedersenParametersComeWithAProofTheClientChecks() throws {
+        let secret = Self.ringPedersen
+        let proof = try RingPedersenProof.prove(secret, pid: server, random: SystemRandom())
+        XCTAssertNoThrow(try proof.verify(secret.parameters, pid: server))
+        XCTAssertThrowsError(try proof.verify(secret.parameters, pid: client), "bound to the server's identity")
+        XCTAssertThrowsError(try RingPedersenProof(commitments: Array(proof.commitments.prefix(79)), responses: Array(proof.responses.prefix(79)))
+            .verify(secret.parameters, pid: server), "the round count is a constant, not the prover's choice")
+        // s outside ⟨t⟩: a random unit the prover knows no λ for.
+        let forged = RingPedersenParameters(n: secret.parameters.n, s: secret.parameters.s + 2, t: secret.parameters.t)
+        XCTAssertThrowsError(try proof.verify(forged, pid: server))
+    }
+
+    func testPDLProvesTheEnrolledCiphertextEncryptsTheShare() throws {
+        let random = SystemRandom(), key = PaillierTests.key
+        let x1 = try random.nonZeroInteger(below: P256.order, label: "keygen.x1")
+        let rho = try key.publicKey.randomizer(random, label: "paillier.r_key")
+        let ckey = key.publicKey.encrypt(x1, randomizer: rho)
+        let statement = PDLProof.Statement(paillier: key.publicKey, ciphertext: ckey, point: try P256.multiplyGenerator(x1),
+                                           ringPedersen: Self.ringPedersen.parameters)
+        let proof = try PDLProof.prove(statement, x: x1, rho: rho, sid: sid, pid: client, random: random)
+        XCTAssertNoThrow(try proof.verify(statement, sid: sid, pid: client))
+        XCTAssertThrowsError(try proof.verify(statement, sid: [UInt8](repeating: 0x34, count: 32), pid: client), "another session")
+
+        // The ciphertext of another value (x1 + 1) under the same point: no honest proof exists,
+        // and a proof made with the wrong witness fails.
+        let other = key.publicKey.encrypt(x1 + 1, randomizer: rho)
+        let lying = PDLProof.Statement(paillier: key.publicKey, ciphertext: other, point: statement.point, ringPedersen: statement.ringPedersen)
+        let forged = try PDLProof.prove(lying, x: x1, rho: rho, sid: sid, pid: client, random: random)
+        XCTAssertThrowsError(try forged.verify(lying, sid: sid, pid: client))
+
+        // Every response field tampered in turn is rejected.
+        let big = BigInt.one.shiftedLeft(PDLProof.l + PDLProof.epsilon + 1)
+        let variants = [
+            PDLProof(s: proof.s, a: proof.a, y: proof.y, d: proof.d, z1: proof.z1 + 1, z2: proof.z2, z3: proof.z3),
+            PDLProof(s: proof.s, a: proof.a, y: proof.y, d: proof.d, z1: big, z2: proof.z2, z3: proof.z3),
+            PDLProof(s: proof.s, a: proof.a, y: proof.y, d: proof.d, z1: proof.z1, z2: (proof.z2 + 1).modulo(key.publicKey.n), z3: proof.z3),
+            PDLProof(s: proof.s, a: proof.a, y: proof.y, d: proof.d, z1: proof.z1, z2: proof.z2, z3: proof.z3 + 1),
+            PDLProof(s: (proof.s * proof.s).modulo(statement.ringPedersen.n), a: proof.a, y: proof.y, d: proof.d, z1: proof.z1, z2: proof.z2, z3: proof.z3),
+            PDLProof(s: proof.s, a: proof.a, y: try proof.y + proof.y, d: proof.d, z1: proof.z1, z2: proof.z2, z3: proof.z3),
+            PDLProof(s: proof.s, a: key.publicKey.add(proof.a, ckey), y: proof.y, d: proof.d, z1: proof.z1, z2: proof.z2, z3: proof.z3),
+            PDLProof(s: proof.s, a: proof.a, y: proof.y, d: (proof.d * BigInt(UInt(2))).modulo(statement.ringPedersen.n), z1: proof.z1, z2: proof.z2, z3: proof.z3),
+        ]
+        for (index, variant) in variants.enumerated() {
+            XCTAssertThrowsError(try variant.verify(statement, sid: sid, pid: client), "variant \(index)")
+        }
+    }
+}

@@ -1,0 +1,110 @@
+internal import COpenSSL
+
+/// Ring-Pedersen parameters `(Ñ, s, t)` (CGGMP21 §3.3): `Ñ = p̃·q̃` with safe primes, `t = r²`,
+/// `s = t^λ mod Ñ`. The **verifier** of the enrollment range proof (the co-signer) generates
+/// them and proves with Π^prm that `s ∈ ⟨t⟩`; the client checks that proof once and pins the
+/// parameters' hash. A prover who knew Ñ's factors could forge the range proof (TSSHOCK c-split).
+public struct RingPedersenParameters: Sendable, Equatable {
+    public static let modulusBits = 2048
+    public let n: BigInt
+    public let s: BigInt
+    public let t: BigInt
+
+    public init(n: BigInt, s: BigInt, t: BigInt) {
+        self.n = n
+        self.s = s
+        self.t = t
+    }
+
+    /// The parameters' fingerprint, for pinning.
+    public var fingerprint: [UInt8] {
+        Transcript.taggedHash("L17v1/ring-pedersen", [n.bytes(width: 256) ?? n.bytes, s.bytes(width: 256) ?? s.bytes, t.bytes(width: 256) ?? t.bytes])
+    }
+
+    /// Form checks before Π^prm: size, odd, not a square, s and t units other than 1.
+    public func validate() throws {
+        guard n.bitWidth == Self.modulusBits, n.isOdd, !n.isPerfectSquare() else { throw ThresholdError.proofRejected("Ñ has the wrong form") }
+        for (name, value) in [("s", s), ("t", t)] {
+            guard !value.isZero, value < n, value != .one, value.gcd(n) == .one else { throw ThresholdError.proofRejected("\(name) is not a unit of Z_Ñ") }
+        }
+    }
+}
+
+/// The verifier's secret side of the ring-Pedersen parameters.
+public struct RingPedersenSecret: Sendable {
+    public let parameters: RingPedersenParameters
+    let phi: BigInt
+    let lambda: BigInt
+
+    /// Fresh parameters from two 1024-bit safe primes (OpenSSL's sieved safe-prime generator,
+    /// about a second each here).
+    public static func generate(random: RandomSource) throws -> RingPedersenSecret {
+        let p = try safePrime(bits: 1024)
+        var q = try safePrime(bits: 1024)
+        while q == p { q = try safePrime(bits: 1024) }
+        return try RingPedersenSecret(p: p, q: q, random: random)
+    }
+
+    public init(p: BigInt, q: BigInt, random: RandomSource) throws {
+        let n = p * q
+        guard n.bitWidth == RingPedersenParameters.modulusBits else { throw ThresholdError.proofRejected("Ñ has \(n.bitWidth) bits") }
+        phi = (p - 1) * (q - 1)
+        var r: BigInt
+        repeat { r = try random.nonZeroInteger(below: n, label: "ring-pedersen.r") } while r.gcd(n) != .one
+        let t = (r * r).modulo(n)
+        lambda = try random.integer(below: phi, label: "ring-pedersen.lambda")
+        let s = t.power(lambda, modulo: n, exponentIsSecret: true)
+        parameters = RingPedersenParameters(n: n, s: s, t: t)
+    }
+
+    static func safePrime(bits: Int32) throws -> BigInt {
+        guard let bn = BN_new() else { throw ThresholdError.randomnessFailed }
+        defer { BN_clear_free(bn) }
+        guard BN_generate_prime_ex(bn, bits, 1, nil, nil, nil) == 1 else { throw ThresholdError.randomnessFailed }
+        var bytes = [UInt8](repeating: 0, count: Int(bits + 7) / 8)
+        guard BN_bn2binpad(bn, &bytes, Int32(bytes.count)) == Int32(bytes.count) else { throw ThresholdError.randomnessFailed }
+        return BigInt(bytes: bytes)
+    }
+}
+
+/// Π^prm (CGGMP21 Fig. 17): knowledge of λ with `s = t^λ mod Ñ`, 80 binary challenges.
+public struct RingPedersenProof: Sendable, Equatable {
+    public static let rounds = 80
+    public let commitments: [BigInt]   // A_i = t^a_i
+    public let responses: [BigInt]     // z_i = a_i + e_i·λ mod φ(Ñ)
+
+    static func challengeBits(_ parameters: RingPedersenParameters, commitments: [BigInt], pid: [UInt8]) -> [Bool] {
+        let items = [pid, parameters.n.bytes, parameters.s.bytes, parameters.t.bytes] + commitments.map(\.bytes)
+        let bytes = Transcript.expandMessageXMD(Transcript.lengthPrefixed(items), domain: Array("L17v1/ring-pedersen/prm".utf8), length: (rounds + 7) / 8)
+        return (0..<rounds).map { bytes[$0 / 8] >> (7 - UInt8($0 % 8)) & 1 == 1 }
+    }
+
+    public static func prove(_ secret: RingPedersenSecret, pid: [UInt8], random: RandomSource) throws -> RingPedersenProof {
+        let parameters = secret.parameters
+        let masks = try (0..<rounds).map { _ in try random.integer(below: secret.phi, label: "ring-pedersen.prm.a") }
+        let commitments = masks.map { parameters.t.power($0, modulo: parameters.n, exponentIsSecret: true) }
+        let bits = challengeBits(parameters, commitments: commitments, pid: pid)
+        let responses = zip(masks, bits).map { mask, bit in bit ? (mask + secret.lambda).modulo(secret.phi) : mask }
+        return RingPedersenProof(commitments: commitments, responses: responses)
+    }
+
+    public init(commitments: [BigInt], responses: [BigInt]) {
+        self.commitments = commitments
+        self.responses = responses
+    }
+
+    public func verify(_ parameters: RingPedersenParameters, pid: [UInt8]) throws {
+        try parameters.validate()
+        guard commitments.count == Self.rounds, responses.count == Self.rounds else {
+            throw ThresholdError.proofRejected("Π^prm needs \(Self.rounds) rounds")
+        }
+        let bits = Self.challengeBits(parameters, commitments: commitments, pid: pid)
+        for index in 0..<Self.rounds {
+            let a = commitments[index], z = responses[index]
+            guard !a.isZero, a < parameters.n, !z.isNegative, z < parameters.n else { throw ThresholdError.proofRejected("Π^prm round \(index) out of range") }
+            let left = parameters.t.power(z, modulo: parameters.n, exponentIsSecret: false)
+            let right = bits[index] ? (a * parameters.s).modulo(parameters.n) : a
+            guard left == right else { throw ThresholdError.proofRejected("Π^prm round \(index) fails") }
+        }
+    }
+}
