@@ -1,0 +1,157 @@
+import Foundation
+
+/// The co-signer's key share after enrollment.
+public struct ServerKeyShare: Sendable {
+    public let keyID: [UInt8]
+    public let clientPID: [UInt8]
+    let x2: BigInt
+    public let q1: Point
+    public let publicKey: Point
+    public let paillier: PaillierPublicKey
+    public let ckey: BigInt
+}
+
+/// The server party (P2): enrollment and signing as explicit state machines over message
+/// values. Sessions are single-use; one signing session per key at a time; a second `prove`
+/// is refused (never a second c3 for one k2); `k2` lives only in the session and is dropped
+/// after `prove`. Storage of shares and sessions belongs to the co-signer service; this type
+/// keeps them in memory, behind a lock.
+public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` guards every mutable field
+    public let pid: [UInt8]
+    let ringPedersen: RingPedersenSecret
+    let ringPedersenProof: RingPedersenProof
+    let random: RandomSource
+    private let lock = NSLock()
+
+    enum EnrollState { case initialised(sid: [UInt8], request: ThresholdMessage.EnrollInitRequest, x2: BigInt, q2: Point), consumed }
+    enum SignState {
+        case committed(sid: [UInt8], request: ThresholdMessage.SignCommitRequest, k2: BigInt)
+        case proved(sid: [UInt8], request: ThresholdMessage.SignCommitRequest, r: BigInt)
+        case finished
+    }
+
+    private var enrollments: [[UInt8]: EnrollState] = [:]        // by client nonce
+    private var signings: [[UInt8]: SignState] = [:]             // by key id (one at a time)
+    public private(set) var lockedKeys: Set<[UInt8]> = []
+
+    public init(pid: [UInt8], ringPedersen: RingPedersenSecret, random: RandomSource = SystemRandom()) throws {
+        self.pid = pid
+        self.ringPedersen = ringPedersen
+        self.random = random
+        ringPedersenProof = try RingPedersenProof.prove(ringPedersen, pid: pid, random: random)
+    }
+
+    // MARK: Enrollment
+
+    public func enrollInit(_ request: ThresholdMessage.EnrollInitRequest) throws -> ThresholdMessage.EnrollInitResponse {
+        guard request.clientPID.count == 32, request.clientNonce.count == 32, request.commitmentQ1.value.count == 32 else {
+            throw ThresholdError.unexpectedMessage("enroll/init fields have the wrong sizes")
+        }
+        let serverNonce = try random.bytes(32, label: "keygen.server_nonce")
+        let x2 = try random.nonZeroInteger(below: P256.order, label: "keygen.x2")
+        let q2 = try P256.multiplyGenerator(x2)
+        let sid = Transcript.sessionID(phase: "keygen", clientPID: request.clientPID, serverPID: pid, keyID: [],
+                                       clientNonce: request.clientNonce, serverNonce: serverNonce)
+        let proof = try SchnorrProof.prove(secret: x2, statement: q2, sid: sid, label: "keygen/Q2", pid: pid, random: random)
+        try lock.withLock {
+            guard enrollments[request.clientNonce] == nil else { throw ThresholdError.unexpectedMessage("enroll/init replayed") }
+            enrollments[request.clientNonce] = .initialised(sid: sid, request: request, x2: x2, q2: q2)
+        }
+        return .init(serverPID: pid, serverNonce: serverNonce, q2: q2, proofQ2: proof,
+                     ringPedersen: ringPedersen.parameters, ringPedersenProof: ringPedersenProof)
+    }
+
+    /// Checks everything the client sent against state the server kept, and returns its share.
+    public func enrollComplete(clientNonce: [UInt8], _ request: ThresholdMessage.EnrollCompleteRequest) throws
+        -> (ThresholdMessage.EnrollCompleteResponse, ServerKeyShare) {
+        let (sid, initRequest, x2) = try lock.withLock { () throws -> ([UInt8], ThresholdMessage.EnrollInitRequest, BigInt) in
+            guard case .initialised(let sid, let initRequest, let x2, _)? = enrollments[clientNonce] else {
+                throw ThresholdError.unexpectedMessage("enroll/complete without a pending init")
+            }
+            enrollments[clientNonce] = .consumed   // single use, whatever the outcome
+            return (sid, initRequest, x2)
+        }
+        guard initRequest.commitmentQ1.opens(pid: initRequest.clientPID, nonce: initRequest.clientNonce, label: "keygen/Q1",
+                                             payload: request.q1.compressed, blind: request.blind) else {
+            throw ThresholdError.commitmentMismatch("Q1")
+        }
+        guard request.proofQ1.verify(statement: request.q1, sid: sid, label: "keygen/Q1", pid: initRequest.clientPID) else {
+            throw ThresholdError.proofRejected("the proof of x1")
+        }
+        try request.proofN.verify(n: request.paillierN, sid: sid)
+        let paillier = try PaillierPublicKey.validated(request.paillierN)
+        try paillier.validateCiphertext(request.ckey)
+        let statement = PDLProof.Statement(paillier: paillier, ciphertext: request.ckey, point: request.q1, ringPedersen: ringPedersen.parameters)
+        try request.proofPDL.verify(statement, sid: sid, pid: initRequest.clientPID)
+        let q = try request.q1.multiplied(by: x2)
+        let keyID = Transcript.taggedHash("L17v1/key-id", [sid, q.compressed])
+        let share = ServerKeyShare(keyID: keyID, clientPID: initRequest.clientPID, x2: x2, q1: request.q1, publicKey: q,
+                                   paillier: paillier, ckey: request.ckey)
+        return (.init(keyID: keyID, publicKey: q), share)
+    }
+
+    // MARK: Signing
+
+    public func signCommit(_ share: ServerKeyShare, _ request: ThresholdMessage.SignCommitRequest) throws -> ThresholdMessage.SignCommitResponse {
+        guard request.keyID == share.keyID else { throw ThresholdError.unexpectedMessage("another key") }
+        guard request.clientNonce.count == 32, request.digest.count == 32, request.commitmentR1.value.count == 32 else {
+            throw ThresholdError.unexpectedMessage("sign/commit fields have the wrong sizes")
+        }
+        let serverNonce = try random.bytes(32, label: "sign.server_nonce")
+        let k2 = try random.nonZeroInteger(below: P256.order, label: "sign.k2")
+        let r2 = try P256.multiplyGenerator(k2)
+        let sid = Transcript.sessionID(phase: "sign", clientPID: share.clientPID, serverPID: pid, keyID: share.keyID,
+                                       clientNonce: request.clientNonce, serverNonce: serverNonce,
+                                       extra: [request.digest, request.commitmentR1.value])
+        let proof = try SchnorrProof.prove(secret: k2, statement: r2, sid: sid, label: "sign/R2", pid: pid, random: random)
+        try lock.withLock {
+            guard !lockedKeys.contains(share.keyID) else { throw ThresholdError.shareLocked }
+            switch signings[share.keyID] {
+            case .committed?, .proved?: throw ThresholdError.unexpectedMessage("another signing session for this key is open")
+            default: signings[share.keyID] = .committed(sid: sid, request: request, k2: k2)
+            }
+        }
+        return .init(serverNonce: serverNonce, r2: r2, proofR2: proof)
+    }
+
+    public func signProve(_ share: ServerKeyShare, _ request: ThresholdMessage.SignProveRequest) throws -> ThresholdMessage.SignProveResponse {
+        // COMMITTED → PROVED atomically: a second prove finds PROVED and is refused.
+        let (sid, commit, k2) = try lock.withLock { () throws -> ([UInt8], ThresholdMessage.SignCommitRequest, BigInt) in
+            guard case .committed(let sid, let commit, let k2)? = signings[share.keyID] else {
+                throw ThresholdError.unexpectedMessage("sign/prove without a committed session (or a second prove)")
+            }
+            signings[share.keyID] = .finished   // until the c3 is computed; any failure ends the session
+            return (sid, commit, k2)
+        }
+        let payload = Transcript.lengthPrefixed([share.keyID, commit.digest, request.r1.compressed])
+        guard commit.commitmentR1.opens(pid: share.clientPID, nonce: commit.clientNonce, label: "sign/R1", payload: payload, blind: request.blind) else {
+            throw ThresholdError.commitmentMismatch("R1")
+        }
+        guard request.proofR1.verify(statement: request.r1, sid: sid, label: "sign/R1", pid: share.clientPID) else {
+            throw ThresholdError.proofRejected("the proof of k1")
+        }
+        let r = try request.r1.multiplied(by: k2).x.modulo(P256.order)
+        guard !r.isZero else { throw ThresholdError.invalidScalar("r = 0") }
+        let m = BigInt(bytes: commit.digest).modulo(P256.order)
+        let c3 = try TwoPartySigning.serverCiphertext(message: m, r: r, k2: k2, x2: share.x2, ckey: share.ckey,
+                                                     publicKey: share.paillier, random: random)
+        lock.withLock { signings[share.keyID] = .proved(sid: sid, request: commit, r: r) }
+        return .init(c3: c3)
+    }
+
+    /// Re-verifies the signature under Q and checks its r; a failure report or a bad signature
+    /// locks the key for review.
+    public func signFinish(_ share: ServerKeyShare, _ request: ThresholdMessage.SignFinishRequest) throws -> (r: BigInt, s: BigInt) {
+        let (commit, r) = try lock.withLock { () throws -> (ThresholdMessage.SignCommitRequest, BigInt) in
+            guard case .proved(_, let commit, let r)? = signings[share.keyID] else { throw ThresholdError.unexpectedMessage("sign/finish without a proved session") }
+            signings[share.keyID] = .finished
+            return (commit, r)
+        }
+        guard let signature = request.signature, signature.r == r,
+              TwoPartySigning.verify(r: signature.r, s: signature.s, digest: try .init(algorithm: .sha256, bytes: Data(commit.digest)), publicKey: share.publicKey) else {
+            _ = lock.withLock { lockedKeys.insert(share.keyID) }
+            throw ThresholdError.signatureCheckFailed
+        }
+        return signature
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import TamgaCore
+import TamgaTestSupport
+@testable import Threshold
+import XCTest
+
+/// A guard in memory (the file-backed one is tested separately).
+final class MemoryGuard: ShareGuard, @unchecked Sendable {   // unchecked: `lock` guards `state`
+    private let stateLock = NSLock()
+    private var state = "ready"
+    var current: String { stateLock.withLock { state } }
+    func isLocked() throws -> Bool { stateLock.withLock { state != "ready" } }
+    func markInFlight() throws { stateLock.withLock { state = "in-flight" } }
+    func clearInFlight() throws { stateLock.withLock { state = "ready" } }
+    func lock() throws { stateLock.withLock { state = "locked" } }
+}
+
+/// Enrollment and signing between the two parties over message values, every check exercised.
+final class PartyTests: XCTestCase {
+    static let clientPID = Transcript.taggedHash("test/pid", [Array("device".utf8)])
+    static let serverPID = Transcript.taggedHash("test/pid", [Array("co-signer".utf8)])
+    static let server: ServerParty = try! ServerParty(pid: serverPID, ringPedersen: RangeProofTests.ringPedersen)
+    static let enrolled: (ClientKeyShare, ServerKeyShare) = try! enroll()
+
+    static func enroll() throws -> (ClientKeyShare, ServerKeyShare) {
+        let client = try ClientEnrollment(pid: clientPID)
+        let initResponse = try server.enrollInit(client.initRequest)
+        let complete = try client.complete(initResponse)
+        let (response, serverShare) = try server.enrollComplete(clientNonce: client.initRequest.clientNonce, complete)
+        return (try client.finish(response), serverShare)
+    }
+
+    func sign(_ text: String, client share: ClientKeyShare, server serverShare: ServerKeyShare, guard guardian: ShareGuard,
+              bend: ((BigInt) -> BigInt)? = nil) throws -> (r: BigInt, s: BigInt) {
+        let digest = Array(Digest.compute(.sha256, over: Data(text.utf8)).bytes)
+        let signing = try ClientSigning(share: share, digest: digest, guard: guardian)
+        let commit = try Self.server.signCommit(serverShare, signing.commitRequest)
+        let prove = try signing.prove(commit)
+        var response = try Self.server.signProve(serverShare, prove)
+        if let bend { response = .init(c3: bend(response.c3)) }
+        do {
+            let signature = try signing.finish(response, secretKey: share.secretKey)
+            _ = try Self.server.signFinish(serverShare, .init(signature: signature))
+            return signature
+        } catch {
+            _ = try? Self.server.signFinish(serverShare, .init(signature: nil))
+            throw error
+        }
+    }
+
+    func testEnrolledKeySignsAndOpenSSLVerifiesEverySignature() throws {
+        let (client, server) = Self.enrolled
+        XCTAssertEqual(client.publicKey, server.publicKey)
+        let guardian = MemoryGuard()
+        for index in 0..<10 {
+            let signature = try sign("document \(index)", client: client, server: server, guard: guardian)
+            XCTAssertTrue(TwoPartySigning.verify(r: signature.r, s: signature.s, digest: Digest.compute(.sha256, over: Data("document \(index)".utf8)),
+                                                 publicKey: client.publicKey))
+        }
+        XCTAssertEqual(guardian.current, "ready")
+        // The openssl command line, separately: the joint key as a PEM public key, the signature in DER.
+        let folder = try TestEnvironment.temporaryFolder("threshold")
+        defer { TestEnvironment.removeFolder(folder) }
+        let message = Data("checked by openssl".utf8)
+        let signature = try sign("checked by openssl", client: client, server: server, guard: guardian)
+        let der = try ECDSASignature.der(fromRaw: Data(signature.r.bytes(width: 32)! + signature.s.bytes(width: 32)!), curve: .p256)
+        let spki = TwoPartySigning.subjectPublicKeyInfo(client.publicKey)
+        try message.write(to: folder.appendingPathComponent("m"))
+        try der.write(to: folder.appendingPathComponent("sig"))
+        try spki.write(to: folder.appendingPathComponent("key.der"))
+        let result = try TestEnvironment.run("/usr/bin/openssl", ["dgst", "-sha256", "-keyform", "DER", "-verify", folder.appendingPathComponent("key.der").path,
+                                                                 "-signature", folder.appendingPathComponent("sig").path, folder.appendingPathComponent("m").path])
+        XCTAssertTrue(result.output.contains("Verified OK"), result.output + result.error)
+    }
+
+    func testEveryTamperedEnrollmentFieldIsRefused() throws {
+        func attempt(_ change: (ThresholdMessage.EnrollCompleteRequest) throws -> ThresholdMessage.EnrollCompleteRequest) throws -> Error? {
+            let client = try ClientEnrollment(pid: Self.clientPID)
+            let complete = try change(client.complete(try Self.server.enrollInit(client.initRequest)))
+            do {
+                _ = try Self.server.enrollComplete(clientNonce: client.initRequest.clientNonce, complete)
+                return nil
+            } catch { return error }
+        }
+        let other = try P256.multiplyGenerator(BigInt(UInt(12345)))
+        func with(_ r: ThresholdMessage.EnrollCompleteRequest, q1: Point? = nil, blind: [UInt8]? = nil, n: BigInt? = nil, ckey: BigInt? = nil,
+                  proofN: PaillierModulusProof? = nil, proofPDL: PDLProof? = nil, proofQ1: SchnorrProof? = nil) -> ThresholdMessage.EnrollCompleteRequest {
+            .init(q1: q1 ?? r.q1, blind: blind ?? r.blind, proofQ1: proofQ1 ?? r.proofQ1, paillierN: n ?? r.paillierN, ckey: ckey ?? r.ckey,
+                  proofN: proofN ?? r.proofN, proofPDL: proofPDL ?? r.proofPDL)
+        }
+        let cases: [(String, (ThresholdMessage.EnrollCompleteRequest) throws -> ThresholdMessage.EnrollCompleteRequest)] = [
+            ("another Q1", { with($0, q1: other) }),
+            ("another blind", { with($0, blind: [UInt8](repeating: 9, count: 32)) }),
+            ("a proof of x1 for another statement", { r in with(r, proofQ1: SchnorrProof(commitment: r.proofQ1.commitment, response: (r.proofQ1.response + 1).modulo(P256.order))) }),
+            ("N of 2047 bits", { r in with(r, n: r.paillierN / BigInt(UInt(2))) }),
+            ("an N proof with a wrong root", { r in var roots = r.proofN.roots; roots[0] = roots[0] + 1; return with(r, proofN: PaillierModulusProof(roots: roots)) }),
+            ("ckey not a unit", { r in with(r, ckey: BigInt.zero) }),
+            ("ckey of another value", { r in with(r, ckey: PaillierPublicKey(n: r.paillierN).add(r.ckey, PaillierPublicKey(n: r.paillierN).encrypt(.one, randomizer: BigInt(UInt(7))))) }),
+            ("a PDL with z1 over its bound", { r in
+                let p = r.proofPDL
+                return with(r, proofPDL: PDLProof(s: p.s, a: p.a, y: p.y, d: p.d, z1: BigInt.one.shiftedLeft(800), z2: p.z2, z3: p.z3)) }),
+        ]
+        for (name, change) in cases {
+            XCTAssertNotNil(try attempt(change), name)
+        }
+        // A replayed complete is refused: the session was consumed.
+        let client = try ClientEnrollment(pid: Self.clientPID)
+        let complete = try client.complete(try Self.server.enrollInit(client.initRequest))
+        _ = try Self.server.enrollComplete(clientNonce: client.initRequest.clientNonce, complete)
+        XCTAssertThrowsError(try Self.server.enrollComplete(clientNonce: client.initRequest.clientNonce, complete))
+        XCTAssertThrowsError(try Self.server.enrollInit(client.initRequest), "a replayed init")
+    }
+
+    func testTheClientRefusesUnpinnedRingPedersenParameters() throws {
+        let client = try ClientEnrollment(pid: Self.clientPID, pinnedRingPedersen: [UInt8](repeating: 0, count: 32))
+        XCTAssertThrowsError(try client.complete(try Self.server.enrollInit(client.initRequest))) {
+            guard case ThresholdError.proofRejected(let why)? = $0 as? ThresholdError else { return XCTFail("\($0)") }
+            XCTAssertTrue(why.contains("pinned"), why)
+        }
+        let pinned = try ClientEnrollment(pid: Self.clientPID, pinnedRingPedersen: RangeProofTests.ringPedersen.parameters.fingerprint)
+        XCTAssertNoThrow(try pinned.complete(try Self.server.enrollInit(pinned.initRequest)))
+    }
+
+    func testSigningSessionsAreSingleUseAndSequential() throws {
+        let (client, server) = try Self.enroll()
+        let digest = Array(Digest.compute(.sha256, over: Data("x".utf8)).bytes)
+        let first = try ClientSigning(share: client, digest: digest, guard: MemoryGuard())
+        let commit = try Self.server.signCommit(server, first.commitRequest)
+        let second = try ClientSigning(share: client, digest: digest, guard: MemoryGuard())
+        XCTAssertThrowsError(try Self.server.signCommit(server, second.commitRequest), "one open session per key")
+        let prove = try first.prove(commit)
+        _ = try Self.server.signProve(server, prove)
+        XCTAssertThrowsError(try Self.server.signProve(server, prove), "never a second c3 for one k2")
+        // The client reports a failure: the server locks the key for review and opens no new session.
+        _ = try? Self.server.signFinish(server, .init(signature: nil))
+        let third = try ClientSigning(share: client, digest: digest, guard: MemoryGuard())
+        XCTAssertThrowsError(try Self.server.signCommit(server, third.commitRequest)) {
+            XCTAssertEqual($0 as? ThresholdError, .shareLocked)
+        }
+    }
+
+    func testAProveWhoseR1DoesNotOpenTheCommitmentIsRefused() throws {
+        let (client, server) = try Self.enroll()
+        let signing = try ClientSigning(share: client, digest: [UInt8](repeating: 3, count: 32), guard: MemoryGuard())
+        let prove = try signing.prove(try Self.server.signCommit(server, signing.commitRequest))
+        let other = ThresholdMessage.SignProveRequest(r1: try P256.multiplyGenerator(BigInt(UInt(5))), blind: prove.blind, proofR1: prove.proofR1)
+        XCTAssertThrowsError(try Self.server.signProve(server, other)) {
+            XCTAssertEqual($0 as? ThresholdError, .commitmentMismatch("R1"))
+        }
+    }
+
+    func testTheClientChecksTheServersNonceProof() throws {
+        let (client, server) = try Self.enroll()
+        let signing = try ClientSigning(share: client, digest: [UInt8](repeating: 1, count: 32), guard: MemoryGuard())
+        let commit = try Self.server.signCommit(server, signing.commitRequest)
+        let forged = ThresholdMessage.SignCommitResponse(serverNonce: commit.serverNonce, r2: try P256.multiplyGenerator(BigInt(UInt(99))), proofR2: commit.proofR2)
+        XCTAssertThrowsError(try signing.prove(forged))
+    }
+
+    /// Why terminal abort matters: a malicious server that bends c3 to test a guess about the
+    /// client's secret learns one bit from whether the signature works — and is stopped at once,
+    /// because the first failure locks the share.
+    func testAMaliciousServerIsStoppedAfterItsFirstFailedSignature() throws {
+        let (client, server) = try Self.enroll()
+        let folder = try TestEnvironment.temporaryFolder("share-guard")
+        defer { TestEnvironment.removeFolder(folder) }
+        let guardian = ShareStateFile(path: folder.appendingPathComponent("share.state").path)
+        _ = try sign("honest", client: client, server: server, guard: guardian)
+        XCTAssertThrowsError(try sign("bent", client: client, server: server, guard: guardian, bend: { client.secretKey.publicKey.add($0, client.ckey) })) {
+            XCTAssertEqual($0 as? ThresholdError, .signatureCheckFailed)
+        }
+        XCTAssertTrue(try guardian.isLocked())
+        XCTAssertEqual(try String(contentsOfFile: guardian.path, encoding: .utf8), "locked\n")
+        XCTAssertThrowsError(try ClientSigning(share: client, digest: [UInt8](repeating: 2, count: 32), guard: guardian)) {
+            XCTAssertEqual($0 as? ThresholdError, .shareLocked, "no second guess")
+        }
+        // A c3 that decrypts out of the honest range is a failure too.
+        let fresh = ShareStateFile(path: folder.appendingPathComponent("other.state").path)
+        let (client2, server2) = try Self.enroll()
+        XCTAssertThrowsError(try sign("huge", client: client2, server: server2, guard: fresh, bend: { c3 in
+            client2.secretKey.publicKey.add(c3, client2.secretKey.publicKey.encrypt(BigInt.one.shiftedLeft(1500), randomizer: BigInt(UInt(3))))
+        }))
+        XCTAssertTrue(try fresh.isLocked())
+    }
+
+    func testAnInterruptedSignatureFoundAfterACrashLocksTheShare() throws {
+        let folder = try TestEnvironment.temporaryFolder("share-guard")
+        defer { TestEnvironment.removeFolder(folder) }
+        let guardian = ShareStateFile(path: folder.appendingPathComponent("share.state").path)
+        XCTAssertFalse(try guardian.isLocked())
+        try guardian.markInFlight()   // the process died after c3 arrived
+        XCTAssertTrue(try ShareStateFile(path: guardian.path).isLocked())
+    }
+}
