@@ -12,8 +12,13 @@ public enum ThresholdError: Error, Equatable, Sendable {
     case commitmentMismatch(String)
     case unexpectedMessage(String)
     case signatureCheckFailed
-    /// The share is locked after a failure past the server's ciphertext (terminal abort).
+    /// The share is locked after a failure past the server's ciphertext (terminal abort), or
+    /// deleted after ten wrong PINs.
     case shareLocked
+    /// Wrong PIN; the share is deleted when no tries are left.
+    case wrongPIN(triesLeft: Int)
+    case notEnrolled
+    case keyStore(String)
 
     public var code: String {
         switch self {
@@ -27,6 +32,9 @@ public enum ThresholdError: Error, Equatable, Sendable {
         case .unexpectedMessage: "threshold-unexpected-message"
         case .signatureCheckFailed: "threshold-signature-check"
         case .shareLocked: "threshold-share-locked"
+        case .wrongPIN: "wrong-pin"
+        case .notEnrolled: "threshold-not-enrolled"
+        case .keyStore: "threshold-key-store"
         }
     }
 }
@@ -43,7 +51,10 @@ extension ThresholdError: CustomStringConvertible {
         case .commitmentMismatch(let what): "A commitment did not open to the value sent (\(what)); the exchange was stopped."
         case .unexpectedMessage(let what): "A message came out of order (\(what))."
         case .signatureCheckFailed: "The joint signature did not verify; it was not released."
-        case .shareLocked: "This device's key share is locked after a failed signature; re-enroll to sign again."
+        case .shareLocked: "This device's key share is locked (a failed signature, or too many wrong PINs); enroll again to sign."
+        case .wrongPIN(let left): "Wrong PIN: \(left) \(left == 1 ? "try" : "tries") left before this device's share is deleted. tamga does not retry a PIN."
+        case .notEnrolled: "This device has no threshold key for that account; enroll first (tamga threshold enroll)."
+        case .keyStore(let what): "The threshold key store failed: \(what)."
         }
     }
 }

@@ -30,7 +30,7 @@ final class PartyTests: XCTestCase {
         return (try client.finish(response), serverShare)
     }
 
-    func sign(_ text: String, client share: ClientKeyShare, server serverShare: ServerKeyShare, guard guardian: ShareGuard,
+    static func sign(_ text: String, client share: ClientKeyShare, server serverShare: ServerKeyShare, guard guardian: ShareGuard,
               bend: ((BigInt) -> BigInt)? = nil) throws -> (r: BigInt, s: BigInt) {
         let digest = Array(Digest.compute(.sha256, over: Data(text.utf8)).bytes)
         let signing = try ClientSigning(share: share, digest: digest, guard: guardian)
@@ -53,7 +53,7 @@ final class PartyTests: XCTestCase {
         XCTAssertEqual(client.publicKey, server.publicKey)
         let guardian = MemoryGuard()
         for index in 0..<10 {
-            let signature = try sign("document \(index)", client: client, server: server, guard: guardian)
+            let signature = try Self.sign("document \(index)", client: client, server: server, guard: guardian)
             XCTAssertTrue(TwoPartySigning.verify(r: signature.r, s: signature.s, digest: Digest.compute(.sha256, over: Data("document \(index)".utf8)),
                                                  publicKey: client.publicKey))
         }
@@ -62,7 +62,7 @@ final class PartyTests: XCTestCase {
         let folder = try TestEnvironment.temporaryFolder("threshold")
         defer { TestEnvironment.removeFolder(folder) }
         let message = Data("checked by openssl".utf8)
-        let signature = try sign("checked by openssl", client: client, server: server, guard: guardian)
+        let signature = try Self.sign("checked by openssl", client: client, server: server, guard: guardian)
         let der = try ECDSASignature.der(fromRaw: Data(signature.r.bytes(width: 32)! + signature.s.bytes(width: 32)!), curve: .p256)
         let spki = TwoPartySigning.subjectPublicKeyInfo(client.publicKey)
         try message.write(to: folder.appendingPathComponent("m"))
@@ -165,8 +165,8 @@ final class PartyTests: XCTestCase {
         let folder = try TestEnvironment.temporaryFolder("share-guard")
         defer { TestEnvironment.removeFolder(folder) }
         let guardian = ShareStateFile(path: folder.appendingPathComponent("share.state").path)
-        _ = try sign("honest", client: client, server: server, guard: guardian)
-        XCTAssertThrowsError(try sign("bent", client: client, server: server, guard: guardian, bend: { client.secretKey.publicKey.add($0, client.ckey) })) {
+        _ = try Self.sign("honest", client: client, server: server, guard: guardian)
+        XCTAssertThrowsError(try Self.sign("bent", client: client, server: server, guard: guardian, bend: { client.secretKey.publicKey.add($0, client.ckey) })) {
             XCTAssertEqual($0 as? ThresholdError, .signatureCheckFailed)
         }
         XCTAssertTrue(try guardian.isLocked())
@@ -177,7 +177,7 @@ final class PartyTests: XCTestCase {
         // A c3 that decrypts out of the honest range is a failure too.
         let fresh = ShareStateFile(path: folder.appendingPathComponent("other.state").path)
         let (client2, server2) = try Self.enroll()
-        XCTAssertThrowsError(try sign("huge", client: client2, server: server2, guard: fresh, bend: { c3 in
+        XCTAssertThrowsError(try Self.sign("huge", client: client2, server: server2, guard: fresh, bend: { c3 in
             client2.secretKey.publicKey.add(c3, client2.secretKey.publicKey.encrypt(BigInt.one.shiftedLeft(1500), randomizer: BigInt(UInt(3))))
         }))
         XCTAssertTrue(try fresh.isLocked())
