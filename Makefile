@@ -50,6 +50,7 @@ bench: release
 	@bench/readers-listing.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)/tamga"
 	@bench/card-signing.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
 	@bench/pkcs11-signing.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
+	@bench/threshold.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
 
 clean:
 	rm -rf .build

@@ -16,11 +16,13 @@ public enum TwoPartySigning {
 
     /// Server: `c3 = Enc(ρ·q + k2⁻¹·m mod q) ⊕ ((k2⁻¹·r·x2 mod q) ⊙ ckey)`.
     public static func serverCiphertext(message m: BigInt, r: BigInt, k2: BigInt, x2: BigInt, ckey: BigInt,
-                                        publicKey: PaillierPublicKey, random: RandomSource) throws -> BigInt {
+                                        publicKey: PaillierPublicKey, random: RandomSource, pool: RandomizerPool? = nil) throws -> BigInt {
         let q = P256.order
         guard let k2Inverse = k2.inverse(modulo: q) else { throw ThresholdError.invalidScalar("k2 has no inverse") }
         let rho = try random.integer(below: BigInt.one.shiftedLeft(maskBits), label: "sign.rho")
-        let c1 = try publicKey.encrypt(rho * q + (k2Inverse * m).modulo(q), random: random, label: "sign.r_enc")
+        let plaintext = rho * q + (k2Inverse * m).modulo(q)
+        let c1 = try pool?.take().map { publicKey.encrypt(plaintext, randomizerPower: $0) }
+            ?? publicKey.encrypt(plaintext, random: random, label: "sign.r_enc")
         let v = (k2Inverse * r * x2).modulo(q)
         return publicKey.add(c1, publicKey.multiply(ckey, by: v))
     }

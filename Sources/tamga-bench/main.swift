@@ -6,10 +6,13 @@
 //                                            RUNS signatures through PKCS11Signer and RUNS raw
 //                                            C_SignInit+C_Sign on the same key, interleaved in
 //                                            blocks; prints "name seconds" lines
+//   tamga-bench threshold RUNS                enrollment and signing between both parties,
+//                                            in process; prints "name seconds" lines
 import Foundation
 import IDCard
 import PKCS11
 import TamgaCore
+import Threshold
 
 struct FixedPIN: PINProvider {
     let pin: String
@@ -59,7 +62,66 @@ func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNa
     return lines
 }
 
+/// Enrollment and signing between both parties in this process (no network): one line per run,
+/// "enroll SECONDS" or "sign SECONDS" / "sign-pool SECONDS", plus the floor (one CRT decryption).
+@concurrent func measureThreshold(runs: Int) async throws -> [String] {
+    var lines: [String] = []
+    let random = SystemRandom()
+    let clientPID = Transcript.taggedHash("bench", [Array("client".utf8)]), serverPID = Transcript.taggedHash("bench", [Array("server".utf8)])
+    let server = try ServerParty(pid: serverPID, ringPedersen: RingPedersenSecret.generate(random: random))
+    var share: (ClientKeyShare, ServerKeyShare)? = nil
+    var pin: [UInt8]? = nil
+    for _ in 0..<runs {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let client = try ClientEnrollment(pid: clientPID, pinnedRingPedersen: pin)
+        let complete = try client.complete(server.enrollInit(client.initRequest))
+        let (response, serverShare) = try server.enrollComplete(clientNonce: client.initRequest.clientNonce, complete)
+        share = (try client.finish(response), serverShare)
+        lines.append("\(pin == nil ? "enroll-first-contact" : "enroll") \(seconds(since: start))")
+        pin = server.ringPedersenFingerprint
+    }
+    guard let (clientShare, serverShare) = share else { return lines }
+    struct NoGuard: ShareGuard {
+        func isLocked() throws -> Bool { false }
+        func markInFlight() throws {}
+        func clearInFlight() throws {}
+        func lock() throws {}
+    }
+    for index in 0..<runs {
+        let digest = Array(Digest.compute(.sha256, over: Data("bench \(index)".utf8)).bytes)
+        let start = DispatchTime.now().uptimeNanoseconds
+        let signing = try ClientSigning(share: clientShare, digest: digest, guard: NoGuard())
+        let prove = try signing.prove(server.signCommit(serverShare, signing.commitRequest))
+        let c3 = try server.signProve(serverShare, prove)
+        let signature = try signing.finish(c3, secretKey: clientShare.secretKey)
+        _ = try server.signFinish(serverShare, .init(signature: signature))
+        lines.append("sign \(seconds(since: start))")
+    }
+    try serverShare.pool.fill(runs, random: random)
+    for index in 0..<runs {
+        let digest = Array(Digest.compute(.sha256, over: Data("pool \(index)".utf8)).bytes)
+        let start = DispatchTime.now().uptimeNanoseconds
+        let signing = try ClientSigning(share: clientShare, digest: digest, guard: NoGuard())
+        let prove = try signing.prove(server.signCommit(serverShare, signing.commitRequest))
+        let c3 = try server.signProve(serverShare, prove)
+        let signature = try signing.finish(c3, secretKey: clientShare.secretKey)
+        _ = try server.signFinish(serverShare, .init(signature: signature))
+        lines.append("sign-pool \(seconds(since: start))")
+    }
+    let c = try clientShare.secretKey.publicKey.encrypt(BigInt(UInt(12345)), random: random, label: "bench")
+    for _ in 0..<runs {
+        let start = DispatchTime.now().uptimeNanoseconds
+        _ = try clientShare.secretKey.decrypt(c)
+        lines.append("decrypt \(seconds(since: start))")
+    }
+    return lines
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "threshold", arguments.count == 2, let runs = Int(arguments[1]) {
+    for line in try await measureThreshold(runs: runs) { print(line) }
+    exit(0)
+}
 if arguments.first == "pkcs11-sign" {
     guard arguments.count == 6, let runs = Int(arguments[5]) else {
         FileHandle.standardError.write(Data("usage: tamga-bench pkcs11-sign MODULE LABEL KEY-ID PIN RUNS\n".utf8))

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A Paillier public key `N` (2048 bits in this suite): `Enc(m; r) = (1 + m·N) · r^N mod N²`,
 /// homomorphic addition (ciphertext product) and multiplication by a scalar (ciphertext power).
 public struct PaillierPublicKey: Sendable, Equatable {
@@ -72,4 +74,30 @@ enum SmallPrimes {
         }
         return sieve.indices.filter { sieve[$0] }.map(UInt.init)
     }()
+}
+
+/// Precomputed `r^N mod N²` values for one Paillier key: the server's encryption of `c1` in
+/// every signature is one exponentiation of a 2048-bit exponent modulo N², which the pool moves
+/// off the signing path (`threshold-ecdsa.md` §4). Each value is used once.
+public final class RandomizerPool: @unchecked Sendable {   // unchecked: `lock` guards `values`
+    public let publicKey: PaillierPublicKey
+    private let lock = NSLock()
+    private var values: [BigInt] = []
+
+    public init(publicKey: PaillierPublicKey) { self.publicKey = publicKey }
+
+    public var count: Int { lock.withLock { values.count } }
+
+    /// Adds `count` fresh values (call off the signing path).
+    public func fill(_ count: Int, random: RandomSource) throws {
+        var fresh: [BigInt] = []
+        for _ in 0..<count {
+            let r = try publicKey.randomizer(random, label: "pool.r")
+            fresh.append(r.power(publicKey.n, modulo: publicKey.nSquared, exponentIsSecret: false))
+        }
+        lock.withLock { values += fresh }
+    }
+
+    /// One value, never handed out twice; nil when the pool is empty.
+    public func take() -> BigInt? { lock.withLock { values.popLast() } }
 }

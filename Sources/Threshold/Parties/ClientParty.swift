@@ -15,7 +15,8 @@ public struct ClientKeyShare: Sendable {
 }
 
 /// The client party (P1) of enrollment: commit to Q1, check the server's Q2 proof and its
-/// ring-Pedersen parameters (pinned when a fingerprint is given), then prove N and the PDL.
+/// ring-Pedersen parameters (their Π^prm on first contact; afterwards the pinned fingerprint
+/// of parameters already verified), then prove N and the PDL.
 public final class ClientEnrollment {
     let pid: [UInt8]
     let random: RandomSource
@@ -48,10 +49,17 @@ public final class ClientEnrollment {
         guard response.proofQ2.verify(statement: response.q2, sid: sid, label: "keygen/Q2", pid: response.serverPID) else {
             throw ThresholdError.proofRejected("the proof of x2")
         }
-        if let pinnedRingPedersen, pinnedRingPedersen != response.ringPedersen.fingerprint {
-            throw ThresholdError.proofRejected("the server's ring-Pedersen parameters are not the pinned ones")
+        if let pinnedRingPedersen {
+            // Pinned: these are the parameters whose Π^prm this device verified before.
+            guard pinnedRingPedersen == response.ringPedersen.fingerprint else {
+                throw ThresholdError.proofRejected("the server's ring-Pedersen parameters are not the pinned ones")
+            }
+            try response.ringPedersen.validate()
+        } else {
+            // First contact: verify Π^prm (80 rounds, most of an enrollment's time); the caller
+            // pins `response.ringPedersen.fingerprint` for next time.
+            try response.ringPedersenProof.verify(response.ringPedersen, pid: response.serverPID)
         }
-        try response.ringPedersenProof.verify(response.ringPedersen, pid: response.serverPID)
         let secretKey = try PaillierSecretKey.generate(random: random)
         let rho = try secretKey.publicKey.randomizer(random, label: "paillier.r_key")
         let ckey = secretKey.publicKey.encrypt(x1, randomizer: rho)

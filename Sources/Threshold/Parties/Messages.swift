@@ -6,6 +6,12 @@ public enum ThresholdMessage {
         public let clientPID: [UInt8]
         public let clientNonce: [UInt8]
         public let commitmentQ1: Commitment
+
+        public init(clientPID: [UInt8], clientNonce: [UInt8], commitmentQ1: Commitment) {
+            self.clientPID = clientPID
+            self.clientNonce = clientNonce
+            self.commitmentQ1 = commitmentQ1
+        }
     }
 
     public struct EnrollInitResponse: Sendable {
@@ -15,6 +21,15 @@ public enum ThresholdMessage {
         public let proofQ2: SchnorrProof
         public let ringPedersen: RingPedersenParameters
         public let ringPedersenProof: RingPedersenProof
+
+        public init(serverPID: [UInt8], serverNonce: [UInt8], q2: Point, proofQ2: SchnorrProof, ringPedersen: RingPedersenParameters, ringPedersenProof: RingPedersenProof) {
+            self.serverPID = serverPID
+            self.serverNonce = serverNonce
+            self.q2 = q2
+            self.proofQ2 = proofQ2
+            self.ringPedersen = ringPedersen
+            self.ringPedersenProof = ringPedersenProof
+        }
     }
 
     public struct EnrollCompleteRequest: Sendable {
@@ -25,11 +40,26 @@ public enum ThresholdMessage {
         public let ckey: BigInt
         public let proofN: PaillierModulusProof
         public let proofPDL: PDLProof
+
+        public init(q1: Point, blind: [UInt8], proofQ1: SchnorrProof, paillierN: BigInt, ckey: BigInt, proofN: PaillierModulusProof, proofPDL: PDLProof) {
+            self.q1 = q1
+            self.blind = blind
+            self.proofQ1 = proofQ1
+            self.paillierN = paillierN
+            self.ckey = ckey
+            self.proofN = proofN
+            self.proofPDL = proofPDL
+        }
     }
 
     public struct EnrollCompleteResponse: Sendable {
         public let keyID: [UInt8]
         public let publicKey: Point
+
+        public init(keyID: [UInt8], publicKey: Point) {
+            self.keyID = keyID
+            self.publicKey = publicKey
+        }
     }
 
     public struct SignCommitRequest: Sendable {
@@ -38,26 +68,53 @@ public enum ThresholdMessage {
         /// The 32-byte digest to sign (the server derives it itself in the service and compares).
         public let digest: [UInt8]
         public let commitmentR1: Commitment
+
+        public init(keyID: [UInt8], clientNonce: [UInt8], digest: [UInt8], commitmentR1: Commitment) {
+            self.keyID = keyID
+            self.clientNonce = clientNonce
+            self.digest = digest
+            self.commitmentR1 = commitmentR1
+        }
     }
 
     public struct SignCommitResponse: Sendable {
         public let serverNonce: [UInt8]
         public let r2: Point
         public let proofR2: SchnorrProof
+
+        public init(serverNonce: [UInt8], r2: Point, proofR2: SchnorrProof) {
+            self.serverNonce = serverNonce
+            self.r2 = r2
+            self.proofR2 = proofR2
+        }
     }
 
     public struct SignProveRequest: Sendable {
         public let r1: Point
         public let blind: [UInt8]
         public let proofR1: SchnorrProof
+
+        public init(r1: Point, blind: [UInt8], proofR1: SchnorrProof) {
+            self.r1 = r1
+            self.blind = blind
+            self.proofR1 = proofR1
+        }
     }
 
     public struct SignProveResponse: Sendable {
         public let c3: BigInt
+
+        public init(c3: BigInt) {
+            self.c3 = c3
+        }
     }
 
     public struct SignFinishRequest: Sendable {
         /// nil when the client reports a cryptographic failure.
         public let signature: (r: BigInt, s: BigInt)?
+
+        public init(signature: (r: BigInt, s: BigInt)?) {
+            self.signature = signature
+        }
     }
 }

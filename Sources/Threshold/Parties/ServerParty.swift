@@ -2,6 +2,8 @@ import Foundation
 
 /// The co-signer's key share after enrollment.
 public struct ServerKeyShare: Sendable {
+    /// Precomputed Paillier randomizers for this key's signatures (filled by the service).
+    public let pool: RandomizerPool
     public let keyID: [UInt8]
     public let clientPID: [UInt8]
     let x2: BigInt
@@ -33,6 +35,9 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
     private var enrollments: [[UInt8]: EnrollState] = [:]        // by client nonce
     private var signings: [[UInt8]: SignState] = [:]             // by key id (one at a time)
     public private(set) var lockedKeys: Set<[UInt8]> = []
+
+    /// What clients pin after verifying Π^prm once.
+    public var ringPedersenFingerprint: [UInt8] { ringPedersen.parameters.fingerprint }
 
     public init(pid: [UInt8], ringPedersen: RingPedersenSecret, random: RandomSource = SystemRandom()) throws {
         self.pid = pid
@@ -85,7 +90,7 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
         try request.proofPDL.verify(statement, sid: sid, pid: initRequest.clientPID)
         let q = try request.q1.multiplied(by: x2)
         let keyID = Transcript.taggedHash("L17v1/key-id", [sid, q.compressed])
-        let share = ServerKeyShare(keyID: keyID, clientPID: initRequest.clientPID, x2: x2, q1: request.q1, publicKey: q,
+        let share = ServerKeyShare(pool: RandomizerPool(publicKey: paillier), keyID: keyID, clientPID: initRequest.clientPID, x2: x2, q1: request.q1, publicKey: q,
                                    paillier: paillier, ckey: request.ckey)
         return (.init(keyID: keyID, publicKey: q), share)
     }
@@ -134,7 +139,7 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
         guard !r.isZero else { throw ThresholdError.invalidScalar("r = 0") }
         let m = BigInt(bytes: commit.digest).modulo(P256.order)
         let c3 = try TwoPartySigning.serverCiphertext(message: m, r: r, k2: k2, x2: share.x2, ckey: share.ckey,
-                                                     publicKey: share.paillier, random: random)
+                                                     publicKey: share.paillier, random: random, pool: share.pool)
         lock.withLock { signings[share.keyID] = .proved(sid: sid, request: commit, r: r) }
         return .init(c3: c3)
     }

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# threshold.sh BUILD_DIR [RUNS] — two-party ECDSA (Lindell 2017, P-256, proof stack A) with both
+# parties in one process, no network: enrollment (first contact, which verifies the server's
+# Π^prm, and with the parameters pinned), signing (commit → prove → finish, the client verifying
+# the result and the server re-verifying it), signing with the server's r^N pool, and the floor
+# (one CRT Paillier decryption). Median and p95 of RUNS (default 50), beside published anchors.
+# Targets (issue 7): enrollment ≤ 300 ms, signing ≤ 25 ms, signing with the pool ≤ 12 ms.
+set -euo pipefail
+BUILD=${1:?usage: threshold.sh BUILD_DIR (e.g. .build/release) [RUNS]}
+RUNS=${2:-50}
+"$BUILD/tamga-bench" threshold "$RUNS" | /usr/bin/python3 -c '
+import statistics, sys
+values = {}
+for line in sys.stdin:
+    name, seconds = line.split()
+    values.setdefault(name, []).append(float(seconds) * 1000)
+def p95(xs):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(0.95 * (len(xs) - 1))))]
+targets = {"enroll": 300, "sign": 25, "sign-pool": 12}
+floor = statistics.median(values["decrypt"])
+count = len(values["sign"])
+print(f"2P-ECDSA P-256, both parties in process, {count} runs (ms):")
+for name in ["enroll-first-contact", "enroll", "sign", "sign-pool", "decrypt"]:
+    xs = values[name]
+    line = f"  {name:<22} median {statistics.median(xs):8.1f}  p95 {p95(xs):8.1f}   = {statistics.median(xs) / floor:5.1f} x floor"
+    if name in targets:
+        verdict = "met" if statistics.median(xs) <= targets[name] else "NOT met"
+        line += f"   target <= {targets[name]} ms: {verdict}"
+    print(line)
+print("  published signing anchors (other machines, other curves):")
+sign = statistics.median(values["sign"])
+for label, ms in [("Lindell 2017 paper", 37.0), ("Unbound", 15.0), ("cb-mpc with its c3 proof", 73.0)]:
+    print(f"    {label:<26} {ms:6.1f} ms   ours / theirs = {sign / ms:4.2f}")
+print("  floor: one CRT decryption (the client must do at least this per signature)")
+'
