@@ -17,7 +17,7 @@ CHECK_PACKAGES := xmlsec1 curl openssl iproute2 faketime pcscd vsmartcard-vpcd s
                   util-linux
 BENCH_PACKAGES := time zip coreutils opensc pcsc-tools gcc softhsm2
 
-.PHONY: demo test build release deps test-deps bench clean
+.PHONY: demo test build release deps test-deps bench vectors clean
 
 deps:
 	@scripts/ensure-packages.sh $(BUILD_PACKAGES)
@@ -51,6 +51,11 @@ bench: release
 	@bench/card-signing.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
 	@bench/pkcs11-signing.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
 	@bench/threshold.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
+
+# Rewrites Fixtures/threshold/transcript.json (new safe primes, the recorded tape): only on purpose.
+vectors: deps
+	$(SWIFT) build --build-tests
+	TAMGA_REGENERATE_VECTORS=1 $(SWIFT) test --skip-build --disable-swift-testing --filter GoldenVectorTests
 
 clean:
 	rm -rf .build
