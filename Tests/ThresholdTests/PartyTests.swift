@@ -192,3 +192,100 @@ final class PartyTests: XCTestCase {
         XCTAssertTrue(try ShareStateFile(path: guardian.path).isLocked())
     }
 }
+
+/// Signing messages tampered field by field, the BitForge-style parity attack against an
+/// un-aborting client, and many random signatures.
+final class SigningAttackTests: XCTestCase {
+    func testEveryTamperedSigningFieldIsRefusedAndAfterC3TheShareLocks() throws {
+        let (client, server) = try PartyTests.enroll()
+        let digest = [UInt8](repeating: 0x42, count: 32)
+        let party = PartyTests.server
+
+        // commit request fields (server side)
+        let signing = try ClientSigning(share: client, digest: digest, guard: MemoryGuard())
+        let commit = signing.commitRequest
+        for bad in [
+            ThresholdMessage.SignCommitRequest(keyID: [UInt8](repeating: 0, count: 32), clientNonce: commit.clientNonce, digest: commit.digest, commitmentR1: commit.commitmentR1),
+            ThresholdMessage.SignCommitRequest(keyID: commit.keyID, clientNonce: [1], digest: commit.digest, commitmentR1: commit.commitmentR1),
+            ThresholdMessage.SignCommitRequest(keyID: commit.keyID, clientNonce: commit.clientNonce, digest: [1, 2], commitmentR1: commit.commitmentR1),
+            ThresholdMessage.SignCommitRequest(keyID: commit.keyID, clientNonce: commit.clientNonce, digest: commit.digest, commitmentR1: Commitment(value: [1])),
+        ] {
+            XCTAssertThrowsError(try party.signCommit(server, bad))
+        }
+        // commit response fields (client side): another nonce changes the session id, so the proof fails.
+        let response = try party.signCommit(server, commit)
+        let otherPoint = try P256.multiplyGenerator(BigInt(UInt(77)))
+        for bad in [
+            ThresholdMessage.SignCommitResponse(serverNonce: [UInt8](repeating: 0, count: 32), r2: response.r2, proofR2: response.proofR2),
+            ThresholdMessage.SignCommitResponse(serverNonce: response.serverNonce, r2: otherPoint, proofR2: response.proofR2),
+            ThresholdMessage.SignCommitResponse(serverNonce: response.serverNonce, r2: response.r2,
+                                                proofR2: SchnorrProof(commitment: otherPoint, response: response.proofR2.response)),
+        ] {
+            XCTAssertThrowsError(try ClientSigning(share: client, digest: digest, guard: MemoryGuard()).prove(bad))
+        }
+        // prove request fields (server side): a blind that does not open the commitment ends the
+        // session (no c3 is ever computed for it).
+        let prove = try signing.prove(response)
+        XCTAssertThrowsError(try party.signProve(server, ThresholdMessage.SignProveRequest(r1: prove.r1, blind: [UInt8](repeating: 1, count: 32), proofR1: prove.proofR1)))
+        XCTAssertThrowsError(try party.signProve(server, prove), "the session is over")
+
+        // prove response (client side): c3 out of range, sharing a factor with N, decrypting out
+        // of range, or making the signature fail: each locks the share.
+        let pk = client.secretKey.publicKey
+        let bends: [(String, (BigInt) -> BigInt)] = [
+            ("zero", { _ in .zero }),
+            ("N²", { _ in pk.nSquared }),
+            ("a multiple of p", { _ in client.secretKey.p }),
+            ("out of the honest range", { pk.add($0, pk.encrypt(BigInt.one.shiftedLeft(1400), randomizer: BigInt(UInt(3)))) }),
+            ("a wrong signature", { pk.add($0, pk.encrypt(.one, randomizer: BigInt(UInt(3)))) }),
+        ]
+        for (name, bend) in bends {
+            let (client2, server2) = try PartyTests.enroll()
+            let guardian = MemoryGuard()
+            XCTAssertThrowsError(try PartyTests.sign("x", client: client2, server: server2, guard: guardian, bend: bend), name)
+            XCTAssertEqual(guardian.current, "locked", name)
+        }
+    }
+
+    /// BitForge (CVE-2023-33242) against Lindell 2017: the server adds `(q·2^-k mod N) ⊙ ckey`
+    /// to c3. The result decrypts to `s' + q·x1·2^-k (mod N)`, a valid signature exactly when
+    /// 2^k divides x1, so each signing answers one guess about x1's low bits. Without terminal
+    /// abort the server would learn x1 bit by bit; with it, the first failure locks the share.
+    func testTheParityAttackGetsNoFurtherThanItsFirstFailure() throws {
+        let (client, server) = try PartyTests.enroll()
+        let pk = client.secretKey.publicKey
+        let guardian = MemoryGuard()
+        var leaked = 0
+        for k in 1...8 {
+            let twoToMinusK = BigInt(UInt(1) << UInt(k)).inverse(modulo: pk.n)!
+            let t = (P256.order * twoToMinusK).modulo(pk.n)
+            do {
+                _ = try PartyTests.sign("attack \(k)", client: client, server: server, guard: guardian, bend: { pk.add($0, pk.multiply(client.ckey, by: t)) })
+                leaked += 1   // the signature worked: the server learnt that 2^k divides x1
+            } catch {
+                XCTAssertEqual(guardian.current, "locked")
+                break
+            }
+        }
+        var trailingZeros = 0
+        while trailingZeros < 8 && !client.x1.bit(trailingZeros) { trailingZeros += 1 }
+        XCTAssertEqual(leaked, min(trailingZeros, 8), "each success is exactly one true guess")
+        if leaked < 8 {
+            XCTAssertThrowsError(try ClientSigning(share: client, digest: [UInt8](repeating: 9, count: 32), guard: guardian)) {
+                XCTAssertEqual($0 as? ThresholdError, .shareLocked, "no second failed guess")
+            }
+        }
+    }
+
+    func testManyRandomSignaturesAllVerify() throws {
+        let (client, server) = try PartyTests.enroll()
+        let count = Int(ProcessInfo.processInfo.environment["TAMGA_THRESHOLD_SIGNINGS"] ?? "") ?? 1000
+        try server.pool.fill(count, random: SystemRandom())
+        let guardian = MemoryGuard()
+        for index in 0..<count {
+            let signature = try PartyTests.sign("random \(index) \(UUID().uuidString)", client: client, server: server, guard: guardian)
+            XCTAssertTrue(signature.s <= P256.order / BigInt(UInt(2)))
+        }
+        XCTAssertEqual(guardian.current, "ready")
+    }
+}
