@@ -35,7 +35,7 @@ let package = Package(
         .systemLibrary(name: "CP11Kit", path: "Sources/CP11Kit", pkgConfig: "p11-kit-1", providers: [.apt(["libp11-kit-dev"])]),
         .target(name: "PKCS11", dependencies: ["CP11Kit", "TamgaCore", "PCSC"]),
         .systemLibrary(name: "CGMP", path: "Sources/CGMP", pkgConfig: "gmp", providers: [.apt(["libgmp-dev"])]),
-        .target(name: "Threshold", dependencies: ["CGMP", "COpenSSL", "TamgaCore"]),
+        .target(name: "Threshold", dependencies: ["CGMP", "COpenSSL", "TamgaCore", "PKCS11"]),
         .target(name: "TamgaCLI", dependencies: ["TamgaCore", "ASiC", "PCSC", "IDCard", "PKCS11"]),
         .executableTarget(name: "tamga", dependencies: ["TamgaCLI"]),
         // The virtual card that tests and the demo put into pcscd's vpcd reader.
@@ -46,7 +46,7 @@ let package = Package(
         .testTarget(name: "TamgaCoreTests", dependencies: ["TamgaCore", "TamgaTestSupport"]),
         .testTarget(name: "ASiCTests", dependencies: ["ASiC", "TamgaCore", "TamgaTestSupport"]),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "TamgaTestSupport"]),
-        .testTarget(name: "ThresholdTests", dependencies: ["Threshold", "TamgaCore", "TamgaTestSupport"]),
+        .testTarget(name: "ThresholdTests", dependencies: ["Threshold", "TamgaCore", "PKCS11", "TamgaTestSupport"]),
         .testTarget(name: "PKCS11Tests", dependencies: ["PKCS11", "TamgaCore", "ASiC", "TamgaTestSupport"]),
         .testTarget(name: "IDCardTests", dependencies: ["IDCard", "PCSC", "TamgaCore", "ASiC", "TamgaTestSupport"]),
         .testTarget(name: "TamgaCLITests", dependencies: ["TamgaCLI", "ASiC", "TamgaCore", "TamgaTestSupport"]),

@@ -2,6 +2,7 @@ import Foundation
 import TamgaCore
 import TamgaTestSupport
 @testable import Threshold
+import PKCS11
 import XCTest
 
 final class ShareKeyStoreTests: XCTestCase {
@@ -68,5 +69,39 @@ final class ShareKeyStoreTests: XCTestCase {
         XCTAssertThrowsError(try ShareKeyStore(account: "../escape", root: root))
         try store.deleteRegistration()
         XCTAssertFalse(FileManager.default.fileExists(atPath: store.folder.path))
+    }
+}
+
+/// The extra wrap by a key on a PKCS#11 token (SoftHSM here), the stand-in for the Secure Enclave.
+final class TokenWrappedShareTests: XCTestCase {
+    func testAShareWrappedByATokenNeedsTheTokenAndThePIN() throws {
+        let softhsm = try SoftHSMToken.shared.get()
+        let root = try TestEnvironment.temporaryFolder("wrapped")
+        defer { TestEnvironment.removeFolder(root) }
+        _ = softhsm
+        let modules = try PKCS11Tokens.modules(path: SoftHSMToken.module)
+        let token = try PKCS11Tokens.choose(label: SoftHSMToken.label, in: modules)
+        let wrapper = try PKCS11ShareWrapper(token: token, pin: SecretBytes(Array(SoftHSMToken.pin.utf8)))
+        let (share, _) = try PartyTests.enroll()
+        let store = try ShareKeyStore(account: "wrapped", root: root)
+        try store.store(share, role: .sign, pin: SecretBytes(Array("13579".utf8)), wrapper: wrapper)
+        XCTAssertEqual(try Data(contentsOf: store.folder.appendingPathComponent("sign.share")).first, 1)
+        XCTAssertThrowsError(try store.unlock(.sign, pin: SecretBytes(Array("13579".utf8)))) {
+            guard case ThresholdError.keyStore(let why)? = $0 as? ThresholdError else { return XCTFail("\($0)") }
+            XCTAssertTrue(why.contains("PKCS#11 token"), why)
+        }
+        XCTAssertEqual(try store.unlock(.sign, pin: SecretBytes(Array("13579".utf8)), wrapper: wrapper).publicKey, share.publicKey)
+        XCTAssertThrowsError(try store.unlock(.sign, pin: SecretBytes(Array("00000".utf8)), wrapper: wrapper)) {
+            XCTAssertEqual($0 as? ThresholdError, .wrongPIN(triesLeft: 9), "the PIN is still checked")
+        }
+        // Another token has another wrapping key: it cannot unwrap.
+        let spare = try PKCS11Tokens.choose(label: SoftHSMToken.spareLabel, in: modules)
+        let other = try PKCS11ShareWrapper(token: spare, pin: SecretBytes(Array(SoftHSMToken.sparePIN.utf8)))
+        XCTAssertThrowsError(try store.unlock(.sign, pin: SecretBytes(Array("13579".utf8)), wrapper: other))
+        // The wrapping key stays on the token and cannot be read out.
+        let session = try token.module.openSession(token.slot)
+        try session.login(pin: SecretBytes(Array(SoftHSMToken.pin.utf8)))
+        let key = try XCTUnwrap(session.secretKey(label: PKCS11ShareWrapper.keyLabel))
+        XCTAssertNotNil(key)
     }
 }

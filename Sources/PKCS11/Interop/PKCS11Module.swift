@@ -155,11 +155,13 @@ public final class PKCS11Module: @unchecked Sendable {   // unchecked: `function
         }
     }
 
-    /// Opens a read-only session on the token in `slot`.
-    public func openSession(_ slot: Slot) throws -> PKCS11Session {
+    /// Opens a session on the token in `slot` (read-only unless `readWrite`, which creating
+    /// token objects needs).
+    public func openSession(_ slot: Slot, readWrite: Bool = false) throws -> PKCS11Session {
         try serialised {
             var handle: CK_SESSION_HANDLE = 0
-            try Self.check(functions.C_OpenSession!(CK_SLOT_ID(slot.id), CK_FLAGS(CKF_SERIAL_SESSION), nil, nil, &handle), "C_OpenSession")
+            let flags = CK_FLAGS(CKF_SERIAL_SESSION) | (readWrite ? CK_FLAGS(CKF_RW_SESSION) : 0)
+            try Self.check(functions.C_OpenSession!(CK_SLOT_ID(slot.id), flags, nil, nil, &handle), "C_OpenSession")
             return PKCS11Session(module: self, handle: UInt(handle), slot: slot)
         }
     }

@@ -156,6 +156,59 @@ public final class PKCS11Session: @unchecked Sendable {   // unchecked: every ca
     }
 }
 
+// MARK: AES-GCM with a secret key kept on the token (wrapping small secrets at rest)
+
+extension PKCS11Session {
+    /// The handle of the token's secret key labelled `label`, if there is one.
+    public func secretKey(label: String) throws -> UInt? {
+        try findObjects([(CK_ATTRIBUTE_TYPE(CKA_CLASS), Self.ulongBytes(UInt(CKO_SECRET_KEY))),
+                         (CK_ATTRIBUTE_TYPE(CKA_LABEL), Array(label.utf8))]).first.map(UInt.init)
+    }
+
+    /// Generates a 256-bit AES key on the token: a private, sensitive, non-extractable token
+    /// object usable only to encrypt and decrypt. Needs a read-write session, logged in.
+    public func generateAESKey(label: String) throws -> UInt {
+        try module.serialised {
+            let yes: [UInt8] = [1], no: [UInt8] = [0]
+            var values: [[UInt8]] = [Self.ulongBytes(UInt(CKO_SECRET_KEY)), Self.ulongBytes(UInt(CKK_AES)), Self.ulongBytes(32),
+                                     yes, yes, yes, no, yes, yes, Array(label.utf8)]
+            let types: [CK_ATTRIBUTE_TYPE] = [CK_ATTRIBUTE_TYPE(CKA_CLASS), CK_ATTRIBUTE_TYPE(CKA_KEY_TYPE), CK_ATTRIBUTE_TYPE(CKA_VALUE_LEN),
+                                              CK_ATTRIBUTE_TYPE(CKA_TOKEN), CK_ATTRIBUTE_TYPE(CKA_PRIVATE), CK_ATTRIBUTE_TYPE(CKA_SENSITIVE),
+                                              CK_ATTRIBUTE_TYPE(CKA_EXTRACTABLE), CK_ATTRIBUTE_TYPE(CKA_ENCRYPT), CK_ATTRIBUTE_TYPE(CKA_DECRYPT),
+                                              CK_ATTRIBUTE_TYPE(CKA_LABEL)]
+            var key: CK_OBJECT_HANDLE = 0
+            try withTemplate(types: types, values: &values) { template, count in
+                var mechanism = CK_MECHANISM(mechanism: CK_MECHANISM_TYPE(CKM_AES_KEY_GEN), pParameter: nil, ulParameterLen: 0)
+                try PKCS11Module.check(functions.C_GenerateKey!(handle, &mechanism, template, count, &key), "C_GenerateKey")
+            }
+            return UInt(key)
+        }
+    }
+
+    /// AES-GCM (96-bit IV, 128-bit tag) with the token key `key`: encrypt or decrypt `input`.
+    public func aesGCM(encrypt: Bool, key: UInt, iv: [UInt8], input: [UInt8]) throws -> [UInt8] {
+        try module.serialised {
+            var ivBytes = iv
+            return try ivBytes.withUnsafeMutableBufferPointer { ivPointer in
+                var parameters = CK_GCM_PARAMS(pIv: ivPointer.baseAddress, ulIvLen: CK_ULONG(ivPointer.count), ulIvBits: CK_ULONG(ivPointer.count * 8),
+                                               pAAD: nil, ulAADLen: 0, ulTagBits: 128)
+                try withUnsafeMutableBytes(of: &parameters) { raw in
+                    var mechanism = CK_MECHANISM(mechanism: CK_MECHANISM_TYPE(CKM_AES_GCM), pParameter: raw.baseAddress, ulParameterLen: CK_ULONG(raw.count))
+                    let rv = encrypt ? functions.C_EncryptInit!(handle, &mechanism, CK_OBJECT_HANDLE(key)) : functions.C_DecryptInit!(handle, &mechanism, CK_OBJECT_HANDLE(key))
+                    try PKCS11Module.check(rv, encrypt ? "C_EncryptInit" : "C_DecryptInit")
+                }
+                var data = input
+                var length: CK_ULONG = CK_ULONG(input.count + 16)
+                var output = [UInt8](repeating: 0, count: Int(length))
+                let rv = encrypt ? functions.C_Encrypt!(handle, &data, CK_ULONG(data.count), &output, &length)
+                                 : functions.C_Decrypt!(handle, &data, CK_ULONG(data.count), &output, &length)
+                try PKCS11Module.check(rv, encrypt ? "C_Encrypt" : "C_Decrypt")
+                return Array(output.prefix(Int(length)))
+            }
+        }
+    }
+}
+
 /// Builds a `CK_ATTRIBUTE` array over `values` (kept alive for the call).
 private func withTemplate<T>(types: [CK_ATTRIBUTE_TYPE], values: inout [[UInt8]],
                              _ body: (UnsafeMutablePointer<CK_ATTRIBUTE>?, CK_ULONG) throws -> T) throws -> T {

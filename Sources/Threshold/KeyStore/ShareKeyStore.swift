@@ -12,8 +12,8 @@ public enum ShareRole: String, Sendable, CaseIterable {
 /// The device side's key store (the seed's `SecureKeyStore`, on Linux): per account a folder
 /// (0700) under `$XDG_DATA_HOME/tamga/threshold` holding, per role, the public part of the share,
 /// the secret part (x1 and the Paillier primes) sealed under the PIN (PBKDF2-HMAC-SHA256
-/// 210,000 iterations → AES-256-GCM, `[0 | salt | iv | ciphertext | tag]`; a leading 1 is
-/// reserved for a share wrapped again by a PKCS#11 token), the terminal-abort state, and a
+/// 210,000 iterations → AES-256-GCM, `[0 | salt | iv | ciphertext | tag]`, or `[1 | wrapped]`
+/// when a PKCS#11 token wraps it once more), the terminal-abort state, and a
 /// wrong-PIN counter. Ten consecutive wrong PINs delete the sealed share; the counter survives
 /// that and restarts. Files are 0600 and written atomically.
 public final class ShareKeyStore: @unchecked Sendable {   // unchecked: every operation is a whole-file read or atomic write
@@ -69,8 +69,9 @@ public final class ShareKeyStore: @unchecked Sendable {   // unchecked: every op
         return value.bytes(width: text.count / 2) ?? []
     }
 
-    /// Stores a freshly enrolled share, sealed under `pin`; resets the wrong-PIN counter and the guard.
-    public func store(_ share: ClientKeyShare, role: ShareRole, pin: SecretBytes) throws {
+    /// Stores a freshly enrolled share, sealed under `pin` (and wrapped by `wrapper` when the
+    /// user configured a token); resets the wrong-PIN counter and the guard.
+    public func store(_ share: ClientKeyShare, role: ShareRole, pin: SecretBytes, wrapper: ShareWrapper? = nil) throws {
         var secret = Scalar.encode(share.x1) + (share.secretKey.p.bytes(width: 128) ?? []) + (share.secretKey.q.bytes(width: 128) ?? [])
         defer { wipe(&secret) }
         guard secret.count == 32 + 256 else { throw ThresholdError.keyStore("the share does not have the expected sizes") }
@@ -78,7 +79,7 @@ public final class ShareKeyStore: @unchecked Sendable {   // unchecked: every op
         let publicPart = PublicPart(keyID: Self.hex(share.keyID), clientPID: Self.hex(share.clientPID), serverPID: Self.hex(share.serverPID),
                                     publicKey: Self.hex(share.publicKey.compressed), q2: Self.hex(share.q2.compressed),
                                     ckey: share.ckey.hex, paillierN: share.secretKey.publicKey.n.hex)
-        try writeAtomically([0] + sealed, to: file(role, "share"))
+        try writeAtomically(try wrapper.map { [1] + (try $0.wrap(sealed)) } ?? ([0] + sealed), to: file(role, "share"))
         try writeAtomically(Array(try JSONEncoder().encode(publicPart)), to: file(role, "public"))
         try writeAtomically(Array("0\n".utf8), to: file(role, "pin-failures"))
         try shareGuard(role).clearInFlight()
@@ -92,14 +93,20 @@ public final class ShareKeyStore: @unchecked Sendable {   // unchecked: every op
 
     /// Opens the share with `pin` (one attempt). A wrong PIN is counted; the tenth deletes the
     /// sealed share. A locked share (terminal abort) does not open at all.
-    public func unlock(_ role: ShareRole, pin: SecretBytes) throws -> ClientKeyShare {
+    public func unlock(_ role: ShareRole, pin: SecretBytes, wrapper: ShareWrapper? = nil) throws -> ClientKeyShare {
         guard isEnrolled(role) else { throw ThresholdError.notEnrolled }
         if try shareGuard(role).isLocked() { throw ThresholdError.shareLocked }
         guard let stored = FileManager.default.contents(atPath: file(role, "share")) else { throw ThresholdError.shareLocked }   // deleted after ten wrong PINs
         let bytes = Array(stored)
-        guard let first = bytes.first else { throw ThresholdError.keyStore("the sealed share is empty") }
-        guard first == 0 else { throw ThresholdError.keyStore("this share is wrapped by a PKCS#11 token, which this version cannot unwrap") }
-        guard var secret = try SealedBox.open(Array(bytes.dropFirst()), pin: pin) else {
+        guard let first = bytes.first, first <= 1 else { throw ThresholdError.keyStore("the sealed share has an unknown format") }
+        let sealed: [UInt8]
+        if first == 1 {
+            guard let wrapper else { throw ThresholdError.keyStore("this share is wrapped by a PKCS#11 token: connect it and give its PIN") }
+            sealed = try wrapper.unwrap(Array(bytes.dropFirst()))
+        } else {
+            sealed = Array(bytes.dropFirst())
+        }
+        guard var secret = try SealedBox.open(sealed, pin: pin) else {
             let count = failures(role) + 1
             try writeAtomically(Array("\(count)\n".utf8), to: file(role, "pin-failures"))
             if count >= Self.maximumWrongPINs {
@@ -123,16 +130,17 @@ public final class ShareKeyStore: @unchecked Sendable {   // unchecked: every op
     }
 
     /// True when `pin` opens the share (counting a wrong one like `unlock`).
-    public func verifyPIN(_ role: ShareRole, pin: SecretBytes) throws {
-        _ = try unlock(role, pin: pin)
+    public func verifyPIN(_ role: ShareRole, pin: SecretBytes, wrapper: ShareWrapper? = nil) throws {
+        _ = try unlock(role, pin: pin, wrapper: wrapper)
     }
 
     /// Re-seals the share under a new PIN; the public key and everything public stay as they are.
-    public func changePIN(_ role: ShareRole, old: SecretBytes, new: SecretBytes) throws {
-        let share = try unlock(role, pin: old)
+    public func changePIN(_ role: ShareRole, old: SecretBytes, new: SecretBytes, wrapper: ShareWrapper? = nil) throws {
+        let share = try unlock(role, pin: old, wrapper: wrapper)
         var secret = Scalar.encode(share.x1) + (share.secretKey.p.bytes(width: 128) ?? []) + (share.secretKey.q.bytes(width: 128) ?? [])
         defer { wipe(&secret) }
-        try writeAtomically([0] + SealedBox.seal(secret, pin: new, random: random), to: file(role, "share"))
+        let sealed = try SealedBox.seal(secret, pin: new, random: random)
+        try writeAtomically(try wrapper.map { [1] + (try $0.wrap(sealed)) } ?? ([0] + sealed), to: file(role, "share"))
     }
 
     /// Removes this account's local registration (the co-signer keeps its half until told).
