@@ -52,10 +52,11 @@ bench: release
 	@bench/pkcs11-signing.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
 	@bench/threshold.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
 
-# Rewrites Fixtures/threshold/transcript.json (new safe primes, the recorded tape): only on purpose.
+# Rewrites Fixtures/threshold/{transcript,primitives}.json (new safe primes, recorded tapes): only on purpose.
 vectors: deps
 	$(SWIFT) build --build-tests
-	TAMGA_REGENERATE_VECTORS=1 $(SWIFT) test --skip-build --disable-swift-testing --filter GoldenVectorTests
+	TAMGA_REGENERATE_VECTORS=1 $(SWIFT) test --skip-build --disable-swift-testing --filter GoldenVectorTests/testRecordedTranscriptReplaysByteForByte
+	TAMGA_REGENERATE_VECTORS=1 $(SWIFT) test --skip-build --disable-swift-testing --filter PrimitiveVectorTests
 
 clean:
 	rm -rf .build
