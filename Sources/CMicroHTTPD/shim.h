@@ -1,0 +1,44 @@
+#ifndef TAMGA_CMICROHTTPD_SHIM_H
+#define TAMGA_CMICROHTTPD_SHIM_H
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <microhttpd.h>
+
+// MHD_start_daemon is variadic, which Swift cannot call: the options tamga uses, fixed here.
+// Loopback or any address, a thread pool, a connection limit and timeout, a per-request
+// completion callback (to release the request's accumulated body).
+static inline struct MHD_Daemon *cmhd_start(uint16_t port, int loopbackOnly, unsigned int threads,
+                                            unsigned int connectionLimit, unsigned int timeoutSeconds,
+                                            MHD_AccessHandlerCallback handler, void *context,
+                                            MHD_RequestCompletedCallback completed) {
+    static struct sockaddr_in loopback;
+    loopback.sin_family = AF_INET;
+    loopback.sin_port = htons(port);
+    loopback.sin_addr.s_addr = htonl(loopbackOnly ? INADDR_LOOPBACK : INADDR_ANY);
+    return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG,
+                            port, NULL, NULL, handler, context,
+                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&loopback,
+                            MHD_OPTION_THREAD_POOL_SIZE, threads,
+                            MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
+                            MHD_OPTION_CONNECTION_TIMEOUT, timeoutSeconds,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, context,
+                            MHD_OPTION_END);
+}
+
+// Enum values Swift does not import as plain constants.
+static inline enum MHD_Result cmhd_result(int yes) { return yes ? MHD_YES : MHD_NO; }
+static inline const char *cmhd_header(struct MHD_Connection *connection, const char *name) {
+    return MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
+}
+static inline struct MHD_Response *cmhd_response_copy(const void *data, size_t size) {
+    return MHD_create_response_from_buffer(size, (void *)data, MHD_RESPMEM_MUST_COPY);
+}
+
+// The port the daemon listens on (for port 0: the one the system picked).
+static inline uint16_t cmhd_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info ? info->port : 0;
+}
+#endif

@@ -1,0 +1,126 @@
+internal import CMicroHTTPD
+import Foundation
+
+/// A request as the handler sees it: method, path, the headers it asked for, the whole body.
+public struct HTTPRequest: Sendable {
+    public let method: String
+    public let path: String
+    public let headers: [String: String]   // lower-case names
+    public let body: [UInt8]
+}
+
+public struct HTTPResponse: Sendable {
+    public let status: Int
+    public let headers: [String: String]
+    public let body: [UInt8]
+
+    public init(status: Int, headers: [String: String] = [:], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public static func json<T: Encodable>(_ value: T, status: Int = 200) -> HTTPResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let body = (try? encoder.encode(value)).map(Array.init) ?? Array("{}".utf8)
+        return HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: body)
+    }
+
+    /// A JSON error body `{"error": {"code": …, "message": …}}`.
+    public static func error(_ status: Int, code: String, message: String) -> HTTPResponse {
+        json(["error": ["code": code, "message": message]], status: status)
+    }
+}
+
+/// An HTTP/1.1 server over libmicrohttpd: a thread pool polls with epoll; each request's body is
+/// gathered (up to `maximumBody`, else 413 without calling the handler), then `handler` runs on
+/// the pool thread and its response is queued. Stopped by `stop()` or when released.
+public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon is used by its own threads; `stop` is idempotent behind `lock`
+    public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+
+    let handler: Handler
+    let maximumBody: Int
+    /// Request headers copied for the handler (MHD hands them out one lookup at a time).
+    let headerNames: [String]
+    private var daemon: OpaquePointer?
+    private let lock = NSLock()
+    public private(set) var port: UInt16 = 0
+
+    /// The body of one request being received; kept in MHD's per-connection slot.
+    final class PendingRequest {
+        var body: [UInt8] = []
+        var tooLarge = false
+    }
+
+    public init(port: UInt16 = 0, loopbackOnly: Bool = true, threads: UInt32 = 4, maximumBody: Int = 256 * 1024,
+                headerNames: [String] = ["content-type", "x-device-token", "authorization"], handler: @escaping Handler) throws {
+        self.handler = handler
+        self.maximumBody = maximumBody
+        self.headerNames = headerNames
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        guard let daemon = cmhd_start(port, loopbackOnly ? 1 : 0, threads, 256, 30, HTTPServer.access, context, HTTPServer.completed) else {
+            throw DatabaseError(code: 0, message: "cannot listen on port \(port) (in use?)")
+        }
+        self.daemon = daemon
+        self.port = cmhd_port(daemon)
+    }
+
+    deinit { stop() }
+
+    public func stop() {
+        lock.withLock {
+            if let daemon { MHD_stop_daemon(daemon) }
+            daemon = nil
+        }
+    }
+
+    /// MHD's access handler: called first with the headers (allocate the pending request), then
+    /// with each piece of the body, then once more with none (answer).
+    private static let access: MHD_AccessHandlerCallback = { context, connection, url, method, _, uploadData, uploadSize, slot in
+        guard let context, let connection, let slot, let uploadSize else { return cmhd_result(0) }
+        let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        if slot.pointee == nil {
+            slot.pointee = Unmanaged.passRetained(PendingRequest()).toOpaque()
+            return cmhd_result(1)
+        }
+        let pending = Unmanaged<PendingRequest>.fromOpaque(slot.pointee!).takeUnretainedValue()
+        if uploadSize.pointee > 0 {
+            if let uploadData, !pending.tooLarge {
+                if pending.body.count + uploadSize.pointee > server.maximumBody {
+                    pending.tooLarge = true
+                    pending.body = []
+                } else {
+                    pending.body += UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee)
+                }
+            }
+            uploadSize.pointee = 0
+            return cmhd_result(1)
+        }
+        let response: HTTPResponse
+        if pending.tooLarge {
+            response = .error(413, code: "body-too-large", message: "the request body is larger than \(server.maximumBody) bytes")
+        } else {
+            var headers: [String: String] = [:]
+            for name in server.headerNames {
+                if let value = cmhd_header(connection, name) { headers[name] = String(cString: value) }
+            }
+            let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/",
+                                      headers: headers, body: pending.body)
+            response = server.handler(request)
+        }
+        return response.body.withUnsafeBytes { raw -> MHD_Result in
+            guard let mhd = cmhd_response_copy(raw.baseAddress, raw.count) else { return cmhd_result(0) }
+            defer { MHD_destroy_response(mhd) }
+            for (name, value) in response.headers { MHD_add_response_header(mhd, name, value) }
+            return MHD_queue_response(connection, UInt32(response.status), mhd)
+        }
+    }
+
+    /// Releases the pending request whatever happened to the connection.
+    private static let completed: MHD_RequestCompletedCallback = { _, _, slot, _ in
+        guard let slot, let pointer = slot.pointee else { return }
+        Unmanaged<PendingRequest>.fromOpaque(pointer).release()
+        slot.pointee = nil
+    }
+}
