@@ -86,11 +86,12 @@ func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNa
         func markInFlight() throws {}
         func clearInFlight() throws {}
         func lock() throws {}
+        func reset() throws {}
     }
     for index in 0..<runs {
         let digest = Array(Digest.compute(.sha256, over: Data("bench \(index)".utf8)).bytes)
         let start = DispatchTime.now().uptimeNanoseconds
-        let signing = try ClientSigning(share: clientShare, digest: digest, guard: NoGuard())
+        let signing = try ClientSigning(share: clientShare.publicShare, digest: digest, guard: NoGuard())
         let prove = try signing.prove(server.signCommit(serverShare, signing.commitRequest))
         let c3 = try server.signProve(serverShare, prove)
         let signature = try signing.finish(c3, secretKey: clientShare.secretKey)
@@ -101,7 +102,7 @@ func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNa
     for index in 0..<runs {
         let digest = Array(Digest.compute(.sha256, over: Data("pool \(index)".utf8)).bytes)
         let start = DispatchTime.now().uptimeNanoseconds
-        let signing = try ClientSigning(share: clientShare, digest: digest, guard: NoGuard())
+        let signing = try ClientSigning(share: clientShare.publicShare, digest: digest, guard: NoGuard())
         let prove = try signing.prove(server.signCommit(serverShare, signing.commitRequest))
         let c3 = try server.signProve(serverShare, prove)
         let signature = try signing.finish(c3, secretKey: clientShare.secretKey)

@@ -55,7 +55,7 @@ final class GoldenVectorTests: XCTestCase {
         messages["enroll/complete.resp"] = ["keyID": hex(completeResponse.keyID), "Q": hex(completeResponse.publicKey.compressed)]
         let share = try client.finish(completeResponse)
 
-        let signing = try ClientSigning(share: share, digest: digest, guard: MemoryGuard(), random: random)
+        let signing = try ClientSigning(share: share.publicShare, digest: digest, guard: MemoryGuard(), random: random)
         let commit = signing.commitRequest
         messages["sign/commit.req"] = ["clientNonce": hex(commit.clientNonce), "digest": hex(commit.digest), "C_R1": hex(commit.commitmentR1.value)]
         let commitResponse = try server.signCommit(serverShare, commit)

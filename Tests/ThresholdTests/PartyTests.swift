@@ -4,15 +4,26 @@ import TamgaTestSupport
 @testable import Threshold
 import XCTest
 
-/// A guard in memory (the file-backed one is tested separately).
-final class MemoryGuard: ShareGuard, @unchecked Sendable {   // unchecked: `lock` guards `state`
+/// A guard in memory with the file guard's transitions (the file-backed one is tested separately).
+final class MemoryGuard: ShareGuard, @unchecked Sendable {   // unchecked: `stateLock` guards `state`
     private let stateLock = NSLock()
     private var state = "ready"
     var current: String { stateLock.withLock { state } }
     func isLocked() throws -> Bool { stateLock.withLock { state != "ready" } }
-    func markInFlight() throws { stateLock.withLock { state = "in-flight" } }
-    func clearInFlight() throws { stateLock.withLock { state = "ready" } }
+    func markInFlight() throws {
+        try stateLock.withLock {
+            guard state == "ready" else { throw ThresholdError.shareLocked }
+            state = "in-flight"
+        }
+    }
+    func clearInFlight() throws {
+        try stateLock.withLock {
+            guard state == "in-flight" else { throw ThresholdError.shareLocked }
+            state = "ready"
+        }
+    }
     func lock() throws { stateLock.withLock { state = "locked" } }
+    func reset() throws { stateLock.withLock { state = "ready" } }
 }
 
 /// Enrollment and signing between the two parties over message values, every check exercised.
@@ -33,7 +44,7 @@ final class PartyTests: XCTestCase {
     static func sign(_ text: String, client share: ClientKeyShare, server serverShare: ServerKeyShare, guard guardian: ShareGuard,
               bend: ((BigInt) -> BigInt)? = nil) throws -> (r: BigInt, s: BigInt) {
         let digest = Array(Digest.compute(.sha256, over: Data(text.utf8)).bytes)
-        let signing = try ClientSigning(share: share, digest: digest, guard: guardian)
+        let signing = try ClientSigning(share: share.publicShare, digest: digest, guard: guardian)
         let commit = try Self.server.signCommit(serverShare, signing.commitRequest)
         let prove = try signing.prove(commit)
         var response = try Self.server.signProve(serverShare, prove)
@@ -124,16 +135,16 @@ final class PartyTests: XCTestCase {
     func testSigningSessionsAreSingleUseAndSequential() throws {
         let (client, server) = try Self.enroll()
         let digest = Array(Digest.compute(.sha256, over: Data("x".utf8)).bytes)
-        let first = try ClientSigning(share: client, digest: digest, guard: MemoryGuard())
+        let first = try ClientSigning(share: client.publicShare, digest: digest, guard: MemoryGuard())
         let commit = try Self.server.signCommit(server, first.commitRequest)
-        let second = try ClientSigning(share: client, digest: digest, guard: MemoryGuard())
+        let second = try ClientSigning(share: client.publicShare, digest: digest, guard: MemoryGuard())
         XCTAssertThrowsError(try Self.server.signCommit(server, second.commitRequest), "one open session per key")
         let prove = try first.prove(commit)
         _ = try Self.server.signProve(server, prove)
         XCTAssertThrowsError(try Self.server.signProve(server, prove), "never a second c3 for one k2")
         // The client reports a failure: the server locks the key for review and opens no new session.
         _ = try? Self.server.signFinish(server, .init(signature: nil))
-        let third = try ClientSigning(share: client, digest: digest, guard: MemoryGuard())
+        let third = try ClientSigning(share: client.publicShare, digest: digest, guard: MemoryGuard())
         XCTAssertThrowsError(try Self.server.signCommit(server, third.commitRequest)) {
             XCTAssertEqual($0 as? ThresholdError, .shareLocked)
         }
@@ -141,7 +152,7 @@ final class PartyTests: XCTestCase {
 
     func testAProveWhoseR1DoesNotOpenTheCommitmentIsRefused() throws {
         let (client, server) = try Self.enroll()
-        let signing = try ClientSigning(share: client, digest: [UInt8](repeating: 3, count: 32), guard: MemoryGuard())
+        let signing = try ClientSigning(share: client.publicShare, digest: [UInt8](repeating: 3, count: 32), guard: MemoryGuard())
         let prove = try signing.prove(try Self.server.signCommit(server, signing.commitRequest))
         let other = ThresholdMessage.SignProveRequest(r1: try P256.multiplyGenerator(BigInt(UInt(5))), blind: prove.blind, proofR1: prove.proofR1)
         XCTAssertThrowsError(try Self.server.signProve(server, other)) {
@@ -151,7 +162,7 @@ final class PartyTests: XCTestCase {
 
     func testTheClientChecksTheServersNonceProof() throws {
         let (client, server) = try Self.enroll()
-        let signing = try ClientSigning(share: client, digest: [UInt8](repeating: 1, count: 32), guard: MemoryGuard())
+        let signing = try ClientSigning(share: client.publicShare, digest: [UInt8](repeating: 1, count: 32), guard: MemoryGuard())
         let commit = try Self.server.signCommit(server, signing.commitRequest)
         let forged = ThresholdMessage.SignCommitResponse(serverNonce: commit.serverNonce, r2: try P256.multiplyGenerator(BigInt(UInt(99))), proofR2: commit.proofR2)
         XCTAssertThrowsError(try signing.prove(forged))
@@ -171,7 +182,7 @@ final class PartyTests: XCTestCase {
         }
         XCTAssertTrue(try guardian.isLocked())
         XCTAssertEqual(try String(contentsOfFile: guardian.path, encoding: .utf8), "locked\n")
-        XCTAssertThrowsError(try ClientSigning(share: client, digest: [UInt8](repeating: 2, count: 32), guard: guardian)) {
+        XCTAssertThrowsError(try ClientSigning(share: client.publicShare, digest: [UInt8](repeating: 2, count: 32), guard: guardian)) {
             XCTAssertEqual($0 as? ThresholdError, .shareLocked, "no second guess")
         }
         // A c3 that decrypts out of the honest range is a failure too.
@@ -202,7 +213,7 @@ final class SigningAttackTests: XCTestCase {
         let party = PartyTests.server
 
         // commit request fields (server side)
-        let signing = try ClientSigning(share: client, digest: digest, guard: MemoryGuard())
+        let signing = try ClientSigning(share: client.publicShare, digest: digest, guard: MemoryGuard())
         let commit = signing.commitRequest
         for bad in [
             ThresholdMessage.SignCommitRequest(keyID: [UInt8](repeating: 0, count: 32), clientNonce: commit.clientNonce, digest: commit.digest, commitmentR1: commit.commitmentR1),
@@ -221,7 +232,7 @@ final class SigningAttackTests: XCTestCase {
             ThresholdMessage.SignCommitResponse(serverNonce: response.serverNonce, r2: response.r2,
                                                 proofR2: SchnorrProof(commitment: otherPoint, response: response.proofR2.response)),
         ] {
-            XCTAssertThrowsError(try ClientSigning(share: client, digest: digest, guard: MemoryGuard()).prove(bad))
+            XCTAssertThrowsError(try ClientSigning(share: client.publicShare, digest: digest, guard: MemoryGuard()).prove(bad))
         }
         // prove request fields (server side): a blind that does not open the commitment ends the
         // session (no c3 is ever computed for it).
@@ -271,7 +282,7 @@ final class SigningAttackTests: XCTestCase {
         while trailingZeros < 8 && !client.x1.bit(trailingZeros) { trailingZeros += 1 }
         XCTAssertEqual(leaked, min(trailingZeros, 8), "each success is exactly one true guess")
         if leaked < 8 {
-            XCTAssertThrowsError(try ClientSigning(share: client, digest: [UInt8](repeating: 9, count: 32), guard: guardian)) {
+            XCTAssertThrowsError(try ClientSigning(share: client.publicShare, digest: [UInt8](repeating: 9, count: 32), guard: guardian)) {
                 XCTAssertEqual($0 as? ThresholdError, .shareLocked, "no second failed guess")
             }
         }
@@ -287,5 +298,112 @@ final class SigningAttackTests: XCTestCase {
             XCTAssertTrue(signature.s <= P256.order / BigInt(UInt(2)))
         }
         XCTAssertEqual(guardian.current, "ready")
+    }
+}
+
+/// Findings of the security review, each pinned by a test.
+final class ReviewRegressionTests: XCTestCase {
+    /// Two sessions started while the share was ready: after A's failure locks the share, B's
+    /// honest c3 must not be decrypted nor unlock the share.
+    func testASecondSessionCannotUndoALock() throws {
+        let (client, server) = try PartyTests.enroll()
+        let folder = try TestEnvironment.temporaryFolder("guard")
+        defer { TestEnvironment.removeFolder(folder) }
+        let guardian = ShareStateFile(path: folder.appendingPathComponent("s.state").path)
+        // A malicious server runs two sessions at once (a second party object on the same share).
+        let other = try ServerParty(pid: PartyTests.serverPID, ringPedersen: RangeProofTests.ringPedersen)
+        func open(_ text: String, on party: ServerParty) throws -> (ClientSigning, ThresholdMessage.SignProveResponse) {
+            let signing = try ClientSigning(share: client.publicShare, digest: Array(Digest.compute(.sha256, over: Data(text.utf8)).bytes), guard: guardian)
+            let prove = try signing.prove(party.signCommit(server, signing.commitRequest))
+            return (signing, try party.signProve(server, prove))
+        }
+        let (a, c3a) = try open("A", on: PartyTests.server)
+        let (b, c3b) = try open("B", on: other)   // both began while the share was ready
+        let pk = client.secretKey.publicKey
+        XCTAssertThrowsError(try a.finish(.init(c3: pk.add(c3a.c3, pk.encrypt(.one, randomizer: BigInt(UInt(3))))), secretKey: client.secretKey))
+        XCTAssertTrue(try guardian.isLocked())
+        XCTAssertThrowsError(try b.finish(c3b, secretKey: client.secretKey)) {
+            XCTAssertEqual($0 as? ThresholdError, .shareLocked, "B's honest c3 is not even decrypted")
+        }
+        XCTAssertEqual(try String(contentsOfFile: guardian.path, encoding: .utf8), "locked\n", "and the lock stays")
+        _ = try? PartyTests.server.signFinish(server, .init(signature: nil))
+        _ = try? other.signFinish(server, .init(signature: nil))
+    }
+
+    func testAbandonedAndUnfinishedSessionsExpireAndReplayedCommitsAreRefused() throws {
+        let server = try ServerParty(pid: PartyTests.serverPID, ringPedersen: RangeProofTests.ringPedersen, sessionLifetime: 0.3)
+        let client = try ClientEnrollment(pid: PartyTests.clientPID)
+        let complete = try client.complete(try server.enrollInit(client.initRequest))
+        let (response, share) = try server.enrollComplete(clientNonce: client.initRequest.clientNonce, complete)
+        let clientShare = try client.finish(response)
+        // Abandoned after commit: after the lifetime, a new commit is accepted.
+        let first = try ClientSigning(share: clientShare.publicShare, digest: [UInt8](repeating: 1, count: 32), guard: MemoryGuard())
+        _ = try server.signCommit(share, first.commitRequest)
+        XCTAssertThrowsError(try server.signCommit(share, try ClientSigning(share: clientShare.publicShare, digest: [UInt8](repeating: 2, count: 32), guard: MemoryGuard()).commitRequest))
+        usleep(400_000)
+        let second = try ClientSigning(share: clientShare.publicShare, digest: [UInt8](repeating: 3, count: 32), guard: MemoryGuard())
+        let commit = try server.signCommit(share, second.commitRequest)
+        // The same commit request again later: refused as a replay.
+        _ = try server.signProve(share, second.prove(commit))
+        // A c3 went out and no finish came: after the lifetime the key is locked for review.
+        usleep(400_000)
+        let third = try ClientSigning(share: clientShare.publicShare, digest: [UInt8](repeating: 4, count: 32), guard: MemoryGuard())
+        XCTAssertThrowsError(try server.signCommit(share, third.commitRequest)) { XCTAssertEqual($0 as? ThresholdError, .shareLocked) }
+        XCTAssertTrue(server.lockedKeys.contains(share.keyID))
+    }
+
+    func testAReplayedCommitIsRefused() throws {
+        let (client, server) = try PartyTests.enroll()
+        let signing = try ClientSigning(share: client.publicShare, digest: [UInt8](repeating: 5, count: 32), guard: MemoryGuard())
+        let commit = try PartyTests.server.signCommit(server, signing.commitRequest)
+        let prove = try signing.prove(commit)
+        let c3 = try PartyTests.server.signProve(server, prove)
+        let signature = try signing.finish(c3, secretKey: client.secretKey)
+        _ = try PartyTests.server.signFinish(server, .init(signature: signature))
+        XCTAssertThrowsError(try PartyTests.server.signCommit(server, signing.commitRequest)) {
+            XCTAssertEqual($0 as? ThresholdError, .unexpectedMessage("sign/commit replayed"))
+        }
+    }
+
+    func testPresignNeedsNoPINAndTheStoreChecksItsPublicPart() throws {
+        let root = try TestEnvironment.temporaryFolder("presign")
+        defer { TestEnvironment.removeFolder(root) }
+        let (client, server) = try PartyTests.enroll()
+        let store = try ShareKeyStore(account: "presign", root: root)
+        try store.store(client, role: .sign, pin: SecretBytes(Array("24680".utf8)))
+        // commit and prove from the public part only…
+        let signing = try ClientSigning(share: try store.publicShare(.sign), digest: [UInt8](repeating: 6, count: 32), guard: store.shareGuard(.sign))
+        let c3 = try PartyTests.server.signProve(server, signing.prove(PartyTests.server.signCommit(server, signing.commitRequest)))
+        // …the PIN only at finish.
+        let unlocked = try store.unlock(.sign, pin: SecretBytes(Array("24680".utf8)))
+        _ = try PartyTests.server.signFinish(server, .init(signature: try signing.finish(c3, secretKey: unlocked.secretKey)))
+        // A public part changed on disk (another joint key) is caught at unlock.
+        let publicFile = store.folder.appendingPathComponent("sign.public")
+        var text = try String(contentsOf: publicFile, encoding: .utf8)
+        let other = Transcript.taggedHash("x", []).prefix(0)
+        _ = other
+        let otherKey = try P256.multiplyGenerator(BigInt(UInt(424242))).compressed.map { String(format: "%02x", $0) }.joined()
+        let currentKey = client.publicKey.compressed.map { String(format: "%02x", $0) }.joined()
+        text = text.replacingOccurrences(of: currentKey, with: otherKey)
+        try text.write(to: publicFile, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try store.unlock(.sign, pin: SecretBytes(Array("24680".utf8)))) {
+            guard case ThresholdError.keyStore(let why)? = $0 as? ThresholdError else { return XCTFail("\($0)") }
+            XCTAssertTrue(why.contains("does not match"), why)
+        }
+    }
+
+    func testParallelWrongPINsAreEachCounted() throws {
+        let root = try TestEnvironment.temporaryFolder("parallel")
+        defer { TestEnvironment.removeFolder(root) }
+        let (client, _) = try PartyTests.enroll()
+        let store = try ShareKeyStore(account: "parallel", root: root)
+        try store.store(client, role: .auth, pin: SecretBytes(Array("1234".utf8)))
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            _ = try? store.verifyPIN(.auth, pin: SecretBytes(Array("0000".utf8)))
+        }
+        XCTAssertEqual(try String(contentsOf: store.folder.appendingPathComponent("auth.pin-failures"), encoding: .utf8), "4\n")
+        // An unreadable counter counts as exhausted (fail closed).
+        try "garbage".write(to: store.folder.appendingPathComponent("auth.pin-failures"), atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try store.verifyPIN(.auth, pin: SecretBytes(Array("1234".utf8)))) { XCTAssertEqual($0 as? ThresholdError, .shareLocked) }
     }
 }

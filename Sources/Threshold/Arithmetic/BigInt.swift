@@ -1,4 +1,7 @@
 internal import CGMP
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An arbitrary-precision integer with value semantics over GMP. Each value owns heap storage
 /// (one `mpz_t` behind a pointer: GMP's one-element array type cannot be passed as both input
@@ -39,8 +42,10 @@ public struct BigInt: @unchecked Sendable {   // unchecked: shared storage is ne
 
     /// From big-endian bytes (unsigned).
     public init<C: Collection>(bytes: C) where C.Element == UInt8 {
-        let array = Array(bytes)
+        var array = Array(bytes)
         self.init { target in array.withUnsafeBufferPointer { cgmp_import_be(target, $0.baseAddress, $0.count) } }
+        // The copy may hold a secret (a share, a nonce): wipe it.
+        array.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } }
     }
 
     /// From a hexadecimal string (no prefix); nil when it is not hex.

@@ -1,5 +1,6 @@
 internal import COpenSSL
 import Foundation
+import TamgaCore
 
 /// The P-256 group through OpenSSL's `EC_POINT` (not deprecated in 3.0). Scalar
 /// multiplications take one scalar per call, which OpenSSL runs through its constant-time
@@ -27,7 +28,8 @@ public enum P256 {
 
     /// A BIGNUM holding `value` for the duration of `body`, cleared afterwards (it may be secret).
     static func withBN<T>(_ value: BigInt, _ body: (OpaquePointer) throws -> T) throws -> T {
-        let bytes = value.bytes
+        var bytes = value.bytes
+        defer { wipe(&bytes) }   // the scalar may be a nonce or a key share
         guard let bn = bytes.withUnsafeBufferPointer({ BN_bin2bn($0.baseAddress, Int32($0.count), nil) }) else {
             throw ThresholdError.invalidScalar("cannot convert")
         }

@@ -82,51 +82,92 @@ public final class ShareKeyStore: @unchecked Sendable {   // unchecked: every op
         try writeAtomically(try wrapper.map { [1] + (try $0.wrap(sealed)) } ?? ([0] + sealed), to: file(role, "share"))
         try writeAtomically(Array(try JSONEncoder().encode(publicPart)), to: file(role, "public"))
         try writeAtomically(Array("0\n".utf8), to: file(role, "pin-failures"))
-        try shareGuard(role).clearInFlight()
+        try shareGuard(role).reset()
     }
 
     // MARK: PIN
 
+    /// Wrong PINs so far; a counter that cannot be read counts as the maximum (fail closed).
     private func failures(_ role: ShareRole) -> Int {
-        Int((try? String(contentsOfFile: file(role, "pin-failures"), encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "0") ?? 0
+        let path = file(role, "pin-failures")
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return FileManager.default.fileExists(atPath: path) ? Self.maximumWrongPINs : 0
+        }
+        return Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? Self.maximumWrongPINs
     }
 
-    /// Opens the share with `pin` (one attempt). A wrong PIN is counted; the tenth deletes the
-    /// sealed share. A locked share (terminal abort) does not open at all.
+    /// Runs `body` holding an exclusive lock on the role's PIN lock file, so parallel attempts
+    /// are counted one by one.
+    private func exclusively<T>(_ role: ShareRole, _ body: () throws -> T) throws -> T {
+        let fd = open(file(role, "pin-lock"), O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw ThresholdError.keyStore("cannot lock the share") }
+        defer { close(fd) }
+        guard flock(fd, LOCK_EX) == 0 else { throw ThresholdError.keyStore("cannot lock the share") }
+        defer { flock(fd, LOCK_UN) }
+        return try body()
+    }
+
+    /// The public part of the share, for commit and prove (no PIN); refuses a locked share.
+    public func publicShare(_ role: ShareRole) throws -> ClientPublicShare {
+        guard isEnrolled(role), let data = FileManager.default.contents(atPath: file(role, "public")) else { throw ThresholdError.notEnrolled }
+        if try shareGuard(role).isLocked() { throw ThresholdError.shareLocked }
+        let part = try JSONDecoder().decode(PublicPart.self, from: data)
+        return ClientPublicShare(keyID: try Self.unhex(part.keyID), clientPID: try Self.unhex(part.clientPID), serverPID: try Self.unhex(part.serverPID),
+                                 publicKey: try Point(compressed: Self.unhex(part.publicKey)), q2: try Point(compressed: Self.unhex(part.q2)),
+                                 ckey: BigInt(hex: part.ckey) ?? .zero)
+    }
+
+    /// Opens the share with `pin` (one attempt). The attempt is counted on disk *before* the
+    /// PIN is tried (a process killed mid-attempt has used its try) and uncounted when it was
+    /// right; the tenth wrong one deletes the sealed share. A locked share does not open at all.
+    /// The public part is checked against the secrets (x1·Q2 = Q, Dec(ckey) = x1).
     public func unlock(_ role: ShareRole, pin: SecretBytes, wrapper: ShareWrapper? = nil) throws -> ClientKeyShare {
         guard isEnrolled(role) else { throw ThresholdError.notEnrolled }
         if try shareGuard(role).isLocked() { throw ThresholdError.shareLocked }
-        guard let stored = FileManager.default.contents(atPath: file(role, "share")) else { throw ThresholdError.shareLocked }   // deleted after ten wrong PINs
-        let bytes = Array(stored)
-        guard let first = bytes.first, first <= 1 else { throw ThresholdError.keyStore("the sealed share has an unknown format") }
-        let sealed: [UInt8]
-        if first == 1 {
-            guard let wrapper else { throw ThresholdError.keyStore("this share is wrapped by a PKCS#11 token: connect it and give its PIN") }
-            sealed = try wrapper.unwrap(Array(bytes.dropFirst()))
-        } else {
-            sealed = Array(bytes.dropFirst())
-        }
-        guard var secret = try SealedBox.open(sealed, pin: pin) else {
-            let count = failures(role) + 1
-            try writeAtomically(Array("\(count)\n".utf8), to: file(role, "pin-failures"))
-            if count >= Self.maximumWrongPINs {
+        return try exclusively(role) {
+            guard let stored = FileManager.default.contents(atPath: file(role, "share")) else { throw ThresholdError.shareLocked }   // deleted after ten wrong PINs
+            let count = failures(role)
+            guard count < Self.maximumWrongPINs else {
                 unlink(file(role, "share"))
                 throw ThresholdError.shareLocked
             }
-            throw ThresholdError.wrongPIN(triesLeft: Self.maximumWrongPINs - count)
+            try writeAtomically(Array("\(count + 1)\n".utf8), to: file(role, "pin-failures"))
+            let bytes = Array(stored)
+            guard let first = bytes.first, first <= 1 else { throw ThresholdError.keyStore("the sealed share has an unknown format") }
+            let sealed: [UInt8]
+            if first == 1 {
+                guard let wrapper else { throw ThresholdError.keyStore("this share is wrapped by a PKCS#11 token: connect it and give its PIN") }
+                sealed = try wrapper.unwrap(Array(bytes.dropFirst()))
+            } else {
+                sealed = Array(bytes.dropFirst())
+            }
+            guard var secret = try SealedBox.open(sealed, pin: pin) else {
+                if count + 1 >= Self.maximumWrongPINs {
+                    unlink(file(role, "share"))
+                    throw ThresholdError.shareLocked
+                }
+                throw ThresholdError.wrongPIN(triesLeft: Self.maximumWrongPINs - count - 1)
+            }
+            defer { wipe(&secret) }
+            try writeAtomically(Array("0\n".utf8), to: file(role, "pin-failures"))
+            guard secret.count == 288, let data = FileManager.default.contents(atPath: file(role, "public")) else {
+                throw ThresholdError.keyStore("the stored share is damaged")
+            }
+            let publicPart = try JSONDecoder().decode(PublicPart.self, from: data)
+            let secretKey = try PaillierSecretKey(p: BigInt(bytes: secret[32..<160]), q: BigInt(bytes: secret[160..<288]))
+            let x1 = BigInt(bytes: secret[0..<32])
+            let share = ClientKeyShare(keyID: try Self.unhex(publicPart.keyID), clientPID: try Self.unhex(publicPart.clientPID),
+                                       serverPID: try Self.unhex(publicPart.serverPID), publicKey: try Point(compressed: Self.unhex(publicPart.publicKey)),
+                                       q2: try Point(compressed: Self.unhex(publicPart.q2)), ckey: BigInt(hex: publicPart.ckey) ?? .zero,
+                                       x1: x1, secretKey: secretKey)
+            // The public part is not authenticated on disk: check it against the secrets.
+            guard secretKey.publicKey.n.hex == publicPart.paillierN,
+                  try share.q2.multiplied(by: x1) == share.publicKey,
+                  (try? secretKey.decrypt(share.ckey)) == x1 else {
+                throw ThresholdError.keyStore("the stored public key material does not match the share")
+            }
+            return share
         }
-        defer { wipe(&secret) }
-        if failures(role) != 0 { try writeAtomically(Array("0\n".utf8), to: file(role, "pin-failures")) }
-        guard secret.count == 288, let data = FileManager.default.contents(atPath: file(role, "public")) else {
-            throw ThresholdError.keyStore("the stored share is damaged")
-        }
-        let publicPart = try JSONDecoder().decode(PublicPart.self, from: data)
-        let secretKey = try PaillierSecretKey(p: BigInt(bytes: secret[32..<160]), q: BigInt(bytes: secret[160..<288]))
-        guard secretKey.publicKey.n.hex == publicPart.paillierN else { throw ThresholdError.keyStore("the stored share is damaged") }
-        return ClientKeyShare(keyID: try Self.unhex(publicPart.keyID), clientPID: try Self.unhex(publicPart.clientPID),
-                              serverPID: try Self.unhex(publicPart.serverPID), publicKey: try Point(compressed: Self.unhex(publicPart.publicKey)),
-                              q2: try Point(compressed: Self.unhex(publicPart.q2)), ckey: BigInt(hex: publicPart.ckey) ?? .zero,
-                              x1: BigInt(bytes: secret[0..<32]), secretKey: secretKey)
     }
 
     /// True when `pin` opens the share (counting a wrong one like `unlock`).

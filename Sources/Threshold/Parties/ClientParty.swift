@@ -1,6 +1,17 @@
 import Foundation
 import TamgaCore
 
+/// The public part of the device's share: all that commit and prove need (the seed's presign
+/// runs without the PIN), loaded from the key store without unlocking anything.
+public struct ClientPublicShare: Sendable, Equatable {
+    public let keyID: [UInt8]
+    public let clientPID: [UInt8]
+    public let serverPID: [UInt8]
+    public let publicKey: Point
+    public let q2: Point
+    public let ckey: BigInt
+}
+
 /// What the device keeps after enrollment. `secretKey` (the Paillier key) and `x1` are the
 /// secrets the key store encrypts under the PIN; the rest is public.
 public struct ClientKeyShare: Sendable {
@@ -12,6 +23,10 @@ public struct ClientKeyShare: Sendable {
     public let ckey: BigInt
     public let x1: BigInt
     public let secretKey: PaillierSecretKey
+
+    public var publicShare: ClientPublicShare {
+        ClientPublicShare(keyID: keyID, clientPID: clientPID, serverPID: serverPID, publicKey: publicKey, q2: q2, ckey: ckey)
+    }
 }
 
 /// The client party (P1) of enrollment: commit to Q1, check the server's Q2 proof and its
@@ -87,7 +102,7 @@ public final class ClientEnrollment {
 /// `finish` takes the Paillier key (unlocked by the PIN) and the server's c3. From the moment
 /// c3 is handled, any failure locks the share through the guard.
 public final class ClientSigning {
-    let share: ClientKeyShare
+    let share: ClientPublicShare
     let digest: [UInt8]
     let guardian: ShareGuard
     let random: RandomSource
@@ -97,7 +112,7 @@ public final class ClientSigning {
     private let blind: [UInt8]
     private var r: BigInt?
 
-    public init(share: ClientKeyShare, digest: [UInt8], guard guardian: ShareGuard, random: RandomSource = SystemRandom()) throws {
+    public init(share: ClientPublicShare, digest: [UInt8], guard guardian: ShareGuard, random: RandomSource = SystemRandom()) throws {
         guard digest.count == 32 else { throw ThresholdError.unexpectedMessage("the digest must be 32 bytes") }
         guard try !guardian.isLocked() else { throw ThresholdError.shareLocked }
         self.share = share
@@ -139,6 +154,8 @@ public final class ClientSigning {
     public func finish(_ response: ThresholdMessage.SignProveResponse, secretKey: PaillierSecretKey) throws -> (r: BigInt, s: BigInt) {
         guard let k1, let r else { throw ThresholdError.unexpectedMessage("sign/prove answered before commit") }
         self.k1 = nil
+        // ready → in-flight, compare-and-set: a share locked (or another c3 being handled) since
+        // this session began is not touched, and the c3 is never decrypted.
         try guardian.markInFlight()
         do {
             let signature = try TwoPartySigning.clientSignature(c3: response.c3, r: r, k1: k1, secretKey: secretKey)

@@ -27,10 +27,17 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
 
     enum EnrollState { case initialised(sid: [UInt8], request: ThresholdMessage.EnrollInitRequest, x2: BigInt, q2: Point), consumed }
     enum SignState {
-        case committed(sid: [UInt8], request: ThresholdMessage.SignCommitRequest, k2: BigInt)
-        case proved(sid: [UInt8], request: ThresholdMessage.SignCommitRequest, r: BigInt)
+        case committed(sid: [UInt8], request: ThresholdMessage.SignCommitRequest, k2: BigInt, deadline: Date)
+        /// c3 is being computed: still an open session for `signCommit`.
+        case proving(deadline: Date)
+        case proved(sid: [UInt8], request: ThresholdMessage.SignCommitRequest, r: BigInt, deadline: Date)
         case finished
     }
+
+    /// How long a signing session may stay open: an expired COMMITTED session ends (its k2 is
+    /// dropped); an expired PROVED one — a c3 that was never followed by `finish` — locks the key.
+    public let sessionLifetime: TimeInterval
+    private var usedClientNonces: [[UInt8]: Set<[UInt8]>] = [:]   // by key id
 
     private var enrollments: [[UInt8]: EnrollState] = [:]        // by client nonce
     private var signings: [[UInt8]: SignState] = [:]             // by key id (one at a time)
@@ -39,8 +46,9 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
     /// What clients pin after verifying Π^prm once.
     public var ringPedersenFingerprint: [UInt8] { ringPedersen.parameters.fingerprint }
 
-    public init(pid: [UInt8], ringPedersen: RingPedersenSecret, random: RandomSource = SystemRandom()) throws {
+    public init(pid: [UInt8], ringPedersen: RingPedersenSecret, random: RandomSource = SystemRandom(), sessionLifetime: TimeInterval = 300) throws {
         self.pid = pid
+        self.sessionLifetime = sessionLifetime
         self.ringPedersen = ringPedersen
         self.random = random
         ringPedersenProof = try RingPedersenProof.prove(ringPedersen, pid: pid, random: random)
@@ -111,10 +119,25 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
         let proof = try SchnorrProof.prove(secret: k2, statement: r2, sid: sid, label: "sign/R2", pid: pid, random: random)
         try lock.withLock {
             guard !lockedKeys.contains(share.keyID) else { throw ThresholdError.shareLocked }
+            let now = Date()
             switch signings[share.keyID] {
-            case .committed?, .proved?: throw ThresholdError.unexpectedMessage("another signing session for this key is open")
-            default: signings[share.keyID] = .committed(sid: sid, request: request, k2: k2)
+            case .committed(_, _, _, let deadline)? where deadline < now:
+                signings[share.keyID] = .finished   // abandoned before prove: k2 dropped
+            case .proved(_, _, _, let deadline)? where deadline < now:
+                lockedKeys.insert(share.keyID)       // a c3 went out and no finish came back
+                signings[share.keyID] = .finished
+                throw ThresholdError.shareLocked
+            case .committed?, .proving?, .proved?:
+                throw ThresholdError.unexpectedMessage("another signing session for this key is open")
+            default:
+                break
             }
+            // A client nonce is good for one session per key: a replayed commit is refused.
+            guard !(usedClientNonces[share.keyID]?.contains(request.clientNonce) ?? false) else {
+                throw ThresholdError.unexpectedMessage("sign/commit replayed")
+            }
+            usedClientNonces[share.keyID, default: []].insert(request.clientNonce)
+            signings[share.keyID] = .committed(sid: sid, request: request, k2: k2, deadline: now.addingTimeInterval(sessionLifetime))
         }
         return .init(serverNonce: serverNonce, r2: r2, proofR2: proof)
     }
@@ -122,25 +145,42 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
     public func signProve(_ share: ServerKeyShare, _ request: ThresholdMessage.SignProveRequest) throws -> ThresholdMessage.SignProveResponse {
         // COMMITTED → PROVED atomically: a second prove finds PROVED and is refused.
         let (sid, commit, k2) = try lock.withLock { () throws -> ([UInt8], ThresholdMessage.SignCommitRequest, BigInt) in
-            guard case .committed(let sid, let commit, let k2)? = signings[share.keyID] else {
+            guard case .committed(let sid, let commit, let k2, let deadline)? = signings[share.keyID] else {
                 throw ThresholdError.unexpectedMessage("sign/prove without a committed session (or a second prove)")
             }
-            signings[share.keyID] = .finished   // until the c3 is computed; any failure ends the session
+            guard deadline >= Date() else {
+                signings[share.keyID] = .finished
+                throw ThresholdError.unexpectedMessage("the signing session expired")
+            }
+            signings[share.keyID] = .proving(deadline: deadline)
             return (sid, commit, k2)
         }
+        // Any failure before c3 goes out ends the session (no c3 was computed for this k2).
+        func end() { lock.withLock { signings[share.keyID] = .finished } }
         let payload = Transcript.lengthPrefixed([share.keyID, commit.digest, request.r1.compressed])
         guard commit.commitmentR1.opens(pid: share.clientPID, nonce: commit.clientNonce, label: "sign/R1", payload: payload, blind: request.blind) else {
+            end()
             throw ThresholdError.commitmentMismatch("R1")
         }
         guard request.proofR1.verify(statement: request.r1, sid: sid, label: "sign/R1", pid: share.clientPID) else {
+            end()
             throw ThresholdError.proofRejected("the proof of k1")
         }
-        let r = try request.r1.multiplied(by: k2).x.modulo(P256.order)
-        guard !r.isZero else { throw ThresholdError.invalidScalar("r = 0") }
-        let m = BigInt(bytes: commit.digest).modulo(P256.order)
-        let c3 = try TwoPartySigning.serverCiphertext(message: m, r: r, k2: k2, x2: share.x2, ckey: share.ckey,
+        let c3: BigInt, r: BigInt
+        do {
+            r = try request.r1.multiplied(by: k2).x.modulo(P256.order)
+            guard !r.isZero else { throw ThresholdError.invalidScalar("r = 0") }
+            let m = BigInt(bytes: commit.digest).modulo(P256.order)
+            c3 = try TwoPartySigning.serverCiphertext(message: m, r: r, k2: k2, x2: share.x2, ckey: share.ckey,
                                                      publicKey: share.paillier, random: random, pool: share.pool)
-        lock.withLock { signings[share.keyID] = .proved(sid: sid, request: commit, r: r) }
+        } catch {
+            end()
+            throw error
+        }
+        try lock.withLock {
+            guard case .proving(let deadline)? = signings[share.keyID] else { throw ThresholdError.unexpectedMessage("the session changed while c3 was computed") }
+            signings[share.keyID] = .proved(sid: sid, request: commit, r: r, deadline: deadline)
+        }
         return .init(c3: c3)
     }
 
@@ -148,7 +188,7 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
     /// locks the key for review.
     public func signFinish(_ share: ServerKeyShare, _ request: ThresholdMessage.SignFinishRequest) throws -> (r: BigInt, s: BigInt) {
         let (commit, r) = try lock.withLock { () throws -> (ThresholdMessage.SignCommitRequest, BigInt) in
-            guard case .proved(_, let commit, let r)? = signings[share.keyID] else { throw ThresholdError.unexpectedMessage("sign/finish without a proved session") }
+            guard case .proved(_, let commit, let r, _)? = signings[share.keyID] else { throw ThresholdError.unexpectedMessage("sign/finish without a proved session") }
             signings[share.keyID] = .finished
             return (commit, r)
         }

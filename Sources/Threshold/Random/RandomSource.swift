@@ -25,7 +25,9 @@ extension RandomSource {
     public func integer(below bound: BigInt, label: String) throws -> BigInt {
         precondition(!bound.isZero && !bound.isNegative, "the bound must be positive")
         let width = (bound.bitWidth + 7) / 8 + 16
-        return BigInt(bytes: try bytes(width, label: label)).modulo(bound)
+        var raw = try bytes(width, label: label)
+        defer { wipe(&raw) }
+        return BigInt(bytes: raw).modulo(bound)
     }
 
     /// A uniform integer in [1, bound).
