@@ -1,0 +1,121 @@
+import Foundation
+
+/// The JSON form of the protocol messages, for the co-signer's HTTP API: every field fixed-width
+/// lower-case hex (`threshold-ecdsa.md` §5.1: scalars 32 bytes, points 33, elements of Z_N and
+/// Z_Ñ 256, of Z_N² 512, proof integers at their bound's width). Decoding checks every width and
+/// every point before a message value exists, so a party never sees a malformed field.
+public enum WireFormat {
+    public static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+
+    static func bytes(_ text: String?, count: Int, field: String) throws -> [UInt8] {
+        guard let text, text.count == count * 2, let value = BigInt(hex: text) else {
+            throw ThresholdError.unexpectedMessage("\(field) must be \(count) bytes of hex")
+        }
+        return value.bytes(width: count) ?? []
+    }
+
+    static func integer(_ text: String?, count: Int, field: String) throws -> BigInt { BigInt(bytes: try bytes(text, count: count, field: field)) }
+    static func point(_ text: String?, field: String) throws -> Point { try Point(compressed: bytes(text, count: 33, field: field)) }
+    static func fixed(_ value: BigInt, _ count: Int, field: String) throws -> String {
+        guard let bytes = value.bytes(width: count) else { throw ThresholdError.unexpectedMessage("\(field) does not fit \(count) bytes") }
+        return hex(bytes)
+    }
+
+    public typealias Object = [String: String]
+    public typealias Lists = [String: [String]]
+
+    // MARK: Enrollment
+
+    public static func encode(_ m: ThresholdMessage.EnrollInitRequest) -> Object {
+        ["clientPID": hex(m.clientPID), "clientNonce": hex(m.clientNonce), "commitmentQ1": hex(m.commitmentQ1.value)]
+    }
+    public static func decodeEnrollInitRequest(_ o: Object) throws -> ThresholdMessage.EnrollInitRequest {
+        .init(clientPID: try bytes(o["clientPID"], count: 32, field: "clientPID"), clientNonce: try bytes(o["clientNonce"], count: 32, field: "clientNonce"),
+              commitmentQ1: Commitment(value: try bytes(o["commitmentQ1"], count: 32, field: "commitmentQ1")))
+    }
+
+    public static func encode(_ m: ThresholdMessage.EnrollInitResponse) throws -> (Object, Lists) {
+        (["serverPID": hex(m.serverPID), "serverNonce": hex(m.serverNonce), "q2": hex(m.q2.compressed), "proofQ2": hex(m.proofQ2.encoded),
+          "ntilde": try fixed(m.ringPedersen.n, 256, field: "ntilde"), "s": try fixed(m.ringPedersen.s, 256, field: "s"), "t": try fixed(m.ringPedersen.t, 256, field: "t")],
+         ["prmCommitments": try m.ringPedersenProof.commitments.map { try fixed($0, 256, field: "prm") },
+          "prmResponses": try m.ringPedersenProof.responses.map { try fixed($0, 256, field: "prm") }])
+    }
+    public static func decodeEnrollInitResponse(_ o: Object, _ l: Lists) throws -> ThresholdMessage.EnrollInitResponse {
+        let commitments = try (l["prmCommitments"] ?? []).map { try integer($0, count: 256, field: "prmCommitments") }
+        let responses = try (l["prmResponses"] ?? []).map { try integer($0, count: 256, field: "prmResponses") }
+        return .init(serverPID: try bytes(o["serverPID"], count: 32, field: "serverPID"), serverNonce: try bytes(o["serverNonce"], count: 32, field: "serverNonce"),
+                     q2: try point(o["q2"], field: "q2"), proofQ2: try SchnorrProof(encoded: bytes(o["proofQ2"], count: 65, field: "proofQ2")),
+                     ringPedersen: RingPedersenParameters(n: try integer(o["ntilde"], count: 256, field: "ntilde"), s: try integer(o["s"], count: 256, field: "s"),
+                                                          t: try integer(o["t"], count: 256, field: "t")),
+                     ringPedersenProof: RingPedersenProof(commitments: commitments, responses: responses))
+    }
+
+    /// Π^log* response widths: z1 < 2^(ℓ+ε+1) (97 bytes), z3 < 2^(ℓ+ε+1)·Ñ (353 bytes).
+    public static func encode(_ m: ThresholdMessage.EnrollCompleteRequest) throws -> (Object, Lists) {
+        let pdl = m.proofPDL
+        return (["q1": hex(m.q1.compressed), "blind": hex(m.blind), "proofQ1": hex(m.proofQ1.encoded),
+                 "n": try fixed(m.paillierN, 256, field: "n"), "ckey": try fixed(m.ckey, 512, field: "ckey"),
+                 "pdlS": try fixed(pdl.s, 256, field: "pdlS"), "pdlA": try fixed(pdl.a, 512, field: "pdlA"), "pdlY": hex(pdl.y.compressed),
+                 "pdlD": try fixed(pdl.d, 256, field: "pdlD"), "pdlZ1": try fixed(pdl.z1, 97, field: "pdlZ1"), "pdlZ2": try fixed(pdl.z2, 256, field: "pdlZ2"),
+                 "pdlZ3": try fixed(pdl.z3, 353, field: "pdlZ3")],
+                ["proofN": try m.proofN.roots.map { try fixed($0, 256, field: "proofN") }])
+    }
+    public static func decodeEnrollCompleteRequest(_ o: Object, _ l: Lists) throws -> ThresholdMessage.EnrollCompleteRequest {
+        .init(q1: try point(o["q1"], field: "q1"), blind: try bytes(o["blind"], count: 32, field: "blind"),
+              proofQ1: try SchnorrProof(encoded: bytes(o["proofQ1"], count: 65, field: "proofQ1")),
+              paillierN: try integer(o["n"], count: 256, field: "n"), ckey: try integer(o["ckey"], count: 512, field: "ckey"),
+              proofN: PaillierModulusProof(roots: try (l["proofN"] ?? []).map { try integer($0, count: 256, field: "proofN") }),
+              proofPDL: PDLProof(s: try integer(o["pdlS"], count: 256, field: "pdlS"), a: try integer(o["pdlA"], count: 512, field: "pdlA"),
+                                 y: try point(o["pdlY"], field: "pdlY"), d: try integer(o["pdlD"], count: 256, field: "pdlD"),
+                                 z1: try integer(o["pdlZ1"], count: 97, field: "pdlZ1"), z2: try integer(o["pdlZ2"], count: 256, field: "pdlZ2"),
+                                 z3: try integer(o["pdlZ3"], count: 353, field: "pdlZ3")))
+    }
+
+    public static func encode(_ m: ThresholdMessage.EnrollCompleteResponse) -> Object { ["keyID": hex(m.keyID), "publicKey": hex(m.publicKey.compressed)] }
+    public static func decodeEnrollCompleteResponse(_ o: Object) throws -> ThresholdMessage.EnrollCompleteResponse {
+        .init(keyID: try bytes(o["keyID"], count: 32, field: "keyID"), publicKey: try point(o["publicKey"], field: "publicKey"))
+    }
+
+    // MARK: Signing
+
+    public static func encode(_ m: ThresholdMessage.SignCommitRequest) -> Object {
+        ["keyID": hex(m.keyID), "clientNonce": hex(m.clientNonce), "digest": hex(m.digest), "commitmentR1": hex(m.commitmentR1.value)]
+    }
+    public static func decodeSignCommitRequest(_ o: Object) throws -> ThresholdMessage.SignCommitRequest {
+        .init(keyID: try bytes(o["keyID"], count: 32, field: "keyID"), clientNonce: try bytes(o["clientNonce"], count: 32, field: "clientNonce"),
+              digest: try bytes(o["digest"], count: 32, field: "digest"), commitmentR1: Commitment(value: try bytes(o["commitmentR1"], count: 32, field: "commitmentR1")))
+    }
+
+    public static func encode(_ m: ThresholdMessage.SignCommitResponse) -> Object {
+        ["serverNonce": hex(m.serverNonce), "r2": hex(m.r2.compressed), "proofR2": hex(m.proofR2.encoded)]
+    }
+    public static func decodeSignCommitResponse(_ o: Object) throws -> ThresholdMessage.SignCommitResponse {
+        .init(serverNonce: try bytes(o["serverNonce"], count: 32, field: "serverNonce"), r2: try point(o["r2"], field: "r2"),
+              proofR2: try SchnorrProof(encoded: bytes(o["proofR2"], count: 65, field: "proofR2")))
+    }
+
+    public static func encode(_ m: ThresholdMessage.SignProveRequest) -> Object {
+        ["r1": hex(m.r1.compressed), "blind": hex(m.blind), "proofR1": hex(m.proofR1.encoded)]
+    }
+    public static func decodeSignProveRequest(_ o: Object) throws -> ThresholdMessage.SignProveRequest {
+        .init(r1: try point(o["r1"], field: "r1"), blind: try bytes(o["blind"], count: 32, field: "blind"),
+              proofR1: try SchnorrProof(encoded: bytes(o["proofR1"], count: 65, field: "proofR1")))
+    }
+
+    public static func encode(_ m: ThresholdMessage.SignProveResponse) throws -> Object { ["c3": try fixed(m.c3, 512, field: "c3")] }
+    public static func decodeSignProveResponse(_ o: Object) throws -> ThresholdMessage.SignProveResponse {
+        .init(c3: try integer(o["c3"], count: 512, field: "c3"))
+    }
+
+    public static func encode(_ m: ThresholdMessage.SignFinishRequest) -> Object {
+        guard let signature = m.signature, let r = signature.r.bytes(width: 32), let s = signature.s.bytes(width: 32) else { return ["status": "crypto_fail"] }
+        return ["status": "ok", "r": hex(r), "s": hex(s)]
+    }
+    public static func decodeSignFinishRequest(_ o: Object) throws -> ThresholdMessage.SignFinishRequest {
+        switch o["status"] {
+        case "ok": return .init(signature: (try Scalar.decode(bytes(o["r"], count: 32, field: "r")), try Scalar.decode(bytes(o["s"], count: 32, field: "s"))))
+        case "crypto_fail": return .init(signature: nil)
+        default: throw ThresholdError.unexpectedMessage("status must be ok or crypto_fail")
+        }
+    }
+}
