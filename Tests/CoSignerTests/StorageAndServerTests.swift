@@ -1,4 +1,5 @@
 import CoSigner
+import Threshold
 import Foundation
 import TamgaCore
 import TamgaTestSupport
@@ -84,4 +85,61 @@ final class Counter: @unchecked Sendable {   // unchecked: `lock` guards `count`
     private var count = 0
     func increment() { lock.withLock { count += 1 } }
     var value: Int { lock.withLock { count } }
+}
+
+final class CoSignerStoreTests: XCTestCase {
+    var folder: URL!
+    override func setUpWithError() throws { folder = try TestEnvironment.temporaryFolder("cosigner-store") }
+    override func tearDown() { TestEnvironment.removeFolder(folder) }
+
+    func testEnrollmentCodesAreSingleUseAndExpire() throws {
+        let store = try CoSignerStore(path: folder.appendingPathComponent("c.db").path, serverKey: [UInt8](repeating: 7, count: 32))
+        let code = try store.issueEnrollmentCode(documentNumber: "38001085718")
+        XCTAssertEqual(code.count, 12)
+        XCTAssertEqual(try store.consumeEnrollmentCode(code), "38001085718")
+        XCTAssertNil(try store.consumeEnrollmentCode(code), "used once")
+        XCTAssertNil(try store.consumeEnrollmentCode("NOSUCHCODE12"))
+        let expired = try store.issueEnrollmentCode(documentNumber: "x", lifetime: -1)
+        XCTAssertNil(try store.consumeEnrollmentCode(expired), "expired")
+        XCTAssertEqual(try store.database.query("SELECT count(*) FROM enrollment_codes WHERE code_hash = ?", [.text(code)]).first?.first, .integer(0),
+                       "only the hash is stored")
+    }
+
+    func testServerSharesAreSealedAtRestAndBoundToTheirKeyID() throws {
+        let keyFile = folder.appendingPathComponent("server.key").path
+        let key = try CoSignerStore.serverKey(file: keyFile)
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: keyFile)[.posixPermissions] as? Int, 0o600)
+        XCTAssertEqual(try CoSignerStore.serverKey(file: keyFile), key, "read back, not replaced")
+        let path = folder.appendingPathComponent("c.db").path
+        let store = try CoSignerStore(path: path, serverKey: key)
+        let (_, share) = try Self.enroll()
+        try store.saveKey(share, documentNumber: "38001085718", role: .sign)
+        let loaded = try XCTUnwrap(store.loadKey(share.keyID))
+        XCTAssertEqual(loaded.share.publicKey, share.publicKey)
+        XCTAssertEqual(loaded.share.storageBytes, share.storageBytes)
+        XCTAssertEqual(loaded.role, .sign)
+        // The file does not hold the share in the clear.
+        let raw = try Data(contentsOf: URL(fileURLWithPath: path)) + ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data())
+        XCTAssertNil(raw.range(of: Data(share.storageBytes[64..<96])), "x2 is not stored in the clear")
+        // Another server key cannot open it; a sealed share moved to another key id does not open.
+        XCTAssertThrowsError(try CoSignerStore(path: path, serverKey: [UInt8](repeating: 1, count: 32)).loadKey(share.keyID))
+        let sealed = try XCTUnwrap(store.database.query("SELECT share FROM keys").first?.first)
+        try store.database.execute("INSERT INTO keys (key_id, document_number, role, share, public_key, created_at) VALUES (?, 'x', 'sign', ?, x'00', 0)",
+                                   [.text(String(repeating: "ab", count: 32)), sealed])
+        XCTAssertThrowsError(try store.loadKey([UInt8](repeating: 0xAB, count: 32)))
+        try store.lockKey(share.keyID, reason: "test")
+        XCTAssertEqual(try store.loadKey(share.keyID)?.locked, true)
+        XCTAssertEqual(try store.activity(documentNumber: "38001085718").map(\.event), ["key-locked", "key-enrolled"])
+    }
+
+    static func enroll() throws -> (ThresholdMessage.EnrollCompleteResponse, ServerKeyShare) {
+        let random = SystemRandom()
+        let pid = Transcript.taggedHash("store", [[1]])
+        let server = try ServerParty(pid: Transcript.taggedHash("store", [[2]]), ringPedersen: Self.ringPedersen)
+        let client = try ClientEnrollment(pid: pid, random: random)
+        let complete = try client.complete(server.enrollInit(client.initRequest))
+        return try server.enrollComplete(clientNonce: client.initRequest.clientNonce, complete)
+    }
+
+    static let ringPedersen: RingPedersenSecret = try! RingPedersenSecret.generate(random: SystemRandom())
 }

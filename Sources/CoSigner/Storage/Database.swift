@@ -64,7 +64,7 @@ public final class Database: @unchecked Sendable {   // unchecked: `lock` guards
 
     public var schemaVersion: Int { Int((try? query("PRAGMA user_version").first?.first?.integer) ?? 0) ?? 0 }
 
-    private func error(_ status: Int32) -> DatabaseError {
+    private func failure(_ status: Int32) -> DatabaseError {
         DatabaseError(code: status, message: String(cString: sqlite3_errmsg(connection)))
     }
 
@@ -98,7 +98,7 @@ public final class Database: @unchecked Sendable {   // unchecked: `lock` guards
     private func run(_ sql: String, _ parameters: [SQLValue]) throws -> [[SQLValue]] {
         var statement: OpaquePointer?
         let prepared = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
-        guard prepared == SQLITE_OK, let statement else { throw error(prepared) }
+        guard prepared == SQLITE_OK, let statement else { throw failure(prepared) }
         defer { sqlite3_finalize(statement) }
         for (offset, value) in parameters.enumerated() {
             let index = Int32(offset + 1)
@@ -109,13 +109,13 @@ public final class Database: @unchecked Sendable {   // unchecked: `lock` guards
             case .text(let v): status = csqlite_bind_text(statement, index, v, -1)
             case .blob(let v): status = v.withUnsafeBytes { csqlite_bind_blob(statement, index, $0.baseAddress, Int32($0.count)) }
             }
-            guard status == SQLITE_OK else { throw error(status) }
+            guard status == SQLITE_OK else { throw failure(status) }
         }
         var rows: [[SQLValue]] = []
         while true {
             let step = sqlite3_step(statement)
             if step == SQLITE_DONE { break }
-            guard step == SQLITE_ROW else { throw error(step) }
+            guard step == SQLITE_ROW else { throw failure(step) }
             rows.append((0..<sqlite3_column_count(statement)).map { column in
                 switch sqlite3_column_type(statement, column) {
                 case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))

@@ -1,10 +1,12 @@
 internal import COpenSSL
 import TamgaCore
 
-/// PIN-sealed bytes: PBKDF2-HMAC-SHA256 (210,000 iterations, 16-byte salt) derives an AES-256
-/// key; AES-256-GCM seals with a 12-byte IV. Layout `[salt 16 | iv 12 | ciphertext | tag 16]`.
-/// The derived key and every plaintext buffer are wiped after use.
-enum SealedBox {
+/// AES-256-GCM sealing (12-byte IV, 16-byte tag), under a key or under a PIN. With a PIN,
+/// PBKDF2-HMAC-SHA256 (210,000 iterations, 16-byte salt) derives the key; layout
+/// `[salt 16 | iv 12 | ciphertext | tag 16]`. With a key: `[iv 12 | ciphertext | tag 16]`, the
+/// additional data binding the sealed bytes to their place (the co-signer binds a share to its
+/// key id). Derived keys and plaintext buffers are wiped after use.
+public enum SealedBox {
     static let iterations: Int32 = 210_000
 
     static func deriveKey(pin: SecretBytes, salt: [UInt8]) throws -> [UInt8] {
@@ -17,38 +19,57 @@ enum SealedBox {
     }
 
     static func seal(_ plaintext: [UInt8], pin: SecretBytes, random: RandomSource) throws -> [UInt8] {
-        let salt = try random.bytes(16, label: "keystore.salt"), iv = try random.bytes(12, label: "keystore.iv")
+        let salt = try random.bytes(16, label: "keystore.salt")
         var key = try deriveKey(pin: pin, salt: salt)
         defer { wipe(&key) }
-        guard let context = EVP_CIPHER_CTX_new() else { throw ThresholdError.keyStore("no cipher context") }
-        defer { EVP_CIPHER_CTX_free(context) }
-        var out = [UInt8](repeating: 0, count: plaintext.count + 16)
-        var length: Int32 = 0, total = 0
-        guard EVP_EncryptInit_ex(context, EVP_aes_256_gcm(), nil, key, iv) == 1,
-              EVP_EncryptUpdate(context, &out, &length, plaintext, Int32(plaintext.count)) == 1 else { throw ThresholdError.keyStore("encryption failed") }
-        total = Int(length)
-        let finished = out.withUnsafeMutableBufferPointer { EVP_EncryptFinal_ex(context, $0.baseAddress! + total, &length) }
-        guard finished == 1 else { throw ThresholdError.keyStore("encryption failed") }
-        total += Int(length)
-        var tag = [UInt8](repeating: 0, count: 16)
-        guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, 16, &tag) == 1 else { throw ThresholdError.keyStore("no GCM tag") }
-        return salt + iv + Array(out.prefix(total)) + tag
+        return salt + (try seal(plaintext, key: key, additionalData: [], random: random))
     }
 
     /// Nil when the PIN is wrong (the GCM tag does not verify); throws for a malformed blob.
     static func open(_ blob: [UInt8], pin: SecretBytes) throws -> [UInt8]? {
         guard blob.count >= 16 + 12 + 16 + 1 else { throw ThresholdError.keyStore("the sealed share is truncated") }
-        let salt = Array(blob[0..<16]), iv = Array(blob[16..<28])
-        let ciphertext = Array(blob[28..<(blob.count - 16)])
-        var tag = Array(blob.suffix(16))
-        var key = try deriveKey(pin: pin, salt: salt)
+        var key = try deriveKey(pin: pin, salt: Array(blob[0..<16]))
         defer { wipe(&key) }
+        return try open(Array(blob.dropFirst(16)), key: key, additionalData: [])
+    }
+
+    /// Seals under a 32-byte key: `[iv 12 | ciphertext | tag 16]`.
+    public static func seal(_ plaintext: [UInt8], key: [UInt8], additionalData: [UInt8], random: RandomSource) throws -> [UInt8] {
+        guard key.count == 32 else { throw ThresholdError.keyStore("an AES-256 key has 32 bytes") }
+        let iv = try random.bytes(12, label: "keystore.iv")
+        guard let context = EVP_CIPHER_CTX_new() else { throw ThresholdError.keyStore("no cipher context") }
+        defer { EVP_CIPHER_CTX_free(context) }
+        var out = [UInt8](repeating: 0, count: plaintext.count + 16)
+        var length: Int32 = 0
+        guard EVP_EncryptInit_ex(context, EVP_aes_256_gcm(), nil, key, iv) == 1 else { throw ThresholdError.keyStore("encryption failed") }
+        if !additionalData.isEmpty {
+            guard EVP_EncryptUpdate(context, nil, &length, additionalData, Int32(additionalData.count)) == 1 else { throw ThresholdError.keyStore("encryption failed") }
+        }
+        guard EVP_EncryptUpdate(context, &out, &length, plaintext, Int32(plaintext.count)) == 1 else { throw ThresholdError.keyStore("encryption failed") }
+        var total = Int(length)
+        let finished = out.withUnsafeMutableBufferPointer { EVP_EncryptFinal_ex(context, $0.baseAddress! + total, &length) }
+        guard finished == 1 else { throw ThresholdError.keyStore("encryption failed") }
+        total += Int(length)
+        var tag = [UInt8](repeating: 0, count: 16)
+        guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, 16, &tag) == 1 else { throw ThresholdError.keyStore("no GCM tag") }
+        return iv + Array(out.prefix(total)) + tag
+    }
+
+    /// Opens `[iv | ciphertext | tag]`; nil when the key or the additional data is wrong.
+    public static func open(_ blob: [UInt8], key: [UInt8], additionalData: [UInt8]) throws -> [UInt8]? {
+        guard key.count == 32 else { throw ThresholdError.keyStore("an AES-256 key has 32 bytes") }
+        guard blob.count >= 12 + 16 else { throw ThresholdError.keyStore("the sealed data is truncated") }
+        let iv = Array(blob[0..<12]), ciphertext = Array(blob[12..<(blob.count - 16)])
+        var tag = Array(blob.suffix(16))
         guard let context = EVP_CIPHER_CTX_new() else { throw ThresholdError.keyStore("no cipher context") }
         defer { EVP_CIPHER_CTX_free(context) }
         var out = [UInt8](repeating: 0, count: ciphertext.count + 16)
         var length: Int32 = 0
-        guard EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), nil, key, iv) == 1,
-              EVP_DecryptUpdate(context, &out, &length, ciphertext, Int32(ciphertext.count)) == 1,
+        guard EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), nil, key, iv) == 1 else { throw ThresholdError.keyStore("decryption failed") }
+        if !additionalData.isEmpty {
+            guard EVP_DecryptUpdate(context, nil, &length, additionalData, Int32(additionalData.count)) == 1 else { throw ThresholdError.keyStore("decryption failed") }
+        }
+        guard EVP_DecryptUpdate(context, &out, &length, ciphertext, Int32(ciphertext.count)) == 1,
               EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, 16, &tag) == 1 else { throw ThresholdError.keyStore("decryption failed") }
         let total = Int(length)
         let finished = out.withUnsafeMutableBufferPointer { EVP_DecryptFinal_ex(context, $0.baseAddress! + total, &length) }

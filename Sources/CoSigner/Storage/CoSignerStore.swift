@@ -1,0 +1,146 @@
+import Foundation
+import TamgaCore
+import Threshold
+
+/// The co-signer's database: enrollment codes, devices, keys (server shares sealed at rest with
+/// the server key, bound to their key id), signing sessions and the activity log. One SQLite
+/// file (WAL); every state change is one transaction.
+public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database serialises; `serverKey` is immutable
+    public let database: Database
+    private let serverKey: [UInt8]
+    private let random: RandomSource
+
+    /// Schema versions, applied in order (never edited once released; add a new one).
+    static let migrations = [
+        """
+        CREATE TABLE enrollment_codes (
+            code_hash TEXT PRIMARY KEY, document_number TEXT NOT NULL,
+            expires_at INTEGER NOT NULL, used_at INTEGER);
+        CREATE TABLE devices (
+            token_hash TEXT PRIMARY KEY, document_number TEXT NOT NULL,
+            device_key BLOB NOT NULL, created_at INTEGER NOT NULL);
+        CREATE TABLE keys (
+            key_id TEXT PRIMARY KEY, document_number TEXT NOT NULL, role TEXT NOT NULL CHECK (role IN ('auth', 'sign')),
+            share BLOB NOT NULL, public_key BLOB NOT NULL, certificate BLOB,
+            locked INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL);
+        CREATE INDEX keys_by_document ON keys(document_number);
+        CREATE TABLE sessions (
+            id TEXT PRIMARY KEY, key_id TEXT NOT NULL REFERENCES keys(key_id), kind TEXT NOT NULL CHECK (kind IN ('SIGN', 'AUTH')),
+            digest BLOB NOT NULL, rp_name TEXT NOT NULL, display_text TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('PENDING', 'COMMITTED', 'PROVED', 'COMPLETE', 'FAILED', 'EXPIRED')),
+            created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, signature BLOB);
+        CREATE INDEX sessions_by_key ON sessions(key_id, state);
+        CREATE TABLE activity (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, document_number TEXT NOT NULL, event TEXT NOT NULL, detail TEXT NOT NULL, at INTEGER NOT NULL);
+        """,
+    ]
+
+    /// Opens the database at `path`; `serverKey` is the 32-byte key sealing the server shares.
+    public init(path: String, serverKey: [UInt8], random: RandomSource = SystemRandom()) throws {
+        guard serverKey.count == 32 else { throw ThresholdError.keyStore("the server key must be 32 bytes") }
+        database = try Database(path: path, migrations: Self.migrations)
+        self.serverKey = serverKey
+        self.random = random
+    }
+
+    /// Reads the server key from a file of 32 bytes (made with mode 0600 if missing).
+    public static func serverKey(file: String, random: RandomSource = SystemRandom()) throws -> [UInt8] {
+        if let data = FileManager.default.contents(atPath: file) {
+            guard data.count == 32 else { throw ThresholdError.keyStore("\(file) must hold exactly 32 bytes") }
+            return Array(data)
+        }
+        let key = try random.bytes(32, label: "cosigner.server-key")
+        let fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw ThresholdError.keyStore("cannot create \(file)") }
+        defer { close(fd) }
+        guard key.withUnsafeBytes({ write(fd, $0.baseAddress, 32) }) == 32, fsync(fd) == 0 else { throw ThresholdError.keyStore("cannot write \(file)") }
+        return key
+    }
+
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
+    static func hash(_ text: String) -> String {
+        Digest.compute(.sha256, over: Data(text.utf8)).bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
+    // MARK: Enrollment codes (the operator's stand-in for the KYC consent code)
+
+    /// A one-time code for `documentNumber`, valid for `lifetime` seconds: 12 characters from an
+    /// alphabet without look-alikes. Only its hash is stored.
+    public func issueEnrollmentCode(documentNumber: String, lifetime: TimeInterval = 24 * 3600) throws -> String {
+        let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+        let code = String(try random.bytes(12, label: "cosigner.code").map { alphabet[Int($0) % alphabet.count] })
+        try database.execute("INSERT INTO enrollment_codes (code_hash, document_number, expires_at) VALUES (?, ?, ?)",
+                             [.text(Self.hash(code)), .text(documentNumber), .integer(Self.now() + Int64(lifetime))])
+        try log(documentNumber, "enrollment-code-issued", "valid \(Int(lifetime)) s")
+        return code
+    }
+
+    /// Consumes a code atomically: the document number it was issued for, or nil when unknown,
+    /// used or expired.
+    public func consumeEnrollmentCode(_ code: String) throws -> String? {
+        try database.transaction {
+            let hash = Self.hash(code)
+            guard let row = try database.query("SELECT document_number FROM enrollment_codes WHERE code_hash = ? AND used_at IS NULL AND expires_at >= ?",
+                                               [.text(hash), .integer(Self.now())]).first,
+                  let document = row.first?.text else { return nil }
+            try database.execute("UPDATE enrollment_codes SET used_at = ? WHERE code_hash = ?", [.integer(Self.now()), .text(hash)])
+            return document
+        }
+    }
+
+    // MARK: Keys
+
+    /// Stores a server share sealed with the server key (the key id as additional data, so a
+    /// sealed share cannot be moved to another row).
+    public func saveKey(_ share: ServerKeyShare, documentNumber: String, role: ShareRole) throws {
+        var plain = share.storageBytes
+        defer { for index in plain.indices { plain[index] = 0 } }
+        let sealed = try SealedBox.seal(plain, key: serverKey, additionalData: share.keyID, random: random)
+        try database.transaction {
+            try database.execute("INSERT INTO keys (key_id, document_number, role, share, public_key, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                                 [.text(WireFormat.hex(share.keyID)), .text(documentNumber), .text(role.rawValue), .blob(sealed),
+                                  .blob(share.publicKey.compressed), .integer(Self.now())])
+            try log(documentNumber, "key-enrolled", "\(role.rawValue) \(WireFormat.hex(share.keyID).prefix(16))")
+        }
+    }
+
+    public struct StoredKey: Sendable {
+        public let share: ServerKeyShare
+        public let documentNumber: String
+        public let role: ShareRole
+        public let locked: Bool
+    }
+
+    public func loadKey(_ keyID: [UInt8]) throws -> StoredKey? {
+        guard let row = try database.query("SELECT share, document_number, role, locked FROM keys WHERE key_id = ?", [.text(WireFormat.hex(keyID))]).first,
+              let sealed = row[0].blob, let document = row[1].text, let role = row[2].text.flatMap(ShareRole.init(rawValue:)) else { return nil }
+        guard var plain = try SealedBox.open(sealed, key: serverKey, additionalData: keyID) else {
+            throw ThresholdError.keyStore("a stored share does not open with this server key")
+        }
+        defer { for index in plain.indices { plain[index] = 0 } }
+        return StoredKey(share: try ServerKeyShare(storageBytes: plain), documentNumber: document, role: role, locked: row[3].integer != 0)
+    }
+
+    public func lockKey(_ keyID: [UInt8], reason: String) throws {
+        try database.transaction {
+            try database.execute("UPDATE keys SET locked = 1 WHERE key_id = ?", [.text(WireFormat.hex(keyID))])
+            if let document = try database.query("SELECT document_number FROM keys WHERE key_id = ?", [.text(WireFormat.hex(keyID))]).first?.first?.text {
+                try log(document, "key-locked", reason)
+            }
+        }
+    }
+
+    // MARK: Activity (no secrets: events and short, public details only)
+
+    public func log(_ documentNumber: String, _ event: String, _ detail: String) throws {
+        try database.execute("INSERT INTO activity (document_number, event, detail, at) VALUES (?, ?, ?, ?)",
+                             [.text(documentNumber), .text(event), .text(detail), .integer(Self.now())])
+    }
+
+    public func activity(documentNumber: String, limit: Int = 100) throws -> [(event: String, detail: String, at: Date)] {
+        try database.query("SELECT event, detail, at FROM activity WHERE document_number = ? ORDER BY id DESC LIMIT ?",
+                           [.text(documentNumber), .integer(Int64(limit))]).map {
+            ($0[0].text ?? "", $0[1].text ?? "", Date(timeIntervalSince1970: TimeInterval($0[2].integer ?? 0)))
+        }
+    }
+}
