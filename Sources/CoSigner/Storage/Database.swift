@@ -62,7 +62,7 @@ public final class Database: @unchecked Sendable {   // unchecked: `lock` guards
 
     deinit { sqlite3_close_v2(connection) }
 
-    public var schemaVersion: Int { Int((try? query("PRAGMA user_version").first?.first?.integer) ?? 0) ?? 0 }
+    public var schemaVersion: Int { Int(((try? query("PRAGMA user_version"))?.first?.first?.integer) ?? 0) }
 
     private func failure(_ status: Int32) -> DatabaseError {
         DatabaseError(code: status, message: String(cString: sqlite3_errmsg(connection)))
@@ -141,7 +141,7 @@ public final class Database: @unchecked Sendable {   // unchecked: `lock` guards
                 try execute("COMMIT")
                 return result
             } catch {
-                try? execute("ROLLBACK")
+                _ = try? execute("ROLLBACK")
                 throw error
             }
         }
