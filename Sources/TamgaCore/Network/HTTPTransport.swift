@@ -36,6 +36,14 @@ public struct HTTPTransport: Sendable {
         try await perform(method: "GET", url: url, body: nil, headers: [:], service: service)
     }
 
+    /// Any method with extra headers (the co-signer's API: JSON bodies, `X-Device-Token`).
+    public func request(method: String, url: URL, body: Data?, headers: [String: String], service: String) async throws -> Data {
+        for (name, value) in headers where name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" }) || value.contains(where: { $0 == "\r" || $0 == "\n" }) {
+            throw CoreError.serviceUnreachable(service: service, url: url.absoluteString, reason: "a header contains a line break")
+        }
+        return try await perform(method: method, url: url, body: body.map(Array.init), headers: headers, service: service)
+    }
+
     /// Runs the blocking exchange on a dispatch thread, not on the cooperative pool.
     private func perform(method: String, url: URL, body: [UInt8]?, headers: [String: String], service: String) async throws -> Data {
         try await withCheckedThrowingContinuation { continuation in

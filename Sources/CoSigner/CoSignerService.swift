@@ -1,0 +1,213 @@
+import Foundation
+import TamgaCore
+import Threshold
+
+/// The co-signer's HTTP API (first slice: enrollment and signing sessions; documented in
+/// docs/cosigner-api.md). JSON bodies; protocol messages in `WireFormat`'s fixed-width hex.
+/// Every `/v3/mobile/*` call carries `X-Device-Token`, issued at enrollment and stored as a hash.
+/// Sessions live in the database (state, digest, deadline, result); the cryptographic state of
+/// an open signing session (k2) lives only in memory in `ServerParty`, so a restart ends open
+/// sessions (they expire) but never loses a key.
+public final class CoSignerService: @unchecked Sendable {   // unchecked: the store and the party serialise themselves
+    public let store: CoSignerStore
+    public let party: ServerParty
+    let random: RandomSource
+    public let sessionLifetime: TimeInterval
+
+    public init(store: CoSignerStore, party: ServerParty, random: RandomSource = SystemRandom(), sessionLifetime: TimeInterval = 300) {
+        self.store = store
+        self.party = party
+        self.random = random
+        self.sessionLifetime = sessionLifetime
+    }
+
+    struct Failure: Error {
+        let status: Int, code: String, message: String
+    }
+
+    /// Routes one request; never throws (errors become JSON error bodies with 4xx/5xx).
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        do {
+            let parts = request.path.split(separator: "/").map(String.init)
+            let route = (request.method, parts.count, parts.first == "v3" ? parts.dropFirst().first ?? "" : "")
+            switch route {
+            case ("POST", 3, "enrollment") where parts[2] == "init": return try enrollInit(request)
+            case ("POST", 3, "enrollment") where parts[2] == "complete": return try enrollComplete(request)
+            case ("POST", 3, "rp") where parts[2] == "session": return try createSession(request)
+            case ("GET", 4, "rp") where parts[2] == "session": return try sessionResult(parts[3])
+            case ("GET", 4, "mobile") where parts[2] == "pending": return try pending(request, document: parts[3])
+            case ("POST", 6, "mobile") where parts[2] == "session" && parts[4] == "sign": return try signStep(request, sessionID: parts[3], step: parts[5])
+            default: throw Failure(status: 404, code: "not-found", message: "no route \(request.method) \(request.path)")
+            }
+        } catch let failure as Failure {
+            return .error(failure.status, code: failure.code, message: failure.message)
+        } catch let error as ThresholdError {
+            return .error(422, code: error.code, message: error.description)
+        } catch {
+            return .error(500, code: "internal", message: "the co-signer failed; see its log")
+        }
+    }
+
+    // MARK: JSON
+
+    static func object(_ request: HTTPRequest) throws -> [String: Any] {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] else {
+            throw Failure(status: 400, code: "malformed-json", message: "the body is not a JSON object")
+        }
+        return object
+    }
+
+    static func strings(_ value: Any?) -> [String: String] { (value as? [String: Any])?.compactMapValues { $0 as? String } ?? [:] }
+    static func lists(_ value: Any?) -> [String: [String]] { (value as? [String: Any])?.compactMapValues { $0 as? [String] } ?? [:] }
+
+    static func json(_ value: [String: Any], status: Int = 200) -> HTTPResponse {
+        let body = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])).map(Array.init) ?? []
+        return HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: body)
+    }
+
+    static func message(_ object: WireFormat.Object, _ lists: WireFormat.Lists = [:]) -> [String: Any] {
+        var combined: [String: Any] = object
+        for (key, value) in lists { combined[key] = value }
+        return combined
+    }
+
+    // MARK: Enrollment
+
+    /// `{code, role, message}`: the code must be valid (it is consumed at `complete`).
+    func enrollInit(_ request: HTTPRequest) throws -> HTTPResponse {
+        let body = try Self.object(request)
+        guard let code = body["code"] as? String, let role = (body["role"] as? String).flatMap(ShareRole.init(rawValue:)) else {
+            throw Failure(status: 400, code: "bad-request", message: "code and role (auth or sign) are required")
+        }
+        guard try store.database.query("SELECT 1 FROM enrollment_codes WHERE code_hash = ? AND used_at IS NULL AND expires_at >= ?",
+                                       [.text(CoSignerStore.hash(code)), .integer(CoSignerStore.now())]).first != nil else {
+            throw Failure(status: 403, code: "bad-enrollment-code", message: "the enrollment code is unknown, used or expired")
+        }
+        _ = role
+        let message = try WireFormat.decodeEnrollInitRequest(Self.strings(body["message"]))
+        let (object, lists) = try WireFormat.encode(party.enrollInit(message))
+        return Self.json(["message": Self.message(object, lists)])
+    }
+
+    /// `{code, role, clientNonce, deviceKey, message}` → `{message, deviceToken}`.
+    func enrollComplete(_ request: HTTPRequest) throws -> HTTPResponse {
+        let body = try Self.object(request)
+        guard let code = body["code"] as? String, let role = (body["role"] as? String).flatMap(ShareRole.init(rawValue:)),
+              let nonceText = body["clientNonce"] as? String, let nonce = BigInt(hex: nonceText)?.bytes(width: 32), nonceText.count == 64,
+              let deviceKey = (body["deviceKey"] as? String).flatMap({ BigInt(hex: $0)?.bytes }) else {
+            throw Failure(status: 400, code: "bad-request", message: "code, role, clientNonce and deviceKey are required")
+        }
+        let message = Self.message(Self.strings(body["message"]), Self.lists(body["message"]))
+        let complete = try WireFormat.decodeEnrollCompleteRequest(message.compactMapValues { $0 as? String }, message.compactMapValues { $0 as? [String] })
+        let (response, share) = try party.enrollComplete(clientNonce: nonce, complete)
+        guard let document = try store.consumeEnrollmentCode(code) else {
+            throw Failure(status: 403, code: "bad-enrollment-code", message: "the enrollment code is unknown, used or expired")
+        }
+        let token = WireFormat.hex(try random.bytes(32, label: "cosigner.device-token"))
+        try store.saveKey(share, documentNumber: document, role: role)
+        try store.database.execute("INSERT INTO devices (token_hash, document_number, device_key, created_at) VALUES (?, ?, ?, ?)",
+                                   [.text(CoSignerStore.hash(token)), .text(document), .blob(deviceKey), .integer(CoSignerStore.now())])
+        return Self.json(["message": WireFormat.encode(response), "deviceToken": token, "documentNumber": document])
+    }
+
+    // MARK: Relying party
+
+    /// `{keyID, digest, rpName, displayText}` → `{sessionID}`: a SIGN session for a digest.
+    func createSession(_ request: HTTPRequest) throws -> HTTPResponse {
+        let body = try Self.object(request)
+        guard let keyText = body["keyID"] as? String, let keyID = BigInt(hex: keyText)?.bytes(width: 32), keyText.count == 64,
+              let digestText = body["digest"] as? String, digestText.count == 64, let digest = BigInt(hex: digestText)?.bytes(width: 32) else {
+            throw Failure(status: 400, code: "bad-request", message: "keyID and a 32-byte digest are required")
+        }
+        guard let key = try store.loadKey(keyID) else { throw Failure(status: 404, code: "unknown-key", message: "no such key") }
+        guard !key.locked else { throw Failure(status: 423, code: "key-locked", message: "the key is locked after a failed signature") }
+        let id = UUID().uuidString.lowercased()
+        try store.database.execute("""
+            INSERT INTO sessions (id, key_id, kind, digest, rp_name, display_text, state, created_at, expires_at)
+            VALUES (?, ?, 'SIGN', ?, ?, ?, 'PENDING', ?, ?)
+            """, [.text(id), .text(keyText.lowercased()), .blob(digest), .text(body["rpName"] as? String ?? ""), .text(body["displayText"] as? String ?? ""),
+                  .integer(CoSignerStore.now()), .integer(CoSignerStore.now() + Int64(sessionLifetime))])
+        try store.log(key.documentNumber, "session-created", "\(id) by \(body["rpName"] as? String ?? "?")")
+        return Self.json(["sessionID": id])
+    }
+
+    func sessionResult(_ id: String) throws -> HTTPResponse {
+        guard let row = try store.database.query("SELECT state, signature, expires_at FROM sessions WHERE id = ?", [.text(id)]).first else {
+            throw Failure(status: 404, code: "unknown-session", message: "no such session")
+        }
+        var state = row[0].text ?? "FAILED"
+        if ["PENDING", "COMMITTED", "PROVED"].contains(state), (row[2].integer ?? 0) < CoSignerStore.now() { state = "EXPIRED" }
+        var result: [String: Any] = ["state": state]
+        if let signature = row[1].blob { result["signature"] = WireFormat.hex(signature) }
+        return Self.json(result)
+    }
+
+    // MARK: Device
+
+    /// The document number the device token belongs to (403 otherwise).
+    func device(_ request: HTTPRequest) throws -> String {
+        guard let token = request.headers["x-device-token"], token.count == 64,
+              let document = try store.database.query("SELECT document_number FROM devices WHERE token_hash = ?", [.text(CoSignerStore.hash(token))]).first?.first?.text else {
+            throw Failure(status: 403, code: "bad-device-token", message: "missing or unknown X-Device-Token")
+        }
+        return document
+    }
+
+    func pending(_ request: HTTPRequest, document: String) throws -> HTTPResponse {
+        guard try device(request) == document else { throw Failure(status: 403, code: "bad-device-token", message: "not this device's account") }
+        let rows = try store.database.query("""
+            SELECT s.id, s.kind, s.rp_name, s.display_text, s.digest, s.key_id FROM sessions s JOIN keys k ON k.key_id = s.key_id
+            WHERE k.document_number = ? AND s.state = 'PENDING' AND s.expires_at >= ? ORDER BY s.created_at
+            """, [.text(document), .integer(CoSignerStore.now())])
+        return Self.json(["sessions": rows.map { row -> [String: Any] in
+            ["id": row[0].text ?? "", "kind": row[1].text ?? "", "rpName": row[2].text ?? "", "displayText": row[3].text ?? "",
+             "digest": WireFormat.hex(row[4].blob ?? []), "keyID": row[5].text ?? ""]
+        }])
+    }
+
+    /// commit / prove / finish for one session, each moving its state atomically.
+    func signStep(_ request: HTTPRequest, sessionID: String, step: String) throws -> HTTPResponse {
+        let document = try device(request)
+        guard let row = try store.database.query("""
+            SELECT s.key_id, s.digest, s.state, s.expires_at, k.document_number FROM sessions s JOIN keys k ON k.key_id = s.key_id WHERE s.id = ?
+            """, [.text(sessionID)]).first, let keyText = row[0].text, let keyID = BigInt(hex: keyText)?.bytes(width: 32) else {
+            throw Failure(status: 404, code: "unknown-session", message: "no such session")
+        }
+        guard row[4].text == document else { throw Failure(status: 403, code: "not-your-session", message: "the session belongs to another account") }
+        guard (row[3].integer ?? 0) >= CoSignerStore.now() else { throw Failure(status: 410, code: "session-expired", message: "the session expired") }
+        guard let key = try store.loadKey(keyID), !key.locked else { throw Failure(status: 423, code: "key-locked", message: "the key is locked") }
+        let body = try Self.object(request)
+        let message = Self.strings(body["message"])
+        func move(from: String, to: String) throws {
+            let changed = try store.database.execute("UPDATE sessions SET state = ? WHERE id = ? AND state = ?", [.text(to), .text(sessionID), .text(from)])
+            guard changed == 1 else { throw Failure(status: 409, code: "wrong-state", message: "the session is not in state \(from)") }
+        }
+        switch step {
+        case "commit":
+            let commit = try WireFormat.decodeSignCommitRequest(message)
+            guard commit.keyID == keyID, commit.digest == row[1].blob else {
+                throw Failure(status: 422, code: "digest-mismatch", message: "the commit is not for this session's key and digest")
+            }
+            try move(from: "PENDING", to: "COMMITTED")
+            return Self.json(["message": WireFormat.encode(try party.signCommit(key.share, commit))])
+        case "prove":
+            try move(from: "COMMITTED", to: "PROVED")
+            return Self.json(["message": try WireFormat.encode(party.signProve(key.share, WireFormat.decodeSignProveRequest(message)))])
+        case "finish":
+            let finish = try WireFormat.decodeSignFinishRequest(message)
+            do {
+                let signature = try party.signFinish(key.share, finish)
+                try store.database.execute("UPDATE sessions SET state = 'COMPLETE', signature = ? WHERE id = ? AND state = 'PROVED'",
+                                           [.blob(Scalar.encode(signature.r) + Scalar.encode(signature.s)), .text(sessionID)])
+                try store.log(document, "session-signed", sessionID)
+                return Self.json(["state": "COMPLETE"])
+            } catch {
+                try store.database.execute("UPDATE sessions SET state = 'FAILED' WHERE id = ?", [.text(sessionID)])
+                try store.lockKey(keyID, reason: "failed signature in session \(sessionID)")
+                throw error
+            }
+        default:
+            throw Failure(status: 404, code: "not-found", message: "no step \(step)")
+        }
+    }
+}
