@@ -4,6 +4,8 @@ import TamgaCore
 import PCSC
 import IDCard
 import PKCS11
+import Threshold
+import CoSigner
 
 /// The `tamga` command line as a library, so tests run commands in-process.
 public enum TamgaCommandLine {
@@ -13,6 +15,7 @@ public enum TamgaCommandLine {
         ContainerCreateCommand.self, ContainerAddCommand.self, ContainerRemoveCommand.self,
         ContainerListCommand.self, ContainerExtractCommand.self, SignCommand.self, ExtendCommand.self, VerifyCommand.self, ReadersCommand.self,
         CardInfoCommand.self, CardChangePINCommand.self, CardUnblockCommand.self, TokensCommand.self,
+        CoSignerServeCommand.self, CoSignerIssueCodeCommand.self,
     ]
 
     /// Runs a command line (`arguments[0]` is the program name) and returns the exit code.
@@ -69,6 +72,8 @@ public enum TamgaCommandLine {
         guard let (command, rest) = find(words).map({ ($0.type, Array(words.dropFirst($0.type.path.count))) }) else {
             if first == "container" {
                 terminal.error("tamga: container needs one of: create, add, remove, ls, extract\n\n\(overview)")
+            } else if first == "cosigner" {
+                terminal.error("tamga: cosigner needs one of: serve, issue-code\n\n\(overview)")
             } else if first == "card" {
                 terminal.error("tamga: card needs one of: info, change-pin, unblock\n\n\(overview)")
             } else {
@@ -131,6 +136,13 @@ public enum TamgaCommandLine {
             default: return (e.code, .cardUnavailable)
             }
         case SecretInput.Failure.mismatch: return ("new-pin-mismatch", .pinRejected)
+        case let e as ThresholdError:
+            switch e {
+            case .wrongPIN: return (e.code, .pinRejected)
+            case .keyStore, .notEnrolled: return (e.code, .inputRejected)
+            default: return (e.code, .signingFailed)
+            }
+        case is DatabaseError: return ("database", .writeFailed)
         case let e as PKCS11Error:
             switch e {
             case .pinIncorrect, .pinLocked, .pinLength, .pinExpired: return (e.code, .pinRejected)
@@ -166,6 +178,9 @@ public enum TamgaCommandLine {
       readers [--json] [--watch | --wait MEDIA]   PC/SC readers: state, ATR, card kind, Rutoken media family
     Tokens:
       tokens [--module PATH] [--login]     PKCS#11 modules, tokens, certificates and keys
+    Co-signer (server half of threshold keys):
+      cosigner serve [--db FILE] [--port N]     run the HTTP API (docs/cosigner-api.md)
+      cosigner issue-code DOCUMENT-NUMBER       a one-time enrollment code
     ID cards:
       card info [--reader NAME]            holder, document number, certificates, PIN tries left
       card change-pin --pin1|--pin2|--puk  change a PIN with the current one

@@ -117,9 +117,16 @@ public enum TestEnvironment {
     /// accepts connections, and returns the process (stop it with `terminate`) and that URL.
     public static func startListeningServer(_ script: String, _ arguments: [String],
                                             environment: [String: String]? = nil) throws -> (process: Process, url: URL) {
+        try startListening(executable: "/usr/bin/python3", [Self.script(script)] + arguments, environment: environment)
+    }
+
+    /// Starts any program that prints one `listening URL` line once it accepts connections.
+    public static func startListening(executable: String, _ arguments: [String],
+                                      environment: [String: String]? = nil) throws -> (process: Process, url: URL) {
+        let script = (executable as NSString).lastPathComponent
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [Self.script(script)] + arguments
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
         if let environment { process.environment = environment }
         let out = Pipe()
         process.standardOutput = out

@@ -33,6 +33,10 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
         CREATE TABLE activity (
             id INTEGER PRIMARY KEY AUTOINCREMENT, document_number TEXT NOT NULL, event TEXT NOT NULL, detail TEXT NOT NULL, at INTEGER NOT NULL);
         """,
+        """
+        CREATE TABLE server_identity (
+            id INTEGER PRIMARY KEY CHECK (id = 1), pid BLOB NOT NULL, ring_pedersen BLOB NOT NULL, created_at INTEGER NOT NULL);
+        """,
     ]
 
     /// Opens the database at `path`; `serverKey` is the 32-byte key sealing the server shares.
@@ -60,6 +64,30 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
     static func hash(_ text: String) -> String {
         Digest.compute(.sha256, over: Data(text.utf8)).bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
+    // MARK: Server identity
+
+    /// The server's party id and ring-Pedersen parameters, made once (safe primes, about two
+    /// seconds) and kept sealed with the server key: clients pin the parameters, so they must
+    /// survive restarts.
+    public func serverIdentity() throws -> (pid: [UInt8], ringPedersen: RingPedersenSecret) {
+        if let row = try database.query("SELECT pid, ring_pedersen FROM server_identity WHERE id = 1").first,
+           let pid = row[0].blob, let sealed = row[1].blob {
+            guard var plain = try SealedBox.open(sealed, key: serverKey, additionalData: Array("ring-pedersen".utf8)) else {
+                throw ThresholdError.keyStore("the stored server identity does not open with this server key")
+            }
+            defer { for index in plain.indices { plain[index] = 0 } }
+            return (pid, try RingPedersenSecret(storageBytes: plain))
+        }
+        let pid = try random.bytes(32, label: "cosigner.pid")
+        let secret = try RingPedersenSecret.generate(random: random)
+        var plain = secret.storageBytes
+        defer { for index in plain.indices { plain[index] = 0 } }
+        let sealed = try SealedBox.seal(plain, key: serverKey, additionalData: Array("ring-pedersen".utf8), random: random)
+        try database.execute("INSERT INTO server_identity (id, pid, ring_pedersen, created_at) VALUES (1, ?, ?, ?)",
+                             [.blob(pid), .blob(sealed), .integer(Self.now())])
+        return (pid, secret)
     }
 
     // MARK: Enrollment codes (the operator's stand-in for the KYC consent code)

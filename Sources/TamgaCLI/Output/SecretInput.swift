@@ -144,7 +144,7 @@ enum TerminalRestore {
     /// Called by the interrupt handler.
     static func restore() {
         lock.withLock {
-            if var (fd, settings) = saved { tcsetattr(fd, TCSANOW, &settings) }
+            if let (fd, original) = saved { var settings = original; tcsetattr(fd, TCSANOW, &settings) }
         }
     }
 }

@@ -35,6 +35,8 @@ public struct RingPedersenSecret: Sendable {
     public let parameters: RingPedersenParameters
     let phi: BigInt
     let lambda: BigInt
+    let p: BigInt
+    let q: BigInt
 
     /// Fresh parameters from two 1024-bit safe primes (OpenSSL's sieved safe-prime generator,
     /// about a second each here).
@@ -55,6 +57,29 @@ public struct RingPedersenSecret: Sendable {
         lambda = try random.integer(below: phi, label: "ring-pedersen.lambda")
         let s = t.power(lambda, modulo: n, exponentIsSecret: true)
         parameters = RingPedersenParameters(n: n, s: s, t: t)
+        self.p = p
+        self.q = q
+    }
+
+    /// Parameters stored earlier (the co-signer keeps them across restarts: clients pin them).
+    public init(p: BigInt, q: BigInt, t: BigInt, lambda: BigInt) throws {
+        let n = p * q
+        guard n.bitWidth == RingPedersenParameters.modulusBits else { throw ThresholdError.proofRejected("Ñ has \(n.bitWidth) bits") }
+        phi = (p - 1) * (q - 1)
+        self.lambda = lambda
+        parameters = RingPedersenParameters(n: n, s: t.power(lambda, modulo: n, exponentIsSecret: true), t: t)
+        self.p = p
+        self.q = q
+    }
+
+    /// What to store to rebuild the same parameters: `p̃ ‖ q̃ ‖ t ‖ λ`, 128 + 128 + 256 + 256 bytes.
+    public var storageBytes: [UInt8] {
+        (p.bytes(width: 128) ?? []) + (q.bytes(width: 128) ?? []) + (parameters.t.bytes(width: 256) ?? []) + (lambda.bytes(width: 256) ?? [])
+    }
+
+    public init(storageBytes bytes: [UInt8]) throws {
+        guard bytes.count == 768 else { throw ThresholdError.keyStore("stored ring-Pedersen parameters have \(bytes.count) bytes") }
+        try self.init(p: BigInt(bytes: bytes[0..<128]), q: BigInt(bytes: bytes[128..<256]), t: BigInt(bytes: bytes[256..<512]), lambda: BigInt(bytes: bytes[512..<768]))
     }
 
     static func safePrime(bits: Int32) throws -> BigInt {

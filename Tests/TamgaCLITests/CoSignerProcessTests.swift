@@ -1,0 +1,71 @@
+import Foundation
+import TamgaCore
+import TamgaTestSupport
+import Threshold
+import XCTest
+
+/// `tamga cosigner serve` as a real process with a real SQLite file: enrollment over HTTP,
+/// then `kill -9` and a restart — the key, the server identity the client pinned, and signing
+/// all survive.
+final class CoSignerProcessTests: XCTestCase {
+    private var binary: String { TestEnvironment.productsDirectory.appendingPathComponent("tamga").path }
+    private var folder: URL!
+    override func setUpWithError() throws { folder = try TestEnvironment.temporaryFolder("cosigner-process") }
+    override func tearDown() { TestEnvironment.removeFolder(folder) }
+
+    private var database: String { folder.appendingPathComponent("cosigner.db").path }
+
+    private func serve() throws -> (Process, String) {
+        let (process, url) = try TestEnvironment.startListening(executable: binary, ["cosigner", "serve", "--db", database])
+        return (process, url.absoluteString)
+    }
+
+    private func post(_ base: String, _ path: String, _ body: [String: Any], token: String? = nil) async throws -> [String: Any] {
+        var headers = ["Content-Type": "application/json"]
+        headers["X-Device-Token"] = token
+        let data = try await HTTPTransport(timeout: 20).request(method: "POST", url: URL(string: base + path)!,
+                                                                 body: try JSONSerialization.data(withJSONObject: body), headers: headers, service: "co-signer")
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    func testKeysAndTheServerIdentitySurviveKill9AndRestart() async throws {
+        let (first, base) = try serve()
+        let code = try TestEnvironment.run(binary, ["cosigner", "issue-code", "38001085718", "--db", database]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertEqual(code.count, 12, code)
+        let client = try ClientEnrollment(pid: Transcript.taggedHash("device", [[9]]))
+        let initAnswer = try await post(base, "/v3/enrollment/init", ["code": code, "role": "sign", "message": WireFormat.encode(client.initRequest)])
+        let m1 = try XCTUnwrap(initAnswer["message"] as? [String: Any])
+        let initResponse = try WireFormat.decodeEnrollInitResponse(m1.compactMapValues { $0 as? String }, m1.compactMapValues { $0 as? [String] })
+        let pin = initResponse.ringPedersen.fingerprint
+        let (o2, l2) = try WireFormat.encode(client.complete(initResponse))
+        var message: [String: Any] = o2
+        for (key, value) in l2 { message[key] = value }
+        let completed = try await post(base, "/v3/enrollment/complete", ["code": code, "role": "sign", "clientNonce": WireFormat.hex(client.initRequest.clientNonce),
+                                                                         "deviceKey": "00", "message": message])
+        let share = try client.finish(WireFormat.decodeEnrollCompleteResponse(XCTUnwrap(completed["message"] as? [String: String])))
+        let token = try XCTUnwrap(completed["deviceToken"] as? String)
+
+        kill(first.processIdentifier, SIGKILL)   // no chance to tidy up
+        TestEnvironment.terminate(first)
+
+        let (second, base2) = try serve()
+        defer { TestEnvironment.terminate(second) }
+        // The same server identity: a client that pinned it enrolls again without re-checking Π^prm.
+        let again = try ClientEnrollment(pid: Transcript.taggedHash("device", [[10]]), pinnedRingPedersen: pin)
+        let code2 = try TestEnvironment.run(binary, ["cosigner", "issue-code", "49001010000", "--db", database]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let answer2 = try await post(base2, "/v3/enrollment/init", ["code": code2, "role": "sign", "message": WireFormat.encode(again.initRequest)])
+        let m2 = try XCTUnwrap(answer2["message"] as? [String: Any])
+        XCTAssertNoThrow(try again.complete(WireFormat.decodeEnrollInitResponse(m2.compactMapValues { $0 as? String }, m2.compactMapValues { $0 as? [String] })))
+        // The key enrolled before the kill signs.
+        let digest = Array(Digest.compute(.sha256, over: Data("after restart".utf8)).bytes)
+        let session = try await post(base2, "/v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(digest), "rpName": "rp", "displayText": "t"])
+        let id = try XCTUnwrap(session["sessionID"] as? String)
+        let signing = try ClientSigning(share: share.publicShare, digest: digest, guard: ShareStateFile(path: folder.appendingPathComponent("guard").path))
+        let c = try await post(base2, "/v3/mobile/session/\(id)/sign/commit", ["message": WireFormat.encode(signing.commitRequest)], token: token)
+        let prove = try signing.prove(WireFormat.decodeSignCommitResponse(XCTUnwrap(c["message"] as? [String: String])))
+        let p = try await post(base2, "/v3/mobile/session/\(id)/sign/prove", ["message": WireFormat.encode(prove)], token: token)
+        let signature = try signing.finish(WireFormat.decodeSignProveResponse(XCTUnwrap(p["message"] as? [String: String])), secretKey: share.secretKey)
+        let done = try await post(base2, "/v3/mobile/session/\(id)/sign/finish", ["message": WireFormat.encode(ThresholdMessage.SignFinishRequest(signature: signature))], token: token)
+        XCTAssertEqual(done["state"] as? String, "COMPLETE")
+    }
+}
