@@ -69,4 +69,17 @@ static inline int cossl_error_reason(unsigned long code) { return ERR_GET_REASON
 static inline int cossl_ssl_set_sni(SSL *ssl, const char *name) { return (int)SSL_set_tlsext_host_name(ssl, name); }
 static inline int cossl_ctx_require_tls12(SSL_CTX *ctx) { return (int)SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION); }
 
+// Certificate requests and issuance.
+static inline int cossl_bit_string_set_no_unused(ASN1_BIT_STRING *bits) {
+    bits->flags &= ~0x07;
+    bits->flags |= ASN1_STRING_FLAG_BITS_LEFT;
+    return 1;
+}
+static inline X509_EXTENSION *cossl_extension(X509 *issuer, X509 *subject, int nid, const char *value) {
+    X509V3_CTX context;
+    X509V3_set_ctx_nodb(&context);
+    X509V3_set_ctx(&context, issuer, subject, NULL, NULL, 0);
+    return X509V3_EXT_conf_nid(NULL, &context, nid, value);
+}
+
 #endif

@@ -16,3 +16,8 @@ extension PublicKey {
         self.init(handle: PKeyHandle(taking: key))
     }
 }
+
+extension PublicKey {
+    /// The key as a DER SubjectPublicKeyInfo.
+    public var subjectPublicKeyInfo: Data? { encodeDER { i2d_PUBKEY(handle.pointer, &$0) } }
+}
