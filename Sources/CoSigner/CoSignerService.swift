@@ -13,12 +13,17 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     public let party: ServerParty
     let random: RandomSource
     public let sessionLifetime: TimeInterval
+    /// Issues the certificates of enrolled keys (after the device proves possession by a
+    /// threshold signature over its certificate request); nil: no certificates.
+    public let certificateAuthority: CertificateAuthority?
 
-    public init(store: CoSignerStore, party: ServerParty, random: RandomSource = SystemRandom(), sessionLifetime: TimeInterval = 300) {
+    public init(store: CoSignerStore, party: ServerParty, random: RandomSource = SystemRandom(), sessionLifetime: TimeInterval = 300,
+                certificateAuthority: CertificateAuthority? = nil) {
         self.store = store
         self.party = party
         self.random = random
         self.sessionLifetime = sessionLifetime
+        self.certificateAuthority = certificateAuthority
     }
 
     struct Failure: Error {
@@ -37,6 +42,8 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
             case ("GET", 4, "rp") where parts[2] == "session": return try sessionResult(parts[3])
             case ("GET", 4, "mobile") where parts[2] == "pending": return try pending(request, document: parts[3])
             case ("POST", 6, "mobile") where parts[2] == "session" && parts[4] == "sign": return try signStep(request, sessionID: parts[3], step: parts[5])
+            case ("POST", 4, "mobile") where parts[2] == "certificate" && parts[3] == "session": return try certificateSession(request)
+            case ("POST", 3, "mobile") where parts[2] == "certificate": return try issueCertificate(request)
             default: throw Failure(status: 404, code: "not-found", message: "no route \(request.method) \(request.path)")
             }
         } catch let failure as Failure {
@@ -142,6 +149,60 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         return Self.json(result)
     }
 
+    // MARK: Certificates
+
+    /// `{keyID, digest}` (the SHA-256 of the device's certificate request's to-be-signed bytes)
+    /// → `{sessionID}`: a SIGN session the device approves like any other, proving it holds the
+    /// joint key.
+    func certificateSession(_ request: HTTPRequest) throws -> HTTPResponse {
+        let document = try device(request)
+        let body = try Self.object(request)
+        guard let keyText = body["keyID"] as? String, keyText.count == 64, let keyID = BigInt(hex: keyText)?.bytes(width: 32),
+              let digestText = body["digest"] as? String, digestText.count == 64, let digest = BigInt(hex: digestText)?.bytes(width: 32) else {
+            throw Failure(status: 400, code: "bad-request", message: "keyID and digest are required")
+        }
+        guard let key = try store.loadKey(keyID), key.documentNumber == document else { throw Failure(status: 404, code: "unknown-key", message: "no such key for this device") }
+        let id = UUID().uuidString.lowercased()
+        try store.database.execute("""
+            INSERT INTO sessions (id, key_id, kind, digest, rp_name, display_text, state, created_at, expires_at)
+            VALUES (?, ?, 'SIGN', ?, 'co-signer CA', 'certificate request', 'PENDING', ?, ?)
+            """, [.text(id), .text(keyText.lowercased()), .blob(digest), .integer(CoSignerStore.now()), .integer(CoSignerStore.now() + Int64(sessionLifetime))])
+        return Self.json(["sessionID": id])
+    }
+
+    /// `{sessionID, request}` (DER hex): the completed session's digest must be the request's,
+    /// the request's key the enrolled joint key, its signature valid → `{certificate}` (DER hex).
+    func issueCertificate(_ request: HTTPRequest) throws -> HTTPResponse {
+        let document = try device(request)
+        guard let ca = certificateAuthority else { throw Failure(status: 501, code: "no-ca", message: "this co-signer issues no certificates") }
+        let body = try Self.object(request)
+        guard let id = body["sessionID"] as? String, let csrText = body["request"] as? String, let csr = BigInt(hex: csrText)?.bytes(width: csrText.count / 2) else {
+            throw Failure(status: 400, code: "bad-request", message: "sessionID and request are required")
+        }
+        guard let row = try store.database.query("SELECT key_id, digest, state FROM sessions WHERE id = ?", [.text(id)]).first,
+              row[2].text == "COMPLETE", let keyText = row[0].text, let keyID = BigInt(hex: keyText)?.bytes(width: 32),
+              let key = try store.loadKey(keyID), key.documentNumber == document else {
+            throw Failure(status: 409, code: "session-not-complete", message: "sign the certificate request first")
+        }
+        let checked = try CertificateRequest.verify(Data(csr))
+        let expectedSPKI = TwoPartySigning.subjectPublicKeyInfo(key.share.publicKey)
+        guard checked.valid, checked.subjectPublicKeyInfo == expectedSPKI else {
+            throw Failure(status: 422, code: "bad-request-signature", message: "the request is not signed by the enrolled key")
+        }
+        // The request's to-be-signed digest must be the one the session signed.
+        let rebuilt = try CertificateRequest(subjectPublicKeyInfo: expectedSPKI, subject: Self.subject(document: document, role: key.role))
+        guard Array(rebuilt.digest.bytes) == row[1].blob else {
+            throw Failure(status: 422, code: "request-mismatch", message: "the request is not the one whose digest was signed")
+        }
+        let certificate = try ca.issue(subjectPublicKeyInfo: expectedSPKI, subject: Self.subject(document: document, role: key.role),
+                                       profile: key.role == .sign ? .signing : .authentication)
+        try store.database.execute("UPDATE keys SET certificate = ? WHERE key_id = ?", [.blob(Array(certificate.der)), .text(keyText)])
+        try store.log(document, "certificate-issued", key.role.rawValue)
+        return Self.json(["certificate": WireFormat.hex(Array(certificate.der))])
+    }
+
+    static func subject(document: String, role: ShareRole) -> [(String, String)] { ThresholdClient.certificateSubject(document: document, role: role) }
+
     // MARK: Device
 
     /// The document number the device token belongs to (403 otherwise).
@@ -190,6 +251,11 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
             }
             try move(from: "PENDING", to: "COMMITTED")
             return Self.json(["message": WireFormat.encode(try party.signCommit(key.share, commit))])
+        case "cancel":
+            try party.signCancel(key.share)
+            try move(from: "COMMITTED", to: "FAILED")
+            try store.log(document, "session-declined", sessionID)
+            return Self.json(["state": "FAILED"])
         case "prove":
             try move(from: "COMMITTED", to: "PROVED")
             return Self.json(["message": try WireFormat.encode(party.signProve(key.share, WireFormat.decodeSignProveRequest(message)))])

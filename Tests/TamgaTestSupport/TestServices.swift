@@ -14,7 +14,9 @@ public final class TestServices: @unchecked Sendable {   // unchecked: immutable
     ///   (e.g. "+20m"), for evidence produced at another time than the test's.
     /// - Parameter port: 0 picks a free port; 8788 is the one the fixture certificates name in
     ///   their AIA (OCSP and caIssuers URLs).
-    public init(clockOffset: String? = nil, port: Int = 0) throws {
+    /// - Parameter pki: the PKI folder to serve (default `Fixtures/pki`; a copy when a test
+    ///   issues certificates into its index).
+    public init(clockOffset: String? = nil, port: Int = 0, pki: String? = nil) throws {
         var environment: [String: String]? = nil
         if let clockOffset {
             environment = ProcessInfo.processInfo.environment
@@ -23,7 +25,7 @@ public final class TestServices: @unchecked Sendable {   // unchecked: immutable
             environment?["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
         }
         (process, baseURL) = try TestEnvironment.startListeningServer(
-            "test-services.py", ["--pki", TestEnvironment.fixture("pki"), "--port", String(port), "--exit-with-parent"], environment: environment)
+            "test-services.py", ["--pki", pki ?? TestEnvironment.fixture("pki"), "--port", String(port), "--exit-with-parent"], environment: environment)
     }
 
     public func url(_ path: String) -> URL { baseURL.appendingPathComponent(path) }

@@ -184,6 +184,26 @@ public final class ShareKeyStore: @unchecked Sendable {   // unchecked: every op
         try writeAtomically(try wrapper.map { [1] + (try $0.wrap(sealed)) } ?? ([0] + sealed), to: file(role, "share"))
     }
 
+    // MARK: Registration and certificate (public)
+
+    public func saveRegistration(_ registration: ThresholdClient.Registration, role: ShareRole) throws {
+        try writeAtomically(Array(try JSONEncoder().encode(registration)), to: file(role, "registration"))
+    }
+
+    public func registration(_ role: ShareRole) throws -> ThresholdClient.Registration {
+        guard let data = FileManager.default.contents(atPath: file(role, "registration")) else { throw ThresholdError.notEnrolled }
+        return try JSONDecoder().decode(ThresholdClient.Registration.self, from: data)
+    }
+
+    public func saveCertificate(_ certificate: Certificate, role: ShareRole) throws {
+        try writeAtomically(Array(certificate.der), to: file(role, "cert.der"))
+    }
+
+    public func certificate(_ role: ShareRole) throws -> Certificate {
+        guard let data = FileManager.default.contents(atPath: file(role, "cert.der")) else { throw ThresholdError.notEnrolled }
+        return try Certificate(der: data)
+    }
+
     /// Removes this account's local registration (the co-signer keeps its half until told).
     public func deleteRegistration() throws {
         try FileManager.default.removeItem(at: folder)

@@ -184,6 +184,15 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
         return .init(c3: c3)
     }
 
+    /// Ends a COMMITTED session before any c3 exists (the device's PIN was wrong, or the person
+    /// declined): k2 is dropped, the key stays usable. Refused once prove has started.
+    public func signCancel(_ share: ServerKeyShare) throws {
+        try lock.withLock {
+            guard case .committed? = signings[share.keyID] else { throw ThresholdError.unexpectedMessage("only a committed session can be cancelled") }
+            signings[share.keyID] = .finished
+        }
+    }
+
     /// Re-verifies the signature under Q and checks its r; a failure report or a bad signature
     /// locks the key for review.
     public func signFinish(_ share: ServerKeyShare, _ request: ThresholdMessage.SignFinishRequest) throws -> (r: BigInt, s: BigInt) {

@@ -1,0 +1,124 @@
+import Foundation
+import TamgaCore
+
+/// The device's side of the co-signer's HTTP API (docs/cosigner-api.md): enrollment, approving
+/// a signing session (commit → prove → finish, the PIN only at finish), and the certificate of
+/// an enrolled key (a request signed by the threshold key itself).
+public struct ThresholdClient: Sendable {
+    public let server: URL
+    public let transport: HTTPTransport
+
+    public init(server: URL, transport: HTTPTransport = HTTPTransport(timeout: 30)) {
+        self.server = server
+        self.transport = transport
+    }
+
+    /// The subject the co-signer's CA writes into a threshold key's certificate; the device builds
+    /// its request with the same one, so both sides hash the same to-be-signed bytes.
+    public static func certificateSubject(document: String, role: ShareRole) -> [(String, String)] {
+        [("C", "EE"), ("serialNumber", "PNOEE-\(document)"), ("CN", "THRESHOLD \(role == .sign ? "SIGNING" : "AUTHENTICATION") KEY,\(document)")]
+    }
+
+    func call(_ method: String, _ path: String, _ body: [String: Any]?, token: String? = nil) async throws -> [String: Any] {
+        var headers = ["Content-Type": "application/json", "Accept": "application/json"]
+        headers["X-Device-Token"] = token
+        let data = try body.map { try JSONSerialization.data(withJSONObject: $0) }
+        let answer = try await transport.request(method: method, url: server.appendingPathComponent(path), body: data, headers: headers, service: "co-signer")
+        guard let object = try JSONSerialization.jsonObject(with: answer) as? [String: Any] else {
+            throw ThresholdError.unexpectedMessage("the co-signer's answer is not a JSON object")
+        }
+        return object
+    }
+
+    static func combined(_ object: WireFormat.Object, _ lists: WireFormat.Lists = [:]) -> [String: Any] {
+        var result: [String: Any] = object
+        for (key, value) in lists { result[key] = value }
+        return result
+    }
+
+    /// What enrollment leaves on the device besides the sealed share.
+    public struct Registration: Codable, Sendable {
+        public let server: String
+        public let documentNumber: String
+        public let deviceToken: String
+        public let ringPedersenPin: String
+    }
+
+    /// Enrolls one key: the one-time code, the protocol's two round trips, the share sealed under
+    /// `pin` in `store`, then the key's certificate. `progress` hears each step.
+    public func enroll(code: String, role: ShareRole, pin: SecretBytes, store: ShareKeyStore, pinnedRingPedersen: [UInt8]? = nil,
+                       progress: (String) -> Void = { _ in }) async throws -> (ClientKeyShare, Registration, Certificate) {
+        let clientPID = Transcript.taggedHash("L17v1/device", [Array(store.folder.path.utf8), Array(role.rawValue.utf8)])
+        let client = try ClientEnrollment(pid: clientPID, pinnedRingPedersen: pinnedRingPedersen)
+        progress("enrollment 1/2: commitment sent, waiting for the co-signer's share and parameters")
+        let first = try await call("POST", "v3/enrollment/init", ["code": code, "role": role.rawValue, "message": WireFormat.encode(client.initRequest)])
+        let m1 = first["message"] as? [String: Any] ?? [:]
+        let initResponse = try WireFormat.decodeEnrollInitResponse(m1.compactMapValues { $0 as? String }, m1.compactMapValues { $0 as? [String] })
+        progress("enrollment 2/2: proving the Paillier key and the share (this takes a moment)")
+        let (o2, l2) = try WireFormat.encode(client.complete(initResponse))
+        let second = try await call("POST", "v3/enrollment/complete", ["code": code, "role": role.rawValue, "clientNonce": WireFormat.hex(client.initRequest.clientNonce),
+                                                                      "deviceKey": WireFormat.hex(clientPID), "message": Self.combined(o2, l2)])
+        let share = try client.finish(WireFormat.decodeEnrollCompleteResponse((second["message"] as? [String: String]) ?? [:]))
+        guard let token = second["deviceToken"] as? String, let document = second["documentNumber"] as? String else {
+            throw ThresholdError.unexpectedMessage("enrollment answer without a device token")
+        }
+        try store.store(share, role: role, pin: pin)
+        let registration = Registration(server: server.absoluteString, documentNumber: document, deviceToken: token,
+                                        ringPedersenPin: WireFormat.hex(initResponse.ringPedersen.fingerprint))
+        try store.saveRegistration(registration, role: role)
+        progress("certificate: signing the request with the new key")
+        let certificate = try await requestCertificate(share: share.publicShare, secretKey: share.secretKey, role: role, registration: registration,
+                                                       guard: store.shareGuard(role))
+        try store.saveCertificate(certificate, role: role)
+        return (share, registration, certificate)
+    }
+
+    /// Commit → (PIN) → prove → finish for one session. The Paillier key is unlocked after the
+    /// commit and before prove, so a wrong or refused PIN cancels the session before the
+    /// co-signer computes any c3 (nothing leaks, nothing locks); after c3, any failure locks.
+    public func approve(sessionID: String, digest: [UInt8], share: ClientPublicShare, token: String, guard guardian: ShareGuard,
+                        secretKey: () async throws -> PaillierSecretKey) async throws -> (r: BigInt, s: BigInt) {
+        let signing = try ClientSigning(share: share, digest: digest, guard: guardian)
+        let base = "v3/mobile/session/\(sessionID)/sign/"
+        let commit = try await call("POST", base + "commit", ["message": WireFormat.encode(signing.commitRequest)], token: token)
+        let prove = try signing.prove(WireFormat.decodeSignCommitResponse((commit["message"] as? [String: String]) ?? [:]))
+        let key: PaillierSecretKey
+        do {
+            key = try await secretKey()
+        } catch {
+            _ = try? await call("POST", base + "cancel", [:], token: token)
+            throw error
+        }
+        let proved = try await call("POST", base + "prove", ["message": WireFormat.encode(prove)], token: token)
+        let c3 = try WireFormat.decodeSignProveResponse((proved["message"] as? [String: String]) ?? [:])
+        do {
+            let signature = try signing.finish(c3, secretKey: key)
+            _ = try await call("POST", base + "finish", ["message": WireFormat.encode(ThresholdMessage.SignFinishRequest(signature: signature))], token: token)
+            return signature
+        } catch {
+            _ = try? await call("POST", base + "finish", ["message": WireFormat.encode(ThresholdMessage.SignFinishRequest(signature: nil))], token: token)
+            throw error
+        }
+    }
+
+    /// A certificate for the enrolled key: the request's digest is signed through a session the
+    /// device approves itself.
+    func requestCertificate(share: ClientPublicShare, secretKey: PaillierSecretKey, role: ShareRole, registration: Registration,
+                            guard guardian: ShareGuard) async throws -> Certificate {
+        let spki = TwoPartySigning.subjectPublicKeyInfo(share.publicKey)
+        let request = try CertificateRequest(subjectPublicKeyInfo: spki, subject: Self.certificateSubject(document: registration.documentNumber, role: role))
+        let digest = Array(request.digest.bytes)
+        let session = try await call("POST", "v3/mobile/certificate/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(digest)],
+                                     token: registration.deviceToken)
+        guard let id = session["sessionID"] as? String else { throw ThresholdError.unexpectedMessage("no session for the certificate request") }
+        let signature = try await approve(sessionID: id, digest: digest, share: share, token: registration.deviceToken, guard: guardian) { secretKey }
+        let csr = try request.signed(with: Data(Scalar.encode(signature.r) + Scalar.encode(signature.s)))
+        let issued = try await call("POST", "v3/mobile/certificate", ["sessionID": id, "request": WireFormat.hex(Array(csr))], token: registration.deviceToken)
+        guard let hex = issued["certificate"] as? String, let der = BigInt(hex: hex)?.bytes(width: hex.count / 2) else {
+            throw ThresholdError.unexpectedMessage("no certificate in the co-signer's answer")
+        }
+        let certificate = try Certificate(der: Data(der))
+        guard certificate.publicKey.subjectPublicKeyInfo == spki else { throw ThresholdError.unexpectedMessage("the certificate is for another key") }
+        return certificate
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import TamgaCore
+
+/// Asks for a threshold share's PIN (PIN2 for signing), once per signature.
+public protocol ThresholdPINProvider: Sendable {
+    func pin(role: ShareRole, account: String) async throws -> SecretBytes
+}
+
+/// Signs with the split key: opens a SIGN session for the digest on the co-signer (as the
+/// relying party would) and approves it from this device — commit and prove without the PIN,
+/// the PIN only to unlock the Paillier key at finish; the joint signature is verified on the
+/// device before it is returned (and again by the co-signer).
+public final class ThresholdSigner: Signer, @unchecked Sendable {   // unchecked: immutable after init
+    public let store: ShareKeyStore
+    public let role: ShareRole
+    public let account: String
+    public let algorithm = SignatureAlgorithm.ecdsaP256SHA256
+    private let pinProvider: ThresholdPINProvider
+    private let client: ThresholdClient
+    private let registration: ThresholdClient.Registration
+    private let signingCertificate: Certificate
+
+    public init(account: String, store: ShareKeyStore, role: ShareRole = .sign, pinProvider: ThresholdPINProvider, transport: HTTPTransport = HTTPTransport(timeout: 30)) throws {
+        self.account = account
+        self.store = store
+        self.role = role
+        self.pinProvider = pinProvider
+        registration = try store.registration(role)
+        guard let server = URL(string: registration.server) else { throw ThresholdError.keyStore("the stored co-signer URL is not a URL") }
+        client = ThresholdClient(server: server, transport: transport)
+        signingCertificate = try store.certificate(role)
+    }
+
+    public func certificate() async throws -> Certificate { signingCertificate }
+
+    public func sign(digest: Digest) async throws -> Data {
+        guard digest.algorithm == algorithm.digest else {
+            throw CoreError.digestAlgorithmMismatch(expected: algorithm.digest, actual: digest.algorithm)
+        }
+        let share = try store.publicShare(role)
+        let bytes = Array(digest.bytes)
+        let session = try await client.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(bytes),
+                                                                      "rpName": "tamga", "displayText": "Sign a document with tamga"])
+        guard let id = session["sessionID"] as? String else { throw ThresholdError.unexpectedMessage("no signing session") }
+        let (store, role, account, provider) = (self.store, self.role, self.account, self.pinProvider)
+        let signature = try await client.approve(sessionID: id, digest: bytes, share: share, token: registration.deviceToken, guard: store.shareGuard(role)) {
+            try store.unlock(role, pin: try await provider.pin(role: role, account: account)).secretKey
+        }
+        return Data(Scalar.encode(signature.r) + Scalar.encode(signature.s))
+    }
+}
