@@ -15,7 +15,7 @@ public enum TamgaCommandLine {
         ContainerCreateCommand.self, ContainerAddCommand.self, ContainerRemoveCommand.self,
         ContainerListCommand.self, ContainerExtractCommand.self, SignCommand.self, ExtendCommand.self, VerifyCommand.self, ReadersCommand.self,
         CardInfoCommand.self, CardChangePINCommand.self, CardUnblockCommand.self, TokensCommand.self,
-        CoSignerServeCommand.self, CoSignerIssueCodeCommand.self,
+        CoSignerServeCommand.self, CoSignerIssueCodeCommand.self, ThresholdEnrollCommand.self,
     ]
 
     /// Runs a command line (`arguments[0]` is the program name) and returns the exit code.
@@ -72,6 +72,8 @@ public enum TamgaCommandLine {
         guard let (command, rest) = find(words).map({ ($0.type, Array(words.dropFirst($0.type.path.count))) }) else {
             if first == "container" {
                 terminal.error("tamga: container needs one of: create, add, remove, ls, extract\n\n\(overview)")
+            } else if first == "threshold" {
+                terminal.error("tamga: threshold needs one of: enroll\n\n\(overview)")
             } else if first == "cosigner" {
                 terminal.error("tamga: cosigner needs one of: serve, issue-code\n\n\(overview)")
             } else if first == "card" {
@@ -178,6 +180,8 @@ public enum TamgaCommandLine {
       readers [--json] [--watch | --wait MEDIA]   PC/SC readers: state, ATR, card kind, Rutoken media family
     Tokens:
       tokens [--module PATH] [--login]     PKCS#11 modules, tokens, certificates and keys
+    Split key (2-of-2 threshold ECDSA):
+      threshold enroll --server URL --code CODE --account NAME   enroll; sign with --with threshold:NAME
     Co-signer (server half of threshold keys):
       cosigner serve [--db FILE] [--port N]     run the HTTP API (docs/cosigner-api.md)
       cosigner issue-code DOCUMENT-NUMBER       a one-time enrollment code

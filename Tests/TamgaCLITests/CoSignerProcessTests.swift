@@ -69,3 +69,48 @@ final class CoSignerProcessTests: XCTestCase {
         XCTAssertEqual(done["state"] as? String, "COMPLETE")
     }
 }
+
+/// The whole split-key flow with the binaries: `cosigner serve` with its CA, `cosigner
+/// issue-code`, `threshold enroll`, `sign --with threshold:ACCOUNT` at LT, `verify`.
+final class ThresholdCommandTests: XCTestCase {
+    private var binary: String { TestEnvironment.productsDirectory.appendingPathComponent("tamga").path }
+
+    func testEnrollAndSignWithTheSplitKeyFromTheCommandLine() throws {
+        let folder = try TestEnvironment.temporaryFolder("threshold-cli")
+        defer { TestEnvironment.removeFolder(folder) }
+        let pki = folder.appendingPathComponent("pki")
+        try FileManager.default.copyItem(atPath: TestEnvironment.fixture("pki"), toPath: pki.path)
+        let services = try TestServices(pki: pki.path)
+        defer { services.stop() }
+        let database = folder.appendingPathComponent("cosigner.db").path
+        let (server, url) = try TestEnvironment.startListening(executable: binary, [
+            "cosigner", "serve", "--db", database, "--ca-cert", pki.appendingPathComponent("issuing-ca.cert.pem").path,
+            "--ca-key", pki.appendingPathComponent("issuing-ca.key.pem").path, "--ca-index", pki.appendingPathComponent("issuing-ca.index.txt").path,
+            "--ocsp", services.url("ocsp").absoluteString])
+        defer { TestEnvironment.terminate(server) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_DATA_HOME"] = folder.appendingPathComponent("xdg").path
+        environment["TAMGA_PIN"] = "24680"
+        let code = try TestEnvironment.run(binary, ["cosigner", "issue-code", "38001085718", "--db", database]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let enrolled = try TestEnvironment.run(binary, ["threshold", "enroll", "--server", url.absoluteString, "--code", code, "--account", "38001085718"],
+                                               environment: environment)
+        XCTAssertEqual(enrolled.status, 0, enrolled.error)
+        XCTAssertTrue(enrolled.output.contains("PNOEE-38001085718"), enrolled.output)
+        XCTAssertTrue(enrolled.error.contains("enrollment 2/2"), "progress per round: \(enrolled.error)")
+        let container = folder.appendingPathComponent("split.asice").path
+        let document = try TestEnvironment.write("split key\n", named: "doc.txt", in: folder)
+        let signed = try TestEnvironment.run(binary, ["sign", container, document, "--with", "threshold:38001085718", "--tsa", services.url("tsa").absoluteString,
+                                                      "--ocsp", services.url("ocsp").absoluteString, "--certs", TestEnvironment.pki("issuing-ca.cert.pem")],
+                                             environment: environment)
+        XCTAssertEqual(signed.status, 0, signed.error)
+        let verified = try TestEnvironment.run(binary, ["verify", container, "--trust", TestEnvironment.pki("root.cert.pem")])
+        XCTAssertEqual(verified.status, 0, verified.output + verified.error)
+        XCTAssertTrue(verified.output.contains("THRESHOLD SIGNING KEY"), verified.output)
+        // A wrong PIN: exit 9, the container unchanged.
+        let before = try TestEnvironment.bytes(container)
+        environment["TAMGA_PIN"] = "11111"
+        let wrong = try TestEnvironment.run(binary, ["sign", container, "--with", "threshold:38001085718", "--profile", "B"], environment: environment)
+        XCTAssertEqual(wrong.status, 9, wrong.error)
+        XCTAssertEqual(try TestEnvironment.bytes(container), before)
+    }
+}

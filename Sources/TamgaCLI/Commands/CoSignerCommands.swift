@@ -1,5 +1,6 @@
 import CoSigner
 import Foundation
+import TamgaCore
 import Threshold
 
 /// Where the co-signer keeps its files: `--db FILE` (default `cosigner.db` in the current
@@ -21,7 +22,7 @@ private struct CoSignerFiles {
 struct CoSignerServeCommand: Command {
     static let path = ["cosigner", "serve"]
     static let abstract = "Runs the co-signer: the server half of threshold keys, over HTTP."
-    static let usage = "[--db FILE] [--key FILE] [--port N] [--listen loopback|any] [--session-ttl SECONDS]"
+    static let usage = "[--db FILE] [--key FILE] [--port N] [--listen loopback|any] [--session-ttl SECONDS] [--ca-cert PEM --ca-key PEM [--ca-index FILE] [--ocsp URL]]"
     static let help = """
     Serves the v3 API (docs/cosigner-api.md) until interrupted. The database is one SQLite file
     (WAL; created and migrated on start); the server key (32 bytes, mode 0600, made on first
@@ -29,17 +30,28 @@ struct CoSignerServeCommand: Command {
     once and kept, since clients pin them. Prints one line "listening http://ADDRESS:PORT" when
     ready (port 0, the default, picks a free one). Plain HTTP: keep it on loopback or put TLS in
     front of it.
+      --ca-cert, --ca-key  the CA that certifies enrolled keys (its key PEM unencrypted, or
+                           the password from TAMGA_CA_PASSWORD); without them no certificates
+      --ca-index FILE      append issued certificates to this openssl-ca index (an OCSP
+                           responder reading it then knows them)
+      --ocsp URL           the OCSP URL written into issued certificates
     """
     static let flags: Set<String> = GlobalOptions.flags
-    static let options: Set<String> = ["--db", "--key", "--port", "--listen", "--session-ttl"]
+    static let options: Set<String> = ["--db", "--key", "--port", "--listen", "--session-ttl", "--ca-cert", "--ca-key", "--ca-index", "--ocsp"]
 
     fileprivate let files: CoSignerFiles
     let port: UInt16
     let loopback: Bool
     let sessionLifetime: TimeInterval
+    let caCertificate: String?, caKey: String?, caIndex: String?, ocspURL: String?
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else { throw UsageError("cosigner serve takes no arguments") }
+        caCertificate = arguments.value("--ca-cert")
+        caKey = arguments.value("--ca-key")
+        caIndex = arguments.value("--ca-index")
+        ocspURL = arguments.value("--ocsp")
+        guard (caCertificate == nil) == (caKey == nil) else { throw UsageError("--ca-cert and --ca-key go together") }
         files = CoSignerFiles(arguments)
         guard let port = UInt16(arguments.value("--port") ?? "0") else { throw UsageError("--port takes a port number") }
         self.port = port
@@ -55,8 +67,17 @@ struct CoSignerServeCommand: Command {
     func run(_ context: CommandContext) async throws -> ExitCode {
         let store = try files.store()
         let identity = try store.serverIdentity()
+        var authority: CertificateAuthority? = nil
+        if let caCertificate, let caKey {
+            guard let certificate = FileManager.default.contents(atPath: caCertificate), let key = FileManager.default.contents(atPath: caKey) else {
+                throw CoreError.unreadableFile(path: caCertificate, reason: "the CA certificate or key cannot be read")
+            }
+            authority = try CertificateAuthority(certificatePEM: certificate, keyPEM: key,
+                                                 password: context.environment["TAMGA_CA_PASSWORD"].map { SecretBytes(Array($0.utf8)) },
+                                                 ocspURL: ocspURL, indexFile: caIndex)
+        }
         let service = CoSignerService(store: store, party: try ServerParty(pid: identity.pid, ringPedersen: identity.ringPedersen, sessionLifetime: sessionLifetime),
-                                      sessionLifetime: sessionLifetime)
+                                      sessionLifetime: sessionLifetime, certificateAuthority: authority)
         let server = try HTTPServer(port: port, loopbackOnly: loopback) { service.handle($0) }
         context.terminal.line("listening http://\(loopback ? "127.0.0.1" : "0.0.0.0"):\(server.port)")
         // Until SIGINT/SIGTERM: the interrupt handlers end the process (SQLite commits are durable).

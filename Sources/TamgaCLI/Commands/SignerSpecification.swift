@@ -2,6 +2,7 @@ import Foundation
 import IDCard
 import PKCS11
 import TamgaCore
+import Threshold
 
 /// The `--with` argument of `sign`: which signer to use. `key:FILE` and `card[:READER]` exist
 /// in this version; tokens and the threshold key plug in here as their modules arrive.
@@ -10,6 +11,8 @@ enum SignerSpecification: Equatable {
     case card(reader: String?)
     /// `pkcs11[:TOKEN-LABEL][:KEY-ID]` (the key ID in hex, as `tamga tokens` shows it).
     case pkcs11(label: String?, keyID: [UInt8]?)
+    /// `threshold:ACCOUNT`: the split key enrolled on this device under ACCOUNT.
+    case threshold(account: String)
 
     init(_ text: String) throws {
         if text.hasPrefix("key:"), text.count > 4 {
@@ -18,6 +21,8 @@ enum SignerSpecification: Equatable {
             self = .card(reader: nil)
         } else if text.hasPrefix("card:"), text.count > 5 {
             self = .card(reader: String(text.dropFirst(5)))
+        } else if text.hasPrefix("threshold:"), text.count > 10 {
+            self = .threshold(account: String(text.dropFirst(10)))
         } else if text == "pkcs11" || text.hasPrefix("pkcs11:") {
             // The label may itself contain colons; the key ID, if any, is the last part and hex.
             var parts = text.split(separator: ":", omittingEmptySubsequences: false).dropFirst().map(String.init)
@@ -29,7 +34,7 @@ enum SignerSpecification: Equatable {
             let label = parts.joined(separator: ":")
             self = .pkcs11(label: label.isEmpty ? nil : label, keyID: keyID)
         } else {
-            throw UsageError("--with takes key:FILE (a PEM/PKCS#8 key with --cert, or a .p12 file), card[:READER] or pkcs11[:LABEL][:KEY-ID]; got \"\(text)\"")
+            throw UsageError("--with takes key:FILE (a PEM/PKCS#8 key with --cert, or a .p12 file), card[:READER] pkcs11[:LABEL][:KEY-ID] or threshold:ACCOUNT; got \"\(text)\"")
         }
     }
 
@@ -49,6 +54,9 @@ enum SignerSpecification: Equatable {
 
     func makeSigner(certificatePath: String?, secrets: SecretInput, pss: Bool, terminal: Terminal, module: String? = nil) throws -> any Signer {
         switch self {
+        case .threshold(let account):
+            let store = try ShareKeyStore(account: account, environment: secrets.environment)
+            return try ThresholdSigner(account: account, store: store, pinProvider: ThresholdPINPrompt(secrets: secrets))
         case .pkcs11(let label, let keyID):
             let token = try PKCS11Tokens.choose(label: label, in: PKCS11Tokens.modules(path: module))
             return try PKCS11Signer(token: token, keyID: keyID, pinProvider: TokenPINPrompt(secrets: secrets, terminal: terminal), pss: pss)
