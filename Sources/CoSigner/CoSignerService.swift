@@ -41,6 +41,8 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
             case ("POST", 3, "rp") where parts[2] == "session": return try createSession(request)
             case ("GET", 4, "rp") where parts[2] == "session": return try sessionResult(parts[3])
             case ("GET", 4, "mobile") where parts[2] == "pending": return try pending(request, document: parts[3])
+            case ("GET", 4, "mobile") where parts[2] == "session": return try sessionInfo(request, sessionID: parts[3])
+            case ("GET", 4, "mobile") where parts[2] == "activity": return try activity(request, document: parts[3])
             case ("POST", 6, "mobile") where parts[2] == "session" && parts[4] == "sign": return try signStep(request, sessionID: parts[3], step: parts[5])
             case ("POST", 4, "mobile") where parts[2] == "certificate" && parts[3] == "session": return try certificateSession(request)
             case ("POST", 3, "mobile") where parts[2] == "certificate": return try issueCertificate(request)
@@ -224,6 +226,28 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
             ["id": row[0].text ?? "", "kind": row[1].text ?? "", "rpName": row[2].text ?? "", "displayText": row[3].text ?? "",
              "digest": WireFormat.hex(row[4].blob ?? []), "keyID": row[5].text ?? ""]
         }])
+    }
+
+    /// One session as the device sees it (it computes what it signs from this itself).
+    func sessionInfo(_ request: HTTPRequest, sessionID: String) throws -> HTTPResponse {
+        let document = try device(request)
+        guard let row = try store.database.query("""
+            SELECT s.kind, s.rp_name, s.display_text, s.digest, s.state, s.key_id, s.expires_at, k.document_number FROM sessions s
+            JOIN keys k ON k.key_id = s.key_id WHERE s.id = ?
+            """, [.text(sessionID)]).first, row[7].text == document else {
+            throw Failure(status: 404, code: "unknown-session", message: "no such session for this device")
+        }
+        var state = row[4].text ?? "FAILED"
+        if ["PENDING", "COMMITTED", "PROVED"].contains(state), (row[6].integer ?? 0) < CoSignerStore.now() { state = "EXPIRED" }
+        return Self.json(["id": sessionID, "kind": row[0].text ?? "", "rpName": row[1].text ?? "", "displayText": row[2].text ?? "",
+                          "digest": WireFormat.hex(row[3].blob ?? []), "state": state, "keyID": row[5].text ?? ""])
+    }
+
+    /// The account's activity log (events without secrets), newest first.
+    func activity(_ request: HTTPRequest, document: String) throws -> HTTPResponse {
+        guard try device(request) == document else { throw Failure(status: 403, code: "bad-device-token", message: "not this device's account") }
+        let dates = ISO8601DateFormatter()
+        return Self.json(["activity": try store.activity(documentNumber: document).map { ["event": $0.event, "detail": $0.detail, "at": dates.string(from: $0.at)] }])
     }
 
     /// commit / prove / finish for one session, each moving its state atomically.

@@ -15,7 +15,8 @@ public enum TamgaCommandLine {
         ContainerCreateCommand.self, ContainerAddCommand.self, ContainerRemoveCommand.self,
         ContainerListCommand.self, ContainerExtractCommand.self, SignCommand.self, ExtendCommand.self, VerifyCommand.self, ReadersCommand.self,
         CardInfoCommand.self, CardChangePINCommand.self, CardUnblockCommand.self, TokensCommand.self,
-        CoSignerServeCommand.self, CoSignerIssueCodeCommand.self, ThresholdEnrollCommand.self,
+        CoSignerServeCommand.self, CoSignerIssueCodeCommand.self, ThresholdEnrollCommand.self, ThresholdPendingCommand.self,
+        ThresholdApproveCommand.self, ThresholdActivityCommand.self, ThresholdVerifyPINCommand.self, ThresholdChangePINCommand.self, ThresholdDeleteCommand.self,
     ]
 
     /// Runs a command line (`arguments[0]` is the program name) and returns the exit code.
@@ -73,7 +74,7 @@ public enum TamgaCommandLine {
             if first == "container" {
                 terminal.error("tamga: container needs one of: create, add, remove, ls, extract\n\n\(overview)")
             } else if first == "threshold" {
-                terminal.error("tamga: threshold needs one of: enroll\n\n\(overview)")
+                terminal.error("tamga: threshold needs one of: enroll, pending, approve, activity, verify-pin, change-pin, delete\n\n\(overview)")
             } else if first == "cosigner" {
                 terminal.error("tamga: cosigner needs one of: serve, issue-code\n\n\(overview)")
             } else if first == "card" {
@@ -182,6 +183,7 @@ public enum TamgaCommandLine {
       tokens [--module PATH] [--login]     PKCS#11 modules, tokens, certificates and keys
     Split key (2-of-2 threshold ECDSA):
       threshold enroll --server URL --code CODE --account NAME   enroll; sign with --with threshold:NAME
+      threshold pending|approve SESSION|activity|verify-pin|change-pin|delete --account NAME
     Co-signer (server half of threshold keys):
       cosigner serve [--db FILE] [--port N]     run the HTTP API (docs/cosigner-api.md)
       cosigner issue-code DOCUMENT-NUMBER       a one-time enrollment code

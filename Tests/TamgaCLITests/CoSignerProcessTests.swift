@@ -112,5 +112,36 @@ final class ThresholdCommandTests: XCTestCase {
         let wrong = try TestEnvironment.run(binary, ["sign", container, "--with", "threshold:38001085718", "--profile", "B"], environment: environment)
         XCTAssertEqual(wrong.status, 9, wrong.error)
         XCTAssertEqual(try TestEnvironment.bytes(container), before)
+
+        // A relying party's session, listed and approved from the command line.
+        environment["TAMGA_PIN"] = "24680"
+        let keyID = try XCTUnwrap(try Data(contentsOf: folder.appendingPathComponent("xdg/tamga/threshold/38001085718/sign.public"))
+            .withUnsafeBytes { try JSONSerialization.jsonObject(with: Data($0)) as? [String: String] }?["keyID"])
+        let digest = Digest.compute(.sha256, over: Data("rp document".utf8)).hex
+        let created = try TestEnvironment.run("/usr/bin/curl", ["-s", "-X", "POST", "-H", "Content-Type: application/json", "-d",
+                                                                "{\"keyID\":\"\(keyID)\",\"digest\":\"\(digest)\",\"rpName\":\"Test Bank\",\"displayText\":\"Open an account\"}",
+                                                                url.absoluteString + "/v3/rp/session"])
+        let sessionID = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(created.output.utf8)) as? [String: String])?["sessionID"], created.output)
+        let pending = try TestEnvironment.run(binary, ["threshold", "pending", "--account", "38001085718"], environment: environment)
+        XCTAssertTrue(pending.output.contains(sessionID) && pending.output.contains("Test Bank: Open an account"), pending.output + pending.error)
+        let approved = try TestEnvironment.run(binary, ["threshold", "approve", sessionID, "--account", "38001085718"], environment: environment)
+        XCTAssertEqual(approved.status, 0, approved.error)
+        XCTAssertTrue(approved.error.contains("Test Bank asks: Open an account"), approved.error)
+        let result = try TestEnvironment.run("/usr/bin/curl", ["-s", url.absoluteString + "/v3/rp/session/" + sessionID])
+        XCTAssertTrue(result.output.contains("\"state\":\"COMPLETE\""), result.output)
+        let activity = try TestEnvironment.run(binary, ["threshold", "activity", "--account", "38001085718"], environment: environment)
+        XCTAssertTrue(activity.output.contains("session-signed"), activity.output)
+
+        // PIN management and deletion.
+        environment["TAMGA_PIN"] = "99999"
+        XCTAssertEqual(try TestEnvironment.run(binary, ["threshold", "verify-pin", "--account", "38001085718"], environment: environment).status, 9)
+        environment["TAMGA_PIN"] = "24680"
+        environment["TAMGA_NEW_PIN"] = "13579"
+        XCTAssertEqual(try TestEnvironment.run(binary, ["threshold", "change-pin", "--account", "38001085718"], environment: environment).status, 0)
+        environment["TAMGA_PIN"] = "13579"
+        XCTAssertEqual(try TestEnvironment.run(binary, ["threshold", "verify-pin", "--account", "38001085718"], environment: environment).status, 0)
+        XCTAssertEqual(try TestEnvironment.run(binary, ["threshold", "delete", "--account", "38001085718"], environment: environment).status, 0)
+        let gone = try TestEnvironment.run(binary, ["sign", container, "--with", "threshold:38001085718", "--profile", "B"], environment: environment)
+        XCTAssertEqual(gone.status, 3, gone.error)
     }
 }

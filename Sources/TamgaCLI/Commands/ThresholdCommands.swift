@@ -70,3 +70,188 @@ struct ThresholdEnrollCommand: Command {
         return .success
     }
 }
+
+/// What the device-side commands share: the account, its role, where its share lives, secrets.
+private struct ThresholdAccountOptions {
+    let account: String
+    let role: ShareRole
+    let storeRoot: String?
+    let pinFile: String?
+
+    static let options: Set<String> = ["--account", "--role", "--store", "--pin-file"]
+
+    init(_ arguments: ParsedArguments) throws {
+        guard let account = arguments.value("--account"), !account.isEmpty else { throw UsageError("name the account with --account") }
+        guard let role = ShareRole(rawValue: arguments.value("--role") ?? "sign") else { throw UsageError("--role takes sign or auth") }
+        self.account = account
+        self.role = role
+        storeRoot = arguments.value("--store")
+        pinFile = arguments.value("--pin-file")
+    }
+
+    func store(_ context: CommandContext) throws -> ShareKeyStore {
+        try ShareKeyStore(account: account, root: storeRoot.map { URL(fileURLWithPath: $0) }, environment: context.environment)
+    }
+
+    func client(_ store: ShareKeyStore) throws -> (ThresholdClient, ThresholdClient.Registration) {
+        let registration = try store.registration(role)
+        guard let server = URL(string: registration.server) else { throw ThresholdError.keyStore("the stored co-signer URL is not a URL") }
+        return (ThresholdClient(server: server), registration)
+    }
+
+    func secrets(_ context: CommandContext) -> SecretInput { SecretInput(pinFile: pinFile, environment: context.environment) }
+}
+
+/// `tamga threshold pending`
+struct ThresholdPendingCommand: Command {
+    static let path = ["threshold", "pending"]
+    static let abstract = "Lists the signing sessions waiting for this device's approval."
+    static let usage = "--account NAME [--role sign|auth] [--store DIR] [--json]"
+    static let help = "One line per session: id, relying party, what it asks to sign."
+    static let flags: Set<String> = GlobalOptions.flags
+    static let options: Set<String> = ThresholdAccountOptions.options
+    fileprivate let account: ThresholdAccountOptions
+    let global: GlobalOptions
+    init(_ arguments: ParsedArguments) throws { account = try ThresholdAccountOptions(arguments); global = GlobalOptions(arguments) }
+
+    func run(_ context: CommandContext) async throws -> ExitCode {
+        let (client, registration) = try account.client(account.store(context))
+        let sessions = try await client.pending(registration)
+        if global.json {
+            context.terminal.json(["sessions": sessions.map { ["id": $0.id, "kind": $0.kind, "rpName": $0.rpName, "displayText": $0.displayText,
+                                                               "digest": WireFormat.hex($0.digest)] }])
+        } else if sessions.isEmpty {
+            context.terminal.line("No session is waiting.")
+        } else {
+            for session in sessions { context.terminal.line("\(session.id)  \(session.kind)  \(session.rpName): \(session.displayText)") }
+        }
+        return .success
+    }
+}
+
+/// `tamga threshold approve`
+struct ThresholdApproveCommand: Command {
+    static let path = ["threshold", "approve"]
+    static let abstract = "Approves one session: shows what is signed, asks the PIN, signs with the split key."
+    static let usage = "SESSION --account NAME [--role sign|auth] [--store DIR] [--pin-file FILE] [--json]"
+    static let help = """
+    The device fetches the session itself and shows the relying party and the text before asking
+    for the PIN; the joint signature is checked against this device's certificate before it is
+    sent back (what you see is what you sign).
+    """
+    static let flags: Set<String> = GlobalOptions.flags
+    static let options: Set<String> = ThresholdAccountOptions.options
+    fileprivate let account: ThresholdAccountOptions
+    let session: String
+    let global: GlobalOptions
+    init(_ arguments: ParsedArguments) throws {
+        guard arguments.positionals.count == 1 else { throw UsageError("give the session id (tamga threshold pending lists them)") }
+        session = arguments.positionals[0]
+        account = try ThresholdAccountOptions(arguments)
+        global = GlobalOptions(arguments)
+    }
+
+    func run(_ context: CommandContext) async throws -> ExitCode {
+        let store = try account.store(context)
+        let (client, registration) = try account.client(store)
+        let info = try await client.session(session, registration: registration)
+        guard info.state == "PENDING" else { throw UsageError("session \(session) is \(info.state), not waiting") }
+        let share = try store.publicShare(account.role)
+        guard info.keyID == share.keyID else { throw UsageError("session \(session) is for another key of this account") }
+        context.terminal.error("\(info.rpName) asks: \(info.displayText)")
+        let certificate = try store.certificate(account.role)
+        let prompt = ThresholdPINPrompt(secrets: account.secrets(context))
+        let (role, name) = (account.role, account.account)
+        let signature = try await client.approve(sessionID: session, digest: info.digest, share: share, token: registration.deviceToken,
+                                                 guard: store.shareGuard(role)) {
+            try store.unlock(role, pin: try await prompt.pin(role: role, account: name)).secretKey
+        }
+        let raw = Data(Scalar.encode(signature.r) + Scalar.encode(signature.s))
+        guard certificate.publicKey.verify(signature: raw, digest: try Digest(algorithm: .sha256, bytes: Data(info.digest)), algorithm: .ecdsaP256SHA256) else {
+            throw ThresholdError.signatureCheckFailed
+        }
+        if global.json {
+            context.terminal.json(["session": session, "state": "COMPLETE", "signature": WireFormat.hex(Array(raw))])
+        } else {
+            context.terminal.line("Approved \(session): signed as \(certificate.subject)")
+        }
+        return .success
+    }
+}
+
+/// `tamga threshold activity`
+struct ThresholdActivityCommand: Command {
+    static let path = ["threshold", "activity"]
+    static let abstract = "Shows the account's activity log kept by the co-signer."
+    static let usage = "--account NAME [--role sign|auth] [--store DIR] [--json]"
+    static let help = "Newest first: enrollment, sessions created, signed, declined, keys locked."
+    static let flags: Set<String> = GlobalOptions.flags
+    static let options: Set<String> = ThresholdAccountOptions.options
+    fileprivate let account: ThresholdAccountOptions
+    let global: GlobalOptions
+    init(_ arguments: ParsedArguments) throws { account = try ThresholdAccountOptions(arguments); global = GlobalOptions(arguments) }
+
+    func run(_ context: CommandContext) async throws -> ExitCode {
+        let (client, registration) = try account.client(account.store(context))
+        let entries = try await client.activity(registration)
+        if global.json { context.terminal.json(["activity": entries]) } else {
+            for entry in entries { context.terminal.line("\(entry["at"] ?? "")  \(entry["event"] ?? "")  \(entry["detail"] ?? "")") }
+        }
+        return .success
+    }
+}
+
+/// `tamga threshold verify-pin`, `change-pin`, `delete`
+struct ThresholdVerifyPINCommand: Command {
+    static let path = ["threshold", "verify-pin"]
+    static let abstract = "Checks this device's PIN for the split key (a wrong one counts; ten delete the share)."
+    static let usage = "--account NAME [--role sign|auth] [--store DIR] [--pin-file FILE]"
+    static let help = "Exit 0 when the PIN opens the share, 9 with the tries left when it does not."
+    static let flags: Set<String> = GlobalOptions.flags
+    static let options: Set<String> = ThresholdAccountOptions.options
+    fileprivate let account: ThresholdAccountOptions
+    init(_ arguments: ParsedArguments) throws { account = try ThresholdAccountOptions(arguments) }
+
+    func run(_ context: CommandContext) async throws -> ExitCode {
+        let store = try account.store(context)
+        try store.verifyPIN(account.role, pin: account.secrets(context).read(prompt: "PIN of threshold account \(account.account): "))
+        context.terminal.line("PIN correct.")
+        return .success
+    }
+}
+
+struct ThresholdChangePINCommand: Command {
+    static let path = ["threshold", "change-pin"]
+    static let abstract = "Changes this device's PIN for the split key (the key and certificate stay)."
+    static let usage = "--account NAME [--role sign|auth] [--store DIR] [--pin-file FILE]"
+    static let help = "The current PIN, then the new one twice; --pin-file holds two lines, or TAMGA_PIN and TAMGA_NEW_PIN."
+    static let flags: Set<String> = GlobalOptions.flags
+    static let options: Set<String> = ThresholdAccountOptions.options
+    fileprivate let account: ThresholdAccountOptions
+    init(_ arguments: ParsedArguments) throws { account = try ThresholdAccountOptions(arguments) }
+
+    func run(_ context: CommandContext) async throws -> ExitCode {
+        let store = try account.store(context)
+        let pins = try account.secrets(context).readChange(currentPrompt: "Current PIN: ", newPrompt: "New PIN: ")
+        try store.changePIN(account.role, old: pins.current, new: pins.new)
+        context.terminal.line("PIN changed.")
+        return .success
+    }
+}
+
+struct ThresholdDeleteCommand: Command {
+    static let path = ["threshold", "delete"]
+    static let abstract = "Deletes this device's registration for the account (local only; the co-signer keeps its half)."
+    static let usage = "--account NAME [--store DIR]"
+    static let help = "Removes the sealed shares, certificates and registration of the account from this device."
+    static let flags: Set<String> = GlobalOptions.flags
+    static let options: Set<String> = ThresholdAccountOptions.options
+    fileprivate let account: ThresholdAccountOptions
+    init(_ arguments: ParsedArguments) throws { account = try ThresholdAccountOptions(arguments) }
+
+    func run(_ context: CommandContext) async throws -> ExitCode {
+        try account.store(context).deleteRegistration()
+        context.terminal.line("Deleted the local registration of \(account.account).")
+        return .success
+    }
+}

@@ -73,6 +73,36 @@ public struct ThresholdClient: Sendable {
         return (share, registration, certificate)
     }
 
+    /// A session as the co-signer describes it to this device.
+    public struct SessionInfo: Sendable {
+        public let id: String, kind: String, rpName: String, displayText: String, state: String
+        public let digest: [UInt8]
+        public let keyID: [UInt8]
+    }
+
+    static func sessionInfo(_ object: [String: Any]) throws -> SessionInfo {
+        guard let id = object["id"] as? String, let digest = (object["digest"] as? String).flatMap({ BigInt(hex: $0)?.bytes(width: 32) }),
+              let key = (object["keyID"] as? String).flatMap({ BigInt(hex: $0)?.bytes(width: 32) }) else {
+            throw ThresholdError.unexpectedMessage("a session description without id, digest or key")
+        }
+        return SessionInfo(id: id, kind: object["kind"] as? String ?? "", rpName: object["rpName"] as? String ?? "",
+                           displayText: object["displayText"] as? String ?? "", state: object["state"] as? String ?? "", digest: digest, keyID: key)
+    }
+
+    public func pending(_ registration: Registration) async throws -> [SessionInfo] {
+        let answer = try await call("GET", "v3/mobile/pending/\(registration.documentNumber)", nil, token: registration.deviceToken)
+        return try (answer["sessions"] as? [[String: Any]] ?? []).map(Self.sessionInfo)
+    }
+
+    public func session(_ id: String, registration: Registration) async throws -> SessionInfo {
+        try Self.sessionInfo(try await call("GET", "v3/mobile/session/\(id)", nil, token: registration.deviceToken))
+    }
+
+    public func activity(_ registration: Registration) async throws -> [[String: String]] {
+        let answer = try await call("GET", "v3/mobile/activity/\(registration.documentNumber)", nil, token: registration.deviceToken)
+        return (answer["activity"] as? [[String: Any]] ?? []).map { $0.compactMapValues { $0 as? String } }
+    }
+
     /// Commit → (PIN) → prove → finish for one session. The Paillier key is unlocked after the
     /// commit and before prove, so a wrong or refused PIN cancels the session before the
     /// co-signer computes any c3 (nothing leaks, nothing locks); after c3, any failure locks.
