@@ -282,11 +282,30 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
             return Self.json(["state": "FAILED"])
         case "prove":
             try move(from: "COMMITTED", to: "PROVED")
-            return Self.json(["message": try WireFormat.encode(party.signProve(key.share, WireFormat.decodeSignProveRequest(message)))])
+            do {
+                return Self.json(["message": try WireFormat.encode(party.signProve(key.share, WireFormat.decodeSignProveRequest(message)))])
+            } catch {
+                // No c3 went out (a bad message, or the co-signer restarted since commit and no
+                // longer holds k2): the session fails, the key stays usable.
+                try store.database.execute("UPDATE sessions SET state = 'FAILED' WHERE id = ? AND state = 'PROVED'", [.text(sessionID)])
+                try store.log(document, "session-failed", "\(sessionID) before c3")
+                throw error
+            }
         case "finish":
+            guard row[2].text == "PROVED" else { throw Failure(status: 409, code: "wrong-state", message: "the session is not in state PROVED") }
             let finish = try WireFormat.decodeSignFinishRequest(message)
             do {
-                let signature = try party.signFinish(key.share, finish)
+                let signature: (r: BigInt, s: BigInt)
+                do {
+                    signature = try party.signFinish(key.share, finish)
+                } catch ThresholdError.unexpectedMessage {
+                    // The co-signer restarted after c3 went out: it no longer knows r, but it can
+                    // still check the signature under the key and the session's digest.
+                    guard let reported = finish.signature, let digest = row[1].blob,
+                          TwoPartySigning.verify(r: reported.r, s: reported.s, digest: try Digest(algorithm: .sha256, bytes: Data(digest)),
+                                                 publicKey: key.share.publicKey) else { throw ThresholdError.signatureCheckFailed }
+                    signature = reported
+                }
                 try store.database.execute("UPDATE sessions SET state = 'COMPLETE', signature = ? WHERE id = ? AND state = 'PROVED'",
                                            [.blob(Scalar.encode(signature.r) + Scalar.encode(signature.s)), .text(sessionID)])
                 try store.log(document, "session-signed", sessionID)

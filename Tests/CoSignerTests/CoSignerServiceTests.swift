@@ -133,3 +133,90 @@ final class MemoryGuardForService: ShareGuard, @unchecked Sendable {   // unchec
     func lock() throws { mutex.withLock { state = "locked" } }
     func reset() throws { mutex.withLock { state = "ready" } }
 }
+
+/// Restarts between the signing steps and concurrent steps on one session.
+final class CoSignerRestartTests: XCTestCase {
+    func testRestartsBetweenStepsEndSessionsInADefinedStateAndLoseNoKey() async throws {
+        let folder = try TestEnvironment.temporaryFolder("restart")
+        defer { TestEnvironment.removeFolder(folder) }
+        let path = folder.appendingPathComponent("cosigner.db").path
+        let key = [UInt8](repeating: 4, count: 32)
+        func start() throws -> (CoSignerService, HTTPServer) {
+            let store = try CoSignerStore(path: path, serverKey: key)
+            let identity = try store.serverIdentity()
+            let service = CoSignerService(store: store, party: try ServerParty(pid: identity.pid, ringPedersen: identity.ringPedersen))
+            return (service, try HTTPServer { service.handle($0) })
+        }
+        var (service, server) = try start()
+        let keyStore = try ShareKeyStore(account: "r", root: folder.appendingPathComponent("device"))
+        let code = try service.store.issueEnrollmentCode(documentNumber: "r1")
+        let client = { ThresholdClient(server: URL(string: "http://127.0.0.1:\(server.port)")!) }
+        let (share, registration, _) = try await enrollWithoutCertificate(client(), code: code, store: keyStore)
+        func newSession() async throws -> String {
+            let answer = try await client().call("POST", "v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": String(repeating: "ab", count: 32),
+                                                                            "rpName": "rp", "displayText": "t"])
+            return try XCTUnwrap(answer["sessionID"] as? String)
+        }
+        func state(_ id: String) throws -> String? { try service.store.database.query("SELECT state FROM sessions WHERE id = ?", [.text(id)]).first?.first?.text }
+
+        // Restart between commit and prove: prove fails, the session is FAILED, the key works.
+        let first = try await newSession()
+        let signing = try ClientSigning(share: share.publicShare, digest: [UInt8](repeating: 0xAB, count: 32), guard: MemoryGuardForService())
+        let commit = try await client().call("POST", "v3/mobile/session/\(first)/sign/commit", ["message": WireFormat.encode(signing.commitRequest)], token: registration.deviceToken)
+        let prove = try signing.prove(WireFormat.decodeSignCommitResponse(XCTUnwrap(commit["message"] as? [String: String])))
+        server.stop()
+        (service, server) = try start()
+        do {
+            _ = try await client().call("POST", "v3/mobile/session/\(first)/sign/prove", ["message": WireFormat.encode(prove)], token: registration.deviceToken)
+            XCTFail("a prove after a restart cannot have a c3")
+        } catch CoreError.serviceHTTPStatus(_, _, let status) { XCTAssertEqual(status, 422) }
+        XCTAssertEqual(try state(first), "FAILED")
+        XCTAssertEqual(try service.store.loadKey(share.keyID)?.locked, false)
+
+        // Restart between prove and finish: the signature is still checked under the key; COMPLETE.
+        let second = try await newSession()
+        let signing2 = try ClientSigning(share: share.publicShare, digest: [UInt8](repeating: 0xAB, count: 32), guard: MemoryGuardForService())
+        let commit2 = try await client().call("POST", "v3/mobile/session/\(second)/sign/commit", ["message": WireFormat.encode(signing2.commitRequest)], token: registration.deviceToken)
+        let prove2 = try signing2.prove(WireFormat.decodeSignCommitResponse(XCTUnwrap(commit2["message"] as? [String: String])))
+        let proved = try await client().call("POST", "v3/mobile/session/\(second)/sign/prove", ["message": WireFormat.encode(prove2)], token: registration.deviceToken)
+        let signature = try signing2.finish(WireFormat.decodeSignProveResponse(XCTUnwrap(proved["message"] as? [String: String])), secretKey: share.secretKey)
+        server.stop()
+        (service, server) = try start()
+        _ = try await client().call("POST", "v3/mobile/session/\(second)/sign/finish", ["message": WireFormat.encode(ThresholdMessage.SignFinishRequest(signature: signature))],
+                                    token: registration.deviceToken)
+        XCTAssertEqual(try state(second), "COMPLETE")
+
+        // Two proves at once on one session: exactly one gets a c3.
+        let third = try await newSession()
+        let signing3 = try ClientSigning(share: share.publicShare, digest: [UInt8](repeating: 0xAB, count: 32), guard: MemoryGuardForService())
+        let commit3 = try await client().call("POST", "v3/mobile/session/\(third)/sign/commit", ["message": WireFormat.encode(signing3.commitRequest)], token: registration.deviceToken)
+        let prove3 = WireFormat.encode(try signing3.prove(WireFormat.decodeSignCommitResponse(XCTUnwrap(commit3["message"] as? [String: String]))))
+        let base = client()
+        let outcomes = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<4 {
+                group.addTask { (try? await base.call("POST", "v3/mobile/session/\(third)/sign/prove", ["message": prove3], token: registration.deviceToken)) != nil }
+            }
+            var results: [Bool] = []
+            for await result in group { results.append(result) }
+            return results
+        }
+        XCTAssertEqual(outcomes.filter { $0 }.count, 1, "\(outcomes)")
+        server.stop()
+    }
+
+    /// Enrollment without the CA (this service has none).
+    func enrollWithoutCertificate(_ client: ThresholdClient, code: String, store: ShareKeyStore) async throws -> (ClientKeyShare, ThresholdClient.Registration, Void) {
+        let enrollment = try ClientEnrollment(pid: Transcript.taggedHash("restart", [[1]]))
+        let first = try await client.call("POST", "v3/enrollment/init", ["code": code, "role": "sign", "message": WireFormat.encode(enrollment.initRequest)])
+        let m1 = try XCTUnwrap(first["message"] as? [String: Any])
+        let (o2, l2) = try WireFormat.encode(enrollment.complete(WireFormat.decodeEnrollInitResponse(m1.compactMapValues { $0 as? String }, m1.compactMapValues { $0 as? [String] })))
+        var message: [String: Any] = o2
+        for (key, value) in l2 { message[key] = value }
+        let second = try await client.call("POST", "v3/enrollment/complete", ["code": code, "role": "sign", "clientNonce": WireFormat.hex(enrollment.initRequest.clientNonce),
+                                                                              "deviceKey": "00", "message": message])
+        let share = try enrollment.finish(WireFormat.decodeEnrollCompleteResponse(XCTUnwrap(second["message"] as? [String: String])))
+        let registration = ThresholdClient.Registration(server: client.server.absoluteString, documentNumber: "r1",
+                                                        deviceToken: try XCTUnwrap(second["deviceToken"] as? String), ringPedersenPin: "")
+        return (share, registration, ())
+    }
+}

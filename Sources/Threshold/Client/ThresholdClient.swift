@@ -19,7 +19,7 @@ public struct ThresholdClient: Sendable {
         [("C", "EE"), ("serialNumber", "PNOEE-\(document)"), ("CN", "THRESHOLD \(role == .sign ? "SIGNING" : "AUTHENTICATION") KEY,\(document)")]
     }
 
-    func call(_ method: String, _ path: String, _ body: [String: Any]?, token: String? = nil) async throws -> [String: Any] {
+    public func call(_ method: String, _ path: String, _ body: [String: Any]?, token: String? = nil) async throws -> [String: Any] {
         var headers = ["Content-Type": "application/json", "Accept": "application/json"]
         headers["X-Device-Token"] = token
         let data = try body.map { try JSONSerialization.data(withJSONObject: $0) }
@@ -42,6 +42,13 @@ public struct ThresholdClient: Sendable {
         public let documentNumber: String
         public let deviceToken: String
         public let ringPedersenPin: String
+
+        public init(server: String, documentNumber: String, deviceToken: String, ringPedersenPin: String) {
+            self.server = server
+            self.documentNumber = documentNumber
+            self.deviceToken = deviceToken
+            self.ringPedersenPin = ringPedersenPin
+        }
     }
 
     /// Enrolls one key: the one-time code, the protocol's two round trips, the share sealed under
