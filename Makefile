@@ -51,6 +51,7 @@ bench: release
 	@bench/card-signing.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
 	@bench/pkcs11-signing.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
 	@bench/threshold.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
+	@bench/cosigner.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
 
 # Rewrites Fixtures/threshold/{transcript,primitives}.json (new safe primes, recorded tapes): only on purpose.
 vectors: deps

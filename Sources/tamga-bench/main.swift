@@ -6,6 +6,8 @@
 //                                            RUNS signatures through PKCS11Signer and RUNS raw
 //                                            C_SignInit+C_Sign on the same key, interleaved in
 //                                            blocks; prints "name seconds" lines
+//   tamga-bench cosigner URL DB RUNS          against a running co-signer: enrollment, approve
+//                                            latency, 8-client throughput
 //   tamga-bench threshold RUNS                enrollment and signing between both parties,
 //                                            in process; prints "name seconds" lines
 import Foundation
@@ -13,6 +15,7 @@ import IDCard
 import PKCS11
 import TamgaCore
 import Threshold
+import CoSigner
 
 struct FixedPIN: PINProvider {
     let pin: String
@@ -118,7 +121,63 @@ func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNa
     return lines
 }
 
+/// Against a running `tamga cosigner serve` (URL, its database file): enrollment latency, the
+/// device's approve latency (commit → prove → finish), and sustained signatures per second with
+/// 8 concurrent clients. Prints "name value" lines.
+@concurrent func measureCoSigner(url: URL, database: String, runs: Int) async throws -> [String] {
+    var lines: [String] = []
+    let store = try CoSignerStore(path: database, serverKey: CoSignerStore.serverKey(file: database + ".key"))
+    let client = ThresholdClient(server: url)
+    struct NoGuard: ShareGuard {
+        func isLocked() throws -> Bool { false }
+        func markInFlight() throws {}
+        func clearInFlight() throws {}
+        func lock() throws {}
+        func reset() throws {}
+    }
+    func enroll(_ document: String) async throws -> (ClientKeyShare, String) {
+        let code = try store.issueEnrollmentCode(documentNumber: document)
+        let enrollment = try ClientEnrollment(pid: Transcript.taggedHash("bench", [Array(document.utf8)]))
+        let first = try await client.call("POST", "v3/enrollment/init", ["code": code, "role": "sign", "message": WireFormat.encode(enrollment.initRequest)])
+        let m1 = first["message"] as? [String: Any] ?? [:]
+        let (o2, l2) = try WireFormat.encode(enrollment.complete(WireFormat.decodeEnrollInitResponse(m1.compactMapValues { $0 as? String }, m1.compactMapValues { $0 as? [String] })))
+        var message: [String: Any] = o2
+        for (key, value) in l2 { message[key] = value }
+        let second = try await client.call("POST", "v3/enrollment/complete", ["code": code, "role": "sign", "clientNonce": WireFormat.hex(enrollment.initRequest.clientNonce),
+                                                                              "deviceKey": "00", "message": message])
+        return (try enrollment.finish(WireFormat.decodeEnrollCompleteResponse((second["message"] as? [String: String]) ?? [:])), second["deviceToken"] as? String ?? "")
+    }
+    var devices: [(ClientKeyShare, String)] = []
+    for index in 0..<8 {
+        let start = DispatchTime.now().uptimeNanoseconds
+        devices.append(try await enroll("bench-\(UUID().uuidString)-\(index)"))
+        lines.append("enroll \(seconds(since: start))")
+    }
+    func signOnce(_ device: (ClientKeyShare, String), _ label: String) async throws -> Double {
+        let digest = Array(Digest.compute(.sha256, over: Data(label.utf8)).bytes)
+        let session = try await client.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(device.0.keyID), "digest": WireFormat.hex(digest), "rpName": "bench", "displayText": label])
+        let start = DispatchTime.now().uptimeNanoseconds
+        _ = try await client.approve(sessionID: session["sessionID"] as? String ?? "", digest: digest, share: device.0.publicShare, token: device.1, guard: NoGuard()) { device.0.secretKey }
+        return seconds(since: start)
+    }
+    for index in 0..<runs { lines.append("approve \(try await signOnce(devices[0], "approve \(index)"))") }
+    let total = 500
+    let start = DispatchTime.now().uptimeNanoseconds
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for (index, device) in devices.enumerated() {
+            group.addTask { for n in 0..<(total / 8 + (index < total % 8 ? 1 : 0)) { _ = try await signOnce(device, "load \(index) \(n)") } }
+        }
+        try await group.waitForAll()
+    }
+    lines.append("throughput \(Double(total) / seconds(since: start))")
+    return lines
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "cosigner", arguments.count == 4, let url = URL(string: arguments[1]), let runs = Int(arguments[3]) {
+    for line in try await measureCoSigner(url: url, database: arguments[2], runs: runs) { print(line) }
+    exit(0)
+}
 if arguments.first == "threshold", arguments.count == 2, let runs = Int(arguments[1]) {
     for line in try await measureThreshold(runs: runs) { print(line) }
     exit(0)
