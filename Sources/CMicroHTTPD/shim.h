@@ -12,11 +12,24 @@
 static inline struct MHD_Daemon *cmhd_start(uint16_t port, int loopbackOnly, unsigned int threads,
                                             unsigned int connectionLimit, unsigned int timeoutSeconds,
                                             MHD_AccessHandlerCallback handler, void *context,
-                                            MHD_RequestCompletedCallback completed) {
+                                            MHD_RequestCompletedCallback completed,
+                                            const char *tlsKeyPEM, const char *tlsCertificatePEM) {
     static struct sockaddr_in loopback;
     loopback.sin_family = AF_INET;
     loopback.sin_port = htons(port);
     loopback.sin_addr.s_addr = htonl(loopbackOnly ? INADDR_LOOPBACK : INADDR_ANY);
+    if (tlsKeyPEM && tlsCertificatePEM) {
+        return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_TLS,
+                                port, NULL, NULL, handler, context,
+                                MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&loopback,
+                                MHD_OPTION_THREAD_POOL_SIZE, threads,
+                                MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
+                                MHD_OPTION_CONNECTION_TIMEOUT, timeoutSeconds,
+                                MHD_OPTION_NOTIFY_COMPLETED, completed, context,
+                                MHD_OPTION_HTTPS_MEM_KEY, tlsKeyPEM,
+                                MHD_OPTION_HTTPS_MEM_CERT, tlsCertificatePEM,
+                                MHD_OPTION_END);
+    }
     return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG,
                             port, NULL, NULL, handler, context,
                             MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&loopback,

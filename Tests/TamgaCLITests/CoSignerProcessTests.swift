@@ -145,3 +145,54 @@ final class ThresholdCommandTests: XCTestCase {
         XCTAssertEqual(gone.status, 3, gone.error)
     }
 }
+
+/// HTTPS co-signer: the device pins its TLS key at enrollment and refuses another one later.
+final class CoSignerTLSTests: XCTestCase {
+    private var binary: String { TestEnvironment.productsDirectory.appendingPathComponent("tamga").path }
+
+    private func makeCertificate(in folder: URL, name: String) throws -> (String, String) {
+        let key = folder.appendingPathComponent("\(name).key").path, cert = folder.appendingPathComponent("\(name).pem").path
+        let made = try TestEnvironment.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+                                                               "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert])
+        XCTAssertEqual(made.status, 0, made.error)
+        return (cert, key)
+    }
+
+    func testTheCoSignersKeyIsPinnedAtEnrollment() throws {
+        let folder = try TestEnvironment.temporaryFolder("cosigner-tls")
+        defer { TestEnvironment.removeFolder(folder) }
+        let pki = folder.appendingPathComponent("pki")
+        try FileManager.default.copyItem(atPath: TestEnvironment.fixture("pki"), toPath: pki.path)
+        let services = try TestServices(pki: pki.path)
+        defer { services.stop() }
+        let (cert, key) = try makeCertificate(in: folder, name: "tls")
+        let database = folder.appendingPathComponent("cosigner.db").path
+        let serveArguments = ["cosigner", "serve", "--db", database, "--port", "0", "--ca-cert", pki.appendingPathComponent("issuing-ca.cert.pem").path,
+                              "--ca-key", pki.appendingPathComponent("issuing-ca.key.pem").path, "--ca-index", pki.appendingPathComponent("issuing-ca.index.txt").path,
+                              "--ocsp", services.url("ocsp").absoluteString]
+        let (server, url) = try TestEnvironment.startListening(executable: binary, serveArguments + ["--tls-cert", cert, "--tls-key", key])
+        XCTAssertEqual(url.scheme, "https")
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_DATA_HOME"] = folder.appendingPathComponent("xdg").path
+        environment["TAMGA_PIN"] = "24680"
+        let code = try TestEnvironment.run(binary, ["cosigner", "issue-code", "38001085718", "--db", database]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Without trusting its certificate the first contact is refused …
+        let untrusted = try TestEnvironment.run(binary, ["threshold", "enroll", "--server", url.absoluteString, "--code", code, "--account", "a"], environment: environment)
+        XCTAssertEqual(untrusted.status, 7, untrusted.error)
+        // … with it, enrollment pins the key.
+        let enrolled = try TestEnvironment.run(binary, ["threshold", "enroll", "--server", url.absoluteString, "--code", code, "--account", "a", "--ca-file", cert],
+                                               environment: environment)
+        XCTAssertEqual(enrolled.status, 0, enrolled.error)
+        let document = try TestEnvironment.write("pinned\n", named: "p.txt", in: folder)
+        let container = folder.appendingPathComponent("p.asice").path
+        XCTAssertEqual(try TestEnvironment.run(binary, ["sign", container, document, "--with", "threshold:a", "--profile", "B"], environment: environment).status, 0)
+        TestEnvironment.terminate(server)
+        // The same co-signer with another TLS key on the same port: the device refuses to talk.
+        let (otherCert, otherKey) = try makeCertificate(in: folder, name: "other")
+        let (second, _) = try TestEnvironment.startListening(executable: binary, serveArguments.map { $0 == "0" ? String(url.port!) : $0 } + ["--tls-cert", otherCert, "--tls-key", otherKey])
+        defer { TestEnvironment.terminate(second) }
+        let refused = try TestEnvironment.run(binary, ["sign", container, "--with", "threshold:a", "--profile", "B"], environment: environment)
+        XCTAssertEqual(refused.status, 7, refused.error)
+        XCTAssertTrue(refused.error.contains("not the one pinned"), refused.error)
+    }
+}

@@ -53,20 +53,39 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
         var tooLarge = false
     }
 
+    /// The TLS key and certificate (PEM) as C strings MHD keeps pointers to until it stops;
+    /// freed (the key wiped) after the daemon stopped.
+    private let tls: (key: UnsafeMutablePointer<CChar>, certificate: UnsafeMutablePointer<CChar>)?
+
+    /// - Parameter tls: PEM key and certificate to serve HTTPS with (GnuTLS inside libmicrohttpd).
     public init(port: UInt16 = 0, loopbackOnly: Bool = true, threads: UInt32 = 4, maximumBody: Int = 256 * 1024,
-                headerNames: [String] = ["content-type", "x-device-token", "authorization"], handler: @escaping Handler) throws {
+                headerNames: [String] = ["content-type", "x-device-token", "authorization", "x-attestation"],
+                tls: (keyPEM: String, certificatePEM: String)? = nil, handler: @escaping Handler) throws {
         self.handler = handler
         self.maximumBody = maximumBody
         self.headerNames = headerNames
+        self.tls = tls.map { (strdup($0.keyPEM)!, strdup($0.certificatePEM)!) }
         let context = Unmanaged.passUnretained(self).toOpaque()
-        guard let daemon = cmhd_start(port, loopbackOnly ? 1 : 0, threads, 256, 30, HTTPServer.access, context, HTTPServer.completed) else {
+        guard let daemon = cmhd_start(port, loopbackOnly ? 1 : 0, threads, 256, 30, HTTPServer.access, context, HTTPServer.completed,
+                                      self.tls?.key, self.tls?.certificate) else {
+            releaseTLS()
             throw DatabaseError(code: 0, message: "cannot listen on port \(port) (in use?)")
         }
         self.daemon = daemon
         self.port = cmhd_port(daemon)
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        releaseTLS()
+    }
+
+    private func releaseTLS() {
+        guard let tls else { return }
+        explicit_bzero(tls.key, strlen(tls.key))
+        free(tls.key)
+        free(tls.certificate)
+    }
 
     public func stop() {
         lock.withLock {

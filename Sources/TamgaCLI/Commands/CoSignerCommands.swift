@@ -35,15 +35,19 @@ struct CoSignerServeCommand: Command {
       --ca-index FILE      append issued certificates to this openssl-ca index (an OCSP
                            responder reading it then knows them)
       --ocsp URL           the OCSP URL written into issued certificates
+      --tls-cert, --tls-key  serve HTTPS with this certificate and key (PEM); devices pin the
+                           key at enrollment
     """
     static let flags: Set<String> = GlobalOptions.flags
-    static let options: Set<String> = ["--db", "--key", "--port", "--listen", "--session-ttl", "--ca-cert", "--ca-key", "--ca-index", "--ocsp"]
+    static let options: Set<String> = ["--db", "--key", "--port", "--listen", "--session-ttl", "--ca-cert", "--ca-key", "--ca-index", "--ocsp",
+                                       "--tls-cert", "--tls-key"]
 
     fileprivate let files: CoSignerFiles
     let port: UInt16
     let loopback: Bool
     let sessionLifetime: TimeInterval
     let caCertificate: String?, caKey: String?, caIndex: String?, ocspURL: String?
+    let tlsCertificate: String?, tlsKey: String?
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else { throw UsageError("cosigner serve takes no arguments") }
@@ -52,6 +56,9 @@ struct CoSignerServeCommand: Command {
         caIndex = arguments.value("--ca-index")
         ocspURL = arguments.value("--ocsp")
         guard (caCertificate == nil) == (caKey == nil) else { throw UsageError("--ca-cert and --ca-key go together") }
+        tlsCertificate = arguments.value("--tls-cert")
+        tlsKey = arguments.value("--tls-key")
+        guard (tlsCertificate == nil) == (tlsKey == nil) else { throw UsageError("--tls-cert and --tls-key go together") }
         files = CoSignerFiles(arguments)
         guard let port = UInt16(arguments.value("--port") ?? "0") else { throw UsageError("--port takes a port number") }
         self.port = port
@@ -78,8 +85,15 @@ struct CoSignerServeCommand: Command {
         }
         let service = CoSignerService(store: store, party: try ServerParty(pid: identity.pid, ringPedersen: identity.ringPedersen, sessionLifetime: sessionLifetime),
                                       sessionLifetime: sessionLifetime, certificateAuthority: authority)
-        let server = try HTTPServer(port: port, loopbackOnly: loopback) { service.handle($0) }
-        context.terminal.line("listening http://\(loopback ? "127.0.0.1" : "0.0.0.0"):\(server.port)")
+        var tls: (keyPEM: String, certificatePEM: String)? = nil
+        if let tlsCertificate, let tlsKey {
+            guard let certificate = try? String(contentsOfFile: tlsCertificate, encoding: .utf8), let key = try? String(contentsOfFile: tlsKey, encoding: .utf8) else {
+                throw CoreError.unreadableFile(path: tlsCertificate, reason: "the TLS certificate or key cannot be read")
+            }
+            tls = (key, certificate)
+        }
+        let server = try HTTPServer(port: port, loopbackOnly: loopback, tls: tls) { service.handle($0) }
+        context.terminal.line("listening \(tls == nil ? "http" : "https")://\(loopback ? "127.0.0.1" : "0.0.0.0"):\(server.port)")
         // Until SIGINT/SIGTERM: the interrupt handlers end the process (SQLite commits are durable).
         while true { try await Task.sleep(nanoseconds: 3_600_000_000_000) }
     }

@@ -18,15 +18,17 @@ struct ThresholdPINPrompt: ThresholdPINProvider {
 struct ThresholdEnrollCommand: Command {
     static let path = ["threshold", "enroll"]
     static let abstract = "Enrolls a split signing key with a co-signer (this device holds one share)."
-    static let usage = "--server URL --code CODE --account NAME [--role sign|auth] [--pin-file FILE] [--store DIR] [--json]"
+    static let usage = "--server URL --code CODE --account NAME [--role sign|auth] [--ca-file PEM] [--pin-file FILE] [--store DIR] [--json]"
     static let help = """
     Runs the two enrollment round trips with the co-signer (the one-time CODE from its operator),
     seals this device's share under a new PIN (PIN2 for sign, PIN1 for auth; asked twice, or
     --pin-file / TAMGA_PIN), and fetches the key's certificate by signing a request with the new
     key. The share lives under $XDG_DATA_HOME/tamga/threshold/NAME (or --store DIR).
+    With an https co-signer, its TLS key is pinned now (after the usual checks against the
+    system's trust, or --ca-file PEM) and every later call accepts that key only.
     """
     static let flags: Set<String> = GlobalOptions.flags
-    static let options: Set<String> = ["--server", "--code", "--account", "--role", "--pin-file", "--store"]
+    static let options: Set<String> = ["--server", "--code", "--account", "--role", "--pin-file", "--store", "--ca-file"]
 
     let server: URL
     let code: String
@@ -34,9 +36,11 @@ struct ThresholdEnrollCommand: Command {
     let role: ShareRole
     let pinFile: String?
     let storeRoot: String?
+    let caFile: String?
     let global: GlobalOptions
 
     init(_ arguments: ParsedArguments) throws {
+        caFile = arguments.value("--ca-file")
         guard let serverText = arguments.value("--server"), let server = URL(string: serverText), server.scheme == "http" || server.scheme == "https" else {
             throw UsageError("give the co-signer with --server URL")
         }
@@ -56,7 +60,12 @@ struct ThresholdEnrollCommand: Command {
         let secrets = SecretInput(pinFile: pinFile, environment: context.environment)
         let pin = try secrets.read(prompt: "New \(role == .sign ? "PIN2" : "PIN1") for this split key: ")
         let store = try ShareKeyStore(account: account, root: storeRoot.map { URL(fileURLWithPath: $0) }, environment: context.environment)
-        let client = ThresholdClient(server: server)
+        var transport = HTTPTransport(timeout: 60)
+        if let caFile {
+            guard let pem = FileManager.default.contents(atPath: caFile) else { throw CoreError.unreadableFile(path: caFile, reason: "cannot read") }
+            transport.trustedCertificates = try Certificate.parseAll(pem: pem)
+        }
+        let client = ThresholdClient(server: server, transport: transport)
         let (share, registration, certificate) = try await client.enroll(code: code, role: role, pin: pin, store: store) { step in
             if !global.quiet { context.terminal.error(step) }
         }
@@ -96,7 +105,7 @@ private struct ThresholdAccountOptions {
     func client(_ store: ShareKeyStore) throws -> (ThresholdClient, ThresholdClient.Registration) {
         let registration = try store.registration(role)
         guard let server = URL(string: registration.server) else { throw ThresholdError.keyStore("the stored co-signer URL is not a URL") }
-        return (ThresholdClient(server: server), registration)
+        return (ThresholdClient(server: server, transport: registration.transport()), registration)
     }
 
     func secrets(_ context: CommandContext) -> SecretInput { SecretInput(pinFile: pinFile, environment: context.environment) }

@@ -84,11 +84,13 @@ final class NetworkConnection {
 
     /// TLS 1.2+ over the connection: SNI and certificate name (or IP) checked for `host`, the
     /// chain checked against `anchors` only (pinning) or, when empty, the system's trust store.
-    func startTLS(host: String, anchors: [Certificate]) throws(NetworkFailure) {
+    /// With `pinnedKey` (SHA-256 of the server's SubjectPublicKeyInfo), only that key is
+    /// accepted, whatever certificate carries it: the pin replaces chain and name checks.
+    func startTLS(host: String, anchors: [Certificate], pinnedKey: [UInt8]? = nil) throws(NetworkFailure) {
         guard let context = SSL_CTX_new(TLS_client_method()) else { throw .unreachable("TLS setup failed: \(openSSLErrorText())") }
         self.context = context
         _ = cossl_ctx_require_tls12(context)
-        SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+        SSL_CTX_set_verify(context, pinnedKey == nil ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nil)
         if anchors.isEmpty {
             guard SSL_CTX_set_default_verify_paths(context) == 1 else { throw .unreachable("no system trust store: \(openSSLErrorText())") }
         } else {
@@ -111,7 +113,15 @@ final class NetworkConnection {
         }
         while true {
             let result = SSL_connect(tls)
-            if result == 1 { return }
+            if result == 1 {
+                if let pinnedKey {
+                    guard let key = peerKeyFingerprint(), key.count == pinnedKey.count,
+                          zip(key, pinnedKey).reduce(UInt8(0), { $0 | ($1.0 ^ $1.1) }) == 0 else {
+                        throw .unreachable("the server's key is not the one pinned at enrollment")
+                    }
+                }
+                return
+            }
             switch SSL_get_error(tls, result) {
             case SSL_ERROR_WANT_READ:
                 guard Self.wait(fd, for: Int16(POLLIN), until: deadline) else { throw .unreachable("TLS handshake timed out") }
@@ -125,6 +135,14 @@ final class NetworkConnection {
                 throw .unreachable("TLS handshake failed: \(openSSLErrorText())")
             }
         }
+    }
+
+    /// SHA-256 of the server's SubjectPublicKeyInfo (after the handshake).
+    func peerKeyFingerprint() -> [UInt8]? {
+        guard let tls, let certificate = SSL_get1_peer_certificate(tls) else { return nil }
+        defer { X509_free(certificate) }
+        guard let key = X509_get0_pubkey(certificate), let der = encodeDER({ i2d_PUBKEY(key, &$0) }) else { return nil }
+        return Array(Digest.compute(.sha256, over: der).bytes)
     }
 
     func write(_ bytes: [UInt8]) throws(NetworkFailure) {

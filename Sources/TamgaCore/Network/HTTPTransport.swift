@@ -19,6 +19,9 @@ public struct HTTPTransport: Sendable {
     public var userAgent = "tamga"
     /// When not empty, https servers are trusted only through these certificates (pinning).
     public var trustedCertificates: [Certificate] = []
+    /// SHA-256 of the one server key (SubjectPublicKeyInfo) accepted for https, whatever
+    /// certificate carries it (the co-signer's key, pinned at enrollment).
+    public var pinnedServerKey: [UInt8]? = nil
     /// Where proxy settings come from; the process environment by default.
     var environment: [String: String]
 
@@ -42,6 +45,34 @@ public struct HTTPTransport: Sendable {
             throw CoreError.serviceUnreachable(service: service, url: url.absoluteString, reason: "a header contains a line break")
         }
         return try await perform(method: method, url: url, body: body.map(Array.init), headers: headers, service: service)
+    }
+
+    /// SHA-256 of the https server's key, after the usual checks (system trust or
+    /// `trustedCertificates`): what a client pins on first contact.
+    public func serverKeyFingerprint(_ url: URL) async throws -> [UInt8] {
+        guard url.scheme == "https", let host = url.host else {
+            throw CoreError.serviceUnreachable(service: "key pinning", url: url.absoluteString, reason: "only https servers have a key to pin")
+        }
+        let deadline = Date().addingTimeInterval(timeout)
+        let anchors = trustedCertificates
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                do {
+                    let connection = try NetworkConnection(host: host, port: url.port ?? 443, deadline: deadline)
+                    try connection.startTLS(host: host, anchors: anchors)
+                    guard let key = connection.peerKeyFingerprint() else { throw NetworkFailure.unreachable("the server sent no certificate") }
+                    continuation.resume(returning: key)
+                } catch let failure as NetworkFailure {
+                    if case .unreachable(let reason) = failure {
+                        continuation.resume(throwing: CoreError.serviceUnreachable(service: "key pinning", url: url.absoluteString, reason: reason))
+                    } else {
+                        continuation.resume(throwing: CoreError.serviceUnreachable(service: "key pinning", url: url.absoluteString, reason: "\(failure)"))
+                    }
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
     }
 
     /// Runs the blocking exchange on a dispatch thread, not on the cooperative pool.
@@ -108,7 +139,7 @@ public struct HTTPTransport: Sendable {
                 let answer = try HTTPResponse.read(from: connection, maximumBody: 0, bodyExpected: false)
                 guard (200..<300).contains(answer.status) else { throw .unreachable("the proxy refused the tunnel (HTTP \(answer.status))") }
             }
-            try connection.startTLS(host: host, anchors: trustedCertificates)
+            try connection.startTLS(host: host, anchors: trustedCertificates, pinnedKey: pinnedServerKey)
         } else if proxy != nil {
             target = url.absoluteString   // absolute-form for a forward proxy
         }

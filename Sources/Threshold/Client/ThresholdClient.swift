@@ -42,19 +42,43 @@ public struct ThresholdClient: Sendable {
         public let documentNumber: String
         public let deviceToken: String
         public let ringPedersenPin: String
+        /// SHA-256 of the co-signer's TLS key, pinned at enrollment (https only).
+        public let serverKey: String?
 
-        public init(server: String, documentNumber: String, deviceToken: String, ringPedersenPin: String) {
+        public init(server: String, documentNumber: String, deviceToken: String, ringPedersenPin: String, serverKey: String? = nil) {
             self.server = server
             self.documentNumber = documentNumber
             self.deviceToken = deviceToken
             self.ringPedersenPin = ringPedersenPin
+            self.serverKey = serverKey
+        }
+
+        /// A transport that accepts only the pinned co-signer key (plain HTTP on loopback has none).
+        public func transport(timeout: TimeInterval = 30) -> HTTPTransport {
+            var transport = HTTPTransport(timeout: timeout)
+            transport.pinnedServerKey = serverKey.flatMap { BigInt(hex: $0)?.bytes(width: 32) }
+            return transport
         }
     }
 
     /// Enrolls one key: the one-time code, the protocol's two round trips, the share sealed under
     /// `pin` in `store`, then the key's certificate. `progress` hears each step.
-    public func enroll(code: String, role: ShareRole, pin: SecretBytes, store: ShareKeyStore, pinnedRingPedersen: [UInt8]? = nil,
+    public func enroll(code: String, role: ShareRole, pin pinValue: SecretBytes, store: ShareKeyStore, pinnedRingPedersen: [UInt8]? = nil,
                        progress: (String) -> Void = { _ in }) async throws -> (ClientKeyShare, Registration, Certificate) {
+        // Pin the co-signer's key on first contact (checked against the system's trust or the
+        // given anchors); every later call accepts that key only (the seed's CertPinner).
+        if server.scheme == "https" {
+            let pin = try await transport.serverKeyFingerprint(server)
+            var pinned = transport
+            pinned.pinnedServerKey = pin
+            return try await ThresholdClient(server: server, transport: pinned)
+                .enrollPinned(code: code, role: role, pin: pin, secret: pinValue, store: store, pinnedRingPedersen: pinnedRingPedersen, progress: progress)
+        }
+        return try await enrollPinned(code: code, role: role, pin: nil, secret: pinValue, store: store, pinnedRingPedersen: pinnedRingPedersen, progress: progress)
+    }
+
+    func enrollPinned(code: String, role: ShareRole, pin serverKey: [UInt8]?, secret pin: SecretBytes, store: ShareKeyStore, pinnedRingPedersen: [UInt8]?,
+                      progress: (String) -> Void) async throws -> (ClientKeyShare, Registration, Certificate) {
         let clientPID = Transcript.taggedHash("L17v1/device", [Array(store.folder.path.utf8), Array(role.rawValue.utf8)])
         let client = try ClientEnrollment(pid: clientPID, pinnedRingPedersen: pinnedRingPedersen)
         progress("enrollment 1/2: commitment sent, waiting for the co-signer's share and parameters")
@@ -71,7 +95,7 @@ public struct ThresholdClient: Sendable {
         }
         try store.store(share, role: role, pin: pin)
         let registration = Registration(server: server.absoluteString, documentNumber: document, deviceToken: token,
-                                        ringPedersenPin: WireFormat.hex(initResponse.ringPedersen.fingerprint))
+                                        ringPedersenPin: WireFormat.hex(initResponse.ringPedersen.fingerprint), serverKey: serverKey.map(WireFormat.hex))
         try store.saveRegistration(registration, role: role)
         progress("certificate: signing the request with the new key")
         let certificate = try await requestCertificate(share: share.publicShare, secretKey: share.secretKey, role: role, registration: registration,

@@ -20,14 +20,14 @@ public final class ThresholdSigner: Signer, @unchecked Sendable {   // unchecked
     private let registration: ThresholdClient.Registration
     private let signingCertificate: Certificate
 
-    public init(account: String, store: ShareKeyStore, role: ShareRole = .sign, pinProvider: ThresholdPINProvider, transport: HTTPTransport = HTTPTransport(timeout: 30)) throws {
+    public init(account: String, store: ShareKeyStore, role: ShareRole = .sign, pinProvider: ThresholdPINProvider, timeout: TimeInterval = 30) throws {
         self.account = account
         self.store = store
         self.role = role
         self.pinProvider = pinProvider
         registration = try store.registration(role)
         guard let server = URL(string: registration.server) else { throw ThresholdError.keyStore("the stored co-signer URL is not a URL") }
-        client = ThresholdClient(server: server, transport: transport)
+        client = ThresholdClient(server: server, transport: registration.transport(timeout: timeout))
         signingCertificate = try store.certificate(role)
     }
 
