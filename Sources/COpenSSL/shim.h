@@ -82,4 +82,7 @@ static inline X509_EXTENSION *cossl_extension(X509 *issuer, X509 *subject, int n
     return X509V3_EXT_conf_nid(NULL, &context, nid, value);
 }
 
+// A fresh P-256 key (EVP_EC_gen is a variadic macro).
+static inline EVP_PKEY *cossl_ec_generate_p256(void) { return EVP_EC_gen("P-256"); }
+
 #endif

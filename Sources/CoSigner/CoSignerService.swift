@@ -16,44 +16,98 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     /// Issues the certificates of enrolled keys (after the device proves possession by a
     /// threshold signature over its certificate request); nil: no certificates.
     public let certificateAuthority: CertificateAuthority?
+    /// Whether every device call must be signed with the device key (`DeviceAttestation`).
+    /// Off only for development, like the seed's `SMARTID_REQUIRE_ATTESTATION=false`.
+    public let requireAttestation: Bool
+    let nonces: AttestationNonces
 
     public init(store: CoSignerStore, party: ServerParty, random: RandomSource = SystemRandom(), sessionLifetime: TimeInterval = 300,
-                certificateAuthority: CertificateAuthority? = nil) {
+                certificateAuthority: CertificateAuthority? = nil, requireAttestation: Bool = true) {
         self.store = store
         self.party = party
         self.random = random
         self.sessionLifetime = sessionLifetime
         self.certificateAuthority = certificateAuthority
+        self.requireAttestation = requireAttestation
+        nonces = AttestationNonces(random: random)
     }
 
     struct Failure: Error {
         let status: Int, code: String, message: String
     }
 
-    /// Routes one request; never throws (errors become JSON error bodies with 4xx/5xx).
+    /// Routes one request; never throws (errors become JSON error bodies with 4xx/5xx). An
+    /// attested device call's answer, error or not, carries the device's next nonce.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        var attestedDevice: String?
+        var response: HTTPResponse
         do {
-            let parts = request.path.split(separator: "/").map(String.init)
-            let route = (request.method, parts.count, parts.first == "v3" ? parts.dropFirst().first ?? "" : "")
-            switch route {
-            case ("POST", 3, "enrollment") where parts[2] == "init": return try enrollInit(request)
-            case ("POST", 3, "enrollment") where parts[2] == "complete": return try enrollComplete(request)
-            case ("POST", 3, "rp") where parts[2] == "session": return try createSession(request)
-            case ("GET", 4, "rp") where parts[2] == "session": return try sessionResult(parts[3])
-            case ("GET", 4, "mobile") where parts[2] == "pending": return try pending(request, document: parts[3])
-            case ("GET", 4, "mobile") where parts[2] == "session": return try sessionInfo(request, sessionID: parts[3])
-            case ("GET", 4, "mobile") where parts[2] == "activity": return try activity(request, document: parts[3])
-            case ("POST", 6, "mobile") where parts[2] == "session" && parts[4] == "sign": return try signStep(request, sessionID: parts[3], step: parts[5])
-            case ("POST", 4, "mobile") where parts[2] == "certificate" && parts[3] == "session": return try certificateSession(request)
-            case ("POST", 3, "mobile") where parts[2] == "certificate": return try issueCertificate(request)
-            default: throw Failure(status: 404, code: "not-found", message: "no route \(request.method) \(request.path)")
-            }
+            response = try route(request, attestedDevice: &attestedDevice)
         } catch let failure as Failure {
-            return .error(failure.status, code: failure.code, message: failure.message)
+            response = .error(failure.status, code: failure.code, message: failure.message)
         } catch let error as ThresholdError {
-            return .error(422, code: error.code, message: error.description)
+            response = .error(422, code: error.code, message: error.description)
         } catch {
-            return .error(500, code: "internal", message: "the co-signer failed; see its log")
+            response = .error(500, code: "internal", message: "the co-signer failed; see its log")
+        }
+        if let device = attestedDevice, let nonce = try? nonces.issue(for: device) {
+            response = HTTPResponse(status: response.status, headers: response.headers.merging(["X-Next-Attestation-Nonce": WireFormat.hex(nonce)]) { $1 },
+                                    body: response.body)
+        }
+        return response
+    }
+
+    func route(_ request: HTTPRequest, attestedDevice: inout String?) throws -> HTTPResponse {
+        let parts = request.path.split(separator: "/").map(String.init)
+        let route = (request.method, parts.count, parts.first == "v3" ? parts.dropFirst().first ?? "" : "")
+        if route.2 == "mobile" { attestedDevice = try attest(request) }
+        switch route {
+        case ("GET", 3, "attestation") where parts[2] == "challenge":
+            return Self.json(["nonce": WireFormat.hex(try nonces.issue(for: nil)), "expiresIn": Int(nonces.lifetime)])
+        case ("POST", 3, "enrollment") where parts[2] == "init": return try enrollInit(request)
+        case ("POST", 3, "enrollment") where parts[2] == "complete": return try enrollComplete(request, attestedDevice: &attestedDevice)
+        case ("POST", 3, "rp") where parts[2] == "session": return try createSession(request)
+        case ("GET", 4, "rp") where parts[2] == "session": return try sessionResult(parts[3])
+        case ("GET", 4, "mobile") where parts[2] == "pending": return try pending(request, document: parts[3])
+        case ("GET", 4, "mobile") where parts[2] == "session": return try sessionInfo(request, sessionID: parts[3])
+        case ("GET", 4, "mobile") where parts[2] == "activity": return try activity(request, document: parts[3])
+        case ("POST", 6, "mobile") where parts[2] == "session" && parts[4] == "sign": return try signStep(request, sessionID: parts[3], step: parts[5])
+        case ("POST", 4, "mobile") where parts[2] == "certificate" && parts[3] == "session": return try certificateSession(request)
+        case ("POST", 3, "mobile") where parts[2] == "certificate": return try issueCertificate(request)
+        default: throw Failure(status: 404, code: "not-found", message: "no route \(request.method) \(request.path)")
+        }
+    }
+
+    // MARK: Attestation
+
+    /// Checks a device call: a known `X-Device-Token`, and `X-Attestation` signed by the key
+    /// registered with that token over a live nonce and this very request. The token's hash.
+    func attest(_ request: HTTPRequest) throws -> String {
+        guard let token = request.headers["x-device-token"], token.count == 64,
+              let row = try store.database.query("SELECT device_key FROM devices WHERE token_hash = ?", [.text(CoSignerStore.hash(token))]).first else {
+            throw Failure(status: 403, code: "bad-device-token", message: "missing or unknown X-Device-Token")
+        }
+        let device = CoSignerStore.hash(token)
+        guard let header = request.headers["x-attestation"] else {
+            guard !requireAttestation else {
+                throw Failure(status: 401, code: "attestation-required",
+                              message: "sign the call with the device key (X-Attestation) over a nonce from GET /v3/attestation/challenge")
+            }
+            return device
+        }
+        try checkAttestation(header, request: request, deviceKey: row[0].blob ?? [], device: device)
+        return device
+    }
+
+    /// The signature first (cheap, and a forged header cannot burn a nonce), then the nonce.
+    func checkAttestation(_ header: String, request: HTTPRequest, deviceKey: [UInt8], device: String?) throws {
+        guard let (nonce, signature) = DeviceAttestation.parse(header),
+              DeviceKey.verify(Data(signature), message: DeviceAttestation.message(nonce: nonce, method: request.method, path: request.path, body: request.body),
+                               subjectPublicKeyInfo: Data(deviceKey)) else {
+            throw Failure(status: 401, code: "bad-attestation", message: "X-Attestation does not verify under this device's key; enroll this device again if its key was lost")
+        }
+        guard nonces.consume(nonce, device: device) else {
+            throw Failure(status: 401, code: "stale-attestation-nonce", message: "the attestation nonce is unknown, used or expired; fetch one from GET /v3/attestation/challenge")
         }
     }
 
@@ -88,66 +142,124 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         guard let code = body["code"] as? String, let role = (body["role"] as? String).flatMap(ShareRole.init(rawValue:)) else {
             throw Failure(status: 400, code: "bad-request", message: "code and role (auth or sign) are required")
         }
-        guard try store.database.query("SELECT 1 FROM enrollment_codes WHERE code_hash = ? AND used_at IS NULL AND expires_at >= ?",
-                                       [.text(CoSignerStore.hash(code)), .integer(CoSignerStore.now())]).first != nil else {
-            throw Failure(status: 403, code: "bad-enrollment-code", message: "the enrollment code is unknown, used or expired")
+        guard try store.enrollmentCode(code, allows: role) != nil else {
+            throw Failure(status: 403, code: "bad-enrollment-code", message: "the enrollment code is unknown, expired, or already used for a \(role.rawValue) key")
         }
-        _ = role
         let message = try WireFormat.decodeEnrollInitRequest(Self.strings(body["message"]))
         let (object, lists) = try WireFormat.encode(party.enrollInit(message))
         return Self.json(["message": Self.message(object, lists)])
     }
 
-    /// `{code, role, clientNonce, deviceKey, message}` → `{message, deviceToken}`.
-    func enrollComplete(_ request: HTTPRequest) throws -> HTTPResponse {
+    /// `{code, role, clientNonce, deviceKey, message}` → `{message, deviceToken, documentNumber}`.
+    /// `deviceKey` is the device's P-256 SubjectPublicKeyInfo (DER hex); `X-Attestation` over a
+    /// challenge nonce proves the device holds it. The code, the key and the device are stored
+    /// in one transaction.
+    func enrollComplete(_ request: HTTPRequest, attestedDevice: inout String?) throws -> HTTPResponse {
         let body = try Self.object(request)
         guard let code = body["code"] as? String, let role = (body["role"] as? String).flatMap(ShareRole.init(rawValue:)),
-              let nonceText = body["clientNonce"] as? String, let nonce = BigInt(hex: nonceText)?.bytes(width: 32), nonceText.count == 64,
-              let deviceKey = (body["deviceKey"] as? String).flatMap({ BigInt(hex: $0)?.bytes }) else {
-            throw Failure(status: 400, code: "bad-request", message: "code, role, clientNonce and deviceKey are required")
+              let nonceText = body["clientNonce"] as? String, let nonce = BigInt(hex: nonceText)?.bytes(width: 32), nonceText.count == 64 else {
+            throw Failure(status: 400, code: "bad-request", message: "code, role and clientNonce are required")
+        }
+        let deviceKeyText = body["deviceKey"] as? String ?? ""
+        let deviceKey = BigInt(hex: deviceKeyText)?.bytes(width: deviceKeyText.count / 2) ?? []
+        if let header = request.headers["x-attestation"] {
+            try checkAttestation(header, request: request, deviceKey: deviceKey, device: nil)
+        } else if requireAttestation {
+            throw Failure(status: 401, code: "attestation-required",
+                          message: "send the device key (deviceKey) and sign the call with it (X-Attestation) over a nonce from GET /v3/attestation/challenge")
+        }
+        guard try store.enrollmentCode(code, allows: role) != nil else {
+            throw Failure(status: 403, code: "bad-enrollment-code", message: "the enrollment code is unknown, expired, or already used for a \(role.rawValue) key")
         }
         let message = Self.message(Self.strings(body["message"]), Self.lists(body["message"]))
         let complete = try WireFormat.decodeEnrollCompleteRequest(message.compactMapValues { $0 as? String }, message.compactMapValues { $0 as? [String] })
         let (response, share) = try party.enrollComplete(clientNonce: nonce, complete)
-        guard let document = try store.consumeEnrollmentCode(code) else {
-            throw Failure(status: 403, code: "bad-enrollment-code", message: "the enrollment code is unknown, used or expired")
-        }
         let token = WireFormat.hex(try random.bytes(32, label: "cosigner.device-token"))
-        try store.saveKey(share, documentNumber: document, role: role)
-        try store.database.execute("INSERT INTO devices (token_hash, document_number, device_key, created_at) VALUES (?, ?, ?, ?)",
-                                   [.text(CoSignerStore.hash(token)), .text(document), .blob(deviceKey), .integer(CoSignerStore.now())])
+        let document: String = try store.database.transaction {
+            guard let document = try store.consumeEnrollmentCode(code, role: role) else {
+                throw Failure(status: 403, code: "bad-enrollment-code", message: "the enrollment code is unknown, expired, or already used for a \(role.rawValue) key")
+            }
+            try store.saveKey(share, documentNumber: document, role: role)
+            try store.database.execute("INSERT INTO devices (token_hash, document_number, device_key, created_at) VALUES (?, ?, ?, ?)",
+                                       [.text(CoSignerStore.hash(token)), .text(document), .blob(deviceKey), .integer(CoSignerStore.now())])
+            return document
+        }
+        attestedDevice = CoSignerStore.hash(token)
         return Self.json(["message": WireFormat.encode(response), "deviceToken": token, "documentNumber": document])
     }
 
     // MARK: Relying party
 
-    /// `{keyID, digest, rpName, displayText}` → `{sessionID}`: a SIGN session for a digest.
+    /// A relying party's session → `{sessionID}`. The key is named by `keyID`, or by
+    /// `documentNumber` (then the sign key for SIGN, the auth key for AUTH).
+    /// SIGN: `{digest, rpName, displayText}`, a SHA-256 digest to sign.
+    /// AUTH: `{kind: "AUTH", rpChallenge (base64, 32–64 bytes), rpName, displayText}`: the key
+    /// signs `AuthenticationChallenge` over the challenge, its own key and `rpName`.
     func createSession(_ request: HTTPRequest) throws -> HTTPResponse {
         let body = try Self.object(request)
-        guard let keyText = body["keyID"] as? String, let keyID = BigInt(hex: keyText)?.bytes(width: 32), keyText.count == 64,
-              let digestText = body["digest"] as? String, digestText.count == 64, let digest = BigInt(hex: digestText)?.bytes(width: 32) else {
-            throw Failure(status: 400, code: "bad-request", message: "keyID and a 32-byte digest are required")
+        let kind = (body["kind"] as? String ?? "SIGN").uppercased()
+        guard kind == "SIGN" || kind == "AUTH" else { throw Failure(status: 400, code: "bad-request", message: "kind is SIGN or AUTH") }
+        let rpName = body["rpName"] as? String ?? "", displayText = body["displayText"] as? String ?? ""
+        guard rpName.utf8.count <= 200, displayText.utf8.count <= 1000 else {
+            throw Failure(status: 400, code: "bad-request", message: "rpName (200 bytes) or displayText (1000 bytes) is too long")
+        }
+        let keyID: [UInt8]
+        if let keyText = body["keyID"] as? String {
+            guard keyText.count == 64, let id = BigInt(hex: keyText)?.bytes(width: 32) else { throw Failure(status: 400, code: "bad-request", message: "keyID is 32 bytes hex") }
+            keyID = id
+        } else if let document = body["documentNumber"] as? String {
+            guard let id = try store.keyID(documentNumber: document, role: kind == "AUTH" ? .auth : .sign) else {
+                throw Failure(status: 404, code: "unknown-key", message: "no \(kind == "AUTH" ? "auth" : "sign") key is enrolled for \(document)")
+            }
+            keyID = id
+        } else {
+            throw Failure(status: 400, code: "bad-request", message: "name the key with keyID or documentNumber")
         }
         guard let key = try store.loadKey(keyID) else { throw Failure(status: 404, code: "unknown-key", message: "no such key") }
         guard !key.locked else { throw Failure(status: 423, code: "key-locked", message: "the key is locked after a failed signature") }
+        guard key.role == (kind == "AUTH" ? .auth : .sign) else {
+            throw Failure(status: 422, code: "wrong-key-role", message: "a \(kind) session needs the document's \(kind == "AUTH" ? "auth" : "sign") key")
+        }
+        let digest: [UInt8]
+        var challenge: [UInt8]? = nil
+        if kind == "AUTH" {
+            guard let text = body["rpChallenge"] as? String, let bytes = Data(base64Encoded: text).map(Array.init),
+                  AuthenticationChallenge.allowedSizes.contains(bytes.count) else {
+                throw Failure(status: 400, code: "bad-request", message: "rpChallenge is 32 to 64 random bytes, base64")
+            }
+            challenge = bytes
+            digest = AuthenticationChallenge.digest(rpChallenge: bytes, subjectPublicKeyInfo: TwoPartySigning.subjectPublicKeyInfo(key.share.publicKey), rpName: rpName)
+        } else {
+            guard let digestText = body["digest"] as? String, digestText.count == 64, let bytes = BigInt(hex: digestText)?.bytes(width: 32) else {
+                throw Failure(status: 400, code: "bad-request", message: "a SIGN session needs a 32-byte digest (hex)")
+            }
+            digest = bytes
+        }
         let id = UUID().uuidString.lowercased()
         try store.database.execute("""
-            INSERT INTO sessions (id, key_id, kind, digest, rp_name, display_text, state, created_at, expires_at)
-            VALUES (?, ?, 'SIGN', ?, ?, ?, 'PENDING', ?, ?)
-            """, [.text(id), .text(keyText.lowercased()), .blob(digest), .text(body["rpName"] as? String ?? ""), .text(body["displayText"] as? String ?? ""),
-                  .integer(CoSignerStore.now()), .integer(CoSignerStore.now() + Int64(sessionLifetime))])
-        try store.log(key.documentNumber, "session-created", "\(id) by \(body["rpName"] as? String ?? "?")")
+            INSERT INTO sessions (id, key_id, kind, digest, rp_name, display_text, state, created_at, expires_at, rp_challenge)
+            VALUES (?, ?, ?, ?, ?, ?, 'PENDING', ?, ?, ?)
+            """, [.text(id), .text(WireFormat.hex(keyID)), .text(kind), .blob(digest), .text(rpName), .text(displayText),
+                  .integer(CoSignerStore.now()), .integer(CoSignerStore.now() + Int64(sessionLifetime)), challenge.map { .blob($0) } ?? .null])
+        try store.log(key.documentNumber, "session-created", "\(kind) \(id) by \(rpName.isEmpty ? "?" : rpName)")
         return Self.json(["sessionID": id])
     }
 
+    /// `{state, kind}`, and once COMPLETE `signature` (r‖s hex) and the key's `certificate`
+    /// (DER hex) when it has one, so the relying party can check the signature itself.
     func sessionResult(_ id: String) throws -> HTTPResponse {
-        guard let row = try store.database.query("SELECT state, signature, expires_at FROM sessions WHERE id = ?", [.text(id)]).first else {
+        guard let row = try store.database.query("""
+            SELECT s.state, s.signature, s.expires_at, s.kind, k.certificate FROM sessions s JOIN keys k ON k.key_id = s.key_id WHERE s.id = ?
+            """, [.text(id)]).first else {
             throw Failure(status: 404, code: "unknown-session", message: "no such session")
         }
         var state = row[0].text ?? "FAILED"
         if ["PENDING", "COMMITTED", "PROVED"].contains(state), (row[2].integer ?? 0) < CoSignerStore.now() { state = "EXPIRED" }
-        var result: [String: Any] = ["state": state]
-        if let signature = row[1].blob { result["signature"] = WireFormat.hex(signature) }
+        var result: [String: Any] = ["state": state, "kind": row[3].text ?? ""]
+        if let signature = row[1].blob {
+            result["signature"] = WireFormat.hex(signature)
+            if let certificate = row[4].blob { result["certificate"] = WireFormat.hex(certificate) }
+        }
         return Self.json(result)
     }
 
@@ -219,12 +331,14 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     func pending(_ request: HTTPRequest, document: String) throws -> HTTPResponse {
         guard try device(request) == document else { throw Failure(status: 403, code: "bad-device-token", message: "not this device's account") }
         let rows = try store.database.query("""
-            SELECT s.id, s.kind, s.rp_name, s.display_text, s.digest, s.key_id FROM sessions s JOIN keys k ON k.key_id = s.key_id
+            SELECT s.id, s.kind, s.rp_name, s.display_text, s.digest, s.key_id, s.rp_challenge FROM sessions s JOIN keys k ON k.key_id = s.key_id
             WHERE k.document_number = ? AND s.state = 'PENDING' AND s.expires_at >= ? ORDER BY s.created_at
             """, [.text(document), .integer(CoSignerStore.now())])
         return Self.json(["sessions": rows.map { row -> [String: Any] in
-            ["id": row[0].text ?? "", "kind": row[1].text ?? "", "rpName": row[2].text ?? "", "displayText": row[3].text ?? "",
-             "digest": WireFormat.hex(row[4].blob ?? []), "keyID": row[5].text ?? ""]
+            var session: [String: Any] = ["id": row[0].text ?? "", "kind": row[1].text ?? "", "rpName": row[2].text ?? "", "displayText": row[3].text ?? "",
+                                          "digest": WireFormat.hex(row[4].blob ?? []), "keyID": row[5].text ?? ""]
+            if let challenge = row[6].blob { session["rpChallenge"] = Data(challenge).base64EncodedString() }
+            return session
         }])
     }
 
@@ -232,15 +346,18 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     func sessionInfo(_ request: HTTPRequest, sessionID: String) throws -> HTTPResponse {
         let document = try device(request)
         guard let row = try store.database.query("""
-            SELECT s.kind, s.rp_name, s.display_text, s.digest, s.state, s.key_id, s.expires_at, k.document_number FROM sessions s
+            SELECT s.kind, s.rp_name, s.display_text, s.digest, s.state, s.key_id, s.expires_at, k.document_number, s.rp_challenge, s.created_at FROM sessions s
             JOIN keys k ON k.key_id = s.key_id WHERE s.id = ?
             """, [.text(sessionID)]).first, row[7].text == document else {
             throw Failure(status: 404, code: "unknown-session", message: "no such session for this device")
         }
         var state = row[4].text ?? "FAILED"
         if ["PENDING", "COMMITTED", "PROVED"].contains(state), (row[6].integer ?? 0) < CoSignerStore.now() { state = "EXPIRED" }
-        return Self.json(["id": sessionID, "kind": row[0].text ?? "", "rpName": row[1].text ?? "", "displayText": row[2].text ?? "",
-                          "digest": WireFormat.hex(row[3].blob ?? []), "state": state, "keyID": row[5].text ?? ""])
+        var info: [String: Any] = ["id": sessionID, "kind": row[0].text ?? "", "rpName": row[1].text ?? "", "displayText": row[2].text ?? "",
+                                   "digest": WireFormat.hex(row[3].blob ?? []), "state": state, "keyID": row[5].text ?? "",
+                                   "createdAt": row[9].integer ?? 0, "expiresAt": row[6].integer ?? 0]
+        if let challenge = row[8].blob { info["rpChallenge"] = Data(challenge).base64EncodedString() }
+        return Self.json(info)
     }
 
     /// The account's activity log (events without secrets), newest first.
@@ -273,8 +390,12 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
             guard commit.keyID == keyID, commit.digest == row[1].blob else {
                 throw Failure(status: 422, code: "digest-mismatch", message: "the commit is not for this session's key and digest")
             }
-            try move(from: "PENDING", to: "COMMITTED")
-            return Self.json(["message": WireFormat.encode(try party.signCommit(key.share, commit))])
+            guard row[2].text == "PENDING" else { throw Failure(status: 409, code: "wrong-state", message: "the session is not in state PENDING") }
+            // The party first (it refuses a second open session of this key, or a replayed
+            // nonce), then the state; if another request moved the session meanwhile, undo.
+            let response = try party.signCommit(key.share, commit)
+            do { try move(from: "PENDING", to: "COMMITTED") } catch { try? party.signCancel(key.share); throw error }
+            return Self.json(["message": WireFormat.encode(response)])
         case "cancel":
             try party.signCancel(key.share)
             try move(from: "COMMITTED", to: "FAILED")

@@ -16,7 +16,7 @@ public enum TamgaCommandLine {
         ContainerListCommand.self, ContainerExtractCommand.self, SignCommand.self, ExtendCommand.self, VerifyCommand.self, ReadersCommand.self,
         CardInfoCommand.self, CardChangePINCommand.self, CardUnblockCommand.self, TokensCommand.self,
         CoSignerServeCommand.self, CoSignerIssueCodeCommand.self, ThresholdEnrollCommand.self, ThresholdPendingCommand.self,
-        ThresholdApproveCommand.self, ThresholdActivityCommand.self, ThresholdVerifyPINCommand.self, ThresholdChangePINCommand.self, ThresholdDeleteCommand.self,
+        ThresholdInfoCommand.self, ThresholdApproveCommand.self, ThresholdActivityCommand.self, ThresholdVerifyPINCommand.self, ThresholdChangePINCommand.self, ThresholdDeleteCommand.self,
     ]
 
     /// Runs a command line (`arguments[0]` is the program name) and returns the exit code.

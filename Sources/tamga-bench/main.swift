@@ -135,29 +135,26 @@ func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNa
         func lock() throws {}
         func reset() throws {}
     }
-    func enroll(_ document: String) async throws -> (ClientKeyShare, String) {
+    /// Each simulated device has its own device key (in memory: a throwaway file) and client.
+    func enroll(_ document: String) async throws -> (ClientKeyShare, String, ThresholdClient) {
         let code = try store.issueEnrollmentCode(documentNumber: document)
-        let enrollment = try ClientEnrollment(pid: Transcript.taggedHash("bench", [Array(document.utf8)]))
-        let first = try await client.call("POST", "v3/enrollment/init", ["code": code, "role": "sign", "message": WireFormat.encode(enrollment.initRequest)])
-        let m1 = first["message"] as? [String: Any] ?? [:]
-        let (o2, l2) = try WireFormat.encode(enrollment.complete(WireFormat.decodeEnrollInitResponse(m1.compactMapValues { $0 as? String }, m1.compactMapValues { $0 as? [String] })))
-        var message: [String: Any] = o2
-        for (key, value) in l2 { message[key] = value }
-        let second = try await client.call("POST", "v3/enrollment/complete", ["code": code, "role": "sign", "clientNonce": WireFormat.hex(enrollment.initRequest.clientNonce),
-                                                                              "deviceKey": "00", "message": message])
-        return (try enrollment.finish(WireFormat.decodeEnrollCompleteResponse((second["message"] as? [String: String]) ?? [:])), second["deviceToken"] as? String ?? "")
+        let keyFile = NSTemporaryDirectory() + "tamga-bench-device-\(UUID().uuidString).key"
+        defer { unlink(keyFile) }
+        let device = ThresholdClient(server: url, attestation: DeviceAttestation(key: try DeviceKey(file: keyFile)))
+        let (share, registration) = try await device.enrollShare(code: code, role: .sign, clientPID: Transcript.taggedHash("bench", [Array(document.utf8)]))
+        return (share, registration.deviceToken, device)
     }
-    var devices: [(ClientKeyShare, String)] = []
+    var devices: [(ClientKeyShare, String, ThresholdClient)] = []
     for index in 0..<8 {
         let start = DispatchTime.now().uptimeNanoseconds
         devices.append(try await enroll("bench-\(UUID().uuidString)-\(index)"))
         lines.append("enroll \(seconds(since: start))")
     }
-    func signOnce(_ device: (ClientKeyShare, String), _ label: String) async throws -> Double {
+    func signOnce(_ device: (ClientKeyShare, String, ThresholdClient), _ label: String) async throws -> Double {
         let digest = Array(Digest.compute(.sha256, over: Data(label.utf8)).bytes)
         let session = try await client.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(device.0.keyID), "digest": WireFormat.hex(digest), "rpName": "bench", "displayText": label])
         let start = DispatchTime.now().uptimeNanoseconds
-        _ = try await client.approve(sessionID: session["sessionID"] as? String ?? "", digest: digest, share: device.0.publicShare, token: device.1, guard: NoGuard()) { device.0.secretKey }
+        _ = try await device.2.approve(sessionID: session["sessionID"] as? String ?? "", digest: digest, share: device.0.publicShare, token: device.1, guard: NoGuard()) { device.0.secretKey }
         return seconds(since: start)
     }
     for index in 0..<runs { lines.append("approve \(try await signOnce(devices[0], "approve \(index)"))") }

@@ -5,9 +5,8 @@ import TamgaTestSupport
 import Threshold
 import XCTest
 
-/// The co-signer's HTTP API on loopback with a real SQLite file: enrollment with a one-time
-/// code, a relying party's SIGN session, the device's commit → prove → finish, hostile requests.
-final class CoSignerServiceTests: XCTestCase {
+/// A co-signer on loopback with a real SQLite file, and devices that talk to it.
+class CoSignerHTTPTestCase: XCTestCase {
     var folder: URL!
     var server: HTTPServer!
     var service: CoSignerService!
@@ -26,17 +25,22 @@ final class CoSignerServiceTests: XCTestCase {
         TestEnvironment.removeFolder(folder)
     }
 
-    /// POSTs/GETs JSON; returns (status, object).
+    /// Each enrolled device's key, by its device token: calls with a token are attested by it.
+    var devices: [String: DeviceAttestation] = [:]
+
+    /// POSTs/GETs JSON as the device owning `token` would (attested); returns (status, object).
     func call(_ method: String, _ path: String, _ body: [String: Any]? = nil, token: String? = nil) async throws -> (Int, [String: Any]) {
-        let data = try body.map { try JSONSerialization.data(withJSONObject: $0) }
-        var headers = ["Content-Type": "application/json", "Accept": "application/json"]
-        headers["X-Device-Token"] = token
+        let client = ThresholdClient(server: URL(string: base)!, transport: transport, attestation: token.flatMap { devices[$0] })
         do {
-            let answer = try await transport.request(method: method, url: URL(string: base + path)!, body: data, headers: headers, service: "co-signer")
-            return (200, (try JSONSerialization.jsonObject(with: answer) as? [String: Any]) ?? [:])
+            return (200, try await client.call(method, String(path.dropFirst()), body, token: token))
         } catch CoreError.serviceHTTPStatus(_, _, let status) {
             return (status, [:])
         }
+    }
+
+    /// A device key in the test's folder.
+    func newDevice() throws -> DeviceAttestation {
+        DeviceAttestation(key: try DeviceKey(file: folder.appendingPathComponent("device-\(UUID().uuidString).key").path))
     }
 
     func message(_ object: WireFormat.Object, _ lists: WireFormat.Lists = [:]) -> [String: Any] {
@@ -47,19 +51,18 @@ final class CoSignerServiceTests: XCTestCase {
 
     func enroll(document: String) async throws -> (ClientKeyShare, String) {
         let code = try service.store.issueEnrollmentCode(documentNumber: document)
-        let client = try ClientEnrollment(pid: Transcript.taggedHash("device", [Array(document.utf8)]))
-        let (s1, r1) = try await call("POST", "/v3/enrollment/init", ["code": code, "role": "sign", "message": WireFormat.encode(client.initRequest)])
-        XCTAssertEqual(s1, 200)
-        let m1 = try XCTUnwrap(r1["message"] as? [String: Any])
-        let initResponse = try WireFormat.decodeEnrollInitResponse(m1.compactMapValues { $0 as? String }, m1.compactMapValues { $0 as? [String] })
-        let (o2, l2) = try WireFormat.encode(client.complete(initResponse))
-        let (s2, r2) = try await call("POST", "/v3/enrollment/complete", ["code": code, "role": "sign", "clientNonce": WireFormat.hex(client.initRequest.clientNonce),
-                                                                           "deviceKey": "3059", "message": message(o2, l2)])
-        XCTAssertEqual(s2, 200)
-        let share = try client.finish(WireFormat.decodeEnrollCompleteResponse(XCTUnwrap(r2["message"] as? [String: String])))
-        return (share, try XCTUnwrap(r2["deviceToken"] as? String))
+        let device = try newDevice()
+        let client = ThresholdClient(server: URL(string: base)!, transport: transport, attestation: device)
+        let (share, registration) = try await client.enrollShare(code: code, role: .sign, clientPID: Transcript.taggedHash("device", [Array(document.utf8)]))
+        XCTAssertEqual(registration.documentNumber, document)
+        devices[registration.deviceToken] = device
+        return (share, registration.deviceToken)
     }
+}
 
+/// The co-signer's HTTP API: enrollment with a one-time code, a relying party's SIGN session,
+/// the device's commit → prove → finish, hostile requests.
+final class CoSignerServiceTests: CoSignerHTTPTestCase {
     func testEnrollThenARelyingPartySessionIsSignedByTheDevice() async throws {
         let (share, token) = try await enroll(document: "38001085718")
         let digest = Array(Digest.compute(.sha256, over: Data("contract".utf8)).bytes)
@@ -124,6 +127,173 @@ final class CoSignerServiceTests: XCTestCase {
     }
 }
 
+extension CoSignerHTTPTestCase {
+    /// Sends one request with hand-made headers; (status, lower-case headers of a 200 answer).
+    func raw(_ method: String, _ path: String, _ body: [String: Any]?, headers: [String: String]) async throws -> (Int, [String: String]) {
+        do {
+            let data = try body.map { try JSONSerialization.data(withJSONObject: $0) }
+            let answer = try await transport.requestWithHeaders(method: method, url: URL(string: base + path)!, body: data,
+                                                                headers: headers.merging(["Content-Type": "application/json"]) { $1 }, service: "t")
+            return (200, answer.headers)
+        } catch CoreError.serviceHTTPStatus(_, _, let status) {
+            return (status, [:])
+        }
+    }
+
+    func challenge() async throws -> [UInt8] {
+        let (_, answer) = try await call("GET", "/v3/attestation/challenge")
+        return try XCTUnwrap(BigInt(hex: XCTUnwrap(answer["nonce"] as? String))?.bytes(width: 32))
+    }
+}
+
+/// Device attestation: every device call is signed by the key registered at enrollment, over a
+/// one-time nonce bound to that very request.
+final class DeviceAttestationTests: CoSignerHTTPTestCase {
+    var fixture: CoSignerHTTPTestCase { self }
+
+    func testEveryDeviceCallMustBeSignedByTheEnrolledKeyOverAFreshNonce() async throws {
+        let (_, token) = try await fixture.enroll(document: "38001085718")
+        let device = try XCTUnwrap(fixture.devices[token])
+        let path = "/v3/mobile/pending/38001085718"
+        let headers = ["X-Device-Token": token]
+
+        // No attestation at all.
+        let (missing, _) = try await fixture.raw("GET", path, nil, headers: headers)
+        XCTAssertEqual(missing, 401)
+        // Signed by another key.
+        let stranger = try fixture.newDevice()
+        let nonce1 = try await fixture.challenge()
+        let (forged, _) = try await fixture.raw("GET", path, nil, headers: headers.merging(["X-Attestation": try stranger.header(nonce: nonce1, method: "GET", path: path, body: [])]) { $1 })
+        XCTAssertEqual(forged, 401)
+        // A forged header did not burn the nonce: the right key still uses it once ...
+        let good = try device.header(nonce: nonce1, method: "GET", path: path, body: [])
+        let (ok, answerHeaders) = try await fixture.raw("GET", path, nil, headers: headers.merging(["X-Attestation": good]) { $1 })
+        XCTAssertEqual(ok, 200)
+        // ... and only once.
+        let (replayed, _) = try await fixture.raw("GET", path, nil, headers: headers.merging(["X-Attestation": good]) { $1 })
+        XCTAssertEqual(replayed, 401)
+        // A signature over another request (path) with a live nonce.
+        let nonce2 = try await fixture.challenge()
+        let other = try device.header(nonce: nonce2, method: "GET", path: "/v3/mobile/activity/38001085718", body: [])
+        let (moved, _) = try await fixture.raw("GET", path, nil, headers: headers.merging(["X-Attestation": other]) { $1 })
+        XCTAssertEqual(moved, 401)
+        // Garbage in the header.
+        let (garbage, _) = try await fixture.raw("GET", path, nil, headers: headers.merging(["X-Attestation": "v1:zz:00"]) { $1 })
+        XCTAssertEqual(garbage, 401)
+
+        // The answer carried the next nonce: the following call needs no challenge.
+        let next = try XCTUnwrap(answerHeaders["x-next-attestation-nonce"].flatMap { BigInt(hex: $0)?.bytes(width: 32) })
+        let (chained, _) = try await fixture.raw("GET", path, nil, headers: headers.merging(["X-Attestation": try device.header(nonce: next, method: "GET", path: path, body: [])]) { $1 })
+        XCTAssertEqual(chained, 200)
+    }
+
+    func testANonceHandedToOneDeviceIsUselessToAnother() async throws {
+        let (_, tokenA) = try await fixture.enroll(document: "49001010000")
+        let (_, tokenB) = try await fixture.enroll(document: "50001010000")
+        let deviceA = try XCTUnwrap(fixture.devices[tokenA]), deviceB = try XCTUnwrap(fixture.devices[tokenB])
+        let pathA = "/v3/mobile/pending/49001010000", pathB = "/v3/mobile/pending/50001010000"
+        let nonce = try await fixture.challenge()
+        let (status, headers) = try await fixture.raw("GET", pathA, nil, headers: ["X-Device-Token": tokenA,
+                                                                                 "X-Attestation": try deviceA.header(nonce: nonce, method: "GET", path: pathA, body: [])])
+        XCTAssertEqual(status, 200)
+        let handedToA = try XCTUnwrap(headers["x-next-attestation-nonce"].flatMap { BigInt(hex: $0)?.bytes(width: 32) })
+        let (stolen, _) = try await fixture.raw("GET", pathB, nil, headers: ["X-Device-Token": tokenB,
+                                                                           "X-Attestation": try deviceB.header(nonce: handedToA, method: "GET", path: pathB, body: [])])
+        XCTAssertEqual(stolen, 401)
+    }
+
+    func testEnrollmentRegistersOnlyAKeyTheDeviceProvesItHolds() async throws {
+        let code = try fixture.service.store.issueEnrollmentCode(documentNumber: "60001010000")
+        // A client without a device key: refused at the last step, the code still unused.
+        let bare = ThresholdClient(server: URL(string: fixture.base)!)
+        do {
+            _ = try await bare.enrollShare(code: code, role: .sign, clientPID: Transcript.taggedHash("t", [[1]]))
+            XCTFail("enrolled without a device key")
+        } catch CoreError.serviceHTTPStatus(_, _, let status) { XCTAssertEqual(status, 401) }
+        XCTAssertEqual(try fixture.service.store.enrollmentCode(code, allows: .sign), "60001010000")
+        XCTAssertEqual(try fixture.service.store.database.query("SELECT count(*) FROM keys").first?.first, .integer(0))
+        // With one it works, and the stored key is the device's.
+        let device = try fixture.newDevice()
+        let (_, registration) = try await ThresholdClient(server: URL(string: fixture.base)!, attestation: device).enrollShare(code: code, role: .sign, clientPID: Transcript.taggedHash("t", [[2]]))
+        let stored = try fixture.service.store.database.query("SELECT device_key FROM devices WHERE token_hash = ?", [.text(CoSignerStore.hash(registration.deviceToken))])
+        XCTAssertEqual(stored.first?.first?.blob, Array(device.key.subjectPublicKeyInfo))
+    }
+
+    func testOneCodeEnrollsAnAuthAndASignKeyEachOnce() async throws {
+        let code = try fixture.service.store.issueEnrollmentCode(documentNumber: "70001010000")
+        let client = ThresholdClient(server: URL(string: fixture.base)!, attestation: try fixture.newDevice())
+        let (sign, _) = try await client.enrollShare(code: code, role: .sign, clientPID: Transcript.taggedHash("t", [[3]]))
+        do {
+            _ = try await client.enrollShare(code: code, role: .sign, clientPID: Transcript.taggedHash("t", [[4]]))
+            XCTFail("a second sign key with one code")
+        } catch CoreError.serviceHTTPStatus(_, _, let status) { XCTAssertEqual(status, 403) }
+        let (auth, _) = try await client.enrollShare(code: code, role: .auth, clientPID: Transcript.taggedHash("t", [[5]]))
+        XCTAssertNotEqual(sign.keyID, auth.keyID)
+        let roles = try fixture.service.store.database.query("SELECT role FROM keys WHERE document_number = '70001010000' ORDER BY role").map { $0[0].text ?? "" }
+        XCTAssertEqual(roles, ["auth", "sign"])
+        XCTAssertNil(try fixture.service.store.enrollmentCode(code, allows: .auth), "spent")
+        XCTAssertNil(try fixture.service.store.enrollmentCode(code, allows: .sign), "spent")
+    }
+}
+
+/// AUTH sessions: the relying party's challenge, signed as ACSP_V2 over the challenge and the
+/// device's own key, which the device computes itself.
+final class AuthenticationSessionTests: CoSignerHTTPTestCase {
+    func testAnAuthSessionIsSignedOverTheChallengeAndTheDevicesOwnKey() async throws {
+        let code = try service.store.issueEnrollmentCode(documentNumber: "38001085718")
+        let device = try newDevice()
+        let client = ThresholdClient(server: URL(string: base)!, transport: transport, attestation: device)
+        let (share, registration) = try await client.enrollShare(code: code, role: .auth, clientPID: Transcript.taggedHash("auth", [[1]]))
+        let challenge = [UInt8]((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) })
+
+        // No sign key yet: a SIGN session by document number is refused; the auth key cannot sign documents.
+        let (noSignKey, _) = try await call("POST", "/v3/rp/session", ["documentNumber": "38001085718", "digest": String(repeating: "ab", count: 32)])
+        XCTAssertEqual(noSignKey, 404)
+        let (wrongRole, _) = try await call("POST", "/v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": String(repeating: "ab", count: 32)])
+        XCTAssertEqual(wrongRole, 422)
+        let (shortChallenge, _) = try await call("POST", "/v3/rp/session", ["kind": "AUTH", "documentNumber": "38001085718",
+                                                                            "rpChallenge": Data(challenge.prefix(16)).base64EncodedString()])
+        XCTAssertEqual(shortChallenge, 400)
+
+        let (status, created) = try await call("POST", "/v3/rp/session", ["kind": "AUTH", "documentNumber": "38001085718", "rpName": "Test Bank",
+                                                                          "displayText": "Log in", "rpChallenge": Data(challenge).base64EncodedString()])
+        XCTAssertEqual(status, 200)
+        let sessionID = try XCTUnwrap(created["sessionID"] as? String)
+        let info = try await client.session(sessionID, registration: registration)
+        XCTAssertEqual(info.kind, "AUTH")
+        XCTAssertEqual(info.role, .auth)
+        XCTAssertEqual(info.rpChallenge, challenge)
+        let spki = TwoPartySigning.subjectPublicKeyInfo(share.publicKey)
+        let digest = try info.digestToSign(subjectPublicKeyInfo: spki)
+        XCTAssertEqual(digest, AuthenticationChallenge.digest(rpChallenge: challenge, subjectPublicKeyInfo: spki, rpName: "Test Bank"))
+        let signature = try await client.approve(sessionID: sessionID, digest: digest, share: share.publicShare, token: registration.deviceToken,
+                                                 guard: MemoryGuardForService()) { share.secretKey }
+        let (_, result) = try await call("GET", "/v3/rp/session/\(sessionID)")
+        XCTAssertEqual(result["state"] as? String, "COMPLETE")
+        XCTAssertEqual(result["kind"] as? String, "AUTH")
+        XCTAssertEqual(result["signature"] as? String, WireFormat.hex(Scalar.encode(signature.r) + Scalar.encode(signature.s)))
+        // The relying party's own check, from its challenge and the key.
+        XCTAssertTrue(TwoPartySigning.verify(r: signature.r, s: signature.s, digest: try Digest(algorithm: .sha256, bytes: Data(
+            AuthenticationChallenge.digest(rpChallenge: challenge, subjectPublicKeyInfo: spki, rpName: "Test Bank"))), publicKey: share.publicKey))
+        // Another relying party name gives another message: the signature does not carry over.
+        XCTAssertFalse(TwoPartySigning.verify(r: signature.r, s: signature.s, digest: try Digest(algorithm: .sha256, bytes: Data(
+            AuthenticationChallenge.digest(rpChallenge: challenge, subjectPublicKeyInfo: spki, rpName: "Other Bank"))), publicKey: share.publicKey))
+    }
+
+    func testTheDeviceRefusesAnAuthDigestItDidNotComputeItself() async throws {
+        let code = try service.store.issueEnrollmentCode(documentNumber: "49001010000")
+        let client = ThresholdClient(server: URL(string: base)!, transport: transport, attestation: try newDevice())
+        let (share, registration) = try await client.enrollShare(code: code, role: .auth, clientPID: Transcript.taggedHash("auth", [[2]]))
+        let (_, created) = try await call("POST", "/v3/rp/session", ["kind": "AUTH", "documentNumber": "49001010000", "rpName": "Test Bank",
+                                                                     "rpChallenge": Data(repeating: 7, count: 32).base64EncodedString()])
+        let sessionID = try XCTUnwrap(created["sessionID"] as? String)
+        // A co-signer that swaps in a document digest (someone else's contract) under an AUTH label.
+        try service.store.database.execute("UPDATE sessions SET digest = ? WHERE id = ?", [.blob([UInt8](repeating: 0xCD, count: 32)), .text(sessionID)])
+        let info = try await client.session(sessionID, registration: registration)
+        XCTAssertThrowsError(try info.digestToSign(subjectPublicKeyInfo: TwoPartySigning.subjectPublicKeyInfo(share.publicKey)))
+    }
+}
+
 final class MemoryGuardForService: ShareGuard, @unchecked Sendable {   // unchecked: `mutex` guards `state`
     private let mutex = NSLock()
     private var state = "ready"
@@ -148,11 +318,12 @@ final class CoSignerRestartTests: XCTestCase {
             return (service, try HTTPServer { service.handle($0) })
         }
         var (service, server) = try start()
-        let keyStore = try ShareKeyStore(account: "r", root: folder.appendingPathComponent("device"))
         let code = try service.store.issueEnrollmentCode(documentNumber: "r1")
-        let client = { ThresholdClient(server: URL(string: "http://127.0.0.1:\(server.port)")!) }
+        // One device (one key) across the restarts: the nonce it keeps from the last answer is
+        // gone from the restarted co-signer's memory, so its next call fetches a new challenge.
+        let device = try testDevice(in: folder)
+        let client = { ThresholdClient(server: URL(string: "http://127.0.0.1:\(server.port)")!, attestation: device) }
         let (share, registration) = try await enrollOverHTTP(client(), code: code, document: "r1")
-        _ = keyStore
         func newSession() async throws -> String {
             let answer = try await client().call("POST", "v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": String(repeating: "ab", count: 32),
                                                                             "rpName": "rp", "displayText": "t"])
@@ -218,10 +389,11 @@ final class CoSignerLoadTests: XCTestCase {
         let service = CoSignerService(store: store, party: try ServerParty(pid: identity.pid, ringPedersen: identity.ringPedersen))
         let server = try HTTPServer(threads: 8) { service.handle($0) }
         defer { server.stop() }
-        let client = ThresholdClient(server: URL(string: "http://127.0.0.1:\(server.port)")!)
-        var devices: [(ClientKeyShare, ThresholdClient.Registration)] = []
+        var devices: [(ClientKeyShare, ThresholdClient.Registration, ThresholdClient)] = []
         for index in 0..<8 {
-            devices.append(try await enrollOverHTTP(client, code: store.issueEnrollmentCode(documentNumber: "doc\(index)"), document: "doc\(index)"))
+            let client = ThresholdClient(server: URL(string: "http://127.0.0.1:\(server.port)")!, attestation: try testDevice(in: folder))
+            let (share, registration) = try await enrollOverHTTP(client, code: store.issueEnrollmentCode(documentNumber: "doc\(index)"), document: "doc\(index)")
+            devices.append((share, registration, client))
         }
         let total = Int(ProcessInfo.processInfo.environment["TAMGA_LOAD_SIGNATURES"] ?? "") ?? 500
         let start = Date()
@@ -232,6 +404,7 @@ final class CoSignerLoadTests: XCTestCase {
                     var verified = 0
                     for n in 0..<count {
                         let digest = Array(Digest.compute(.sha256, over: Data("load \(index) \(n)".utf8)).bytes)
+                        let client = device.2
                         let session = try await client.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(device.0.keyID), "digest": WireFormat.hex(digest),
                                                                                       "rpName": "load", "displayText": "\(n)"])
                         let id = session["sessionID"] as? String ?? ""
@@ -255,16 +428,12 @@ final class CoSignerLoadTests: XCTestCase {
 
 
 /// Enrollment over HTTP without a CA (these services have none): the share and a registration.
+/// `client` must carry the device's attestation key.
 func enrollOverHTTP(_ client: ThresholdClient, code: String, document: String) async throws -> (ClientKeyShare, ThresholdClient.Registration) {
-    let enrollment = try ClientEnrollment(pid: Transcript.taggedHash("test-device", [Array(document.utf8)]))
-    let first = try await client.call("POST", "v3/enrollment/init", ["code": code, "role": "sign", "message": WireFormat.encode(enrollment.initRequest)])
-    let m1 = first["message"] as? [String: Any] ?? [:]
-    let (o2, l2) = try WireFormat.encode(enrollment.complete(WireFormat.decodeEnrollInitResponse(m1.compactMapValues { $0 as? String }, m1.compactMapValues { $0 as? [String] })))
-    var message: [String: Any] = o2
-    for (key, value) in l2 { message[key] = value }
-    let second = try await client.call("POST", "v3/enrollment/complete", ["code": code, "role": "sign", "clientNonce": WireFormat.hex(enrollment.initRequest.clientNonce),
-                                                                          "deviceKey": "00", "message": message])
-    let share = try enrollment.finish(WireFormat.decodeEnrollCompleteResponse((second["message"] as? [String: String]) ?? [:]))
-    return (share, ThresholdClient.Registration(server: client.server.absoluteString, documentNumber: document,
-                                                deviceToken: second["deviceToken"] as? String ?? "", ringPedersenPin: ""))
+    try await client.enrollShare(code: code, role: .sign, clientPID: Transcript.taggedHash("test-device", [Array(document.utf8)]))
+}
+
+/// A throwaway device key in `folder`.
+func testDevice(in folder: URL) throws -> DeviceAttestation {
+    DeviceAttestation(key: try DeviceKey(file: folder.appendingPathComponent("device-\(UUID().uuidString).key").path))
 }

@@ -92,15 +92,19 @@ final class CoSignerStoreTests: XCTestCase {
     override func setUpWithError() throws { folder = try TestEnvironment.temporaryFolder("cosigner-store") }
     override func tearDown() { TestEnvironment.removeFolder(folder) }
 
-    func testEnrollmentCodesAreSingleUseAndExpire() throws {
+    func testEnrollmentCodesAreSingleUsePerRoleAndExpire() throws {
         let store = try CoSignerStore(path: folder.appendingPathComponent("c.db").path, serverKey: [UInt8](repeating: 7, count: 32))
         let code = try store.issueEnrollmentCode(documentNumber: "38001085718")
         XCTAssertEqual(code.count, 12)
-        XCTAssertEqual(try store.consumeEnrollmentCode(code), "38001085718")
-        XCTAssertNil(try store.consumeEnrollmentCode(code), "used once")
-        XCTAssertNil(try store.consumeEnrollmentCode("NOSUCHCODE12"))
+        XCTAssertEqual(try store.consumeEnrollmentCode(code, role: .sign), "38001085718")
+        XCTAssertNil(try store.consumeEnrollmentCode(code, role: .sign), "used once for signing")
+        XCTAssertEqual(try store.enrollmentCode(code, allows: .auth), "38001085718", "still good for the auth key")
+        XCTAssertEqual(try store.consumeEnrollmentCode(code, role: .auth), "38001085718")
+        XCTAssertNil(try store.consumeEnrollmentCode(code, role: .auth), "spent")
+        XCTAssertNotNil(try store.database.query("SELECT used_at FROM enrollment_codes").first?.first?.integer, "marked used")
+        XCTAssertNil(try store.consumeEnrollmentCode("NOSUCHCODE12", role: .sign))
         let expired = try store.issueEnrollmentCode(documentNumber: "x", lifetime: -1)
-        XCTAssertNil(try store.consumeEnrollmentCode(expired), "expired")
+        XCTAssertNil(try store.consumeEnrollmentCode(expired, role: .sign), "expired")
         XCTAssertEqual(try store.database.query("SELECT count(*) FROM enrollment_codes WHERE code_hash = ?", [.text(code)]).first?.first, .integer(0),
                        "only the hash is stored")
     }

@@ -20,53 +20,36 @@ final class CoSignerProcessTests: XCTestCase {
         return (process, url.absoluteString)
     }
 
-    private func post(_ base: String, _ path: String, _ body: [String: Any], token: String? = nil) async throws -> [String: Any] {
-        var headers = ["Content-Type": "application/json"]
-        headers["X-Device-Token"] = token
-        let data = try await HTTPTransport(timeout: 20).request(method: "POST", url: URL(string: base + path)!,
-                                                                 body: try JSONSerialization.data(withJSONObject: body), headers: headers, service: "co-signer")
-        return try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
-    }
-
     func testKeysAndTheServerIdentitySurviveKill9AndRestart() async throws {
         let (first, base) = try serve()
         let code = try TestEnvironment.run(binary, ["cosigner", "issue-code", "38001085718", "--db", database]).output.trimmingCharacters(in: .whitespacesAndNewlines)
         XCTAssertEqual(code.count, 12, code)
-        let client = try ClientEnrollment(pid: Transcript.taggedHash("device", [[9]]))
-        let initAnswer = try await post(base, "/v3/enrollment/init", ["code": code, "role": "sign", "message": WireFormat.encode(client.initRequest)])
-        let m1 = try XCTUnwrap(initAnswer["message"] as? [String: Any])
-        let initResponse = try WireFormat.decodeEnrollInitResponse(m1.compactMapValues { $0 as? String }, m1.compactMapValues { $0 as? [String] })
-        let pin = initResponse.ringPedersen.fingerprint
-        let (o2, l2) = try WireFormat.encode(client.complete(initResponse))
-        var message: [String: Any] = o2
-        for (key, value) in l2 { message[key] = value }
-        let completed = try await post(base, "/v3/enrollment/complete", ["code": code, "role": "sign", "clientNonce": WireFormat.hex(client.initRequest.clientNonce),
-                                                                         "deviceKey": "00", "message": message])
-        let share = try client.finish(WireFormat.decodeEnrollCompleteResponse(XCTUnwrap(completed["message"] as? [String: String])))
-        let token = try XCTUnwrap(completed["deviceToken"] as? String)
+        // One device (one device key) talks to both server processes.
+        let device = DeviceAttestation(key: try DeviceKey(file: folder.appendingPathComponent("device.key").path))
+        let (share, registration) = try await ThresholdClient(server: URL(string: base)!, attestation: device)
+            .enrollShare(code: code, role: .sign, clientPID: Transcript.taggedHash("device", [[9]]))
+        let pin = try XCTUnwrap(BigInt(hex: registration.ringPedersenPin)?.bytes(width: 32))
 
         kill(first.processIdentifier, SIGKILL)   // no chance to tidy up
         TestEnvironment.terminate(first)
 
         let (second, base2) = try serve()
         defer { TestEnvironment.terminate(second) }
-        // The same server identity: a client that pinned it enrolls again without re-checking Π^prm.
-        let again = try ClientEnrollment(pid: Transcript.taggedHash("device", [[10]]), pinnedRingPedersen: pin)
+        let client = ThresholdClient(server: URL(string: base2)!, attestation: device)
+        // The same server identity: a client that pinned it enrolls again without re-checking Π^prm
+        // (enrollShare with the pin refuses other parameters).
         let code2 = try TestEnvironment.run(binary, ["cosigner", "issue-code", "49001010000", "--db", database]).output.trimmingCharacters(in: .whitespacesAndNewlines)
-        let answer2 = try await post(base2, "/v3/enrollment/init", ["code": code2, "role": "sign", "message": WireFormat.encode(again.initRequest)])
-        let m2 = try XCTUnwrap(answer2["message"] as? [String: Any])
-        XCTAssertNoThrow(try again.complete(WireFormat.decodeEnrollInitResponse(m2.compactMapValues { $0 as? String }, m2.compactMapValues { $0 as? [String] })))
-        // The key enrolled before the kill signs.
+        let (_, again) = try await client.enrollShare(code: code2, role: .sign, clientPID: Transcript.taggedHash("device", [[10]]), pinnedRingPedersen: pin)
+        XCTAssertEqual(again.ringPedersenPin, registration.ringPedersenPin)
+        // The key enrolled before the kill signs, and the device's calls are attested across the restart.
         let digest = Array(Digest.compute(.sha256, over: Data("after restart".utf8)).bytes)
-        let session = try await post(base2, "/v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(digest), "rpName": "rp", "displayText": "t"])
+        let session = try await client.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(digest), "rpName": "rp", "displayText": "t"])
         let id = try XCTUnwrap(session["sessionID"] as? String)
-        let signing = try ClientSigning(share: share.publicShare, digest: digest, guard: ShareStateFile(path: folder.appendingPathComponent("guard").path))
-        let c = try await post(base2, "/v3/mobile/session/\(id)/sign/commit", ["message": WireFormat.encode(signing.commitRequest)], token: token)
-        let prove = try signing.prove(WireFormat.decodeSignCommitResponse(XCTUnwrap(c["message"] as? [String: String])))
-        let p = try await post(base2, "/v3/mobile/session/\(id)/sign/prove", ["message": WireFormat.encode(prove)], token: token)
-        let signature = try signing.finish(WireFormat.decodeSignProveResponse(XCTUnwrap(p["message"] as? [String: String])), secretKey: share.secretKey)
-        let done = try await post(base2, "/v3/mobile/session/\(id)/sign/finish", ["message": WireFormat.encode(ThresholdMessage.SignFinishRequest(signature: signature))], token: token)
-        XCTAssertEqual(done["state"] as? String, "COMPLETE")
+        let signature = try await client.approve(sessionID: id, digest: digest, share: share.publicShare, token: registration.deviceToken,
+                                                 guard: ShareStateFile(path: folder.appendingPathComponent("guard").path)) { share.secretKey }
+        XCTAssertTrue(TwoPartySigning.verify(r: signature.r, s: signature.s, digest: try Digest(algorithm: .sha256, bytes: Data(digest)), publicKey: share.publicKey))
+        let result = try await client.call("GET", "v3/rp/session/\(id)", nil)
+        XCTAssertEqual(result["state"] as? String, "COMPLETE")
     }
 }
 
@@ -126,11 +109,13 @@ final class ThresholdCommandTests: XCTestCase {
         XCTAssertTrue(pending.output.contains(sessionID) && pending.output.contains("Test Bank: Open an account"), pending.output + pending.error)
         let approved = try TestEnvironment.run(binary, ["threshold", "approve", sessionID, "--account", "38001085718"], environment: environment)
         XCTAssertEqual(approved.status, 0, approved.error)
-        XCTAssertTrue(approved.error.contains("Test Bank asks: Open an account"), approved.error)
+        XCTAssertTrue(approved.error.contains("Test Bank asks (SIGN): Open an account"), approved.error)
         let result = try TestEnvironment.run("/usr/bin/curl", ["-s", url.absoluteString + "/v3/rp/session/" + sessionID])
         XCTAssertTrue(result.output.contains("\"state\":\"COMPLETE\""), result.output)
         let activity = try TestEnvironment.run(binary, ["threshold", "activity", "--account", "38001085718"], environment: environment)
         XCTAssertTrue(activity.output.contains("session-signed"), activity.output)
+
+        try authenticate(binary: binary, url: url, code: code, folder: folder, environment: environment)
 
         // PIN management and deletion.
         environment["TAMGA_PIN"] = "99999"
@@ -143,6 +128,66 @@ final class ThresholdCommandTests: XCTestCase {
         XCTAssertEqual(try TestEnvironment.run(binary, ["threshold", "delete", "--account", "38001085718"], environment: environment).status, 0)
         let gone = try TestEnvironment.run(binary, ["sign", container, "--with", "threshold:38001085718", "--profile", "B"], environment: environment)
         XCTAssertEqual(gone.status, 3, gone.error)
+    }
+}
+
+extension ThresholdCommandTests {
+    /// The same code enrolls the auth key (PIN1); a relying party's AUTH session is listed,
+    /// inspected and approved from the command line, and the relying party checks the result
+    /// with openssl: the signature over ACSP_V2 verifies under the returned certificate, which
+    /// is for client authentication.
+    func authenticate(binary: String, url: URL, code: String, folder: URL, environment base: [String: String]) throws {
+        var environment = base
+        environment["TAMGA_PIN"] = "1357"
+        let enrolled = try TestEnvironment.run(binary, ["threshold", "enroll", "--server", url.absoluteString, "--code", code, "--account", "38001085718",
+                                                        "--role", "auth"], environment: environment)
+        XCTAssertEqual(enrolled.status, 0, enrolled.error)
+        XCTAssertTrue(enrolled.output.contains("THRESHOLD AUTHENTICATION KEY"), enrolled.output)
+        let challenge = Data((0..<64).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        let created = try TestEnvironment.run("/usr/bin/curl", ["-s", "-X", "POST", "-H", "Content-Type: application/json", "-d",
+                                                                "{\"kind\":\"AUTH\",\"documentNumber\":\"38001085718\",\"rpChallenge\":\"\(challenge)\",\"rpName\":\"Test Bank\",\"displayText\":\"Log in\"}",
+                                                                url.absoluteString + "/v3/rp/session"])
+        let sessionID = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(created.output.utf8)) as? [String: String])?["sessionID"], created.output)
+        let pending = try TestEnvironment.run(binary, ["threshold", "pending", "--account", "38001085718"], environment: environment)
+        XCTAssertTrue(pending.output.contains("\(sessionID)  AUTH"), pending.output + pending.error)
+        let info = try TestEnvironment.run(binary, ["threshold", "info", sessionID, "--account", "38001085718"], environment: environment)
+        XCTAssertEqual(info.status, 0, info.error)
+        XCTAssertTrue(info.output.contains("ACSP_V2 of the challenge and this device's key") && info.output.contains(challenge), info.output)
+        // The sign key's PIN does not open the auth key (PIN1 and PIN2 are separate).
+        environment["TAMGA_PIN"] = "24680"
+        let wrong = try TestEnvironment.run(binary, ["threshold", "approve", sessionID, "--account", "38001085718"], environment: environment)
+        XCTAssertEqual(wrong.status, 9, wrong.error)
+        let created2 = try TestEnvironment.run("/usr/bin/curl", ["-s", "-X", "POST", "-H", "Content-Type: application/json", "-d",
+                                                                 "{\"kind\":\"AUTH\",\"documentNumber\":\"38001085718\",\"rpChallenge\":\"\(challenge)\",\"rpName\":\"Test Bank\",\"displayText\":\"Log in\"}",
+                                                                 url.absoluteString + "/v3/rp/session"])
+        let session2 = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(created2.output.utf8)) as? [String: String])?["sessionID"], created2.output)
+        environment["TAMGA_PIN"] = "1357"
+        let approved = try TestEnvironment.run(binary, ["threshold", "approve", session2, "--account", "38001085718", "--json"], environment: environment)
+        XCTAssertEqual(approved.status, 0, approved.error)
+        XCTAssertTrue(approved.error.contains("Test Bank asks (AUTH): Log in"), approved.error)
+
+        // The relying party's side, with openssl only.
+        let result = try TestEnvironment.run("/usr/bin/curl", ["-s", url.absoluteString + "/v3/rp/session/" + session2])
+        let answer = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: String], result.output)
+        XCTAssertEqual(answer["state"], "COMPLETE")
+        let certificateDER = try XCTUnwrap(BigInt(hex: XCTUnwrap(answer["certificate"]))?.bytes)
+        let raw = try XCTUnwrap(BigInt(hex: XCTUnwrap(answer["signature"]))?.bytes(width: 64))
+        let certificate = try Certificate(der: Data(certificateDER))
+        let payload = AuthenticationChallenge.payload(rpChallenge: Array(Data(base64Encoded: challenge)!), subjectPublicKeyInfo: try XCTUnwrap(certificate.publicKey.subjectPublicKeyInfo),
+                                                      rpName: "Test Bank")
+        let files = folder.appendingPathComponent("rp")
+        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        try Data(certificateDER).write(to: files.appendingPathComponent("auth.der"))
+        try Data(payload.utf8).write(to: files.appendingPathComponent("payload"))
+        try ECDSASignature.der(fromRaw: Data(raw), curve: .p256).write(to: files.appendingPathComponent("sig.der"))
+        let publicKey = try TestEnvironment.run("/usr/bin/openssl", ["x509", "-inform", "DER", "-in", files.appendingPathComponent("auth.der").path,
+                                                                    "-pubkey", "-noout", "-out", files.appendingPathComponent("pub.pem").path])
+        XCTAssertEqual(publicKey.status, 0, publicKey.error)
+        let verified = try TestEnvironment.run("/usr/bin/openssl", ["dgst", "-sha256", "-verify", files.appendingPathComponent("pub.pem").path,
+                                                                   "-signature", files.appendingPathComponent("sig.der").path, files.appendingPathComponent("payload").path])
+        XCTAssertEqual(verified.status, 0, verified.output + verified.error)
+        let text = try TestEnvironment.run("/usr/bin/openssl", ["x509", "-inform", "DER", "-in", files.appendingPathComponent("auth.der").path, "-noout", "-text"])
+        XCTAssertTrue(text.output.contains("TLS Web Client Authentication") && !text.output.contains("Non Repudiation"), text.output)
     }
 }
 

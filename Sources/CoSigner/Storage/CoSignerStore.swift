@@ -37,6 +37,12 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
         CREATE TABLE server_identity (
             id INTEGER PRIMARY KEY CHECK (id = 1), pid BLOB NOT NULL, ring_pedersen BLOB NOT NULL, created_at INTEGER NOT NULL);
         """,
+        // One code enrolls both keys of a document number (auth and sign), each once.
+        // AUTH sessions keep the relying party's challenge (the device rebuilds the digest).
+        """
+        ALTER TABLE enrollment_codes ADD COLUMN roles_used TEXT NOT NULL DEFAULT '';
+        ALTER TABLE sessions ADD COLUMN rp_challenge BLOB;
+        """,
     ]
 
     /// Opens the database at `path`; `serverKey` is the 32-byte key sealing the server shares.
@@ -62,7 +68,7 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
     }
 
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
-    static func hash(_ text: String) -> String {
+    public static func hash(_ text: String) -> String {
         Digest.compute(.sha256, over: Data(text.utf8)).bytes.map { String(format: "%02x", $0) }.joined()
     }
 
@@ -103,15 +109,26 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
         return code
     }
 
-    /// Consumes a code atomically: the document number it was issued for, or nil when unknown,
-    /// used or expired.
-    public func consumeEnrollmentCode(_ code: String) throws -> String? {
+    /// The document number a live code was issued for, if it may still enroll a `role` key.
+    public func enrollmentCode(_ code: String, allows role: ShareRole) throws -> String? {
+        guard let row = try database.query("SELECT document_number, roles_used FROM enrollment_codes WHERE code_hash = ? AND used_at IS NULL AND expires_at >= ?",
+                                           [.text(Self.hash(code)), .integer(Self.now())]).first,
+              let document = row[0].text, let used = row[1].text else { return nil }
+        return used.split(separator: ",").contains(Substring(role.rawValue)) ? nil : document
+    }
+
+    /// Uses up a code for one role atomically (call inside the transaction that stores the key):
+    /// the document number it was issued for, or nil when unknown, expired, or already used for
+    /// this role. Once both roles are enrolled the code is spent.
+    public func consumeEnrollmentCode(_ code: String, role: ShareRole) throws -> String? {
         try database.transaction {
+            guard let document = try enrollmentCode(code, allows: role) else { return nil }
             let hash = Self.hash(code)
-            guard let row = try database.query("SELECT document_number FROM enrollment_codes WHERE code_hash = ? AND used_at IS NULL AND expires_at >= ?",
-                                               [.text(hash), .integer(Self.now())]).first,
-                  let document = row.first?.text else { return nil }
-            try database.execute("UPDATE enrollment_codes SET used_at = ? WHERE code_hash = ?", [.integer(Self.now()), .text(hash)])
+            let used = (try database.query("SELECT roles_used FROM enrollment_codes WHERE code_hash = ?", [.text(hash)]).first?.first?.text ?? "")
+                .split(separator: ",").map(String.init) + [role.rawValue]
+            let spent = Set(used) == Set(ShareRole.allCases.map(\.rawValue))
+            try database.execute("UPDATE enrollment_codes SET roles_used = ?, used_at = ? WHERE code_hash = ?",
+                                 [.text(used.joined(separator: ",")), spent ? .integer(Self.now()) : .null, .text(hash)])
             return document
         }
     }
@@ -137,6 +154,12 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
         public let documentNumber: String
         public let role: ShareRole
         public let locked: Bool
+    }
+
+    /// The key id of a document number's key for `role`, if enrolled.
+    public func keyID(documentNumber: String, role: ShareRole) throws -> [UInt8]? {
+        try database.query("SELECT key_id FROM keys WHERE document_number = ? AND role = ? ORDER BY created_at DESC LIMIT 1",
+                           [.text(documentNumber), .text(role.rawValue)]).first?.first?.text.flatMap { BigInt(hex: $0)?.bytes(width: 32) }
     }
 
     public func loadKey(_ keyID: [UInt8]) throws -> StoredKey? {

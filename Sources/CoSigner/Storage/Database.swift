@@ -27,6 +27,8 @@ public struct DatabaseError: Error, CustomStringConvertible, Equatable {
 public final class Database: @unchecked Sendable {   // unchecked: `lock` guards the connection
     private let connection: OpaquePointer
     private let lock = NSRecursiveLock()
+    /// How many `transaction` calls are open on this thread's turn of the lock.
+    private var depth = 0
     public let path: String
 
     /// Opens (creating) `path` and applies the migrations not yet applied, each in its own
@@ -135,13 +137,19 @@ public final class Database: @unchecked Sendable {   // unchecked: `lock` guards
     /// co-signer are made atomic this way.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try lock.withLock {
-            try execute("BEGIN IMMEDIATE")
+            // Nested calls (a store method inside a larger transaction) become savepoints, so
+            // the outer transaction stays all-or-nothing.
+            let savepoint = "nested\(depth)"
+            try execute(depth == 0 ? "BEGIN IMMEDIATE" : "SAVEPOINT \(savepoint)")
+            depth += 1
+            defer { depth -= 1 }
             do {
                 let result = try body()
-                try execute("COMMIT")
+                try execute(depth == 1 ? "COMMIT" : "RELEASE \(savepoint)")
                 return result
             } catch {
-                _ = try? execute("ROLLBACK")
+                _ = try? execute(depth == 1 ? "ROLLBACK" : "ROLLBACK TO \(savepoint)")
+                if depth > 1 { _ = try? execute("RELEASE \(savepoint)") }
                 throw error
             }
         }

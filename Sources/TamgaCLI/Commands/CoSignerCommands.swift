@@ -22,7 +22,7 @@ private struct CoSignerFiles {
 struct CoSignerServeCommand: Command {
     static let path = ["cosigner", "serve"]
     static let abstract = "Runs the co-signer: the server half of threshold keys, over HTTP."
-    static let usage = "[--db FILE] [--key FILE] [--port N] [--listen loopback|any] [--session-ttl SECONDS] [--ca-cert PEM --ca-key PEM [--ca-index FILE] [--ocsp URL]]"
+    static let usage = "[--db FILE] [--key FILE] [--port N] [--listen loopback|any] [--session-ttl SECONDS] [--ca-cert PEM --ca-key PEM [--ca-index FILE] [--ocsp URL]] [--tls-cert PEM --tls-key PEM] [--allow-unattested]"
     static let help = """
     Serves the v3 API (docs/cosigner-api.md) until interrupted. The database is one SQLite file
     (WAL; created and migrated on start); the server key (32 bytes, mode 0600, made on first
@@ -37,8 +37,10 @@ struct CoSignerServeCommand: Command {
       --ocsp URL           the OCSP URL written into issued certificates
       --tls-cert, --tls-key  serve HTTPS with this certificate and key (PEM); devices pin the
                            key at enrollment
+      --allow-unattested   accept device calls without X-Attestation (development only; a
+                           call that carries one must still verify)
     """
-    static let flags: Set<String> = GlobalOptions.flags
+    static let flags: Set<String> = GlobalOptions.flags.union(["--allow-unattested"])
     static let options: Set<String> = ["--db", "--key", "--port", "--listen", "--session-ttl", "--ca-cert", "--ca-key", "--ca-index", "--ocsp",
                                        "--tls-cert", "--tls-key"]
 
@@ -48,9 +50,11 @@ struct CoSignerServeCommand: Command {
     let sessionLifetime: TimeInterval
     let caCertificate: String?, caKey: String?, caIndex: String?, ocspURL: String?
     let tlsCertificate: String?, tlsKey: String?
+    let requireAttestation: Bool
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else { throw UsageError("cosigner serve takes no arguments") }
+        requireAttestation = !arguments.has("--allow-unattested")
         caCertificate = arguments.value("--ca-cert")
         caKey = arguments.value("--ca-key")
         caIndex = arguments.value("--ca-index")
@@ -84,7 +88,8 @@ struct CoSignerServeCommand: Command {
                                                  ocspURL: ocspURL, indexFile: caIndex)
         }
         let service = CoSignerService(store: store, party: try ServerParty(pid: identity.pid, ringPedersen: identity.ringPedersen, sessionLifetime: sessionLifetime),
-                                      sessionLifetime: sessionLifetime, certificateAuthority: authority)
+                                      sessionLifetime: sessionLifetime, certificateAuthority: authority,
+                                      requireAttestation: requireAttestation)
         var tls: (keyPEM: String, certificatePEM: String)? = nil
         if let tlsCertificate, let tlsKey {
             guard let certificate = try? String(contentsOfFile: tlsCertificate, encoding: .utf8), let key = try? String(contentsOfFile: tlsKey, encoding: .utf8) else {

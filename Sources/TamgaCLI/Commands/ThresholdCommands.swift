@@ -83,17 +83,24 @@ struct ThresholdEnrollCommand: Command {
 /// What the device-side commands share: the account, its role, where its share lives, secrets.
 private struct ThresholdAccountOptions {
     let account: String
-    let role: ShareRole
+    /// `--role`, when given; commands that can tell the role from a session use that instead.
+    let explicitRole: ShareRole?
     let storeRoot: String?
     let pinFile: String?
 
     static let options: Set<String> = ["--account", "--role", "--store", "--pin-file"]
 
+    var role: ShareRole { explicitRole ?? .sign }
+
     init(_ arguments: ParsedArguments) throws {
         guard let account = arguments.value("--account"), !account.isEmpty else { throw UsageError("name the account with --account") }
-        guard let role = ShareRole(rawValue: arguments.value("--role") ?? "sign") else { throw UsageError("--role takes sign or auth") }
+        if let text = arguments.value("--role") {
+            guard let role = ShareRole(rawValue: text) else { throw UsageError("--role takes sign or auth") }
+            explicitRole = role
+        } else {
+            explicitRole = nil
+        }
         self.account = account
-        self.role = role
         storeRoot = arguments.value("--store")
         pinFile = arguments.value("--pin-file")
     }
@@ -102,10 +109,15 @@ private struct ThresholdAccountOptions {
         try ShareKeyStore(account: account, root: storeRoot.map { URL(fileURLWithPath: $0) }, environment: context.environment)
     }
 
-    func client(_ store: ShareKeyStore) throws -> (ThresholdClient, ThresholdClient.Registration) {
-        let registration = try store.registration(role)
+    /// The role to talk to the co-signer with: `--role`, else whichever key is enrolled (sign first).
+    func registeredRole(_ store: ShareKeyStore) -> ShareRole {
+        explicitRole ?? ((try? store.registration(.sign)) != nil ? .sign : .auth)
+    }
+
+    func client(_ store: ShareKeyStore, role: ShareRole? = nil) throws -> (ThresholdClient, ThresholdClient.Registration) {
+        let registration = try store.registration(role ?? registeredRole(store))
         guard let server = URL(string: registration.server) else { throw ThresholdError.keyStore("the stored co-signer URL is not a URL") }
-        return (ThresholdClient(server: server, transport: registration.transport()), registration)
+        return (ThresholdClient(server: server, transport: registration.transport(), attestation: try store.deviceAttestation()), registration)
     }
 
     func secrets(_ context: CommandContext) -> SecretInput { SecretInput(pinFile: pinFile, environment: context.environment) }
@@ -138,15 +150,15 @@ struct ThresholdPendingCommand: Command {
     }
 }
 
-/// `tamga threshold approve`
-struct ThresholdApproveCommand: Command {
-    static let path = ["threshold", "approve"]
-    static let abstract = "Approves one session: shows what is signed, asks the PIN, signs with the split key."
-    static let usage = "SESSION --account NAME [--role sign|auth] [--store DIR] [--pin-file FILE] [--json]"
+/// `tamga threshold info`
+struct ThresholdInfoCommand: Command {
+    static let path = ["threshold", "info"]
+    static let abstract = "Shows one session as the co-signer describes it, and what this device would sign."
+    static let usage = "SESSION --account NAME [--store DIR] [--json]"
     static let help = """
-    The device fetches the session itself and shows the relying party and the text before asking
-    for the PIN; the joint signature is checked against this device's certificate before it is
-    sent back (what you see is what you sign).
+    Relying party, text, kind, state, expiry and the digest. For an AUTH session also the
+    relying party's challenge and whether the digest is ACSP_V2 of that challenge and this
+    device's own key (approve refuses it otherwise).
     """
     static let flags: Set<String> = GlobalOptions.flags
     static let options: Set<String> = ThresholdAccountOptions.options
@@ -164,25 +176,93 @@ struct ThresholdApproveCommand: Command {
         let store = try account.store(context)
         let (client, registration) = try account.client(store)
         let info = try await client.session(session, registration: registration)
+        // Whether this device agrees with the digest (it has the key the session names).
+        var check = "not this device's key"
+        if let share = try? store.publicShare(info.role), share.keyID == info.keyID {
+            do {
+                _ = try info.digestToSign(subjectPublicKeyInfo: TwoPartySigning.subjectPublicKeyInfo(share.publicKey))
+                check = info.kind == "AUTH" ? "ACSP_V2 of the challenge and this device's key" : "the relying party's digest"
+            } catch {
+                check = "MISMATCH: approve will refuse"
+            }
+        }
+        let expires = info.expiresAt.map { ISO8601DateFormatter().string(from: $0) } ?? ""
+        if global.json {
+            var object: [String: String] = ["id": info.id, "kind": info.kind, "state": info.state, "rpName": info.rpName, "displayText": info.displayText,
+                                         "digest": WireFormat.hex(info.digest), "keyID": WireFormat.hex(info.keyID), "expiresAt": expires, "digestCheck": check]
+            if let challenge = info.rpChallenge { object["rpChallenge"] = Data(challenge).base64EncodedString() }
+            context.terminal.json(object)
+        } else {
+            context.terminal.line("session       \(info.id)")
+            context.terminal.line("kind          \(info.kind) (\(info.role == .sign ? "PIN2, sign key" : "PIN1, auth key"))")
+            context.terminal.line("state         \(info.state)")
+            context.terminal.line("relying party \(info.rpName)")
+            context.terminal.line("text          \(info.displayText)")
+            if let challenge = info.rpChallenge { context.terminal.line("challenge     \(Data(challenge).base64EncodedString())") }
+            context.terminal.line("digest        \(WireFormat.hex(info.digest)) (\(check))")
+            if !expires.isEmpty { context.terminal.line("expires       \(expires)") }
+        }
+        return .success
+    }
+}
+
+/// `tamga threshold approve`
+struct ThresholdApproveCommand: Command {
+    static let path = ["threshold", "approve"]
+    static let abstract = "Approves one session: shows what is signed, asks the PIN, signs with the split key."
+    static let usage = "SESSION --account NAME [--store DIR] [--pin-file FILE] [--json]"
+    static let help = """
+    The device fetches the session itself and shows the relying party and the text before asking
+    for the PIN. A SIGN session uses the sign key and PIN2, an AUTH session the auth key and PIN1;
+    for AUTH the device computes ACSP_V2 over the relying party's challenge and its own key and
+    refuses a session whose digest differs. The joint signature is checked against this
+    device's certificate before it is sent back (what you see is what you sign).
+    """
+    static let flags: Set<String> = GlobalOptions.flags
+    static let options: Set<String> = ThresholdAccountOptions.options
+    fileprivate let account: ThresholdAccountOptions
+    let session: String
+    let global: GlobalOptions
+    init(_ arguments: ParsedArguments) throws {
+        guard arguments.positionals.count == 1 else { throw UsageError("give the session id (tamga threshold pending lists them)") }
+        session = arguments.positionals[0]
+        account = try ThresholdAccountOptions(arguments)
+        global = GlobalOptions(arguments)
+    }
+
+    func run(_ context: CommandContext) async throws -> ExitCode {
+        let store = try account.store(context)
+        let (lookup, lookupRegistration) = try account.client(store)
+        let info = try await lookup.session(session, registration: lookupRegistration)
         guard info.state == "PENDING" else { throw UsageError("session \(session) is \(info.state), not waiting") }
-        let share = try store.publicShare(account.role)
+        let role = info.role
+        if let explicit = account.explicitRole, explicit != role {
+            throw UsageError("session \(session) is \(info.kind), which needs the \(role.rawValue) key, not --role \(explicit.rawValue)")
+        }
+        let (client, registration) = try account.client(store, role: role)
+        let share = try store.publicShare(role)
         guard info.keyID == share.keyID else { throw UsageError("session \(session) is for another key of this account") }
-        context.terminal.error("\(info.rpName) asks: \(info.displayText)")
-        let certificate = try store.certificate(account.role)
+        let certificate = try store.certificate(role)
+        let spki = TwoPartySigning.subjectPublicKeyInfo(share.publicKey)
+        // The share's key is the certificate's key: the joint signature, checked under the share's
+        // key before finish goes out, is then checked under the certificate.
+        guard certificate.publicKey.subjectPublicKeyInfo == spki else { throw ThresholdError.keyStore("the stored certificate is not for this share's key") }
+        let digest = try info.digestToSign(subjectPublicKeyInfo: spki)
+        context.terminal.error("\(info.rpName) asks (\(info.kind)): \(info.displayText)")
         let prompt = ThresholdPINPrompt(secrets: account.secrets(context))
-        let (role, name) = (account.role, account.account)
-        let signature = try await client.approve(sessionID: session, digest: info.digest, share: share, token: registration.deviceToken,
+        let name = account.account
+        let signature = try await client.approve(sessionID: session, digest: digest, share: share, token: registration.deviceToken,
                                                  guard: store.shareGuard(role)) {
             try store.unlock(role, pin: try await prompt.pin(role: role, account: name)).secretKey
         }
         let raw = Data(Scalar.encode(signature.r) + Scalar.encode(signature.s))
-        guard certificate.publicKey.verify(signature: raw, digest: try Digest(algorithm: .sha256, bytes: Data(info.digest)), algorithm: .ecdsaP256SHA256) else {
+        guard certificate.publicKey.verify(signature: raw, digest: try Digest(algorithm: .sha256, bytes: Data(digest)), algorithm: .ecdsaP256SHA256) else {
             throw ThresholdError.signatureCheckFailed
         }
         if global.json {
-            context.terminal.json(["session": session, "state": "COMPLETE", "signature": WireFormat.hex(Array(raw))])
+            context.terminal.json(["session": session, "kind": info.kind, "state": "COMPLETE", "signature": WireFormat.hex(Array(raw))])
         } else {
-            context.terminal.line("Approved \(session): signed as \(certificate.subject)")
+            context.terminal.line("Approved \(info.kind) session \(session): signed as \(certificate.subject)")
         }
         return .success
     }

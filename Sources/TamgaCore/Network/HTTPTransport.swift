@@ -41,10 +41,15 @@ public struct HTTPTransport: Sendable {
 
     /// Any method with extra headers (the co-signer's API: JSON bodies, `X-Device-Token`).
     public func request(method: String, url: URL, body: Data?, headers: [String: String], service: String) async throws -> Data {
+        try await requestWithHeaders(method: method, url: url, body: body, headers: headers, service: service).body
+    }
+
+    /// The same, with the answer's headers (lower-case names).
+    public func requestWithHeaders(method: String, url: URL, body: Data?, headers: [String: String], service: String) async throws -> (body: Data, headers: [String: String]) {
         for (name, value) in headers where name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" }) || value.contains(where: { $0 == "\r" || $0 == "\n" }) {
             throw CoreError.serviceUnreachable(service: service, url: url.absoluteString, reason: "a header contains a line break")
         }
-        return try await perform(method: method, url: url, body: body.map(Array.init), headers: headers, service: service)
+        return try await performWithHeaders(method: method, url: url, body: body.map(Array.init), headers: headers, service: service)
     }
 
     /// SHA-256 of the https server's key, after the usual checks (system trust or
@@ -77,6 +82,10 @@ public struct HTTPTransport: Sendable {
 
     /// Runs the blocking exchange on a dispatch thread, not on the cooperative pool.
     private func perform(method: String, url: URL, body: [UInt8]?, headers: [String: String], service: String) async throws -> Data {
+        try await performWithHeaders(method: method, url: url, body: body, headers: headers, service: service).body
+    }
+
+    private func performWithHeaders(method: String, url: URL, body: [UInt8]?, headers: [String: String], service: String) async throws -> (body: Data, headers: [String: String]) {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(with: Result { try self.exchange(method: method, url: url, body: body, headers: headers, service: service) })
@@ -84,7 +93,7 @@ public struct HTTPTransport: Sendable {
         }
     }
 
-    func exchange(method: String, url original: URL, body: [UInt8]?, headers: [String: String], service: String) throws -> Data {
+    func exchange(method: String, url original: URL, body: [UInt8]?, headers: [String: String], service: String) throws -> (body: Data, headers: [String: String]) {
         let deadline = Date().addingTimeInterval(timeout)
         var url = original
         var redirects = 0
@@ -109,7 +118,7 @@ public struct HTTPTransport: Sendable {
             guard response.status == 200 else {
                 throw CoreError.serviceHTTPStatus(service: service, url: url.absoluteString, status: response.status)
             }
-            return Data(response.body)
+            return (Data(response.body), response.headers)
         }
     }
 

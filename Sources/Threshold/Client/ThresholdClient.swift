@@ -7,10 +7,13 @@ import TamgaCore
 public struct ThresholdClient: Sendable {
     public let server: URL
     public let transport: HTTPTransport
+    /// Signs device calls with the device key; nil only against a co-signer that does not ask.
+    public let attestation: DeviceAttestation?
 
-    public init(server: URL, transport: HTTPTransport = HTTPTransport(timeout: 30)) {
+    public init(server: URL, transport: HTTPTransport = HTTPTransport(timeout: 30), attestation: DeviceAttestation? = nil) {
         self.server = server
         self.transport = transport
+        self.attestation = attestation
     }
 
     /// The subject the co-signer's CA writes into a threshold key's certificate; the device builds
@@ -23,11 +26,48 @@ public struct ThresholdClient: Sendable {
         var headers = ["Content-Type": "application/json", "Accept": "application/json"]
         headers["X-Device-Token"] = token
         let data = try body.map { try JSONSerialization.data(withJSONObject: $0) }
-        let answer = try await transport.request(method: method, url: server.appendingPathComponent(path), body: data, headers: headers, service: "co-signer")
+        let url = server.appendingPathComponent(path)
+        let answer: Data
+        // Only the calls the co-signer checks spend a nonce.
+        if let attestation, path.hasPrefix("v3/mobile/") || path == "v3/enrollment/complete" {
+            let cached = attestation.takeNonce()
+            do {
+                answer = try await attested(method, url, data, headers, attestation, nonce: cached)
+            } catch CoreError.serviceHTTPStatus(_, _, 401) where cached != nil {
+                // The kept nonce expired or the co-signer restarted (nonces live in its memory):
+                // the call was refused before it did anything, so it is safe to send once more.
+                answer = try await attested(method, url, data, headers, attestation, nonce: nil)
+            }
+        } else {
+            answer = try await transport.request(method: method, url: url, body: data, headers: headers, service: "co-signer")
+        }
         guard let object = try JSONSerialization.jsonObject(with: answer) as? [String: Any] else {
             throw ThresholdError.unexpectedMessage("the co-signer's answer is not a JSON object")
         }
         return object
+    }
+
+    /// One attested exchange: a nonce (kept, or a fresh challenge), the signed header, and the
+    /// next nonce from the answer kept for the following call.
+    private func attested(_ method: String, _ url: URL, _ body: Data?, _ headers: [String: String], _ attestation: DeviceAttestation,
+                          nonce kept: [UInt8]?) async throws -> Data {
+        var nonce = kept
+        if nonce == nil {
+            let challenge = try await transport.request(method: "GET", url: server.appendingPathComponent("v3/attestation/challenge"), body: nil,
+                                                        headers: ["Accept": "application/json"], service: "co-signer")
+            let text = (try? JSONSerialization.jsonObject(with: challenge) as? [String: Any])?["nonce"] as? String ?? ""
+            guard text.count == 64, let bytes = BigInt(hex: text)?.bytes(width: 32) else {
+                throw ThresholdError.unexpectedMessage("the co-signer's attestation challenge has no nonce")
+            }
+            nonce = bytes
+        }
+        var headers = headers
+        headers["X-Attestation"] = try attestation.header(nonce: nonce!, method: method, path: url.path, body: body.map(Array.init) ?? [])
+        let answer = try await transport.requestWithHeaders(method: method, url: url, body: body, headers: headers, service: "co-signer")
+        if let next = answer.headers["x-next-attestation-nonce"], next.count == 64, let bytes = BigInt(hex: next)?.bytes(width: 32) {
+            attestation.keep(bytes)
+        }
+        return answer.body
     }
 
     static func combined(_ object: WireFormat.Object, _ lists: WireFormat.Lists = [:]) -> [String: Any] {
@@ -66,36 +106,25 @@ public struct ThresholdClient: Sendable {
     public func enroll(code: String, role: ShareRole, pin pinValue: SecretBytes, store: ShareKeyStore, pinnedRingPedersen: [UInt8]? = nil,
                        progress: (String) -> Void = { _ in }) async throws -> (ClientKeyShare, Registration, Certificate) {
         // Pin the co-signer's key on first contact (checked against the system's trust or the
-        // given anchors); every later call accepts that key only (the seed's CertPinner).
+        // given anchors); every later call accepts that key only (the seed's CertPinner). The
+        // device key of the account's folder (made on first use) attests every device call.
+        let device = try attestation ?? store.deviceAttestation()
+        var pinned = transport
+        var pin: [UInt8]?
         if server.scheme == "https" {
-            let pin = try await transport.serverKeyFingerprint(server)
-            var pinned = transport
+            pin = try await transport.serverKeyFingerprint(server)
             pinned.pinnedServerKey = pin
-            return try await ThresholdClient(server: server, transport: pinned)
-                .enrollPinned(code: code, role: role, pin: pin, secret: pinValue, store: store, pinnedRingPedersen: pinnedRingPedersen, progress: progress)
         }
-        return try await enrollPinned(code: code, role: role, pin: nil, secret: pinValue, store: store, pinnedRingPedersen: pinnedRingPedersen, progress: progress)
+        return try await ThresholdClient(server: server, transport: pinned, attestation: device)
+            .enrollPinned(code: code, role: role, pin: pin, secret: pinValue, store: store, pinnedRingPedersen: pinnedRingPedersen, progress: progress)
     }
 
     func enrollPinned(code: String, role: ShareRole, pin serverKey: [UInt8]?, secret pin: SecretBytes, store: ShareKeyStore, pinnedRingPedersen: [UInt8]?,
                       progress: (String) -> Void) async throws -> (ClientKeyShare, Registration, Certificate) {
         let clientPID = Transcript.taggedHash("L17v1/device", [Array(store.folder.path.utf8), Array(role.rawValue.utf8)])
-        let client = try ClientEnrollment(pid: clientPID, pinnedRingPedersen: pinnedRingPedersen)
-        progress("enrollment 1/2: commitment sent, waiting for the co-signer's share and parameters")
-        let first = try await call("POST", "v3/enrollment/init", ["code": code, "role": role.rawValue, "message": WireFormat.encode(client.initRequest)])
-        let m1 = first["message"] as? [String: Any] ?? [:]
-        let initResponse = try WireFormat.decodeEnrollInitResponse(m1.compactMapValues { $0 as? String }, m1.compactMapValues { $0 as? [String] })
-        progress("enrollment 2/2: proving the Paillier key and the share (this takes a moment)")
-        let (o2, l2) = try WireFormat.encode(client.complete(initResponse))
-        let second = try await call("POST", "v3/enrollment/complete", ["code": code, "role": role.rawValue, "clientNonce": WireFormat.hex(client.initRequest.clientNonce),
-                                                                      "deviceKey": WireFormat.hex(clientPID), "message": Self.combined(o2, l2)])
-        let share = try client.finish(WireFormat.decodeEnrollCompleteResponse((second["message"] as? [String: String]) ?? [:]))
-        guard let token = second["deviceToken"] as? String, let document = second["documentNumber"] as? String else {
-            throw ThresholdError.unexpectedMessage("enrollment answer without a device token")
-        }
+        let (share, registration) = try await enrollShare(code: code, role: role, clientPID: clientPID, pinnedRingPedersen: pinnedRingPedersen,
+                                                          serverKey: serverKey, progress: progress)
         try store.store(share, role: role, pin: pin)
-        let registration = Registration(server: server.absoluteString, documentNumber: document, deviceToken: token,
-                                        ringPedersenPin: WireFormat.hex(initResponse.ringPedersen.fingerprint), serverKey: serverKey.map(WireFormat.hex))
         try store.saveRegistration(registration, role: role)
         progress("certificate: signing the request with the new key")
         let certificate = try await requestCertificate(share: share.publicShare, secretKey: share.secretKey, role: role, registration: registration,
@@ -104,11 +133,54 @@ public struct ThresholdClient: Sendable {
         return (share, registration, certificate)
     }
 
+    /// The protocol part of enrollment: the code, the two round trips, the device key registered
+    /// (this client's `attestation`). The share is not stored anywhere yet.
+    public func enrollShare(code: String, role: ShareRole, clientPID: [UInt8], pinnedRingPedersen: [UInt8]? = nil, serverKey: [UInt8]? = nil,
+                            progress: (String) -> Void = { _ in }) async throws -> (ClientKeyShare, Registration) {
+        let client = try ClientEnrollment(pid: clientPID, pinnedRingPedersen: pinnedRingPedersen)
+        progress("enrollment 1/2: commitment sent, waiting for the co-signer's share and parameters")
+        let first = try await call("POST", "v3/enrollment/init", ["code": code, "role": role.rawValue, "message": WireFormat.encode(client.initRequest)])
+        let m1 = first["message"] as? [String: Any] ?? [:]
+        let initResponse = try WireFormat.decodeEnrollInitResponse(m1.compactMapValues { $0 as? String }, m1.compactMapValues { $0 as? [String] })
+        progress("enrollment 2/2: proving the Paillier key and the share (this takes a moment)")
+        let (o2, l2) = try WireFormat.encode(client.complete(initResponse))
+        let second = try await call("POST", "v3/enrollment/complete", ["code": code, "role": role.rawValue, "clientNonce": WireFormat.hex(client.initRequest.clientNonce),
+                                                                      "deviceKey": WireFormat.hex(Array(attestation?.key.subjectPublicKeyInfo ?? Data())),
+                                                                      "message": Self.combined(o2, l2)])
+        let share = try client.finish(WireFormat.decodeEnrollCompleteResponse((second["message"] as? [String: String]) ?? [:]))
+        guard let token = second["deviceToken"] as? String, let document = second["documentNumber"] as? String else {
+            throw ThresholdError.unexpectedMessage("enrollment answer without a device token")
+        }
+        return (share, Registration(server: server.absoluteString, documentNumber: document, deviceToken: token,
+                                    ringPedersenPin: WireFormat.hex(initResponse.ringPedersen.fingerprint), serverKey: serverKey.map(WireFormat.hex)))
+    }
+
     /// A session as the co-signer describes it to this device.
     public struct SessionInfo: Sendable {
         public let id: String, kind: String, rpName: String, displayText: String, state: String
         public let digest: [UInt8]
         public let keyID: [UInt8]
+        /// AUTH sessions: the relying party's challenge.
+        public let rpChallenge: [UInt8]?
+        public let expiresAt: Date?
+
+        /// The role whose key the session needs.
+        public var role: ShareRole { kind == "AUTH" ? .auth : .sign }
+
+        /// What this device will sign, computed by the device: for AUTH the `ACSP_V2` digest of
+        /// the challenge and its own key (which must be the co-signer's digest too, or the
+        /// session is refused here); for SIGN the digest the relying party asked for.
+        public func digestToSign(subjectPublicKeyInfo: Data) throws -> [UInt8] {
+            guard kind == "AUTH" else { return digest }
+            guard let rpChallenge, AuthenticationChallenge.allowedSizes.contains(rpChallenge.count) else {
+                throw ThresholdError.unexpectedMessage("the AUTH session has no usable relying-party challenge")
+            }
+            let own = AuthenticationChallenge.digest(rpChallenge: rpChallenge, subjectPublicKeyInfo: subjectPublicKeyInfo, rpName: rpName)
+            guard own == digest else {
+                throw ThresholdError.unexpectedMessage("the co-signer's digest for AUTH session \(id) is not ACSP_V2 of its challenge and this device's key; refused")
+            }
+            return own
+        }
     }
 
     static func sessionInfo(_ object: [String: Any]) throws -> SessionInfo {
@@ -117,7 +189,9 @@ public struct ThresholdClient: Sendable {
             throw ThresholdError.unexpectedMessage("a session description without id, digest or key")
         }
         return SessionInfo(id: id, kind: object["kind"] as? String ?? "", rpName: object["rpName"] as? String ?? "",
-                           displayText: object["displayText"] as? String ?? "", state: object["state"] as? String ?? "", digest: digest, keyID: key)
+                           displayText: object["displayText"] as? String ?? "", state: object["state"] as? String ?? "", digest: digest, keyID: key,
+                           rpChallenge: (object["rpChallenge"] as? String).flatMap { Data(base64Encoded: $0) }.map(Array.init),
+                           expiresAt: (object["expiresAt"] as? Int).map { Date(timeIntervalSince1970: TimeInterval($0)) })
     }
 
     public func pending(_ registration: Registration) async throws -> [SessionInfo] {

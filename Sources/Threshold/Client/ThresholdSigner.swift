@@ -27,7 +27,7 @@ public final class ThresholdSigner: Signer, @unchecked Sendable {   // unchecked
         self.pinProvider = pinProvider
         registration = try store.registration(role)
         guard let server = URL(string: registration.server) else { throw ThresholdError.keyStore("the stored co-signer URL is not a URL") }
-        client = ThresholdClient(server: server, transport: registration.transport(timeout: timeout))
+        client = ThresholdClient(server: server, transport: registration.transport(timeout: timeout), attestation: try store.deviceAttestation())
         signingCertificate = try store.certificate(role)
     }
 

@@ -186,6 +186,12 @@ public final class ShareKeyStore: @unchecked Sendable {   // unchecked: every op
 
     // MARK: Registration and certificate (public)
 
+    /// The device key that attests this account's calls to the co-signer (`device.key`, 0600,
+    /// made on first use; both roles share it).
+    public func deviceAttestation() throws -> DeviceAttestation {
+        DeviceAttestation(key: try DeviceKey(file: folder.appendingPathComponent("device.key").path))
+    }
+
     public func saveRegistration(_ registration: ThresholdClient.Registration, role: ShareRole) throws {
         try writeAtomically(Array(try JSONEncoder().encode(registration)), to: file(role, "registration"))
     }
