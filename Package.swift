@@ -54,6 +54,6 @@ let package = Package(
         .testTarget(name: "ThresholdTests", dependencies: ["Threshold", "TamgaCore", "PKCS11", "TamgaTestSupport"]),
         .testTarget(name: "PKCS11Tests", dependencies: ["PKCS11", "TamgaCore", "ASiC", "TamgaTestSupport"]),
         .testTarget(name: "IDCardTests", dependencies: ["IDCard", "PCSC", "TamgaCore", "ASiC", "TamgaTestSupport"]),
-        .testTarget(name: "TamgaCLITests", dependencies: ["TamgaCLI", "ASiC", "TamgaCore", "Threshold", "TamgaTestSupport"]),
+        .testTarget(name: "TamgaCLITests", dependencies: ["TamgaCLI", "ASiC", "TamgaCore", "Threshold", "CoSigner", "TamgaTestSupport"]),
     ]
 )

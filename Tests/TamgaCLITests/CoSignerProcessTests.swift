@@ -1,6 +1,7 @@
 import Foundation
 import TamgaCore
 import TamgaTestSupport
+import CoSigner
 import Threshold
 import XCTest
 
@@ -50,6 +51,103 @@ final class CoSignerProcessTests: XCTestCase {
         XCTAssertTrue(TwoPartySigning.verify(r: signature.r, s: signature.s, digest: try Digest(algorithm: .sha256, bytes: Data(digest)), publicKey: share.publicKey))
         let result = try await client.call("GET", "v3/rp/session/\(id)", nil)
         XCTAssertEqual(result["state"] as? String, "COMPLETE")
+    }
+}
+
+/// A share guard in memory: each signature here has its own, the test is about the server.
+private struct MemoryShareGuard: ShareGuard {
+    func isLocked() throws -> Bool { false }
+    func markInFlight() throws {}
+    func clearInFlight() throws {}
+    func lock() throws {}
+    func reset() throws {}
+}
+
+/// What the load tasks saw confirmed by the co-signer before it was killed.
+private actor Confirmed {
+    var keys: [[UInt8]] = []
+    var sessions: [String] = []
+    func key(_ id: [UInt8]) { keys.append(id) }
+    func session(_ id: String) { sessions.append(id) }
+}
+
+extension CoSignerProcessTests {
+    /// `kill -9` while devices enroll and sign: the database opens, passes SQLite's integrity
+    /// check, holds every key whose enrollment was answered and every signature whose finish
+    /// was answered, and the restarted co-signer signs with those keys.
+    func testKill9UnderLoadLosesNoAnsweredEnrollmentOrSignature() async throws {
+        let (first, base) = try serve()
+        let setup = try CoSignerStore(path: database, serverKey: CoSignerStore.serverKey(file: database + ".key"))
+        let codes = try (0..<40).map { try setup.issueEnrollmentCode(documentNumber: "load-\($0)") }
+        let confirmed = Confirmed()
+        // Four devices enrolled before the load starts.
+        var devices: [(ClientKeyShare, ThresholdClient.Registration, ThresholdClient)] = []
+        for index in 0..<4 {
+            let client = ThresholdClient(server: URL(string: base)!, attestation: DeviceAttestation(key: try DeviceKey(file: folder.appendingPathComponent("d\(index).key").path)))
+            let (share, registration) = try await client.enrollShare(code: codes[index], role: .sign, clientPID: Transcript.taggedHash("load", [[UInt8(index)]]))
+            await confirmed.key(share.keyID)
+            devices.append((share, registration, client))
+        }
+        let folder = self.folder!
+        let loadDevices = devices
+        let load = Task { @Sendable in
+            await withTaskGroup(of: Void.self) { group in
+                for (index, device) in loadDevices.enumerated() {
+                    group.addTask {
+                        for n in 0..<10_000 {
+                            let digest = Array(Digest.compute(.sha256, over: Data("kill \(index) \(n)".utf8)).bytes)
+                            guard let session = try? await device.2.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(device.0.keyID), "digest": WireFormat.hex(digest)]),
+                                  let id = session["sessionID"] as? String else { return }
+                            guard (try? await device.2.approve(sessionID: id, digest: digest, share: device.0.publicShare, token: device.1.deviceToken,
+                                                               guard: MemoryShareGuard()) { device.0.secretKey }) != nil else { return }
+                            await confirmed.session(id)
+                        }
+                    }
+                }
+                group.addTask {   // and enrollments alongside
+                    for index in 4..<codes.count {
+                        guard let key = try? DeviceKey(file: folder.appendingPathComponent("d\(index).key").path) else { return }
+                        let client = ThresholdClient(server: URL(string: base)!, attestation: DeviceAttestation(key: key))
+                        guard let (share, _) = try? await client.enrollShare(code: codes[index], role: .sign, clientPID: Transcript.taggedHash("load", [[UInt8(index)]])) else { return }
+                        await confirmed.key(share.keyID)
+                    }
+                }
+            }
+        }
+        // Let the load run until a good number of signatures went through, then pull the plug.
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let (signed, enrolled) = (await confirmed.sessions.count, await confirmed.keys.count)
+            if signed >= 60 && enrolled >= 6 { break }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        kill(first.processIdentifier, SIGKILL)
+        TestEnvironment.terminate(first)
+        await load.value
+        let keys = await confirmed.keys, sessions = await confirmed.sessions
+        XCTAssertGreaterThanOrEqual(sessions.count, 60, "the signing load ran")
+        XCTAssertGreaterThanOrEqual(keys.count, 6, "enrollments ran alongside")
+
+        let store = try CoSignerStore(path: database, serverKey: CoSignerStore.serverKey(file: database + ".key"))
+        XCTAssertEqual(try store.database.query("PRAGMA integrity_check").first?.first?.text, "ok")
+        for key in keys { XCTAssertNotNil(try store.loadKey(key), "an answered enrollment is in the database and opens") }
+        for id in sessions {
+            XCTAssertEqual(try store.database.query("SELECT state FROM sessions WHERE id = ?", [.text(id)]).first?.first?.text, "COMPLETE")
+        }
+        // Every state is one the state machine knows (the CHECK constraint held).
+        let states = Set(try store.database.query("SELECT DISTINCT state FROM sessions").compactMap { $0.first?.text })
+        XCTAssertTrue(states.isSubset(of: ["PENDING", "COMMITTED", "PROVED", "COMPLETE", "FAILED", "EXPIRED"]), "\(states)")
+
+        // The restarted co-signer signs with a key enrolled before the kill.
+        let (second, base2) = try serve()
+        defer { TestEnvironment.terminate(second) }
+        let device = devices[0]
+        let client = ThresholdClient(server: URL(string: base2)!, attestation: device.2.attestation)
+        let digest = Array(Digest.compute(.sha256, over: Data("after the kill".utf8)).bytes)
+        let session = try await client.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(device.0.keyID), "digest": WireFormat.hex(digest)])
+        let signature = try await client.approve(sessionID: try XCTUnwrap(session["sessionID"] as? String), digest: digest, share: device.0.publicShare,
+                                                 token: device.1.deviceToken, guard: MemoryShareGuard()) { device.0.secretKey }
+        XCTAssertTrue(TwoPartySigning.verify(r: signature.r, s: signature.s, digest: try Digest(algorithm: .sha256, bytes: Data(digest)), publicKey: device.0.publicKey))
     }
 }
 
