@@ -223,6 +223,8 @@ final class ThresholdCommandTests: XCTestCase {
         XCTAssertEqual(try TestEnvironment.run(binary, ["threshold", "change-pin", "--account", "38001085718"], environment: environment).status, 0)
         environment["TAMGA_PIN"] = "13579"
         XCTAssertEqual(try TestEnvironment.run(binary, ["threshold", "verify-pin", "--account", "38001085718"], environment: environment).status, 0)
+        let afterChange = try TestEnvironment.run(binary, ["sign", container, "--with", "threshold:38001085718", "--profile", "B"], environment: environment)
+        XCTAssertEqual(afterChange.status, 0, "the new PIN signs: \(afterChange.error)")
         XCTAssertEqual(try TestEnvironment.run(binary, ["threshold", "delete", "--account", "38001085718"], environment: environment).status, 0)
         let gone = try TestEnvironment.run(binary, ["sign", container, "--with", "threshold:38001085718", "--profile", "B"], environment: environment)
         XCTAssertEqual(gone.status, 3, gone.error)
@@ -323,12 +325,21 @@ final class CoSignerTLSTests: XCTestCase {
         let untrusted = try TestEnvironment.run(binary, ["threshold", "enroll", "--server", url.absoluteString, "--code", code, "--account", "a"], environment: environment)
         XCTAssertEqual(untrusted.status, 7, untrusted.error)
         // … with it, enrollment pins the key.
-        let enrolled = try TestEnvironment.run(binary, ["threshold", "enroll", "--server", url.absoluteString, "--code", code, "--account", "a", "--ca-file", cert],
-                                               environment: environment)
+        // (both keys with one code: PIN2 from TAMGA_PIN, PIN1 from TAMGA_PIN1)
+        environment["TAMGA_PIN1"] = "1111"
+        let enrolled = try TestEnvironment.run(binary, ["threshold", "enroll", "--server", url.absoluteString, "--code", code, "--account", "a", "--ca-file", cert,
+                                                        "--role", "both", "--json"], environment: environment)
         XCTAssertEqual(enrolled.status, 0, enrolled.error)
+        let keys = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(enrolled.output.utf8)) as? [String: Any])?["keys"] as? [[String: String]], enrolled.output)
+        XCTAssertEqual(keys.map { $0["role"] ?? "" }, ["sign", "auth"])
+        XCTAssertTrue(keys[1]["certificate"]?.contains("AUTHENTICATION") == true, "\(keys)")
         let document = try TestEnvironment.write("pinned\n", named: "p.txt", in: folder)
         let container = folder.appendingPathComponent("p.asice").path
-        XCTAssertEqual(try TestEnvironment.run(binary, ["sign", container, document, "--with", "threshold:a", "--profile", "B"], environment: environment).status, 0)
+        // The only account on this device: --with threshold needs no name.
+        XCTAssertEqual(try TestEnvironment.run(binary, ["sign", container, document, "--with", "threshold", "--profile", "B"], environment: environment).status, 0)
+        environment["TAMGA_PIN"] = "1111"
+        XCTAssertEqual(try TestEnvironment.run(binary, ["threshold", "verify-pin", "--account", "a", "--role", "auth"], environment: environment).status, 0, "PIN1 opens the auth key")
+        environment["TAMGA_PIN"] = "24680"
         TestEnvironment.terminate(server)
         // The same co-signer with another TLS key on the same port: the device refuses to talk.
         let (otherCert, otherKey) = try makeCertificate(in: folder, name: "other")

@@ -11,8 +11,9 @@ enum SignerSpecification: Equatable {
     case card(reader: String?)
     /// `pkcs11[:TOKEN-LABEL][:KEY-ID]` (the key ID in hex, as `tamga tokens` shows it).
     case pkcs11(label: String?, keyID: [UInt8]?)
-    /// `threshold:ACCOUNT`: the split key enrolled on this device under ACCOUNT.
-    case threshold(account: String)
+    /// `threshold[:ACCOUNT]`: the split key enrolled on this device under ACCOUNT (without one,
+    /// the only account with a sign key).
+    case threshold(account: String?)
 
     init(_ text: String) throws {
         if text.hasPrefix("key:"), text.count > 4 {
@@ -21,6 +22,8 @@ enum SignerSpecification: Equatable {
             self = .card(reader: nil)
         } else if text.hasPrefix("card:"), text.count > 5 {
             self = .card(reader: String(text.dropFirst(5)))
+        } else if text == "threshold" {
+            self = .threshold(account: nil)
         } else if text.hasPrefix("threshold:"), text.count > 10 {
             self = .threshold(account: String(text.dropFirst(10)))
         } else if text == "pkcs11" || text.hasPrefix("pkcs11:") {
@@ -34,7 +37,7 @@ enum SignerSpecification: Equatable {
             let label = parts.joined(separator: ":")
             self = .pkcs11(label: label.isEmpty ? nil : label, keyID: keyID)
         } else {
-            throw UsageError("--with takes key:FILE (a PEM/PKCS#8 key with --cert, or a .p12 file), card[:READER] pkcs11[:LABEL][:KEY-ID] or threshold:ACCOUNT; got \"\(text)\"")
+            throw UsageError("--with takes key:FILE (a PEM/PKCS#8 key with --cert, or a .p12 file), card[:READER] pkcs11[:LABEL][:KEY-ID] or threshold[:ACCOUNT]; got \"\(text)\"")
         }
     }
 
@@ -54,7 +57,22 @@ enum SignerSpecification: Equatable {
 
     func makeSigner(certificatePath: String?, secrets: SecretInput, pss: Bool, terminal: Terminal, module: String? = nil) throws -> any Signer {
         switch self {
-        case .threshold(let account):
+        case .threshold(let named):
+            let account: String
+            if let named {
+                account = named
+            } else {
+                let accounts = ShareKeyStore.accounts(role: .sign, environment: secrets.environment)
+                switch accounts.count {
+                case 0: throw ThresholdError.notEnrolled
+                case 1: account = accounts[0]
+                default:
+                    guard let chosen = try secrets.choose("Several split-key accounts are enrolled. Which one signs?", from: accounts) else {
+                        throw UsageError("several split-key accounts are enrolled (\(accounts.joined(separator: ", "))): name one with --with threshold:ACCOUNT")
+                    }
+                    account = chosen
+                }
+            }
             let store = try ShareKeyStore(account: account, environment: secrets.environment)
             return try ThresholdSigner(account: account, store: store, pinProvider: ThresholdPINPrompt(secrets: secrets))
         case .pkcs11(let label, let keyID):

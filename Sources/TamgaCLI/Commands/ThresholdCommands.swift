@@ -18,23 +18,28 @@ struct ThresholdPINPrompt: ThresholdPINProvider {
 struct ThresholdEnrollCommand: Command {
     static let path = ["threshold", "enroll"]
     static let abstract = "Enrolls a split signing key with a co-signer (this device holds one share)."
-    static let usage = "--server URL --code CODE --account NAME [--role sign|auth] [--ca-file PEM] [--pin-file FILE] [--store DIR] [--json]"
+    static let usage = "--server URL --code CODE --account NAME [--role sign|auth|both] [--ca-file PEM] [--pin-file FILE] [--pin1-file FILE] [--store DIR] [--json]"
     static let help = """
     Runs the two enrollment round trips with the co-signer (the one-time CODE from its operator),
-    seals this device's share under a new PIN (PIN2 for sign, PIN1 for auth; asked twice, or
-    --pin-file / TAMGA_PIN), and fetches the key's certificate by signing a request with the new
-    key. The share lives under $XDG_DATA_HOME/tamga/threshold/NAME (or --store DIR).
+    seals this device's share under a new PIN (PIN2 for sign, PIN1 for auth; asked twice on a
+    terminal, or --pin-file / TAMGA_PIN), and fetches the key's certificate by signing a request
+    with the new key. --role both enrolls the sign key and then the auth key with the same code:
+    PIN2 as above, PIN1 from --pin1-file / TAMGA_PIN1 or asked. The share lives under
+    $XDG_DATA_HOME/tamga/threshold/NAME (or --store DIR), with the device key (device.key) that
+    signs every call to the co-signer.
     With an https co-signer, its TLS key is pinned now (after the usual checks against the
     system's trust, or --ca-file PEM) and every later call accepts that key only.
+    --json: {"account", "documentNumber", "keys": [{"role", "keyID", "certificate"}]}.
     """
     static let flags: Set<String> = GlobalOptions.flags
-    static let options: Set<String> = ["--server", "--code", "--account", "--role", "--pin-file", "--store", "--ca-file"]
+    static let options: Set<String> = ["--server", "--code", "--account", "--role", "--pin-file", "--pin1-file", "--store", "--ca-file"]
 
     let server: URL
     let code: String
     let account: String
-    let role: ShareRole
+    let roles: [ShareRole]
     let pinFile: String?
+    let pin1File: String?
     let storeRoot: String?
     let caFile: String?
     let global: GlobalOptions
@@ -46,19 +51,36 @@ struct ThresholdEnrollCommand: Command {
         }
         guard let code = arguments.value("--code"), !code.isEmpty else { throw UsageError("give the enrollment code with --code") }
         guard let account = arguments.value("--account"), !account.isEmpty else { throw UsageError("name the account with --account (the document number)") }
-        guard let role = ShareRole(rawValue: arguments.value("--role") ?? "sign") else { throw UsageError("--role takes sign or auth") }
+        switch arguments.value("--role") ?? "sign" {
+        case "sign": roles = [.sign]
+        case "auth": roles = [.auth]
+        case "both": roles = [.sign, .auth]
+        default: throw UsageError("--role takes sign, auth or both")
+        }
         self.server = server
         self.code = code
         self.account = account
-        self.role = role
         pinFile = arguments.value("--pin-file")
+        pin1File = arguments.value("--pin1-file")
         storeRoot = arguments.value("--store")
         global = GlobalOptions(arguments)
     }
 
+    /// Where each role's new PIN comes from: the usual sources for a single role; with both,
+    /// PIN2 from those and PIN1 from --pin1-file or TAMGA_PIN1.
+    func secrets(for role: ShareRole, _ environment: [String: String]) -> SecretInput {
+        guard roles.count == 2, role == .auth else { return SecretInput(pinFile: pinFile, environment: environment) }
+        var remapped = environment
+        remapped[SecretInput.environmentVariable] = environment["TAMGA_PIN1"]
+        return SecretInput(pinFile: pin1File, environment: remapped)
+    }
+
     func run(_ context: CommandContext) async throws -> ExitCode {
-        let secrets = SecretInput(pinFile: pinFile, environment: context.environment)
-        let pin = try secrets.read(prompt: "New \(role == .sign ? "PIN2" : "PIN1") for this split key: ")
+        // Every PIN first, so nothing is enrolled when one cannot be read.
+        var pins: [ShareRole: SecretBytes] = [:]
+        for role in roles {
+            pins[role] = try secrets(for: role, context.environment).readNew(prompt: "New \(role == .sign ? "PIN2 (signing)" : "PIN1 (authentication)") for this split key: ")
+        }
         let store = try ShareKeyStore(account: account, root: storeRoot.map { URL(fileURLWithPath: $0) }, environment: context.environment)
         var transport = HTTPTransport(timeout: 60)
         if let caFile {
@@ -66,15 +88,22 @@ struct ThresholdEnrollCommand: Command {
             transport.trustedCertificates = try Certificate.parseAll(pem: pem)
         }
         let client = ThresholdClient(server: server, transport: transport)
-        let (share, registration, certificate) = try await client.enroll(code: code, role: role, pin: pin, store: store) { step in
-            if !global.quiet { context.terminal.error(step) }
+        var enrolled: [[String: String]] = []
+        var document = ""
+        for role in roles {
+            let (share, registration, certificate) = try await client.enroll(code: code, role: role, pin: pins[role]!, store: store) { step in
+                if !global.quiet { context.terminal.error(roles.count > 1 ? "\(role.rawValue): \(step)" : step) }
+            }
+            document = registration.documentNumber
+            enrolled.append(["role": role.rawValue, "keyID": WireFormat.hex(share.keyID), "certificate": certificate.subject])
+            if !global.json {
+                context.terminal.line("Enrolled \(role.rawValue) key \(WireFormat.hex(share.keyID).prefix(16))… for \(registration.documentNumber)")
+                context.terminal.line("  certificate: \(certificate.subject)")
+            }
         }
         if global.json {
-            context.terminal.json(["account": account, "role": role.rawValue, "documentNumber": registration.documentNumber,
-                                   "keyID": WireFormat.hex(share.keyID), "certificate": certificate.subject])
-        } else {
-            context.terminal.line("Enrolled \(role.rawValue) key \(WireFormat.hex(share.keyID).prefix(16))… for \(registration.documentNumber)")
-            context.terminal.line("  certificate: \(certificate.subject)")
+            struct Output: Encodable { let account: String, documentNumber: String, keys: [[String: String]] }
+            context.terminal.json(Output(account: account, documentNumber: document, keys: enrolled))
         }
         return .success
     }

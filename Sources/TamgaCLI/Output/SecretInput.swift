@@ -19,7 +19,7 @@ struct SecretInput {
             case .cancelled: "Cancelled at the PIN prompt; nothing was signed."
             case .noTerminal: "A PIN or password is needed but there is no terminal to ask on: use --pin-file FILE or TAMGA_PIN."
             case .unreadable(let path): "Cannot read the PIN file \(path)."
-            case .mismatch: "The two new PINs differ; nothing was sent to the card."
+            case .mismatch: "The two new PINs differ; nothing was changed."
             }
         }
     }
@@ -43,6 +43,16 @@ struct SecretInput {
             return SecretBytes(consuming: &bytes)
         }
         return try promptWithoutEcho(prompt)
+    }
+
+    /// A new secret (a PIN being set): from `--pin-file` or `TAMGA_PIN` as usual, or asked twice
+    /// on the terminal; the two must match.
+    func readNew(prompt: String) throws -> SecretBytes {
+        if pinFile != nil || environment[Self.environmentVariable] != nil { return try read(prompt: prompt) }
+        let new = try promptWithoutEcho(prompt)
+        let again = try promptWithoutEcho("Repeat it: ")
+        guard new.withUnsafeBytes({ a in again.withUnsafeBytes { b in a.elementsEqual(b) } }) else { throw Failure.mismatch }
+        return new
     }
 
     static let newPINEnvironmentVariable = "TAMGA_NEW_PIN"

@@ -25,14 +25,24 @@ public final class ShareKeyStore: @unchecked Sendable {   // unchecked: every op
     public init(account: String, root: URL? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
                 random: RandomSource = SystemRandom()) throws {
         guard !account.isEmpty, !account.contains("/"), account != ".", account != ".." else { throw ThresholdError.keyStore("the account name \(account) is not a file name") }
-        let base = root ?? {
-            if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return URL(fileURLWithPath: data) }
-            return URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/share")
-        }().appendingPathComponent("tamga/threshold")
-        folder = base.appendingPathComponent(account)
+        folder = Self.root(root, environment: environment).appendingPathComponent(account)
         self.random = random
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         chmod(folder.path, 0o700)
+    }
+
+    static func root(_ root: URL?, environment: [String: String]) -> URL {
+        root ?? {
+            if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return URL(fileURLWithPath: data) }
+            return URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/share")
+        }().appendingPathComponent("tamga/threshold")
+    }
+
+    /// The accounts on this device with a `role` key enrolled, sorted.
+    public static func accounts(role: ShareRole, root: URL? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        let base = Self.root(root, environment: environment)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: base.path)) ?? []
+        return names.filter { FileManager.default.fileExists(atPath: base.appendingPathComponent("\($0)/\(role.rawValue).public").path) }.sorted()
     }
 
     private func file(_ role: ShareRole, _ kind: String) -> String { folder.appendingPathComponent("\(role.rawValue).\(kind)").path }
