@@ -5,7 +5,10 @@ import Foundation
 public struct SigningPhases: Sendable, Codable, Equatable {
     /// Hashing the data files and building the signature document.
     public var prepare: TimeInterval = 0
-    /// The signer producing the value (PIN entry included for cards).
+    /// Obtaining the PIN and unlocking the key, for signers that can tell it apart
+    /// (`UnlockTimingSigner`: cards, tokens, the split key); 0 otherwise.
+    public var unlock: TimeInterval = 0
+    /// The signer producing the value (without `unlock`).
     public var sign: TimeInterval = 0
     /// Time-stamping authority round trips (signature and archive time-stamps).
     public var timeStamp: TimeInterval = 0
@@ -17,7 +20,7 @@ public struct SigningPhases: Sendable, Codable, Equatable {
 
 /// Accumulates phase durations; one per signing operation, used from one task.
 final class PhaseClock: @unchecked Sendable {   // unchecked: used by one signing task at a time
-    private(set) var phases = SigningPhases()
+    var phases = SigningPhases()
 
     func measure<T>(_ phase: WritableKeyPath<SigningPhases, TimeInterval>, _ body: () throws -> T) rethrows -> T {
         let start = DispatchTime.now().uptimeNanoseconds

@@ -10,7 +10,7 @@ import TamgaCore
 /// certificate before writing, which is where a card swapped in between is caught. (Checking
 /// here as well would verify twice: 1 ms per P-384 signature, most of the stack's time.)
 /// One signature at a time per signer: the card does one operation at a time anyway.
-public final class IDCardSigner: Signer {
+public final class IDCardSigner: UnlockTimingSigner {
     public let readerName: String
     public let cardName: String
     public let algorithm: SignatureAlgorithm
@@ -19,6 +19,7 @@ public final class IDCardSigner: Signer {
     private let profile: CardProfile
     private let signingCertificate: Certificate
     private let pinProvider: PINProvider
+    public let unlockClock = UnlockClock()
     private let channelFactory: @Sendable (String) throws -> CardChannel
     /// Whether the reader has a PIN pad, asked once: a reader's features do not change.
     private let readerHasPINPad: Bool
@@ -69,15 +70,16 @@ public final class IDCardSigner: Signer {
             throw CoreError.digestAlgorithmMismatch(expected: algorithm.digest, actual: digest.algorithm)
         }
         let session = IDCardSession(channel: try Self.mapping { try channelFactory(readerName) }, profile: profile)
-        let counter = try session.retryCounter(key.pin)
-        if counter.isBlocked { throw CardError.pinBlocked(key.pin) }
-        if !counter.isActive { throw CardError.pinNotActivated(key.pin) }
-        var pin: SecretBytes? = nil
-        if !readerHasPINPad {
-            pin = try await pinProvider.pin(for: PINRequest(kind: key.pin, purpose: key == .signing ? "sign" : "authenticate",
-                                                            cardName: cardName, readerName: readerName,
-                                                            triesLeft: counter.triesLeft, digits: profile.pinFormat(key.pin).digits,
-                                                            signerName: signingCertificate.commonName ?? signingCertificate.subject))
+        // Unlock: the retry counter and the PIN (the VERIFY APDU goes with the signature).
+        let pin: SecretBytes? = try await unlockClock.measure {
+            let counter = try session.retryCounter(key.pin)
+            if counter.isBlocked { throw CardError.pinBlocked(key.pin) }
+            if !counter.isActive { throw CardError.pinNotActivated(key.pin) }
+            guard !readerHasPINPad else { return nil }
+            return try await pinProvider.pin(for: PINRequest(kind: key.pin, purpose: key == .signing ? "sign" : "authenticate",
+                                                             cardName: cardName, readerName: readerName,
+                                                             triesLeft: counter.triesLeft, digits: profile.pinFormat(key.pin).digits,
+                                                             signerName: signingCertificate.commonName ?? signingCertificate.subject))
         }
         guard let curve = algorithm.curve else { throw CardError.unsupportedCard(reader: readerName, atr: "") }   // init allows EC keys only
         let raw = try session.sign(hash: Array(digest.bytes), role: key, keyLength: curve.fieldSize, pin: pin)

@@ -23,13 +23,14 @@ public protocol TokenPINProvider: Sendable {
 /// is asked at the first signature, and the session stays logged in for the next ones — except
 /// for keys with `CKA_ALWAYS_AUTHENTICATE`, which take a PIN for every signature
 /// (`C_SignInit`, `C_Login(CKU_CONTEXT_SPECIFIC)`, `C_Sign`). Logs out when released.
-public final class PKCS11Signer: Signer, @unchecked Sendable {   // unchecked: `loggedIn` is behind `state`; the session serialises itself
+public final class PKCS11Signer: UnlockTimingSigner, @unchecked Sendable {   // unchecked: `loggedIn` is behind `state`; the session serialises itself
     public let token: PKCS11Tokens.Token
     public let keyID: [UInt8]
     public let algorithm: SignatureAlgorithm
     private let signingCertificate: Certificate
     private let session: PKCS11Session
     private let pinProvider: TokenPINProvider
+    public let unlockClock = UnlockClock()
     private let state = NSLock()
     nonisolated(unsafe) private var loggedIn = false   // guarded by `state`
     /// The private key's handle and whether it wants a PIN per signature, found after the first
@@ -105,11 +106,14 @@ public final class PKCS11Signer: Signer, @unchecked Sendable {   // unchecked: `
         let protectedPath = token.info.hasProtectedAuthenticationPath
         var pin: SecretBytes? = nil
         if !state.withLock({ loggedIn }) {
-            if !protectedPath { pin = try await pinProvider.pin(for: request(forEachSignature: false)) }
-            do {
-                try session.login(pin: pin)
-            } catch {
-                throw rethrowWithFlags(error)
+            pin = try await unlockClock.measure {
+                let pin = protectedPath ? nil : try await pinProvider.pin(for: request(forEachSignature: false))
+                do {
+                    try session.login(pin: pin)
+                } catch {
+                    throw rethrowWithFlags(error)
+                }
+                return pin
             }
             state.withLock { loggedIn = true }
         }
@@ -129,7 +133,7 @@ public final class PKCS11Signer: Signer, @unchecked Sendable {   // unchecked: `
         if alwaysAuthenticate && !protectedPath {
             // The PIN just given for the token login is the one this key wants (the eID PIN2 slot);
             // otherwise ask: one PIN per signature.
-            if let pin { contextPIN = pin } else { contextPIN = try await pinProvider.pin(for: request(forEachSignature: true)) }
+            if let pin { contextPIN = pin } else { contextPIN = try await unlockClock.measure { try await pinProvider.pin(for: request(forEachSignature: true)) } }
         }
         let (mechanism, input, pss) = try signingInput(digest)
         let raw: [UInt8]

@@ -55,6 +55,10 @@ final class ThresholdSignerTests: XCTestCase {
                               services: LongTermServices(timeStamping: TimeStampClient(url: services.url("tsa"), transport: transport),
                                                          ocsp: OCSPClient(transport: transport), ocspURL: services.url("ocsp"),
                                                          issuerCandidates: [try TestEnvironment.certificate("issuing-ca")], transport: transport))
+        // PIN2 and the share's decryption (PBKDF2) are the unlock phase; the three rounds the signature's.
+        let phases = try XCTUnwrap(opened.lastSigningPhases)
+        XCTAssertGreaterThan(phases.unlock, 0.01, "\(phases)")
+        XCTAssertGreaterThan(phases.sign, 0.001, "\(phases)")
         let report = try Container(openingAt: container.path).validate(ValidationOptions(trust: TestEnvironment.testTrust(), minimumProfile: .LT))
         XCTAssertEqual(report.signatures.first?.status, .valid, "\(report)")
         let check = try TestEnvironment.run(TestEnvironment.pyasicePython, [TestEnvironment.script("pyasice-check.py"), "--require-raw-ecdsa", container.path])

@@ -33,6 +33,24 @@ final class IDCardSigningTests: IDCardTestCase {
         XCTAssertEqual(check.status, 0, check.output + check.error)
     }
 
+    /// A person typing the PIN for half a second: that time is the unlock phase, not the signature's.
+    func testPINEntryIsTimedAsTheUnlockPhase() async throws {
+        try startRig([("Card Reader", ["idemia", nil])])
+        struct SlowTypist: PINProvider {
+            func pin(for request: PINRequest) async throws -> SecretBytes {
+                try await Task.sleep(nanoseconds: 500_000_000)
+                return SecretBytes(Array("12345".utf8))
+            }
+        }
+        let signer = try IDCardSigner(pinProvider: SlowTypist())
+        let container = try makeContainer()
+        try await container.sign(with: signer, options: .baselineB)
+        let phases = try XCTUnwrap(container.lastSigningPhases)
+        XCTAssertGreaterThanOrEqual(phases.unlock, 0.5, "\(phases)")
+        XCTAssertLessThan(phases.sign, phases.unlock, "\(phases)")
+        XCTAssertGreaterThan(phases.sign, 0, "the card's VERIFY and PSO:CDS")
+    }
+
     func testIDEMIACardSignsAnLTContainer() async throws { try await signLT(card: "idemia", pin: "12345") }
     func testThalesCardSignsAnLTContainer() async throws { try await signLT(card: "thales", pin: "12345") }
     func testFinEIDCardSignsAnLTContainer() async throws { try await signLT(card: "fineid", pin: "123456") }

@@ -95,7 +95,14 @@ extension Container {
             try prepareSignature(certificate: certificate, algorithm: signer.algorithm, options: options, services: services)
         }
         do {
-            return try await signingClock.measure(\.sign) { try await signer.sign(digest: digest) }
+            let timed = signer as? any UnlockTimingSigner
+            timed?.unlockClock.reset()
+            let value = try await signingClock.measure(\.sign) { try await signer.sign(digest: digest) }
+            if let unlock = timed?.unlockClock.lastDuration {
+                signingClock.phases.unlock += unlock
+                signingClock.phases.sign -= unlock
+            }
+            return value
         } catch {
             pending = nil
             throw error

@@ -10,12 +10,13 @@ public protocol ThresholdPINProvider: Sendable {
 /// relying party would) and approves it from this device — commit and prove without the PIN,
 /// the PIN only to unlock the Paillier key at finish; the joint signature is verified on the
 /// device before it is returned (and again by the co-signer).
-public final class ThresholdSigner: Signer, @unchecked Sendable {   // unchecked: immutable after init
+public final class ThresholdSigner: UnlockTimingSigner, @unchecked Sendable {   // unchecked: immutable after init
     public let store: ShareKeyStore
     public let role: ShareRole
     public let account: String
     public let algorithm = SignatureAlgorithm.ecdsaP256SHA256
     private let pinProvider: ThresholdPINProvider
+    public let unlockClock = UnlockClock()
     private let client: ThresholdClient
     private let registration: ThresholdClient.Registration
     private let signingCertificate: Certificate
@@ -43,8 +44,9 @@ public final class ThresholdSigner: Signer, @unchecked Sendable {   // unchecked
                                                                       "rpName": "tamga", "displayText": "Sign a document with tamga"])
         guard let id = session["sessionID"] as? String else { throw ThresholdError.unexpectedMessage("no signing session") }
         let (store, role, account, provider) = (self.store, self.role, self.account, self.pinProvider)
+        let clock = unlockClock
         let signature = try await client.approve(sessionID: id, digest: bytes, share: share, token: registration.deviceToken, guard: store.shareGuard(role)) {
-            try store.unlock(role, pin: try await provider.pin(role: role, account: account)).secretKey
+            try await clock.measure { try store.unlock(role, pin: try await provider.pin(role: role, account: account)).secretKey }
         }
         return Data(Scalar.encode(signature.r) + Scalar.encode(signature.s))
     }
