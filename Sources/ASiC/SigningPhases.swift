@@ -16,6 +16,8 @@ public struct SigningPhases: Sendable, Codable, Equatable {
     public var ocsp: TimeInterval = 0
     /// Writing the container: temporary file, fsync, rename.
     public var write: TimeInterval = 0
+
+    public init() {}
 }
 
 /// Accumulates phase durations; one per signing operation, used from one task.

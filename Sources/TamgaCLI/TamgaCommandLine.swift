@@ -13,7 +13,7 @@ public enum TamgaCommandLine {
 
     static let commands: [any Command.Type] = [
         ContainerCreateCommand.self, ContainerAddCommand.self, ContainerRemoveCommand.self,
-        ContainerListCommand.self, ContainerExtractCommand.self, SignCommand.self, ExtendCommand.self, VerifyCommand.self, ReadersCommand.self,
+        ContainerListCommand.self, ContainerExtractCommand.self, SignCommand.self, ExtendCommand.self, VerifyCommand.self, CompareCommand.self, ReadersCommand.self,
         CardInfoCommand.self, CardChangePINCommand.self, CardUnblockCommand.self, TokensCommand.self,
         CoSignerServeCommand.self, CoSignerIssueCodeCommand.self, ThresholdEnrollCommand.self, ThresholdPendingCommand.self,
         ThresholdInfoCommand.self, ThresholdApproveCommand.self, ThresholdActivityCommand.self, ThresholdVerifyPINCommand.self, ThresholdChangePINCommand.self, ThresholdDeleteCommand.self,
@@ -173,9 +173,10 @@ public enum TamgaCommandLine {
       container ls CONTAINER               list data files and signatures
       container extract CONTAINER [NAME]   write data files to a folder
     Signing and verifying:
-      sign CONTAINER --with key:FILE|card|pkcs11   add a XAdES signature (LT by default: --tsa URL)
+      sign CONTAINER --with key:FILE|card|pkcs11|threshold   add a XAdES signature (LT by default: --tsa URL)
       extend CONTAINER --to LT|LTA         add time-stamps and OCSP to existing signatures
       verify CONTAINER [--trust CA.pem]    check every signature
+      compare CONTAINER --with A --with B  sign the same content with each signer, verify, time phase by phase
 
     Readers:
       readers [--json] [--watch | --wait MEDIA]   PC/SC readers: state, ATR, card kind, Rutoken media family
@@ -183,7 +184,7 @@ public enum TamgaCommandLine {
       tokens [--module PATH] [--login]     PKCS#11 modules, tokens, certificates and keys
     Split key (2-of-2 threshold ECDSA):
       threshold enroll --server URL --code CODE --account NAME   enroll; sign with --with threshold:NAME
-      threshold pending|approve SESSION|activity|verify-pin|change-pin|delete --account NAME
+      threshold pending|info SESSION|approve SESSION|activity|verify-pin|change-pin|delete --account NAME
     Co-signer (server half of threshold keys):
       cosigner serve [--db FILE] [--port N]     run the HTTP API (docs/cosigner-api.md)
       cosigner issue-code DOCUMENT-NUMBER       a one-time enrollment code

@@ -19,6 +19,8 @@ public final class ThresholdSigner: UnlockTimingSigner, @unchecked Sendable {   
     public let unlockClock = UnlockClock()
     private let client: ThresholdClient
     private let registration: ThresholdClient.Registration
+    /// The co-signer holding the other share.
+    public var coSigner: String { registration.server }
     private let signingCertificate: Certificate
 
     public init(account: String, store: ShareKeyStore, role: ShareRole = .sign, pinProvider: ThresholdPINProvider, timeout: TimeInterval = 30) throws {

@@ -1,0 +1,89 @@
+import Foundation
+import TamgaTestSupport
+import XCTest
+
+/// `tamga compare` with the three kinds of hardware-ish signer, all real parts: the virtual ID
+/// card behind a private pcscd, a SoftHSM token through p11-kit, and the split key with a
+/// `tamga cosigner serve` process; TSA and OCSP on loopback.
+final class CompareCommandTests: XCTestCase {
+    private var binary: String { TestEnvironment.productsDirectory.appendingPathComponent("tamga").path }
+
+    func testCardTokenAndSplitKeySideBySideEachVerifiedAndOneCombinedContainer() throws {
+        let folder = try TestEnvironment.temporaryFolder("compare")
+        defer { TestEnvironment.removeFolder(folder) }
+        let token = try SoftHSMToken.shared.get()
+        let pki = folder.appendingPathComponent("pki")
+        try FileManager.default.copyItem(atPath: TestEnvironment.fixture("pki"), toPath: pki.path)
+        let services = try TestServices(pki: pki.path)
+        defer { services.stop() }
+        let rig = try PCSCRig(readers: [.init(name: "Card Reader", cards: ["idemia", nil])])
+        defer { rig.stop() }
+        let database = folder.appendingPathComponent("cosigner.db").path
+        let (server, url) = try TestEnvironment.startListening(executable: binary, [
+            "cosigner", "serve", "--db", database, "--ca-cert", pki.appendingPathComponent("issuing-ca.cert.pem").path,
+            "--ca-key", pki.appendingPathComponent("issuing-ca.key.pem").path, "--ca-index", pki.appendingPathComponent("issuing-ca.index.txt").path,
+            "--ocsp", services.url("ocsp").absoluteString])
+        defer { TestEnvironment.terminate(server) }
+
+        var environment = rig.environment
+        environment["SOFTHSM2_CONF"] = token.configuration
+        environment["XDG_DATA_HOME"] = folder.appendingPathComponent("xdg").path
+        environment["TAMGA_PIN"] = "24680"
+        let code = try TestEnvironment.run(binary, ["cosigner", "issue-code", "38001085718", "--db", database]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let enrolled = try TestEnvironment.run(binary, ["threshold", "enroll", "--server", url.absoluteString, "--code", code, "--account", "38001085718"],
+                                               environment: environment)
+        XCTAssertEqual(enrolled.status, 0, enrolled.error)
+        environment["TAMGA_PIN"] = nil
+        environment["TAMGA_CARD_PIN"] = "12345"
+        environment["TAMGA_PKCS11_PIN"] = SoftHSMToken.pin
+        environment["TAMGA_THRESHOLD_PIN"] = "24680"
+
+        let container = folder.appendingPathComponent("contract.asice").path
+        let document = try TestEnvironment.write("one contract, three signers\n", named: "contract.txt", in: folder)
+        XCTAssertEqual(try TestEnvironment.run(binary, ["container", "create", container, document]).status, 0)
+        let before = try TestEnvironment.bytes(container)
+        let combined = folder.appendingPathComponent("all.asice").path
+        let arguments = ["compare", container, "--with", "card", "--with", "threshold:38001085718", "--with", "pkcs11:\(SoftHSMToken.label):01",
+                         "--module", SoftHSMToken.module, "--runs", "2", "--combined", combined,
+                         "--tsa", services.url("tsa").absoluteString, "--ocsp", services.url("ocsp").absoluteString,
+                         "--certs", TestEnvironment.pki("issuing-ca.cert.pem"), "--trust", TestEnvironment.pki("root.cert.pem")]
+        let compared = try TestEnvironment.run(binary, arguments + ["--json"], environment: environment)
+        XCTAssertEqual(compared.status, 0, compared.output + compared.error)
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(compared.output.utf8)) as? [String: Any], compared.output)
+        let signers = try XCTUnwrap(report["signers"] as? [[String: Any]])
+        XCTAssertEqual(signers.map { $0["with"] as? String ?? "" }, ["card", "threshold:38001085718", "pkcs11:\(SoftHSMToken.label):01"])
+        for signer in signers {
+            XCTAssertNil(signer["error"], "\(signer)")
+            XCTAssertEqual(signer["validation"] as? String, "VALID (LT)", "\(signer)")
+            // r‖s: the IDEMIA card's key is P-384, the others P-256.
+            XCTAssertEqual(signer["signatureValueBytes"] as? Int, signer["with"] as? String == "card" ? 96 : 64, "\(signer)")
+            let phases = try XCTUnwrap(signer["phases"] as? [String: [String: Double]])
+            XCTAssertEqual(Set(phases.keys), ["prepare", "unlock", "sign", "timeStamp", "ocsp", "write", "total"])
+            for (name, statistic) in phases { XCTAssertLessThanOrEqual(statistic["median"]!, statistic["p95"]!, name) }
+            XCTAssertGreaterThan(phases["sign"]?["median"] ?? 0, 0)
+            XCTAssertGreaterThan(phases["timeStamp"]?["median"] ?? 0, 0)
+            // Each output container is checked by pyasice too, not only by tamga.
+            let output = try XCTUnwrap(signer["output"] as? String)
+            let check = try TestEnvironment.run(TestEnvironment.pyasicePython, [TestEnvironment.script("pyasice-check.py"), "--require-raw-ecdsa", output])
+            XCTAssertEqual(check.status, 0, check.output + check.error)
+        }
+        XCTAssertTrue((signers[0]["location"] as? String ?? "").contains("ID card"), "\(signers[0])")
+        XCTAssertTrue((signers[1]["location"] as? String ?? "").contains("co-signer \(url.absoluteString)"), "\(signers[1])")
+        XCTAssertTrue((signers[2]["location"] as? String ?? "").contains("token \"\(SoftHSMToken.label)\""), "\(signers[2])")
+        XCTAssertGreaterThan((signers[1]["phases"] as? [String: [String: Double]])?["unlock"]?["median"] ?? 0, 0.01, "the share's PBKDF2 unlock")
+        let all = try XCTUnwrap(report["combined"] as? [String: Any])
+        XCTAssertEqual(all["signatures"] as? Int, 3)
+        XCTAssertEqual(all["validation"] as? String, "VALID")
+        XCTAssertEqual(try TestEnvironment.bytes(container), before, "the input container is never touched")
+
+        // The table, and a signer that fails in its own column while the others still run.
+        environment["TAMGA_CARD_PIN"] = "99999"
+        let table = try TestEnvironment.run(binary, arguments.filter { $0 != "--combined" && $0 != combined } + ["--runs", "1", "--force"],
+                                            environment: environment)
+        XCTAssertEqual(table.status, 1, "one signer failed")
+        XCTAssertTrue(table.output.contains("PIN/unlock ms"), table.output)
+        XCTAssertTrue(table.output.contains("FAILED: wrong-pin"), table.output)
+        XCTAssertTrue(table.output.contains("card failed: Wrong PIN2: 2 tries left"), table.output)
+        XCTAssertEqual(table.output.components(separatedBy: "VALID (LT)").count - 1, 2, "the other two still signed: \(table.output)")
+    }
+}
