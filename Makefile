@@ -9,6 +9,14 @@ PREFIX ?= /usr/local
 # saves about 5 ms of dynamic loading each time (bench/readers-listing.sh).
 RELEASE := -c release --static-swift-stdlib
 DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man/man1
+DOCDIR ?= $(PREFIX)/share/doc/tamga
+# Packaged rules live under /lib/udev (PREFIX=/usr); an administrator's under /etc/udev.
+UDEVDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/udev/rules.d,/etc/udev/rules.d)
+# make install CONFIGURATION=debug installs the debug build (the install check in make test).
+CONFIGURATION ?= release
+BUILD_FLAGS = $(if $(filter debug,$(CONFIGURATION)),,$(RELEASE))
 
 # Debian packages: build (C libraries behind the .systemLibrary targets) and checks
 # (the independent verifiers the tests run: openssl, xmlsec1, pyasice's Python stack).
@@ -17,7 +25,7 @@ CHECK_PACKAGES := xmlsec1 curl openssl iproute2 faketime pcscd vsmartcard-vpcd s
                   util-linux
 BENCH_PACKAGES := time zip coreutils opensc pcsc-tools gcc softhsm2
 
-.PHONY: demo test build release deps test-deps bench vectors clean
+.PHONY: demo test build release deps test-deps bench vectors clean install uninstall
 
 deps:
 	@scripts/ensure-packages.sh $(BUILD_PACKAGES)
@@ -40,24 +48,37 @@ test: test-deps
 	@echo "== checking the independent checkers and the test services themselves"
 	@scripts/test-crosscheck.sh
 	@scripts/test-services-selftest.sh
+	@scripts/test-install.sh
 	@echo "== swift test"
 	$(SWIFT) test --skip-build --disable-swift-testing
 
 bench: release
 	@scripts/ensure-packages.sh $(BENCH_PACKAGES)
-	@bench/container-speed.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)/tamga"
-	@bench/signing-phases.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)/tamga"
-	@bench/readers-listing.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)/tamga"
-	@bench/card-signing.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
-	@bench/pkcs11-signing.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
-	@bench/threshold.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
-	@bench/cosigner.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
+	@bench/run-all "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
 
 # Rewrites Fixtures/threshold/{transcript,primitives}.json (new safe primes, recorded tapes): only on purpose.
 vectors: deps
 	$(SWIFT) build --build-tests
 	TAMGA_REGENERATE_VECTORS=1 $(SWIFT) test --skip-build --disable-swift-testing --filter GoldenVectorTests/testRecordedTranscriptReplaysByteForByte
 	TAMGA_REGENERATE_VECTORS=1 $(SWIFT) test --skip-build --disable-swift-testing --filter PrimitiveVectorTests
+
+# The tamga binary, the udev rules (udev/README.md: when they are needed), the manual page made
+# from the built-in help (tamga help --man), and the reference documents.
+install: deps
+	$(SWIFT) build $(BUILD_FLAGS) --product tamga
+	install -D -m 0755 "$$($(SWIFT) build $(BUILD_FLAGS) --show-bin-path)/tamga" "$(DESTDIR)$(BINDIR)/tamga"
+	install -D -m 0644 udev/60-tamga-tokens.rules "$(DESTDIR)$(UDEVDIR)/60-tamga-tokens.rules"
+	install -d -m 0755 "$(DESTDIR)$(MANDIR)" "$(DESTDIR)$(DOCDIR)"
+	"$$($(SWIFT) build $(BUILD_FLAGS) --show-bin-path)/tamga" help --man > "$(DESTDIR)$(MANDIR)/tamga.1"
+	chmod 0644 "$(DESTDIR)$(MANDIR)/tamga.1"
+	install -m 0644 README.md docs/cli.md docs/cosigner-api.md "$(DESTDIR)$(DOCDIR)/"
+	install -m 0644 udev/README.md "$(DESTDIR)$(DOCDIR)/udev.md"
+	@if [ -z "$(DESTDIR)" ]; then echo "installed. For the udev rules to apply now: udevadm control --reload && udevadm trigger --subsystem-match=usb --action=change"; fi
+
+uninstall:
+	rm -f "$(DESTDIR)$(BINDIR)/tamga" "$(DESTDIR)$(UDEVDIR)/60-tamga-tokens.rules" "$(DESTDIR)$(MANDIR)/tamga.1"
+	rm -f "$(DESTDIR)$(DOCDIR)/README.md" "$(DESTDIR)$(DOCDIR)/cli.md" "$(DESTDIR)$(DOCDIR)/cosigner-api.md" "$(DESTDIR)$(DOCDIR)/udev.md"
+	-rmdir "$(DESTDIR)$(DOCDIR)" 2>/dev/null
 
 clean:
 	rm -rf .build

@@ -36,4 +36,5 @@ print(f"EstEID IDEMIA virtual card, {len(stack)} signatures each, median per sig
 print(f"  tamga IDCardSigner.sign   {s * 1000:7.2f} ms")
 print(f"  plain APDU loop (C)       {l * 1000:7.2f} ms")
 print(f"  stack overhead            {(s / l - 1) * 100:+6.1f} %   (target: under +10 %)")
+print(f"SUMMARY|card signing (virtual EstEID, pcscd)|IDCardSigner.sign / plain C APDU loop|{s * 1000:.2f} ms|{l * 1000:.2f} ms|{s / l:.2f}|< 1.10 {'met' if s / l < 1.10 else 'NOT met'}")
 PY

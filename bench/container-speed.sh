@@ -52,7 +52,7 @@ for kind in random text; do
   measure tamga-create+sign-1-pass "$TAMGA" sign "$WORK/c.asice" "$FILE" --with "key:$PKI/ec-p256.key.pem" --cert "$PKI/ec-p256.cert.pem" -q
   echo
   echo "== ${SIZE_MB} MB ${kind} file ($(stat -c %s "$WORK/c.asice") byte container, zip -6: $(stat -c %s "$WORK/z.zip"))"
-  /usr/bin/python3 - "$WORK/results" <<'PY'
+  /usr/bin/python3 - "$WORK/results" "$kind" "$SIZE_MB" <<'PY'
 import sys
 rows = {}
 for line in open(sys.argv[1]):
@@ -67,5 +67,7 @@ cs = rows["tamga-create"][0] + rows["tamga-sign"][0]
 print(f"{'create, then sign':<26}{cs:>9.2f}{'':>12}{cs / max(sha, 0.01):>13.2f}{cs / max(baseline, 0.01):>19.2f}")
 worst = max(v[1] for k, v in rows.items() if k.startswith("tamga"))
 print(f"largest tamga RSS: {worst:.1f} MB (target < 64 MB)")
+kind, size = sys.argv[2], sys.argv[3]
+print(f"SUMMARY|container, {size} MB {kind}|create+sign / (sha256sum+zip -6)|{cs:.2f} s|{baseline:.2f} s|{cs / max(baseline, 0.01):.2f}|RSS {worst:.0f} MB < 64 {'met' if worst < 64 else 'NOT met'}")
 PY
 done

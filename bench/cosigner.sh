@@ -34,4 +34,6 @@ print(f"  enrollment          median {statistics.median(enroll):7.1f} ms  p95 {p
 print(f"  approve             median {statistics.median(approve):7.1f} ms  p95 {p95(approve):7.1f} ms   target <= 40 ms: {'met' if statistics.median(approve) <= 40 else 'NOT met'}")
 print(f"  8 clients, 500 sig  {rate:7.1f} signatures/s               target >= 50/s: {'met' if rate >= 50 else 'NOT met'}")
 print(f"  server RSS          {int(sys.argv[2]) / 1024:7.1f} MiB after the load")
+print(f"SUMMARY|co-signer over loopback|approve median / 40 ms target|{statistics.median(approve):.1f} ms|40 ms|{statistics.median(approve) / 40:.2f}|{'met' if statistics.median(approve) <= 40 else 'NOT met'}")
+print(f"SUMMARY|co-signer over loopback|8 clients: signatures/s vs 50/s target|{rate:.1f}/s|50/s|{rate / 50:.2f}|{'met' if rate >= 50 else 'NOT met'}")
 PY

@@ -40,4 +40,7 @@ for label, command in commands.items():
 print(f"6 readers (4 cards), median of {runs} runs, same pcscd:")
 for label, seconds in results.items():
     print(f"  {label:<22}{seconds * 1000:8.1f} ms   tamga / this = {results['tamga readers --json'] / seconds:.2f}")
+t = results['tamga readers --json']
+for peer in ["pcsc_scan -r", "opensc-tool -l"]:
+    print(f"SUMMARY|reader listing (6 readers, 4 cards)|tamga readers --json / {peer}|{t * 1000:.1f} ms|{results[peer] * 1000:.1f} ms|{t / results[peer]:.2f}|floor (tamga --version) {results['tamga --version (floor)'] * 1000:.1f} ms")
 PY

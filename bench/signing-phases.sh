@@ -43,4 +43,6 @@ for key in ["ec-p256", "ec-p384", "rsa-2048"]:
         return f"{statistics.median(values):7.1f} / {values[max(0, int(len(values) * 0.95) - 1)]:6.1f}"
     totals = [sum(r[p] for p in phases) for r in rows]
     print(f"{key:<10}" + "".join(f"{stat([r[p] for r in rows]):>16}" for p in phases) + f"{stat(totals):>16}")
+    network = statistics.median([r["timeStamp"] + r["ocsp"] for r in rows])
+    print(f"SUMMARY|LT signing, key file {key}|total / TSA+OCSP round trips|{statistics.median(totals) * 1000:.1f} ms|{network * 1000:.1f} ms|{statistics.median(totals) / network:.2f}|")
 PY

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # demo.sh TAMGA — the main job on the embedded default, unattended: pack a few files into an
-# ASiC-E container, sign it with the test PKI's keys and with a (virtual) ID card in a USB
-# reader behind a private pcscd, verify it with tamga and with independent verifiers, then show
-# that a tampered copy is caught.
+# ASiC-E container, sign it with the test PKI's keys, with a (virtual) ID card in a USB reader
+# behind a private pcscd, with a key on a SoftHSM token, and with a split (2-of-2 threshold)
+# key shared with a local co-signer; verify it with tamga and with independent verifiers,
+# compare the card, the token and the split key side by side, then show that a tampered copy
+# is caught. Every process it starts is stopped at the end.
 # The results stay in .build/demo/ for a look afterwards.
 set -euo pipefail
 TAMGA=${1:?usage: demo.sh PATH-TO-TAMGA}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PKI=$REPO/Fixtures/pki
 OUT=$REPO/.build/demo
 rm -rf "$OUT" && mkdir -p "$OUT/files"
+# A copy of the test PKI: the co-signer's CA appends the split key's certificate to its index,
+# which the OCSP responder reads; the repository's fixtures stay as they are.
+cp -r "$REPO/Fixtures/pki" "$OUT/pki"
+PKI=$OUT/pki
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 show() { printf '$ %s\n' "$*"; "$@"; }
@@ -68,7 +73,46 @@ echo "exit code: $status"
 [ "$status" -eq 9 ] && cmp -s "$OUT/demo.asice" "$OUT/before-wrong-pin.asice" || { echo "demo: a wrong PIN was not handled as it must be" >&2; exit 1; }
 rm "$OUT/before-wrong-pin.asice"
 
-step "Add an archive time-stamp to all three signatures (LTA)"
+step "Start a SoftHSM token (a PKCS#11 token in files, private to this demo) holding an EC P-256 key and its certificate"
+export SOFTHSM2_CONF=$OUT/softhsm/softhsm2.conf
+mkdir -p "$OUT/softhsm/tokens"
+printf 'directories.tokendir = %s\nobjectstore.backend = file\nlog.level = ERROR\nslots.removable = false\n' "$OUT/softhsm/tokens" > "$SOFTHSM2_CONF"
+SOFTHSM=/usr/lib/softhsm/libsofthsm2.so
+softhsm2-util --init-token --free --label demo-token --so-pin 12345678 --pin 123456 > /dev/null
+pkcs11-tool --module "$SOFTHSM" --token-label demo-token --login --pin 123456 --write-object "$PKI/other-ec-p256.key.pem" --type privkey \
+  --id 01 --label demo-key --usage-sign > /dev/null
+pkcs11-tool --module "$SOFTHSM" --token-label demo-token --login --pin 123456 --write-object "$PKI/other-ec-p256.cert.der" --type cert \
+  --id 01 --label demo-key > /dev/null
+show "$TAMGA" tokens --module "$SOFTHSM" --token demo-token
+
+step "Sign with the token's key: the token PIN from TAMGA_PIN here (123456), asked on the terminal otherwise"
+echo "$ TAMGA_PIN=123456 $TAMGA sign $OUT/demo.asice --with pkcs11:demo-token:01 --module $SOFTHSM --ocsp $SERVICES/ocsp --certs $PKI/issuing-ca.cert.pem --role Notary"
+TAMGA_PIN=123456 "$TAMGA" sign "$OUT/demo.asice" --with pkcs11:demo-token:01 --module "$SOFTHSM" --ocsp "$SERVICES/ocsp" \
+  --certs "$PKI/issuing-ca.cert.pem" --role "Notary"
+
+step "Start the co-signer (the server half of split keys): SQLite file, the test CA certifies enrolled keys, 127.0.0.1 only"
+"$TAMGA" cosigner serve --db "$OUT/cosigner.db" --ca-cert "$PKI/issuing-ca.cert.pem" --ca-key "$PKI/issuing-ca.key.pem" \
+  --ca-index "$PKI/issuing-ca.index.txt" --ocsp "$SERVICES/ocsp" > "$OUT/cosigner.out" 2> "$OUT/cosigner.log" &
+COSIGNER_PID=$!
+PIDS+=("$COSIGNER_PID")
+for _ in $(seq 100); do grep -q '^listening ' "$OUT/cosigner.out" 2>/dev/null && break; sleep 0.1; done
+COSIGNER=$(sed -n 's/^listening //p' "$OUT/cosigner.out")
+[ -n "$COSIGNER" ] || { echo "demo: the co-signer did not start (see $OUT/cosigner.log)" >&2; exit 1; }
+echo "co-signer: $COSIGNER (pid $COSIGNER_PID, stopped when the demo ends)"
+
+step "The operator issues a one-time enrollment code; this device enrolls a split signing key (PIN2 24680 from TAMGA_PIN here)"
+export XDG_DATA_HOME=$OUT/device   # where this device keeps its share, device key and certificate
+CODE=$("$TAMGA" cosigner issue-code 38001085718 --db "$OUT/cosigner.db")
+echo "enrollment code: $CODE"
+echo "$ TAMGA_PIN=24680 $TAMGA threshold enroll --server $COSIGNER --code $CODE --account 38001085718"
+TAMGA_PIN=24680 "$TAMGA" threshold enroll --server "$COSIGNER" --code "$CODE" --account 38001085718
+
+step "Sign with the split key: neither this device nor the co-signer ever holds the whole key"
+echo "$ TAMGA_PIN=24680 $TAMGA sign $OUT/demo.asice --with threshold:38001085718 --ocsp $SERVICES/ocsp --certs $PKI/issuing-ca.cert.pem --role Guarantor"
+TAMGA_PIN=24680 "$TAMGA" sign "$OUT/demo.asice" --with threshold:38001085718 --ocsp "$SERVICES/ocsp" --certs "$PKI/issuing-ca.cert.pem" --role "Guarantor"
+show "$TAMGA" threshold activity --account 38001085718
+
+step "Add an archive time-stamp to all five signatures (LTA)"
 show "$TAMGA" extend "$OUT/demo.asice" --to LTA
 
 step "List the container"
@@ -85,6 +129,13 @@ show "$REPO/.build/pyasice-venv/bin/python" "$REPO/scripts/pyasice-check.py" "$O
 
 step "Independent check 3: the time-stamps and OCSP responses with the openssl command line"
 show /usr/bin/python3 "$REPO/scripts/lt-check.py" "$OUT/demo.asice" --ca "$PKI/root.cert.pem" --untrusted "$PKI/issuing-ca.cert.pem"
+
+step "Compare the card, the split key and the token on the same content: 3 runs each, every result verified, one combined container"
+"$TAMGA" container create "$OUT/compare.asice" "$OUT/files/agreement ö #1.txt" "$OUT/files/invoice.json" --force -q
+echo "$ TAMGA_CARD_PIN=12345 TAMGA_THRESHOLD_PIN=24680 TAMGA_PKCS11_PIN=123456 $TAMGA compare $OUT/compare.asice --with card --with threshold --with pkcs11:demo-token:01 ..."
+TAMGA_CARD_PIN=12345 TAMGA_THRESHOLD_PIN=24680 TAMGA_PKCS11_PIN=123456 "$TAMGA" compare "$OUT/compare.asice" \
+  --with card --with threshold --with pkcs11:demo-token:01 --module "$SOFTHSM" --runs 3 --combined "$OUT/all-three.asice" \
+  --ocsp "$SERVICES/ocsp" --certs "$PKI/issuing-ca.cert.pem" --trust "$PKI/root.cert.pem" --quiet
 
 step "Tamper with one byte of a signed document: verification must fail (exit 1)"
 cp "$OUT/demo.asice" "$OUT/tampered.asice"

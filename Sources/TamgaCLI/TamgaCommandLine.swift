@@ -64,6 +64,7 @@ public enum TamgaCommandLine {
         case "--help", "-h", "help":
             let topic = Array(words.dropFirst())
             if topic.isEmpty { terminal.line(overview); return .success }
+            if topic == ["--man"] { terminal.line(ManualPage.render(commands: commands, version: version, overview: overview)); return .success }
             guard let command = find(topic) else { terminal.error("tamga: no command \"\(topic.joined(separator: " "))\"\n\n\(overview)"); return .usage }
             terminal.line(command.type.helpText)
             return .success
@@ -74,7 +75,7 @@ public enum TamgaCommandLine {
             if first == "container" {
                 terminal.error("tamga: container needs one of: create, add, remove, ls, extract\n\n\(overview)")
             } else if first == "threshold" {
-                terminal.error("tamga: threshold needs one of: enroll, pending, approve, activity, verify-pin, change-pin, delete\n\n\(overview)")
+                terminal.error("tamga: threshold needs one of: enroll, pending, info, approve, activity, verify-pin, change-pin, delete\n\n\(overview)")
             } else if first == "cosigner" {
                 terminal.error("tamga: cosigner needs one of: serve, issue-code\n\n\(overview)")
             } else if first == "card" {
