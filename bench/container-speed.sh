@@ -5,6 +5,8 @@
 # Targets (issue 2): create + sign of incompressible data within 1.5x of sha256sum (the
 # one-pass `tamga sign NEW.asice FILE` row), RSS under 64 MB whatever the size.
 # Two separate commands (create, then sign) write the container twice: that row is printed too.
+# Signatures are made at profile B (and verified with --min-profile B): the time-stamp and OCSP
+# round trips are the same few milliseconds whatever the size (bench/signing-phases.sh times them).
 # Needs 4 x SIZE_MB of free disk in .build/bench.
 set -euo pipefail
 TAMGA=${1:?usage: container-speed.sh PATH-TO-TAMGA [SIZE_MB]}
@@ -46,10 +48,10 @@ for kind in random text; do
   measure sha256sum sha256sum "$FILE"
   measure zip zip -q -6 "$WORK/z.zip" "$FILE"
   measure tamga-create "$TAMGA" container create "$WORK/c.asice" "$FILE" -q
-  measure tamga-sign "$TAMGA" sign "$WORK/c.asice" --with "key:$PKI/ec-p256.key.pem" --cert "$PKI/ec-p256.cert.pem" -q
-  measure tamga-verify "$TAMGA" verify "$WORK/c.asice" --trust "$PKI/chain.pem" -q
+  measure tamga-sign "$TAMGA" sign "$WORK/c.asice" --with "key:$PKI/ec-p256.key.pem" --cert "$PKI/ec-p256.cert.pem" --profile B -q
+  measure tamga-verify "$TAMGA" verify "$WORK/c.asice" --trust "$PKI/chain.pem" --min-profile B -q
   rm -f "$WORK/c.asice"
-  measure tamga-create+sign-1-pass "$TAMGA" sign "$WORK/c.asice" "$FILE" --with "key:$PKI/ec-p256.key.pem" --cert "$PKI/ec-p256.cert.pem" -q
+  measure tamga-create+sign-1-pass "$TAMGA" sign "$WORK/c.asice" "$FILE" --with "key:$PKI/ec-p256.key.pem" --cert "$PKI/ec-p256.cert.pem" --profile B -q
   echo
   echo "== ${SIZE_MB} MB ${kind} file ($(stat -c %s "$WORK/c.asice") byte container, zip -6: $(stat -c %s "$WORK/z.zip"))"
   /usr/bin/python3 - "$WORK/results" "$kind" "$SIZE_MB" <<'PY'
@@ -68,6 +70,9 @@ print(f"{'create, then sign':<26}{cs:>9.2f}{'':>12}{cs / max(sha, 0.01):>13.2f}{
 worst = max(v[1] for k, v in rows.items() if k.startswith("tamga"))
 print(f"largest tamga RSS: {worst:.1f} MB (target < 64 MB)")
 kind, size = sys.argv[2], sys.argv[3]
+one = rows["tamga-create+sign-1-pass"][0]
 print(f"SUMMARY|container, {size} MB {kind}|create+sign / (sha256sum+zip -6)|{cs:.2f} s|{baseline:.2f} s|{cs / max(baseline, 0.01):.2f}|RSS {worst:.0f} MB < 64 {'met' if worst < 64 else 'NOT met'}")
+note = f"< 1.5 {'met' if one / max(sha, 0.01) < 1.5 else 'NOT met'}" if kind == "random" else "deflate bound (zip -6 alone above)"
+print(f"SUMMARY|container, {size} MB {kind}|one-pass create+sign / sha256sum|{one:.2f} s|{sha:.2f} s|{one / max(sha, 0.01):.2f}|{note}")
 PY
 done

@@ -33,6 +33,9 @@ sign = statistics.median(values["sign"])
 for label, ms in [("Lindell 2017 paper", 37.0), ("Unbound", 15.0), ("cb-mpc with its c3 proof", 73.0)]:
     print(f"    {label:<26} {ms:6.1f} ms   ours / theirs = {sign / ms:4.2f}")
 print("  floor: one CRT decryption (the client must do at least this per signature)")
-print(f"SUMMARY|threshold signing in process|sign / Lindell 2017 paper (37 ms)|{sign:.1f} ms|37.0 ms|{sign / 37.0:.2f}|<= 25 ms {'met' if sign <= 25 else 'NOT met'}")
-print(f"SUMMARY|threshold enrollment in process|enroll / target|{statistics.median(values['enroll']):.1f} ms|300 ms|{statistics.median(values['enroll']) / 300:.2f}|<= 300 ms {'met' if statistics.median(values['enroll']) <= 300 else 'NOT met'}")
+enroll = statistics.median(values["enroll"])
+sign_verdict = "met" if sign <= 25 else "NOT met"
+enroll_verdict = "met" if enroll <= 300 else "NOT met"
+print(f"SUMMARY|threshold signing in process|sign / Lindell 2017 paper (37 ms)|{sign:.1f} ms|37.0 ms|{sign / 37.0:.2f}|<= 25 ms {sign_verdict}")
+print(f"SUMMARY|threshold enrollment in process|enroll / target|{enroll:.1f} ms|300 ms|{enroll / 300:.2f}|<= 300 ms {enroll_verdict}")
 '

@@ -42,6 +42,29 @@ final class DatabaseTests: XCTestCase {
         try database.transaction { try database.execute("INSERT INTO keys VALUES ('b', x'01')") }
         XCTAssertEqual(try database.query("SELECT count(*) FROM keys").first?.first, .integer(1))
     }
+
+    /// A store method's own transaction inside a larger one (enrollment: code, key and device
+    /// together) is a savepoint: the outer one stays all-or-nothing.
+    func testNestedTransactionsAreSavepointsOfTheOuterOne() throws {
+        let database = try Database(path: folder.appendingPathComponent("n.db").path, migrations: migrations)
+        struct Abort: Error {}
+        // Inner succeeds, outer fails afterwards: nothing stays.
+        XCTAssertThrowsError(try database.transaction {
+            try database.transaction { try database.execute("INSERT INTO keys VALUES ('inner', x'00')") }
+            try database.execute("INSERT INTO keys VALUES ('outer', x'00')")
+            throw Abort()
+        })
+        XCTAssertEqual(try database.query("SELECT count(*) FROM keys").first?.first, .integer(0))
+        // Inner fails and the outer carries on: only the outer's row stays.
+        try database.transaction {
+            XCTAssertThrowsError(try database.transaction {
+                try database.execute("INSERT INTO keys VALUES ('inner', x'00')")
+                throw Abort()
+            })
+            try database.execute("INSERT INTO keys VALUES ('outer', x'00')")
+        }
+        XCTAssertEqual(try database.query("SELECT id FROM keys").map { $0[0].text ?? "" }, ["outer"])
+    }
 }
 
 final class HTTPServerTests: XCTestCase {

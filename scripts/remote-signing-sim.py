@@ -1,0 +1,387 @@
+#!/usr/bin/python3
+"""remote-signing-sim.py — TEST ONLY simulators of the Mobile-ID REST API (MID) and the Smart-ID
+RP API v2, on 127.0.0.1, signing with the test PKI's keys. Written from the published API
+descriptions (shared facts: remote-services.md), sharing no code with tamga.
+
+usage: remote-signing-sim.py --pki DIR [--port PORT] [--tls-cert PEM --tls-key PEM] [--exit-with-parent]
+
+Prints one line "listening http(s)://127.0.0.1:PORT" when ready; serves until SIGTERM/SIGINT.
+Relying party: UUID 00000000-0000-0000-0000-000000000000, name DEMO (case-insensitive), else 401.
+
+Mobile-ID, under /mid-api:
+  POST /certificate              {relyingPartyUUID, relyingPartyName, phoneNumber, nationalIdentityNumber}
+  POST /signature                + {hash (base64), hashType SHA256|SHA384|SHA512, language, displayText, displayTextFormat}
+  GET  /signature/session/{id}?timeoutMs=N   long poll (clamped 1000..120000; early answer when done;
+                                 a newer poll of the same session makes the older one answer RUNNING)
+  GET  /version
+ personas (phone / national id -> end result), as SK's demo environment:
+  +37200000766 / 60001019906  OK, EC P-256 (raw r||s), Fixtures ec-p256
+  +37200000767 / 60001019907  OK, RSA 2048 (PKCS#1 v1.5), Fixtures rsa-2048   [simulator only]
+  +37200000366 / 60001019928  NOT_MID_CLIENT (certificate: NOT_FOUND)
+  +37201100266 / 60001019950  USER_CANCELLED      +37213100266 / 60001019983  PHONE_ABSENT
+  +37207110066 / 60001019947  DELIVERY_ERROR      +37201200266 / 60001019972  SIM_ERROR
+  +37200000666 / 60001019961  SIGNATURE_HASH_MISMATCH
+  +37066000266 / 50001018908  EXPIRED_TRANSACTION (legacy timeout)
+  +37200009991 / 60001019991  session status is not JSON                        [simulator only]
+  +37200009992 / 60001019992  never completes (RUNNING forever)                  [simulator only]
+  +37200009993 / 60001019993  OK, but signs another hash                         [simulator only]
+
+Smart-ID v2, under /smart-id-rp/v2:
+  POST certificatechoice/etsi/PNO{CC}-{code}, certificatechoice/document/{documentNumber}
+  POST signature/document/{documentNumber}, signature/etsi/PNO{CC}-{code}
+  GET  session/{id}?timeoutMs=N
+ personas by identity code (document number = PNO{CC}-{code}-MOCK-Q; any country EE/LV/LT):
+  30303039914 OK (RSA 2048, Fixtures rsa-2048)   30403039917 USER_REFUSED
+  30403039928 USER_REFUSED_DISPLAYTEXTANDPIN     30403039939 USER_REFUSED_VC_CHOICE
+  30403039946 USER_REFUSED_CONFIRMATIONMESSAGE   30403039950 USER_REFUSED_CONFIRMATIONMESSAGE_WITH_VC_CHOICE
+  30403039972 WRONG_VC                           30403039983 TIMEOUT
+  30403039994 garbage session body   30403039995 HTTP 580 on signature   30403039996 never completes
+  30403039997 OK but signs another hash          [the last four: simulator only]
+  anything else: 404 (no such account)
+
+Test hooks: GET /_sim/code/{sessionID} -> {"code": "NNNN"}, the verification code the phone shows
+(computed here independently); GET /health.
+"""
+import argparse
+import base64
+import binascii
+import hashlib
+import http.server
+import json
+import os
+import re
+import signal
+import ssl
+import sys
+import threading
+import time
+import uuid
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa, utils
+
+HOST = "127.0.0.1"
+RP_UUID = "00000000-0000-0000-0000-000000000000"
+RP_NAME = "demo"
+STOP = threading.Event()
+HASHES = {"SHA256": (hashes.SHA256(), 32), "SHA384": (hashes.SHA384(), 48), "SHA512": (hashes.SHA512(), 64)}
+
+
+def log(text):
+    sys.stderr.write("remote-signing-sim: %s\n" % text)
+    sys.stderr.flush()
+
+
+def mid_code(digest):
+    """6 top bits of the first byte, then 7 low bits of the last, as 4 digits."""
+    return "%04d" % (((digest[0] >> 2) << 7) | (digest[-1] & 0x7F))
+
+
+def sid_code(digest):
+    """SHA-256 of the raw hash, its last two bytes big-endian, mod 10000."""
+    h = hashlib.sha256(digest).digest()
+    return "%04d" % (int.from_bytes(h[-2:], "big") % 10000)
+
+
+class Key:
+    def __init__(self, pki, name):
+        with open(os.path.join(pki, name + ".key.pem"), "rb") as f:
+            self.key = serialization.load_pem_private_key(f.read(), None)
+        with open(os.path.join(pki, name + ".cert.der"), "rb") as f:
+            self.cert_der = f.read()
+
+    def sign(self, digest, hash_name):
+        algorithm = utils.Prehashed(HASHES[hash_name][0])
+        if isinstance(self.key, ec.EllipticCurvePrivateKey):
+            r, s = utils.decode_dss_signature(self.key.sign(digest, ec.ECDSA(algorithm)))
+            size = (self.key.curve.key_size + 7) // 8
+            return r.to_bytes(size, "big") + s.to_bytes(size, "big"), "%sWithECEncryption" % hash_name
+        return self.key.sign(digest, padding.PKCS1v15(), algorithm), "%sWithRSAEncryption" % hash_name
+
+
+class Session:
+    def __init__(self, kind, result, delay=0.3):
+        self.kind, self.result, self.created = kind, result, time.time()
+        self.done_at = self.created + delay
+        self.payload = {}
+        self.code = None
+        self.poll_generation = 0
+        self.cond = threading.Condition()
+
+
+class Simulator:
+    def __init__(self, pki):
+        self.keys = {"ec": Key(pki, "ec-p256"), "rsa": Key(pki, "rsa-2048")}
+        self.sessions = {}
+        self.lock = threading.Lock()
+        self.recent = {}   # Smart-ID idempotency: request key -> (time, sessionID)
+        self.mid_personas = {
+            ("+37200000766", "60001019906"): ("OK", "ec"), ("+37200000767", "60001019907"): ("OK", "rsa"),
+            ("+37200000366", "60001019928"): ("NOT_MID_CLIENT", None), ("+37201100266", "60001019950"): ("USER_CANCELLED", "ec"),
+            ("+37213100266", "60001019983"): ("PHONE_ABSENT", "ec"), ("+37207110066", "60001019947"): ("DELIVERY_ERROR", "ec"),
+            ("+37201200266", "60001019972"): ("SIM_ERROR", "ec"), ("+37200000666", "60001019961"): ("SIGNATURE_HASH_MISMATCH", "ec"),
+            ("+37066000266", "50001018908"): ("EXPIRED_TRANSACTION", "ec"), ("+37200009991", "60001019991"): ("GARBAGE", "ec"),
+            ("+37200009992", "60001019992"): ("NEVER", "ec"), ("+37200009993", "60001019993"): ("OTHER_HASH", "ec"),
+        }
+        self.sid_personas = {
+            "30303039914": "OK", "30403039917": "USER_REFUSED", "30403039928": "USER_REFUSED_DISPLAYTEXTANDPIN",
+            "30403039939": "USER_REFUSED_VC_CHOICE", "30403039946": "USER_REFUSED_CONFIRMATIONMESSAGE",
+            "30403039950": "USER_REFUSED_CONFIRMATIONMESSAGE_WITH_VC_CHOICE", "30403039972": "WRONG_VC",
+            "30403039983": "TIMEOUT", "30403039994": "GARBAGE", "30403039995": "MAINTENANCE", "30403039996": "NEVER",
+            "30403039997": "OTHER_HASH",
+        }
+
+    def add(self, session):
+        sid = str(uuid.uuid4())
+        with self.lock:
+            self.sessions[sid] = session
+        return sid
+
+    def get(self, sid):
+        with self.lock:
+            session = self.sessions.get(sid)
+        if session and time.time() - session.created > 300:
+            return None
+        return session
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    sim = None
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt, *args):
+        log(fmt % args)
+
+    def _send(self, status, body, ctype="application/json"):
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _error(self, status, message):
+        self._send(status, {"error": message, "time": time.strftime("%Y-%m-%dT%H:%M:%S"), "traceId": uuid.uuid4().hex[:16]})
+
+    def _json(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            return json.loads(self.rfile.read(length) or b"{}")
+        except ValueError:
+            return None
+
+    def _rp_ok(self, body):
+        return body.get("relyingPartyUUID") == RP_UUID and str(body.get("relyingPartyName", "")).lower() == RP_NAME
+
+    def _timeout(self):
+        match = re.search(r"timeoutMs=(\d+)", self.path)
+        value = int(match.group(1)) if match else 10000
+        return min(max(value, 1000), 120000) / 1000.0
+
+    def do_GET(self):
+        path = self.path.split("?")[0]
+        if path == "/health":
+            return self._send(200, b"ok\n", "text/plain")
+        if path.startswith("/_sim/code/"):
+            session = self.sim.get(path.rsplit("/", 1)[1])
+            return self._send(200, {"code": session.code}) if session and session.code else self._error(404, "no such session")
+        if path == "/mid-api/version":
+            return self._send(200, b"Version: 5.1.0. Built: 01.11.2026 10:00", "text/plain")
+        match = re.fullmatch(r"/mid-api/(signature|authentication)/session/([0-9a-f-]+)", path)
+        if match:
+            return self._poll(match.group(2), "mid")
+        match = re.fullmatch(r"/smart-id-rp/v2/session/([0-9a-f-]+)", path)
+        if match:
+            return self._poll(match.group(1), "sid")
+        self._error(404, "not found")
+
+    def _poll(self, sid, service):
+        session = self.sim.get(sid)
+        if session is None or session.kind.split("-")[0] != service:
+            return self._error(404, "session not found")
+        with session.cond:
+            session.poll_generation += 1
+            mine = session.poll_generation
+        deadline = time.time() + self._timeout()
+        never = session.result == "NEVER"
+        while time.time() < deadline and (never or time.time() < session.done_at):
+            time.sleep(min(0.05, max(0.0, deadline - time.time())))
+            if session.poll_generation != mine:
+                break   # a newer poll took over: this one answers RUNNING
+        if never or time.time() < session.done_at or session.poll_generation != mine:
+            return self._send(200, {"state": "RUNNING"})
+        if session.result == "GARBAGE":
+            return self._send(200, b'{"state": "COMPLETE", "result": "OK", "signa', "application/json")
+        return self._send(200, session.payload)
+
+    def do_POST(self):
+        path = self.path.split("?")[0]
+        body = self._json()
+        if body is None or not isinstance(body, dict):
+            return self._error(400, "the body is not JSON")
+        if path.startswith("/mid-api/"):
+            return self._mid(path[len("/mid-api"):], body)
+        if path.startswith("/smart-id-rp/v2/"):
+            return self._sid(path[len("/smart-id-rp/v2/"):], body)
+        self._error(404, "not found")
+
+    # Mobile-ID
+
+    def _mid(self, path, body):
+        for field in ("relyingPartyUUID", "relyingPartyName", "phoneNumber", "nationalIdentityNumber"):
+            if not isinstance(body.get(field), str) or not body[field]:
+                return self._error(400, "%s is missing" % field)
+        if not self._rp_ok(body):
+            return self._error(401, "relying party not authorised")
+        if not re.fullmatch(r"\+\d{8,30}", body["phoneNumber"]):
+            return self._error(400, "phoneNumber is invalid")
+        persona = self.sim.mid_personas.get((body["phoneNumber"], body["nationalIdentityNumber"]))
+        if path == "/certificate":
+            if persona is None or persona[0] == "NOT_MID_CLIENT":
+                return self._send(200, {"result": "NOT_FOUND", "time": time.strftime("%Y-%m-%dT%H:%M:%S"), "traceId": "t"})
+            cert = self.sim.keys[persona[1]].cert_der
+            return self._send(200, {"result": "OK", "cert": base64.b64encode(cert).decode(), "time": "t", "traceId": "t"})
+        if path not in ("/signature", "/authentication"):
+            return self._error(404, "not found")
+        hash_type = body.get("hashType")
+        if hash_type not in HASHES:
+            return self._error(400, "hashType must be SHA256, SHA384 or SHA512")
+        try:
+            digest = base64.b64decode(body.get("hash", ""), validate=True)
+        except (binascii.Error, ValueError):
+            return self._error(400, "hash is not base64")
+        if len(digest) != HASHES[hash_type][1]:
+            return self._error(400, "The length of the hash must match the type of hash")
+        if body.get("language") not in ("EST", "ENG", "RUS", "LIT"):
+            return self._error(400, "language must be EST, ENG, RUS or LIT")
+        text, fmt = body.get("displayText", ""), body.get("displayTextFormat", "GSM-7")
+        if fmt not in ("GSM-7", "UCS-2") or len(text) > (100 if fmt == "GSM-7" else 50):
+            return self._error(400, "displayText is too long for %s" % fmt)
+        result, key = persona if persona else ("NOT_MID_CLIENT", None)
+        session = Session("mid-" + path[1:], result)
+        session.code = mid_code(digest)
+        if result in ("OK", "OTHER_HASH"):
+            signed = hashlib.new(hash_type.lower(), b"another document").digest() if result == "OTHER_HASH" else digest
+            value, algorithm = self.sim.keys[key].sign(signed, hash_type)
+            session.payload = {"state": "COMPLETE", "result": "OK", "signature": {"value": base64.b64encode(value).decode(), "algorithm": algorithm},
+                               "time": "t", "traceId": "t", "unknownFutureField": {"ignored": True}}
+        else:
+            session.payload = {"state": "COMPLETE", "result": result, "time": "t", "traceId": "t"}
+        self._send(200, {"sessionID": self.sim.add(session)})
+
+    # Smart-ID
+
+    def _sid(self, path, body):
+        if not self._rp_ok(body):
+            return self._error(401, "relying party not authenticated")
+        match = re.fullmatch(r"(certificatechoice|signature)/(etsi|document)/(.+)", path)
+        if not match:
+            return self._error(404, "not found")
+        action, by, ident = match.groups()
+        if by == "etsi":
+            semantic = re.fullmatch(r"PNO(EE|LV|LT)-(\d{11})", ident)
+            code = semantic.group(2) if semantic else None
+            country = semantic.group(1) if semantic else None
+        else:
+            document = re.fullmatch(r"PNO(EE|LV|LT)-(\d{11})-MOCK-Q", ident)
+            code = document.group(2) if document else None
+            country = document.group(1) if document else None
+        result = self.sim.sid_personas.get(code or "")
+        if result is None:
+            return self._error(404, "no such account")
+        level = body.get("certificateLevel", "QUALIFIED")
+        if level not in ("ADVANCED", "QUALIFIED", "QSCD"):
+            return self._error(400, "certificateLevel is invalid")
+        # Identical requests within 15 s return the same session, unless the nonce differs.
+        key_text = json.dumps([path, body], sort_keys=True)
+        with self.sim.lock:
+            seen = self.sim.recent.get(key_text)
+            if seen and time.time() - seen[0] < 15:
+                return self._send(200, {"sessionID": seen[1]})
+        document_number = "PNO%s-%s-MOCK-Q" % (country, code)
+        key = self.sim.keys["rsa"]
+        cert = {"value": base64.b64encode(key.cert_der).decode(), "certificateLevel": "QUALIFIED"}
+        if action == "certificatechoice":
+            session = Session("sid-cert", result)
+            outcome = "OK" if result not in ("USER_REFUSED", "TIMEOUT") else result
+            session.payload = {"state": "COMPLETE", "result": {"endResult": outcome, "documentNumber": document_number}}
+            if outcome == "OK":
+                session.payload["cert"] = cert
+            if result == "GARBAGE" or result == "NEVER":
+                session.result = "OK"
+        else:
+            if result == "MAINTENANCE":
+                return self._error(580, "system under maintenance")
+            hash_type = body.get("hashType")
+            if hash_type not in HASHES:
+                return self._error(400, "hashType must be SHA256, SHA384 or SHA512")
+            try:
+                digest = base64.b64decode(body.get("hash", ""), validate=True)
+            except (binascii.Error, ValueError):
+                return self._error(400, "hash is not base64")
+            if len(digest) != HASHES[hash_type][1]:
+                return self._error(400, "hash length does not match hashType")
+            interactions = body.get("allowedInteractionsOrder")
+            if not isinstance(interactions, list) or not interactions:
+                return self._error(400, "allowedInteractionsOrder is required")
+            first = interactions[0]
+            limits = {"displayTextAndPIN": "displayText60", "verificationCodeChoice": "displayText60",
+                      "confirmationMessage": "displayText200", "confirmationMessageAndVerificationCodeChoice": "displayText200"}
+            field = limits.get(first.get("type"))
+            if field is None or len(first.get(field, "")) > int(field[len("displayText"):]):
+                return self._error(400, "interaction is unknown or its text too long")
+            session = Session("sid-sign", result)
+            session.code = sid_code(digest)
+            if result in ("OK", "OTHER_HASH"):
+                signed = hashlib.new(hash_type.lower(), b"another document").digest() if result == "OTHER_HASH" else digest
+                value, _ = key.sign(signed, hash_type)
+                session.payload = {"state": "COMPLETE", "result": {"endResult": "OK", "documentNumber": document_number},
+                                   "signature": {"value": base64.b64encode(value).decode(), "algorithm": "%sWithRSAEncryption" % hash_type.lower()},
+                                   "cert": cert, "interactionFlowUsed": first["type"], "ignoredProperties": []}
+            else:
+                session.payload = {"state": "COMPLETE", "result": {"endResult": result if result not in ("GARBAGE", "NEVER") else "OK"}}
+        sid = self.sim.add(session)
+        with self.sim.lock:
+            self.sim.recent[key_text] = (time.time(), sid)
+        self._send(200, {"sessionID": sid})
+
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def main():
+    ap = argparse.ArgumentParser(description="TEST ONLY Mobile-ID and Smart-ID simulators on 127.0.0.1")
+    ap.add_argument("--pki", required=True)
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--tls-cert")
+    ap.add_argument("--tls-key")
+    ap.add_argument("--exit-with-parent", action="store_true")
+    a = ap.parse_args()
+    Handler.sim = Simulator(os.path.abspath(a.pki))
+    server = Server((HOST, a.port), Handler)
+    scheme = "http"
+    if a.tls_cert:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(a.tls_cert, a.tls_key)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        scheme = "https"
+    signal.signal(signal.SIGTERM, lambda *_: STOP.set())
+    signal.signal(signal.SIGINT, lambda *_: STOP.set())
+    parent = os.getppid()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True).start()
+    sys.stdout.write("listening %s://%s:%d\n" % (scheme, HOST, server.server_address[1]))
+    sys.stdout.flush()
+    while not STOP.wait(0.5):
+        if a.exit_with_parent and os.getppid() != parent:
+            STOP.set()
+    server.shutdown()
+    server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
