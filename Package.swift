@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "PCSC", targets: ["PCSC"]),
         .library(name: "IDCard", targets: ["IDCard"]),
         .library(name: "PKCS11", targets: ["PKCS11"]),
+        .library(name: "RemoteSigning", targets: ["RemoteSigning"]),
         .library(name: "Threshold", targets: ["Threshold"]),
         .library(name: "CoSigner", targets: ["CoSigner"]),
     ],
@@ -40,7 +41,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CoSigner", dependencies: ["CSQLite", "CMicroHTTPD", "Threshold", "TamgaCore"]),
-        .target(name: "TamgaCLI", dependencies: ["TamgaCore", "ASiC", "PCSC", "IDCard", "PKCS11", "Threshold", "CoSigner"]),
+        .target(name: "RemoteSigning", dependencies: ["TamgaCore"]),
+        .target(name: "TamgaCLI", dependencies: ["TamgaCore", "ASiC", "PCSC", "IDCard", "PKCS11", "Threshold", "CoSigner", "RemoteSigning"]),
         .executableTarget(name: "tamga", dependencies: ["TamgaCLI"]),
         // The virtual card that tests and the demo put into pcscd's vpcd reader.
         .executableTarget(name: "tamga-bench", dependencies: ["IDCard", "PKCS11", "TamgaCore", "Threshold", "CoSigner"], path: "Sources/tamga-bench"),
@@ -54,6 +56,7 @@ let package = Package(
         .testTarget(name: "ThresholdTests", dependencies: ["Threshold", "TamgaCore", "PKCS11", "TamgaTestSupport"]),
         .testTarget(name: "PKCS11Tests", dependencies: ["PKCS11", "TamgaCore", "ASiC", "TamgaTestSupport"]),
         .testTarget(name: "IDCardTests", dependencies: ["IDCard", "PCSC", "TamgaCore", "ASiC", "TamgaTestSupport"]),
+        .testTarget(name: "RemoteSigningTests", dependencies: ["RemoteSigning", "TamgaCore", "ASiC", "TamgaTestSupport"]),
         .testTarget(name: "TamgaCLITests", dependencies: ["TamgaCLI", "ASiC", "TamgaCore", "Threshold", "CoSigner", "TamgaTestSupport"]),
     ]
 )

@@ -1,0 +1,120 @@
+import Foundation
+import TamgaCore
+
+/// Signs through the Mobile-ID REST API: the certificate from `/certificate` when connecting,
+/// then per signature `POST /signature` with the hash, the verification code handed to
+/// `showVerificationCode` before any polling, and `GET /signature/session/{id}` long polls
+/// until the phone answers. EC keys answer raw r‖s (already the XML-DSig form), RSA keys
+/// PKCS#1 v1.5; either is checked under the certificate before it is returned.
+public final class MobileIDSigner: Signer, @unchecked Sendable {   // unchecked: immutable after connect, but `lastSession` behind `lock`
+    public static let service = "Mobile-ID"
+    public let phoneNumber: String
+    public let nationalIdentityNumber: String
+    public let algorithm: SignatureAlgorithm
+    private let signingCertificate: Certificate
+    private let client: RemoteServiceClient
+    private let showVerificationCode: @Sendable (String) -> Void
+    private let lock = NSLock()
+    private var lastSession: String?
+
+    /// The session id of the last signature request (for logs and tests).
+    public var lastSessionID: String? { lock.withLock { lastSession } }
+
+    /// HTTP statuses as the Mobile-ID documentation (and DigiDoc's proxy) define them.
+    static func meaning(_ status: Int) -> String {
+        switch status {
+        case 400: "a parameter is missing or invalid"
+        case 401: "the relying party's name, UUID or address is not authorised"
+        case 404: "the session is unknown or expired"
+        case 405: "method not allowed"
+        case 409: "too many failed attempts; wait before trying again"
+        case 429: "too many requests; wait before trying again"
+        case 500...599: "the service failed; try again later"
+        default: "an HTTP error the API does not describe"
+        }
+    }
+
+    private init(phoneNumber: String, nationalIdentityNumber: String, certificate: Certificate, client: RemoteServiceClient,
+                 showVerificationCode: @escaping @Sendable (String) -> Void) throws {
+        self.phoneNumber = phoneNumber
+        self.nationalIdentityNumber = nationalIdentityNumber
+        self.signingCertificate = certificate
+        self.client = client
+        self.showVerificationCode = showVerificationCode
+        guard let algorithm = certificate.publicKey.defaultAlgorithm, RemoteServiceClient.hashType(algorithm.digest) != nil else {
+            throw RemoteSigningError.malformedResponse(service: Self.service, detail: "the certificate's key is neither EC P-256/P-384 nor RSA")
+        }
+        self.algorithm = algorithm
+    }
+
+    /// Fetches the person's signing certificate (XAdES needs it before the signature exists).
+    public static func connect(phoneNumber: String, nationalIdentityNumber: String, configuration: RemoteServiceConfiguration,
+                               showVerificationCode: @escaping @Sendable (String) -> Void) async throws -> MobileIDSigner {
+        guard phoneNumber.range(of: #"^\+\d{8,30}$"#, options: .regularExpression) != nil else {
+            throw RemoteSigningError.notAClient(service: service, who: "\(phoneNumber) (not a phone number in +<country><number> form)")
+        }
+        let client = RemoteServiceClient(service: service, configuration: configuration, statusMeaning: meaning)
+        let answer = try await client.post("certificate", ["phoneNumber": phoneNumber, "nationalIdentityNumber": nationalIdentityNumber])
+        switch answer["result"] as? String {
+        case "OK": break
+        case "NOT_FOUND", "NOT_ACTIVE": throw RemoteSigningError.notAClient(service: service, who: "\(phoneNumber) / \(nationalIdentityNumber)")
+        case let other: throw RemoteSigningError.unexpectedResult(service: service, result: other ?? "no result")
+        }
+        let certificate: Certificate
+        do {
+            certificate = try Certificate(der: try client.bytes(answer["cert"], "cert"))
+        } catch let error as RemoteSigningError {
+            throw error
+        } catch {
+            throw RemoteSigningError.malformedResponse(service: service, detail: "the certificate does not parse")
+        }
+        return try MobileIDSigner(phoneNumber: phoneNumber, nationalIdentityNumber: nationalIdentityNumber, certificate: certificate,
+                                  client: client, showVerificationCode: showVerificationCode)
+    }
+
+    public func certificate() async throws -> Certificate { signingCertificate }
+
+    public func sign(digest: Digest) async throws -> Data {
+        guard digest.algorithm == algorithm.digest, let hashType = RemoteServiceClient.hashType(digest.algorithm) else {
+            throw CoreError.digestAlgorithmMismatch(expected: algorithm.digest, actual: digest.algorithm)
+        }
+        let hash = Array(digest.bytes)
+        // GSM-7 text of at most 100 characters; anything longer would be refused (400).
+        let text = String(client.configuration.displayText.prefix(100))
+        showVerificationCode(VerificationCode.mobileID(hash: hash))
+        let started = try await client.post("signature", [
+            "phoneNumber": phoneNumber, "nationalIdentityNumber": nationalIdentityNumber, "hash": Data(hash).base64EncodedString(),
+            "hashType": hashType, "language": client.configuration.language, "displayText": text, "displayTextFormat": "GSM-7",
+        ])
+        guard let session = started["sessionID"] as? String, !session.isEmpty, session.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
+            throw RemoteSigningError.malformedResponse(service: Self.service, detail: "no session id")
+        }
+        lock.withLock { lastSession = session }
+        let status = try await client.pollUntilComplete("signature/session/\(session)")
+        switch status["result"] as? String {
+        case "OK": break
+        case "TIMEOUT", "EXPIRED_TRANSACTION": throw RemoteSigningError.timedOut(service: Self.service)
+        case "NOT_MID_CLIENT": throw RemoteSigningError.notAClient(service: Self.service, who: "\(phoneNumber) / \(nationalIdentityNumber)")
+        case "USER_CANCELLED": throw RemoteSigningError.userRefused(service: Self.service, stage: "cancelled on the phone")
+        case "SIGNATURE_HASH_MISMATCH": throw RemoteSigningError.signatureHashMismatch
+        case "PHONE_ABSENT": throw RemoteSigningError.phoneUnreachable
+        case "DELIVERY_ERROR": throw RemoteSigningError.deliveryFailed
+        case "SIM_ERROR": throw RemoteSigningError.simError
+        case let other: throw RemoteSigningError.unexpectedResult(service: Self.service, result: other ?? "no result")
+        }
+        let signature = status["signature"] as? [String: Any] ?? [:]
+        let value = try client.bytes(signature["value"], "signature.value")
+        // e.g. SHA256WithECEncryption: the hash we asked for, the key type of the certificate.
+        let expected = "\(hashType)With\(algorithm.isECDSA ? "EC" : "RSA")Encryption"
+        guard (signature["algorithm"] as? String)?.caseInsensitiveCompare(expected) == .orderedSame else {
+            throw RemoteSigningError.signatureInvalid(service: Self.service, detail: "algorithm \(signature["algorithm"] as? String ?? "none"), expected \(expected)")
+        }
+        if let curve = algorithm.curve, value.count != 2 * curve.fieldSize {
+            throw RemoteSigningError.signatureInvalid(service: Self.service, detail: "\(value.count) bytes, not r‖s of \(curve.rawValue)")
+        }
+        guard signingCertificate.publicKey.verify(signature: value, digest: digest, algorithm: algorithm) else {
+            throw RemoteSigningError.signatureInvalid(service: Self.service, detail: "it does not verify under the certificate for this hash")
+        }
+        return value
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import TamgaCore
+
+/// JSON over HTTPS to one service, with its HTTP statuses turned into `RemoteSigningError`, and
+/// the long-poll loop both services share (`GET …/session/{id}?timeoutMs=N` until COMPLETE).
+struct RemoteServiceClient: Sendable {
+    let service: String
+    let configuration: RemoteServiceConfiguration
+    let transport: HTTPTransport
+    /// What an HTTP status means for this service (documented codes), for the error message.
+    let statusMeaning: @Sendable (Int) -> String
+
+    init(service: String, configuration: RemoteServiceConfiguration, statusMeaning: @escaping @Sendable (Int) -> String) {
+        self.service = service
+        self.configuration = configuration
+        self.transport = configuration.transport()
+        self.statusMeaning = statusMeaning
+    }
+
+    /// The relying party's identity, in every request body.
+    var relyingParty: [String: Any] {
+        ["relyingPartyUUID": configuration.relyingPartyUUID, "relyingPartyName": configuration.relyingPartyName]
+    }
+
+    func url(_ path: String) -> URL {
+        path.split(separator: "/").reduce(configuration.url) { $0.appendingPathComponent(String($1)) }
+    }
+
+    func post(_ path: String, _ body: [String: Any]) async throws -> [String: Any] {
+        var merged = relyingParty
+        for (key, value) in body { merged[key] = value }
+        let data = try JSONSerialization.data(withJSONObject: merged, options: [.sortedKeys])
+        return try await exchange("POST", url(path), data)
+    }
+
+    func get(_ url: URL) async throws -> [String: Any] { try await exchange("GET", url, nil) }
+
+    private func exchange(_ method: String, _ url: URL, _ body: Data?) async throws -> [String: Any] {
+        let answer: Data
+        do {
+            answer = try await transport.request(method: method, url: url, body: body,
+                                                 headers: ["Content-Type": "application/json", "Accept": "application/json"], service: service)
+        } catch CoreError.serviceHTTPStatus(_, _, let status) {
+            throw RemoteSigningError.serviceRefused(service: service, status: status, meaning: statusMeaning(status))
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: answer)) as? [String: Any] else {
+            throw RemoteSigningError.malformedResponse(service: service, detail: "the answer is not a JSON object")
+        }
+        return object
+    }
+
+    /// Polls `path` (a session) until its state is COMPLETE; the whole wait is bounded by the
+    /// configuration's overall timeout.
+    func pollUntilComplete(_ path: String) async throws -> [String: Any] {
+        let deadline = Date().addingTimeInterval(configuration.overallTimeout)
+        let milliseconds = Int(min(max(configuration.pollSeconds, 1), 120) * 1000)
+        var components = URLComponents(url: url(path), resolvingAgainstBaseURL: false)!
+        components.queryItems = [URLQueryItem(name: "timeoutMs", value: String(milliseconds))]
+        while true {
+            try Task.checkCancellation()
+            let status = try await get(components.url!)
+            switch status["state"] as? String {
+            case "COMPLETE": return status
+            case "RUNNING": break
+            default: throw RemoteSigningError.malformedResponse(service: service, detail: "a session state that is neither RUNNING nor COMPLETE")
+            }
+            // The long poll already waited; ask again at once, as the services advise.
+            if Date() >= deadline { throw RemoteSigningError.timedOut(service: service) }
+        }
+    }
+
+    /// A base64 field as bytes.
+    func bytes(_ value: Any?, _ name: String) throws -> Data {
+        guard let text = value as? String, let data = Data(base64Encoded: text), !data.isEmpty else {
+            throw RemoteSigningError.malformedResponse(service: service, detail: "\(name) is missing or not base64")
+        }
+        return data
+    }
+
+    /// The name the services use for a hash algorithm.
+    static func hashType(_ digest: DigestAlgorithm) -> String? {
+        switch digest {
+        case .sha256: "SHA256"
+        case .sha384: "SHA384"
+        case .sha512: "SHA512"
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import TamgaCore
+
+/// Where a remote signing service is and who is asking: the relying party's registered UUID and
+/// name, the service's TLS certificates to pin, and how long to wait for the phone.
+public struct RemoteServiceConfiguration: Sendable {
+    /// The API base, e.g. `https://mid.sk.ee/mid-api` or `https://rp-api.smart-id.com/v2`.
+    public var url: URL
+    public var relyingPartyUUID: String
+    public var relyingPartyName: String
+    /// When not empty, the service's TLS certificate must chain to one of these (pinning, as
+    /// the services' documentation asks); otherwise the system's trust.
+    public var trustedCertificates: [Certificate] = []
+    /// The text shown on the phone.
+    public var displayText = "Sign a document"
+    /// Mobile-ID's language for the phone's prompt: EST, ENG, RUS or LIT.
+    public var language = "ENG"
+    /// How long one status long poll may wait (seconds; the services clamp it to 1–120).
+    public var pollSeconds: TimeInterval = 30
+    /// How long to wait for the person in all, before giving up with `timedOut`.
+    public var overallTimeout: TimeInterval = 150
+    public var userAgent = "tamga"
+
+    public init(url: URL, relyingPartyUUID: String, relyingPartyName: String) {
+        self.url = url
+        self.relyingPartyUUID = relyingPartyUUID
+        self.relyingPartyName = relyingPartyName
+    }
+
+    /// A transport whose per-request deadline covers one long poll.
+    func transport() -> HTTPTransport {
+        var transport = HTTPTransport(timeout: pollSeconds + 10)
+        transport.trustedCertificates = trustedCertificates
+        transport.userAgent = userAgent
+        return transport
+    }
+}
