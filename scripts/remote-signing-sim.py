@@ -40,7 +40,8 @@ Smart-ID v2, under /smart-id-rp/v2:
   anything else: 404 (no such account)
 
 Test hooks: GET /_sim/code/{sessionID} -> {"code": "NNNN"}, the verification code the phone shows
-(computed here independently); GET /health.
+(computed here independently); GET /_sim/last-code, the same for the latest signing session;
+GET /health.
 """
 import argparse
 import base64
@@ -184,6 +185,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         path = self.path.split("?")[0]
         if path == "/health":
             return self._send(200, b"ok\n", "text/plain")
+        if path == "/_sim/last-code":
+            with self.sim.lock:
+                coded = [x for x in self.sim.sessions.values() if x.code]
+            latest = max(coded, key=lambda x: x.created, default=None)
+            return self._send(200, {"code": latest.code}) if latest else self._error(404, "no session yet")
         if path.startswith("/_sim/code/"):
             session = self.sim.get(path.rsplit("/", 1)[1])
             return self._send(200, {"code": session.code}) if session and session.code else self._error(404, "no such session")

@@ -1,4 +1,5 @@
 import Foundation
+import RemoteSigning
 import ASiC
 import TamgaCore
 import PCSC
@@ -153,6 +154,14 @@ public enum TamgaCommandLine {
             case .cancelled: return (e.code, .cancelled)
             case .moduleNotFound, .moduleFailedToLoad, .noRegisteredModules: return (e.code, .inputRejected)
             case .tokenNotFound, .severalTokens, .tokenRemoved: return (e.code, .cardUnavailable)
+            default: return (e.code, .signingFailed)
+            }
+        case let e as RemoteSigningError:
+            switch e {
+            case .userRefused: return (e.code, .cancelled)
+            case .notAClient, .documentUnusable: return (e.code, .cardUnavailable)
+            case .serviceRefused, .malformedResponse: return (e.code, .serviceFailed)
+            case .notConfigured: return (e.code, .usage)
             default: return (e.code, .signingFailed)
             }
         case SecretInput.Failure.cancelled: return ("cancelled", .cancelled)

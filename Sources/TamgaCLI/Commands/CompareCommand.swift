@@ -2,6 +2,7 @@ import ASiC
 import Foundation
 import IDCard
 import PKCS11
+import RemoteSigning
 import TamgaCore
 import Threshold
 
@@ -32,7 +33,7 @@ struct CompareCommand: Command {
     """
     static let flags: Set<String> = GlobalOptions.flags.union(["--force", "--rsa-pss"])
     static let options: Set<String> = Set(["--with", "--runs", "--out", "--combined", "--profile", "--trust", "--min-profile", "--cert", "--module"])
-        .union(LongTermOptions.options)
+        .union(LongTermOptions.options).union(RemoteOptions.options)
 
     let container: String
     let specifications: [(text: String, spec: SignerSpecification)]
@@ -47,6 +48,7 @@ struct CompareCommand: Command {
     let module: String?
     let force: Bool
     let pss: Bool
+    let remote: RemoteOptions
     let global: GlobalOptions
 
     init(_ arguments: ParsedArguments) throws {
@@ -67,6 +69,7 @@ struct CompareCommand: Command {
         module = arguments.value("--module")
         force = arguments.has("--force")
         pss = arguments.has("--rsa-pss")
+        remote = try RemoteOptions(arguments)
         global = GlobalOptions(arguments)
     }
 
@@ -115,6 +118,8 @@ struct CompareCommand: Command {
         case let card as IDCardSigner: return "ID card (\(card.cardName)) in \(card.readerName)"
         case let token as PKCS11Signer: return "token \"\(token.token.info.label)\" via \((token.token.module.path as NSString).lastPathComponent)"
         case let split as ThresholdSigner: return "split: this device + co-signer \(split.coSigner)"
+        case let mobile as MobileIDSigner: return "Mobile-ID SIM of \(mobile.phoneNumber)"
+        case let smart as SmartIDSigner: return "Smart-ID account \(smart.documentNumber)"
         default:
             if case .keyFile(let path) = spec { return "key file \((path as NSString).lastPathComponent)" }
             return "software key"
@@ -129,6 +134,7 @@ struct CompareCommand: Command {
         case .pkcs11: variable = "TAMGA_PKCS11_PIN"
         case .threshold: variable = "TAMGA_THRESHOLD_PIN"
         case .keyFile: variable = "TAMGA_KEY_PASSWORD"
+        case .smartID, .mobileID: variable = "TAMGA_PIN"   // nothing is asked here: the PIN is typed on the phone
         }
         var remapped = environment
         if let specific = environment[variable] { remapped[SecretInput.environmentVariable] = specific }
@@ -137,8 +143,8 @@ struct CompareCommand: Command {
 
     /// One signature on the container at `path` (already a copy): the phases and the new file.
     func signOnce(_ spec: SignerSpecification, at path: String, context: CommandContext) async throws -> (any Signer, SigningPhases, SignatureFile?) {
-        let signer = try spec.makeSigner(certificatePath: certificatePath, secrets: secrets(for: spec, context.environment), pss: pss,
-                                         terminal: context.terminal, module: module)
+        let signer = try await spec.makeSigner(certificatePath: certificatePath, secrets: secrets(for: spec, context.environment), pss: pss,
+                                               terminal: context.terminal, module: module, remote: remote)
         var services = try longTerm.services(environment: context.environment)
         services.issuerCandidates += (signer as? SoftwareSigner)?.chain ?? []
         let opened = try Container(openingAt: path)

@@ -6,7 +6,7 @@ import TamgaCore
 struct SignCommand: Command {
     static let path = ["sign"]
     static let abstract = "Adds a XAdES signature over every data file of a container."
-    static let usage = "CONTAINER [FILE...] --with key:FILE|card[:READER]|pkcs11[:LABEL][:ID] [--module PATH] [--profile B|T|LT|LTA] [--tsa URL] [--cert CERT.pem] [--pin-file FILE] [options] [--json]"
+    static let usage = "CONTAINER [FILE...] --with key:FILE|card[:READER]|pkcs11[:LABEL][:ID]|threshold[:ACCOUNT]|mobile-id:PHONE:ID|smart-id:CC:ID [--module PATH] [--profile B|T|LT|LTA] [--tsa URL] [--cert CERT.pem] [--pin-file FILE] [options] [--json]"
     static let help = """
     With FILE arguments, CONTAINER is created from them and signed in the same pass (each file is
     read once); it must not exist unless --force is given. --media-type and --compression work as
@@ -23,6 +23,12 @@ struct SignCommand: Command {
                              certificate, or the only nonRepudiation one); the PIN asked once per
                              session, and once per signature for keys that demand it
       --module PATH          with pkcs11: this PKCS#11 library instead of the p11-kit registered ones
+      --with threshold[:ACCOUNT]  the split key enrolled on this device (tamga threshold enroll)
+      --with mobile-id:PHONE:ID   Mobile-ID: the phone number (+372…) and national identity number
+      --with smart-id:CC:ID       Smart-ID: the country (EE, LV, LT) and identity code; the person
+                             confirms the certificate choice, then the signature, in the app.
+                             Both print the verification code before the phone is asked.
+    \(RemoteOptions.help)
     Profile (default LT, the lowest level DigiDoc accepts):
       --profile B|T|LT|LTA B: signature only; T: + time-stamp; LT: + issuer certificate and OCSP;
                            LTA: + archive time-stamp. A TSA or OCSP failure writes nothing.
@@ -41,7 +47,7 @@ struct SignCommand: Command {
     static let flags: Set<String> = GlobalOptions.flags.union(["--rsa-pss", "--force"])
     static let options: Set<String> = Set(["--with", "--module", "--cert", "--pin-file", "--role", "--city", "--street", "--state",
                                        "--postal-code", "--country", "--signing-certificate", "--digest"])
-        .union(DataFileOptions.options).union(LongTermOptions.options).union(["--profile"])
+        .union(DataFileOptions.options).union(LongTermOptions.options).union(["--profile"]).union(RemoteOptions.options)
 
     let container: String
     let newFiles: [String]
@@ -54,6 +60,7 @@ struct SignCommand: Command {
     let options: SignatureOptions
     let pss: Bool
     let module: String?
+    let remote: RemoteOptions
     let global: GlobalOptions
 
     init(_ arguments: ParsedArguments) throws {
@@ -92,6 +99,7 @@ struct SignCommand: Command {
         pss = arguments.has("--rsa-pss")
         module = arguments.value("--module")
         if module != nil, case .pkcs11 = signer {} else if module != nil { throw UsageError("--module goes with --with pkcs11") }
+        remote = try RemoteOptions(arguments)
         global = GlobalOptions(arguments)
     }
 
@@ -123,7 +131,8 @@ struct SignCommand: Command {
             throw UsageError("a \(options.profile.rawValue) signature needs a time-stamping authority: give --tsa URL or set "
                              + "\(LongTermOptions.environmentTSA) (or choose --profile B)")
         }
-        let signer = try self.signer.makeSigner(certificatePath: certificatePath, secrets: secrets, pss: pss, terminal: context.terminal, module: module)
+        let signer = try await self.signer.makeSigner(certificatePath: certificatePath, secrets: secrets, pss: pss, terminal: context.terminal,
+                                                      module: module, remote: remote)
         services.issuerCandidates += (signer as? SoftwareSigner)?.chain ?? []
         let file = try await opened.sign(with: signer, options: options, services: services)
         let certificate = try await signer.certificate()

@@ -1,6 +1,7 @@
 import Foundation
 import IDCard
 import PKCS11
+import RemoteSigning
 import TamgaCore
 import Threshold
 
@@ -14,6 +15,10 @@ enum SignerSpecification: Equatable {
     /// `threshold[:ACCOUNT]`: the split key enrolled on this device under ACCOUNT (without one,
     /// the only account with a sign key).
     case threshold(account: String?)
+    /// `smart-id:COUNTRY:ID`: Smart-ID, the person by country and identity code.
+    case smartID(country: String, identity: String)
+    /// `mobile-id:PHONE:ID`: Mobile-ID, the phone number (+372…) and national identity number.
+    case mobileID(phone: String, identity: String)
 
     init(_ text: String) throws {
         if text.hasPrefix("key:"), text.count > 4 {
@@ -22,6 +27,12 @@ enum SignerSpecification: Equatable {
             self = .card(reader: nil)
         } else if text.hasPrefix("card:"), text.count > 5 {
             self = .card(reader: String(text.dropFirst(5)))
+        } else if text.hasPrefix("smart-id:") || text.hasPrefix("mobile-id:") {
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 3, !parts[1].isEmpty, !parts[2].isEmpty else {
+                throw UsageError("--with takes smart-id:COUNTRY:IDENTITY-CODE or mobile-id:PHONE:IDENTITY-CODE; got \"\(text)\"")
+            }
+            self = parts[0] == "smart-id" ? .smartID(country: parts[1], identity: parts[2]) : .mobileID(phone: parts[1], identity: parts[2])
         } else if text == "threshold" {
             self = .threshold(account: nil)
         } else if text.hasPrefix("threshold:"), text.count > 10 {
@@ -37,7 +48,7 @@ enum SignerSpecification: Equatable {
             let label = parts.joined(separator: ":")
             self = .pkcs11(label: label.isEmpty ? nil : label, keyID: keyID)
         } else {
-            throw UsageError("--with takes key:FILE (a PEM/PKCS#8 key with --cert, or a .p12 file), card[:READER] pkcs11[:LABEL][:KEY-ID] or threshold[:ACCOUNT]; got \"\(text)\"")
+            throw UsageError("--with takes key:FILE (a PEM/PKCS#8 key with --cert, or a .p12 file), card[:READER], pkcs11[:LABEL][:KEY-ID], threshold[:ACCOUNT], smart-id:COUNTRY:ID or mobile-id:PHONE:ID; got \"\(text)\"")
         }
     }
 
@@ -55,8 +66,23 @@ enum SignerSpecification: Equatable {
         return bytes
     }
 
-    func makeSigner(certificatePath: String?, secrets: SecretInput, pss: Bool, terminal: Terminal, module: String? = nil) throws -> any Signer {
+    func makeSigner(certificatePath: String?, secrets: SecretInput, pss: Bool, terminal: Terminal, module: String? = nil,
+                    remote: RemoteOptions? = nil) async throws -> any Signer {
+        // The four digits go to the terminal before the phone is asked, whatever --quiet says.
+        let show: @Sendable (String) -> Void = { code in
+            terminal.error("Verification code: \(code). Check that the phone shows the same code before confirming.")
+        }
         switch self {
+        case .mobileID(let phone, let identity):
+            guard let remote else { throw UsageError("mobile-id needs the service options") }
+            return try await MobileIDSigner.connect(phoneNumber: phone, nationalIdentityNumber: identity,
+                                                    configuration: remote.configuration("mobileID", name: "Mobile-ID", environment: secrets.environment),
+                                                    showVerificationCode: show)
+        case .smartID(let country, let identity):
+            guard let remote else { throw UsageError("smart-id needs the service options") }
+            return try await SmartIDSigner.connect(country: country, identityCode: identity,
+                                                   configuration: remote.configuration("smartID", name: "Smart-ID", environment: secrets.environment),
+                                                   prompt: { terminal.error($0) }, showVerificationCode: show)
         case .threshold(let named):
             let account: String
             if let named {
