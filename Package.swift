@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "IDCard", targets: ["IDCard"]),
         .library(name: "PKCS11", targets: ["PKCS11"]),
         .library(name: "RemoteSigning", targets: ["RemoteSigning"]),
+        .library(name: "MobileID", targets: ["MobileID"]),
         .library(name: "Threshold", targets: ["Threshold"]),
         .library(name: "CoSigner", targets: ["CoSigner"]),
     ],
@@ -42,7 +43,8 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CoSigner", dependencies: ["CSQLite", "CMicroHTTPD", "Threshold", "TamgaCore"]),
         .target(name: "RemoteSigning", dependencies: ["TamgaCore"]),
-        .target(name: "TamgaCLI", dependencies: ["TamgaCore", "ASiC", "PCSC", "IDCard", "PKCS11", "Threshold", "CoSigner", "RemoteSigning"]),
+        .target(name: "MobileID", dependencies: ["TamgaCore"]),
+        .target(name: "TamgaCLI", dependencies: ["TamgaCore", "ASiC", "PCSC", "IDCard", "PKCS11", "Threshold", "CoSigner", "RemoteSigning", "MobileID"]),
         .executableTarget(name: "tamga", dependencies: ["TamgaCLI"]),
         // The virtual card that tests and the demo put into pcscd's vpcd reader.
         .executableTarget(name: "tamga-bench", dependencies: ["IDCard", "PKCS11", "TamgaCore", "Threshold", "CoSigner"], path: "Sources/tamga-bench"),
@@ -56,6 +58,7 @@ let package = Package(
         .testTarget(name: "ThresholdTests", dependencies: ["Threshold", "TamgaCore", "PKCS11", "TamgaTestSupport"]),
         .testTarget(name: "PKCS11Tests", dependencies: ["PKCS11", "TamgaCore", "ASiC", "TamgaTestSupport"]),
         .testTarget(name: "IDCardTests", dependencies: ["IDCard", "PCSC", "TamgaCore", "ASiC", "TamgaTestSupport"]),
+        .testTarget(name: "MobileIDTests", dependencies: ["MobileID", "TamgaTestSupport"]),
         .testTarget(name: "RemoteSigningTests", dependencies: ["RemoteSigning", "TamgaCore", "ASiC", "TamgaTestSupport"]),
         .testTarget(name: "TamgaCLITests", dependencies: ["TamgaCLI", "ASiC", "TamgaCore", "Threshold", "CoSigner", "TamgaTestSupport"]),
     ]

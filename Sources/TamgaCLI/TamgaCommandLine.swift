@@ -1,5 +1,6 @@
 import Foundation
 import RemoteSigning
+import MobileID
 import ASiC
 import TamgaCore
 import PCSC
@@ -18,6 +19,7 @@ public enum TamgaCommandLine {
         CardInfoCommand.self, CardChangePINCommand.self, CardUnblockCommand.self, TokensCommand.self,
         CoSignerServeCommand.self, CoSignerIssueCodeCommand.self, ThresholdEnrollCommand.self, ThresholdPendingCommand.self,
         ThresholdInfoCommand.self, ThresholdApproveCommand.self, ThresholdActivityCommand.self, ThresholdVerifyPINCommand.self, ThresholdChangePINCommand.self, ThresholdDeleteCommand.self,
+        MobileIDM200Command.self, MobileIDLinkCommand.self, MobileIDDecodeCommand.self, MobileIDCheckCommand.self,
     ]
 
     /// Runs a command line (`arguments[0]` is the program name) and returns the exit code.
@@ -79,6 +81,8 @@ public enum TamgaCommandLine {
                 terminal.error("tamga: threshold needs one of: enroll, pending, info, approve, activity, verify-pin, change-pin, delete\n\n\(overview)")
             } else if first == "cosigner" {
                 terminal.error("tamga: cosigner needs one of: serve, issue-code\n\n\(overview)")
+            } else if first == "mobileid" {
+                terminal.error("tamga: mobileid needs one of: m200, link, decode, check\n\n\(overview)")
             } else if first == "card" {
                 terminal.error("tamga: card needs one of: info, change-pin, unblock\n\n\(overview)")
             } else {
@@ -156,6 +160,7 @@ public enum TamgaCommandLine {
             case .tokenNotFound, .severalTokens, .tokenRemoved: return (e.code, .cardUnavailable)
             default: return (e.code, .signingFailed)
             }
+        case let e as MobileIDError: return (e.code, .inputRejected)
         case let e as RemoteSigningError:
             switch e {
             case .userRefused: return (e.code, .cancelled)
@@ -198,6 +203,8 @@ public enum TamgaCommandLine {
     Co-signer (server half of threshold keys):
       cosigner serve [--db FILE] [--port N]     run the HTTP API (docs/cosigner-api.md)
       cosigner issue-code DOCUMENT-NUMBER       a one-time enrollment code
+    Korean mobile ID (App2App messages):
+      mobileid m200|link|decode|check      build M200 and app links, decode and check messages
     ID cards:
       card info [--reader NAME]            holder, document number, certificates, PIN tries left
       card change-pin --pin1|--pin2|--puk  change a PIN with the current one

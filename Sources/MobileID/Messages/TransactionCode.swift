@@ -1,0 +1,26 @@
+import Foundation
+import TamgaCore
+
+/// The SP's transaction code (`trxcode`): a timestamp `yyyyMMddHHmmssSSS` followed by 8
+/// upper-case hex digits from 4 random bytes: 25 characters. The SP sample formats the hour
+/// with `hh` (12-hour clock, so 1 p.m. and 1 a.m. collide); real codes also show 24-hour hours
+/// (`20220711161455371E5E8EA20`). tamga writes the 24-hour form and accepts both.
+public enum TransactionCode {
+    public static func make(at date: Date = Date(), random: [UInt8]? = nil, timeZone: TimeZone = TimeZone(identifier: "Asia/Seoul")!) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = timeZone
+        formatter.dateFormat = "yyyyMMddHHmmssSSS"
+        let bytes = random ?? (0..<4).map { _ in UInt8.random(in: 0...255) }
+        return formatter.string(from: date) + bytes.prefix(4).map { String(format: "%02X", $0) }.joined()
+    }
+
+    public static func isValid(_ code: String) -> Bool {
+        guard code.count == 25 else { return false }
+        let digits = code.prefix(17), hex = code.suffix(8)
+        guard digits.allSatisfy({ $0.isASCII && $0.isNumber }), hex.allSatisfy({ $0.isASCII && ($0.isNumber || ("A"..."F").contains($0)) }) else { return false }
+        let month = Int(code.dropFirst(4).prefix(2))!, day = Int(code.dropFirst(6).prefix(2))!
+        let hour = Int(code.dropFirst(8).prefix(2))!, minute = Int(code.dropFirst(10).prefix(2))!, second = Int(code.dropFirst(12).prefix(2))!
+        return (1...12).contains(month) && (1...31).contains(day) && (0...23).contains(hour) && minute < 60 && second < 60
+    }
+}

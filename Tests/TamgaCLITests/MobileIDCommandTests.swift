@@ -1,0 +1,38 @@
+import Foundation
+import TamgaTestSupport
+import XCTest
+
+/// `tamga mobileid m200|link|decode|check` as a user runs them.
+final class MobileIDCommandTests: XCTestCase {
+    private var binary: String { TestEnvironment.productsDirectory.appendingPathComponent("tamga").path }
+
+    func testBuildLinkDecodeAndCheckFromTheCommandLine() throws {
+        let built = try TestEnvironment.run(binary, ["mobileid", "m200", "--mode", "direct", "--host", "https://sp.example/apis", "--trxcode", "20240813025840401CBEAB157"])
+        XCTAssertEqual(built.status, 0, built.error)
+        let base64 = try XCTUnwrap(built.output.split(separator: "\n").last.map(String.init))
+        let link = try TestEnvironment.run(binary, ["mobileid", "link", base64, "--client-scheme", "spDemo", "--universal"])
+        XCTAssertEqual(link.status, 0, link.error)
+        XCTAssertTrue(link.output.hasPrefix("https://mobileid.go.kr/verify.html?mode=direct&data=\(base64)&clientScheme=spDemo"), link.output)
+        let decoded = try TestEnvironment.run(binary, ["mobileid", "decode", link.output.trimmingCharacters(in: .whitespacesAndNewlines)])
+        XCTAssertEqual(decoded.status, 0, decoded.error)
+        XCTAssertTrue(decoded.output.contains("\"trxcode\" : \"20240813025840401CBEAB157\""), decoded.output)
+        XCTAssertTrue(decoded.error.contains("production, mode direct"), decoded.error)
+        // Too long for the app: refused with the reason.
+        let long = try TestEnvironment.run(binary, ["mobileid", "m200", "--mode", "direct", "--host", "https://sp.example/apis",
+                                                    "--profile", String(repeating: "A", count: 900)])
+        let longLink = try TestEnvironment.run(binary, ["mobileid", "link", String(long.output.split(separator: "\n").last!), "--universal"])
+        XCTAssertEqual(longLink.status, 3)
+        XCTAssertTrue(longLink.error.contains("at most 1024"), longLink.error)
+
+        let m400 = #"{"type":"mip","version":"1.0.0","cmd":"400","trxcode":"20240813025840401CBEAB157","vp":{"presentType":1,"encryptType":2,"keyType":2,"authType":["pin"],"nonce":"ab12","type":"VERIFY","data":"00"}}"#
+        let accepted = try TestEnvironment.run(binary, ["mobileid", "check", m400, "--trxcode", "20240813025840401CBEAB157", "--nonce", "ab12"])
+        XCTAssertEqual(accepted.status, 0, accepted.output + accepted.error)
+        let refused = try TestEnvironment.run(binary, ["mobileid", "check", m400, "--trxcode", "20240813025840401CBEAB157", "--nonce", "ab12",
+                                                       "--auth-type", "pin,face", "--json"])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.output.contains("\"errcode\" : 10112"), refused.output)
+        let garbage = try TestEnvironment.run(binary, ["mobileid", "decode", "%%%"])
+        XCTAssertEqual(garbage.status, 3)
+        XCTAssertTrue(garbage.error.contains("not base64"), garbage.error)
+    }
+}
