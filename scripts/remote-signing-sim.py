@@ -173,6 +173,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
         except ValueError:
             return None
 
+    def _hash(self, body):
+        """(hashType, digest) of a signing request, or None after answering 400."""
+        hash_type = body.get("hashType")
+        if hash_type not in HASHES:
+            self._error(400, "hashType must be SHA256, SHA384 or SHA512")
+            return None
+        try:
+            digest = base64.b64decode(body.get("hash", ""), validate=True)
+        except (binascii.Error, ValueError):
+            self._error(400, "hash is not base64")
+            return None
+        if len(digest) != HASHES[hash_type][1]:
+            self._error(400, "The length of the hash must match the type of hash")
+            return None
+        return hash_type, digest
+
     def _rp_ok(self, body):
         return body.get("relyingPartyUUID") == RP_UUID and str(body.get("relyingPartyName", "")).lower() == RP_NAME
 
@@ -251,15 +267,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self._send(200, {"result": "OK", "cert": base64.b64encode(cert).decode(), "time": "t", "traceId": "t"})
         if path not in ("/signature", "/authentication"):
             return self._error(404, "not found")
-        hash_type = body.get("hashType")
-        if hash_type not in HASHES:
-            return self._error(400, "hashType must be SHA256, SHA384 or SHA512")
-        try:
-            digest = base64.b64decode(body.get("hash", ""), validate=True)
-        except (binascii.Error, ValueError):
-            return self._error(400, "hash is not base64")
-        if len(digest) != HASHES[hash_type][1]:
-            return self._error(400, "The length of the hash must match the type of hash")
+        hashed = self._hash(body)
+        if hashed is None:
+            return None
+        hash_type, digest = hashed
         if body.get("language") not in ("EST", "ENG", "RUS", "LIT"):
             return self._error(400, "language must be EST, ENG, RUS or LIT")
         text, fmt = body.get("displayText", ""), body.get("displayTextFormat", "GSM-7")
@@ -320,15 +331,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         else:
             if result == "MAINTENANCE":
                 return self._error(580, "system under maintenance")
-            hash_type = body.get("hashType")
-            if hash_type not in HASHES:
-                return self._error(400, "hashType must be SHA256, SHA384 or SHA512")
-            try:
-                digest = base64.b64decode(body.get("hash", ""), validate=True)
-            except (binascii.Error, ValueError):
-                return self._error(400, "hash is not base64")
-            if len(digest) != HASHES[hash_type][1]:
-                return self._error(400, "hash length does not match hashType")
+            hashed = self._hash(body)
+            if hashed is None:
+                return None
+            hash_type, digest = hashed
             interactions = body.get("allowedInteractionsOrder")
             if not isinstance(interactions, list) or not interactions:
                 return self._error(400, "allowedInteractionsOrder is required")

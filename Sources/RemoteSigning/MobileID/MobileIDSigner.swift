@@ -60,14 +60,7 @@ public final class MobileIDSigner: Signer, @unchecked Sendable {   // unchecked:
         case "NOT_FOUND", "NOT_ACTIVE": throw RemoteSigningError.notAClient(service: service, who: "\(phoneNumber) / \(nationalIdentityNumber)")
         case let other: throw RemoteSigningError.unexpectedResult(service: service, result: other ?? "no result")
         }
-        let certificate: Certificate
-        do {
-            certificate = try Certificate(der: try client.bytes(answer["cert"], "cert"))
-        } catch let error as RemoteSigningError {
-            throw error
-        } catch {
-            throw RemoteSigningError.malformedResponse(service: service, detail: "the certificate does not parse")
-        }
+        let certificate = try client.certificate(answer["cert"], "cert")
         return try MobileIDSigner(phoneNumber: phoneNumber, nationalIdentityNumber: nationalIdentityNumber, certificate: certificate,
                                   client: client, showVerificationCode: showVerificationCode)
     }
@@ -102,19 +95,7 @@ public final class MobileIDSigner: Signer, @unchecked Sendable {   // unchecked:
         case "SIM_ERROR": throw RemoteSigningError.simError
         case let other: throw RemoteSigningError.unexpectedResult(service: Self.service, result: other ?? "no result")
         }
-        let signature = status["signature"] as? [String: Any] ?? [:]
-        let value = try client.bytes(signature["value"], "signature.value")
-        // e.g. SHA256WithECEncryption: the hash we asked for, the key type of the certificate.
-        let expected = "\(hashType)With\(algorithm.isECDSA ? "EC" : "RSA")Encryption"
-        guard (signature["algorithm"] as? String)?.caseInsensitiveCompare(expected) == .orderedSame else {
-            throw RemoteSigningError.signatureInvalid(service: Self.service, detail: "algorithm \(signature["algorithm"] as? String ?? "none"), expected \(expected)")
-        }
-        if let curve = algorithm.curve, value.count != 2 * curve.fieldSize {
-            throw RemoteSigningError.signatureInvalid(service: Self.service, detail: "\(value.count) bytes, not r‖s of \(curve.rawValue)")
-        }
-        guard signingCertificate.publicKey.verify(signature: value, digest: digest, algorithm: algorithm) else {
-            throw RemoteSigningError.signatureInvalid(service: Self.service, detail: "it does not verify under the certificate for this hash")
-        }
+        let value = try client.checkSignature(status["signature"] as? [String: Any] ?? [:], algorithm: algorithm, certificate: signingCertificate, digest: digest)
         return value
     }
 }

@@ -77,6 +77,35 @@ struct RemoteServiceClient: Sendable {
         return data
     }
 
+    /// A certificate the service sent as base64 DER.
+    func certificate(_ value: Any?, _ name: String) throws -> Certificate {
+        let der = try bytes(value, name)
+        do {
+            return try Certificate(der: der)
+        } catch {
+            throw RemoteSigningError.malformedResponse(service: service, detail: "\(name) is not a certificate")
+        }
+    }
+
+    /// The checks every returned signature passes before it is used: the algorithm the service
+    /// names (`SHA256WithECEncryption`, `sha256WithRSAEncryption`: compared without case), the
+    /// r‖s size for EC, and the value under the certificate for this very digest.
+    func checkSignature(_ signature: [String: Any], algorithm: SignatureAlgorithm, certificate: Certificate, digest: Digest) throws -> Data {
+        let value = try bytes(signature["value"], "signature.value")
+        guard let hashType = Self.hashType(digest.algorithm) else { throw CoreError.digestAlgorithmMismatch(expected: algorithm.digest, actual: digest.algorithm) }
+        let expected = "\(hashType)With\(algorithm.isECDSA ? "EC" : "RSA")Encryption"
+        guard (signature["algorithm"] as? String)?.caseInsensitiveCompare(expected) == .orderedSame else {
+            throw RemoteSigningError.signatureInvalid(service: service, detail: "algorithm \(signature["algorithm"] as? String ?? "none"), expected \(expected)")
+        }
+        if let curve = algorithm.curve, value.count != 2 * curve.fieldSize {
+            throw RemoteSigningError.signatureInvalid(service: service, detail: "\(value.count) bytes, not r‖s of \(curve.rawValue)")
+        }
+        guard certificate.publicKey.verify(signature: value, digest: digest, algorithm: algorithm) else {
+            throw RemoteSigningError.signatureInvalid(service: service, detail: "it does not verify under the certificate for this hash")
+        }
+        return value
+    }
+
     /// The name the services use for a hash algorithm.
     static func hashType(_ digest: DigestAlgorithm) -> String? {
         switch digest {

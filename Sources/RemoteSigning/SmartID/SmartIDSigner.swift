@@ -97,14 +97,7 @@ public final class SmartIDSigner: Signer, @unchecked Sendable {   // unchecked: 
               documentNumber.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) else {
             throw RemoteSigningError.malformedResponse(service: service, detail: "no document number")
         }
-        let certificate: Certificate
-        do {
-            certificate = try Certificate(der: try client.bytes((status["cert"] as? [String: Any])?["value"], "cert.value"))
-        } catch let error as RemoteSigningError {
-            throw error
-        } catch {
-            throw RemoteSigningError.malformedResponse(service: service, detail: "the certificate does not parse")
-        }
+        let certificate = try client.certificate((status["cert"] as? [String: Any])?["value"], "cert.value")
         return try SmartIDSigner(country: country, identityCode: identityCode, documentNumber: documentNumber, certificate: certificate,
                                  client: client, showVerificationCode: showVerificationCode)
     }
@@ -136,15 +129,7 @@ public final class SmartIDSigner: Signer, @unchecked Sendable {   // unchecked: 
         if let returned = (status["cert"] as? [String: Any])?["value"] as? String, let der = Data(base64Encoded: returned), der != signingCertificate.der {
             throw RemoteSigningError.signatureInvalid(service: Self.service, detail: "signed with another certificate than the one chosen")
         }
-        let signature = status["signature"] as? [String: Any] ?? [:]
-        let value = try client.bytes(signature["value"], "signature.value")
-        let expected = "\(hashType)WithRSAEncryption"
-        guard (signature["algorithm"] as? String)?.caseInsensitiveCompare(expected) == .orderedSame else {
-            throw RemoteSigningError.signatureInvalid(service: Self.service, detail: "algorithm \(signature["algorithm"] as? String ?? "none"), expected \(expected)")
-        }
-        guard signingCertificate.publicKey.verify(signature: value, digest: digest, algorithm: algorithm) else {
-            throw RemoteSigningError.signatureInvalid(service: Self.service, detail: "it does not verify under the certificate for this hash")
-        }
+        let value = try client.checkSignature(status["signature"] as? [String: Any] ?? [:], algorithm: algorithm, certificate: signingCertificate, digest: digest)
         return value
     }
 }
