@@ -71,6 +71,36 @@ final class RemoteSigningCommandTests: XCTestCase {
         XCTAssertTrue(unconfigured.error.contains("--service-url"), unconfigured.error)
     }
 
+    func testAProxyFromTheConfigFileCarriesEveryServiceCall() throws {
+        try startSimulator()
+        let proxy = Process()
+        proxy.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        proxy.arguments = [TestEnvironment.script("test-proxy.py")]
+        let out = Pipe()
+        let log = folder.appendingPathComponent("proxy.log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        proxy.standardOutput = out
+        proxy.standardError = try FileHandle(forWritingTo: log)
+        try proxy.run()
+        defer { kill(proxy.processIdentifier, SIGTERM); proxy.waitUntilExit() }
+        let proxyURL = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "listening ", with: "")
+        let config = try TestEnvironment.write("""
+            {"mobileID": {"url": "\(base.appendingPathComponent("mid-api").absoluteString)", "proxy": "\(proxyURL)",
+                          "relyingPartyUUID": "00000000-0000-0000-0000-000000000000", "relyingPartyName": "DEMO"}}
+            """, named: "remote.json", in: folder)
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["no_proxy", "NO_PROXY", "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY"] { environment[name] = nil }
+        let document = try TestEnvironment.write("via proxy\n", named: "p.txt", in: folder)
+        let signed = try TestEnvironment.run(binary, ["sign", folder.appendingPathComponent("p.asice").path, document, "--with", "mobile-id:+37200000766:60001019906",
+                                                      "--remote-config", config, "--profile", "B"], environment: environment)
+        XCTAssertEqual(signed.status, 0, signed.error)
+        let proxied = try String(contentsOf: log, encoding: .utf8)
+        XCTAssertTrue(proxied.contains("proxied POST \(base.appendingPathComponent("mid-api/certificate").absoluteString)"), proxied)
+        XCTAssertTrue(proxied.contains("proxied POST \(base.appendingPathComponent("mid-api/signature").absoluteString)"), proxied)
+        XCTAssertTrue(proxied.contains("proxied GET \(base.appendingPathComponent("mid-api/signature/session").absoluteString)"), proxied)
+    }
+
     func testTheServicesTLSCertificateIsPinned() throws {
         let key = folder.appendingPathComponent("tls.key").path, cert = folder.appendingPathComponent("tls.pem").path
         let other = folder.appendingPathComponent("other.pem").path, otherKey = folder.appendingPathComponent("other.key").path

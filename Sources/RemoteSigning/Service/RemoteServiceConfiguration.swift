@@ -20,6 +20,9 @@ public struct RemoteServiceConfiguration: Sendable {
     /// How long to wait for the person in all, before giving up with `timedOut`.
     public var overallTimeout: TimeInterval = 150
     public var userAgent = "tamga"
+    /// An HTTP proxy for this service (`http://host:port`); otherwise the usual environment
+    /// variables (`https_proxy`, `no_proxy`, …) apply.
+    public var proxy: String?
 
     public init(url: URL, relyingPartyUUID: String, relyingPartyName: String) {
         self.url = url
@@ -32,6 +35,7 @@ public struct RemoteServiceConfiguration: Sendable {
         var transport = HTTPTransport(timeout: pollSeconds + 10)
         transport.trustedCertificates = trustedCertificates
         transport.userAgent = userAgent
+        if let proxy { transport.useProxy(proxy) }
         return transport
     }
 }

@@ -7,16 +7,17 @@ import TamgaCore
 ///
 ///     { "mobileID": { "url": "https://…/mid-api", "relyingPartyUUID": "…", "relyingPartyName": "…",
 ///                     "trustedCertificates": ["mid.pem"], "language": "ENG", "displayText": "…",
-///                     "pollSeconds": 30, "timeoutSeconds": 150 },
+///                     "pollSeconds": 30, "timeoutSeconds": 150, "proxy": "http://proxy:3128" },
 ///       "smartID":  { "url": "https://…/v2", … } }
 struct RemoteOptions {
-    static let options: Set<String> = ["--service-url", "--rp-uuid", "--rp-name", "--display-text", "--language", "--service-cert", "--remote-config"]
+    static let options: Set<String> = ["--service-url", "--rp-uuid", "--rp-name", "--display-text", "--language", "--service-cert", "--remote-config", "--proxy"]
     static let help = """
       --service-url URL      the Mobile-ID or Smart-ID API base (e.g. https://mid.sk.ee/mid-api)
       --rp-uuid UUID, --rp-name NAME   the relying party as registered with the service
       --service-cert PEM     trust the service's TLS only through these certificates (repeatable; pinning)
       --display-text TEXT    what the phone shows (Mobile-ID: up to 100 GSM-7 characters)
       --language EST|ENG|RUS|LIT   Mobile-ID's language on the phone (default ENG)
+      --proxy URL            an HTTP proxy for the service (else http(s)_proxy from the environment)
       --remote-config FILE   the same as JSON per service (docs/cli.md); flags win
     """
 
@@ -27,6 +28,7 @@ struct RemoteOptions {
     let language: String?
     let certificateFiles: [String]
     let configFile: String?
+    let proxy: String?
 
     init(_ arguments: ParsedArguments) throws {
         url = arguments.value("--service-url")
@@ -37,6 +39,8 @@ struct RemoteOptions {
         if let language, !["EST", "ENG", "RUS", "LIT"].contains(language) { throw UsageError("--language takes EST, ENG, RUS or LIT") }
         certificateFiles = arguments.all("--service-cert")
         configFile = arguments.value("--remote-config")
+        proxy = arguments.value("--proxy")
+        if let proxy, URL(string: proxy)?.scheme != "http" { throw UsageError("--proxy takes http://HOST:PORT") }
     }
 
     /// The configuration for `service` ("mobileID" or "smartID").
@@ -63,6 +67,7 @@ struct RemoteOptions {
         configuration.trustedCertificates = try VerifyCommand.loadCertificates(pinFiles)
         if let text = displayText ?? section["displayText"] as? String { configuration.displayText = text }
         if let language = language ?? section["language"] as? String { configuration.language = language }
+        configuration.proxy = proxy ?? section["proxy"] as? String
         if let seconds = section["pollSeconds"] as? Double { configuration.pollSeconds = seconds }
         if let seconds = section["timeoutSeconds"] as? Double { configuration.overallTimeout = seconds }
         configuration.userAgent = "tamga/\(TamgaCommandLine.version)"

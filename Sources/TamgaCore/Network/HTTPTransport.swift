@@ -30,6 +30,14 @@ public struct HTTPTransport: Sendable {
         environment = ProcessInfo.processInfo.environment
     }
 
+    /// Sends every request (http and https) through this proxy instead of the environment's
+    /// (`no_proxy` from the environment still applies).
+    public mutating func useProxy(_ proxy: String) {
+        for name in ["http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"] { environment[name] = nil }
+        environment["http_proxy"] = proxy
+        environment["https_proxy"] = proxy
+    }
+
     public func post(_ body: Data, to url: URL, contentType: String, accept: String, service: String) async throws -> Data {
         try await perform(method: "POST", url: url, body: Array(body), headers: ["Content-Type": contentType, "Accept": accept], service: service)
     }
