@@ -15,8 +15,11 @@ Mobile-ID, under /mid-api:
                                  a newer poll of the same session makes the older one answer RUNNING)
   GET  /version
  personas (phone / national id -> end result), as SK's demo environment:
-  +37200000766 / 60001019906  OK, EC P-256 (raw r||s), Fixtures ec-p256
-  +37200000767 / 60001019907  OK, RSA 2048 (PKCS#1 v1.5), Fixtures rsa-2048   [simulator only]
+  +37200000766 / 30303039914  OK, EC P-256 (raw r||s), Fixtures ec-p256 (PNOEE-30303039914)   [simulator only]
+  +37200000767 / 30303039914  OK, RSA 2048 (PKCS#1 v1.5), Fixtures rsa-2048                     [simulator only]
+  +37200000766 / 60001019906  the demo's OK persona, but with the certificate of 30303039914: a client must refuse it
+  +37200009994 / 60001019994  TIMEOUT    +37200009995 / 60001019995  answers RUNNING at once, forever   [simulator only]
+  other personas get a certificate issued now by the test issuing CA with serialNumber PNOEE-<id>
   +37200000366 / 60001019928  NOT_MID_CLIENT (certificate: NOT_FOUND)
   +37201100266 / 60001019950  USER_CANCELLED      +37213100266 / 60001019983  PHONE_ABSENT
   +37207110066 / 60001019947  DELIVERY_ERROR      +37201200266 / 60001019972  SIM_ERROR
@@ -37,9 +40,11 @@ Smart-ID v2, under /smart-id-rp/v2:
   30403039972 WRONG_VC                           30403039983 TIMEOUT
   30403039994 garbage session body   30403039995 HTTP 580 on signature   30403039996 never completes
   30403039997 OK but signs another hash          [the last four: simulator only]
+  30403039990/91/92/93: HTTP 471/472/480/403 at the certificate choice; 30403039998: an ADVANCED certificate
+  30303039914 gets the test PKI's rsa-2048 certificate (PNOEE-30303039914); others one issued now
   anything else: 404 (no such account)
 
-Test hooks: GET /_sim/code/{sessionID} -> {"code": "NNNN"}, the verification code the phone shows
+Test hooks: GET /_sim/polls/{sessionID} -> {"polls": N}; GET /_sim/code/{sessionID} -> {"code": "NNNN"}, the verification code the phone shows
 (computed here independently); GET /_sim/last-code, the same for the latest signing session;
 GET /health.
 """
@@ -58,9 +63,12 @@ import threading
 import time
 import uuid
 
+import datetime
+
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa, utils
+from cryptography.x509.oid import NameOID
 
 HOST = "127.0.0.1"
 RP_UUID = "00000000-0000-0000-0000-000000000000"
@@ -86,11 +94,34 @@ def sid_code(digest):
 
 
 class Key:
-    def __init__(self, pki, name):
+    def __init__(self, pki=None, name=None, key=None, cert_der=None):
+        if key is not None:
+            self.key, self.cert_der = key, cert_der
+            return
         with open(os.path.join(pki, name + ".key.pem"), "rb") as f:
             self.key = serialization.load_pem_private_key(f.read(), None)
         with open(os.path.join(pki, name + ".cert.der"), "rb") as f:
             self.cert_der = f.read()
+
+    @staticmethod
+    def issued(pki, serial_number, kind):
+        """A key and a certificate for one persona (serialNumber = its identity), issued by the
+        test PKI's issuing CA; used by personas that never reach OCSP (failures)."""
+        with open(os.path.join(pki, "issuing-ca.key.pem"), "rb") as f:
+            ca_key = serialization.load_pem_private_key(f.read(), None)
+        with open(os.path.join(pki, "issuing-ca.cert.der"), "rb") as f:
+            ca = x509.load_der_x509_certificate(f.read())
+        key = ec.generate_private_key(ec.SECP256R1()) if kind == "ec" else rsa.generate_private_key(65537, 2048)
+        name = x509.Name([x509.NameAttribute(NameOID.COUNTRY_NAME, "EE"), x509.NameAttribute(NameOID.SERIAL_NUMBER, serial_number),
+                          x509.NameAttribute(NameOID.COMMON_NAME, "SIMULATED PERSONA " + serial_number)])
+        now = datetime.datetime.now(datetime.timezone.utc)
+        cert = (x509.CertificateBuilder().subject_name(name).issuer_name(ca.subject).public_key(key.public_key())
+                .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
+                .not_valid_after(now + datetime.timedelta(days=365))
+                .add_extension(x509.KeyUsage(digital_signature=False, content_commitment=True, key_encipherment=False, data_encipherment=False,
+                                             key_agreement=False, key_cert_sign=False, crl_sign=False, encipher_only=False, decipher_only=False), True)
+                .sign(ca_key, hashes.SHA256()))
+        return Key(key=key, cert_der=cert.public_bytes(serialization.Encoding.DER))
 
     def sign(self, digest, hash_name):
         algorithm = utils.Prehashed(HASHES[hash_name][0])
@@ -113,12 +144,16 @@ class Session:
 
 class Simulator:
     def __init__(self, pki):
-        self.keys = {"ec": Key(pki, "ec-p256"), "rsa": Key(pki, "rsa-2048")}
+        self.pki = pki
+        self.keys = {"ec": Key(pki, "ec-p256"), "rsa": Key(pki, "rsa-2048")}   # PNOEE-30303039914, in the OCSP index
+        self.issued = {}
         self.sessions = {}
         self.lock = threading.Lock()
         self.recent = {}   # Smart-ID idempotency: request key -> (time, sessionID)
         self.mid_personas = {
-            ("+37200000766", "60001019906"): ("OK", "ec"), ("+37200000767", "60001019907"): ("OK", "rsa"),
+            ("+37200000766", "30303039914"): ("OK", "ec"), ("+37200000767", "30303039914"): ("OK", "rsa"),
+            ("+37200000766", "60001019906"): ("OK", "ec"), ("+37200009994", "60001019994"): ("TIMEOUT", "ec"),
+            ("+37200009995", "60001019995"): ("FAST_RUNNING", "ec"),
             ("+37200000366", "60001019928"): ("NOT_MID_CLIENT", None), ("+37201100266", "60001019950"): ("USER_CANCELLED", "ec"),
             ("+37213100266", "60001019983"): ("PHONE_ABSENT", "ec"), ("+37207110066", "60001019947"): ("DELIVERY_ERROR", "ec"),
             ("+37201200266", "60001019972"): ("SIM_ERROR", "ec"), ("+37200000666", "60001019961"): ("SIGNATURE_HASH_MISMATCH", "ec"),
@@ -130,8 +165,20 @@ class Simulator:
             "30403039939": "USER_REFUSED_VC_CHOICE", "30403039946": "USER_REFUSED_CONFIRMATIONMESSAGE",
             "30403039950": "USER_REFUSED_CONFIRMATIONMESSAGE_WITH_VC_CHOICE", "30403039972": "WRONG_VC",
             "30403039983": "TIMEOUT", "30403039994": "GARBAGE", "30403039995": "MAINTENANCE", "30403039996": "NEVER",
-            "30403039997": "OTHER_HASH",
+            "30403039997": "OTHER_HASH", "30403039990": "HTTP471", "30403039991": "HTTP472", "30403039992": "HTTP480",
+            "30403039993": "HTTP403", "30403039998": "ADVANCED",
         }
+
+    def key_for(self, identity, kind):
+        """The test PKI's key for 30303039914 (it is in the OCSP index), else one issued now for
+        this identity; except the demo's OK persona 60001019906, which gets the test PKI's
+        certificate of another person (a client must refuse it)."""
+        if identity in ("30303039914", "60001019906"):
+            return self.keys[kind]
+        with self.lock:
+            if (identity, kind) not in self.issued:
+                self.issued[(identity, kind)] = Key.issued(self.pki, "PNOEE-" + identity, kind)
+            return self.issued[(identity, kind)]
 
     def add(self, session):
         sid = str(uuid.uuid4())
@@ -206,6 +253,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 coded = [x for x in self.sim.sessions.values() if x.code]
             latest = max(coded, key=lambda x: x.created, default=None)
             return self._send(200, {"code": latest.code}) if latest else self._error(404, "no session yet")
+        if path.startswith("/_sim/polls/"):
+            session = self.sim.get(path.rsplit("/", 1)[1])
+            return self._send(200, {"polls": session.poll_generation}) if session else self._error(404, "no such session")
         if path.startswith("/_sim/code/"):
             session = self.sim.get(path.rsplit("/", 1)[1])
             return self._send(200, {"code": session.code}) if session and session.code else self._error(404, "no such session")
@@ -219,13 +269,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self._poll(match.group(1), "sid")
         self._error(404, "not found")
 
-    def _poll(self, sid, service):
+    def _poll(self, sid, service):  # noqa: C901
         session = self.sim.get(sid)
         if session is None or session.kind.split("-")[0] != service:
             return self._error(404, "session not found")
         with session.cond:
             session.poll_generation += 1
             mine = session.poll_generation
+        if session.result == "FAST_RUNNING":
+            return self._send(200, {"state": "RUNNING"})
         deadline = time.time() + self._timeout()
         never = session.result == "NEVER"
         while time.time() < deadline and (never or time.time() < session.done_at):
@@ -263,7 +315,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if path == "/certificate":
             if persona is None or persona[0] == "NOT_MID_CLIENT":
                 return self._send(200, {"result": "NOT_FOUND", "time": time.strftime("%Y-%m-%dT%H:%M:%S"), "traceId": "t"})
-            cert = self.sim.keys[persona[1]].cert_der
+            cert = self.sim.key_for(body["nationalIdentityNumber"], persona[1]).cert_der
             return self._send(200, {"result": "OK", "cert": base64.b64encode(cert).decode(), "time": "t", "traceId": "t"})
         if path not in ("/signature", "/authentication"):
             return self._error(404, "not found")
@@ -281,7 +333,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         session.code = mid_code(digest)
         if result in ("OK", "OTHER_HASH"):
             signed = hashlib.new(hash_type.lower(), b"another document").digest() if result == "OTHER_HASH" else digest
-            value, algorithm = self.sim.keys[key].sign(signed, hash_type)
+            value, algorithm = self.sim.key_for(body["nationalIdentityNumber"], key).sign(signed, hash_type)
             session.payload = {"state": "COMPLETE", "result": "OK", "signature": {"value": base64.b64encode(value).decode(), "algorithm": algorithm},
                                "time": "t", "traceId": "t", "unknownFutureField": {"ignored": True}}
         else:
@@ -317,9 +369,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             seen = self.sim.recent.get(key_text)
             if seen and time.time() - seen[0] < 15:
                 return self._send(200, {"sessionID": seen[1]})
+        if result.startswith("HTTP"):
+            return self._error(int(result[4:]), "simulated HTTP %s" % result[4:])
         document_number = "PNO%s-%s-MOCK-Q" % (country, code)
-        key = self.sim.keys["rsa"]
-        cert = {"value": base64.b64encode(key.cert_der).decode(), "certificateLevel": "QUALIFIED"}
+        key = self.sim.key_for(code, "rsa")
+        cert = {"value": base64.b64encode(key.cert_der).decode(), "certificateLevel": "ADVANCED" if result == "ADVANCED" else "QUALIFIED"}
         if action == "certificatechoice":
             session = Session("sid-cert", result)
             outcome = "OK" if result not in ("USER_REFUSED", "TIMEOUT") else result

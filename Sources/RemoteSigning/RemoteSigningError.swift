@@ -33,6 +33,8 @@ public enum RemoteSigningError: Error, Equatable, CustomStringConvertible, Senda
     case signatureInvalid(service: String, detail: String)
     /// Missing configuration: the service URL or the relying party's identity.
     case notConfigured(service: String, missing: String)
+    /// The certificate the service returned is not the asked person's, or not of the level asked.
+    case certificateMismatch(service: String, detail: String)
 
     public var code: String {
         switch self {
@@ -51,6 +53,7 @@ public enum RemoteSigningError: Error, Equatable, CustomStringConvertible, Senda
         case .malformedResponse: "malformed-response"
         case .signatureInvalid: "remote-signature-invalid"
         case .notConfigured: "remote-not-configured"
+        case .certificateMismatch: "remote-certificate-mismatch"
         }
     }
 
@@ -84,6 +87,8 @@ public enum RemoteSigningError: Error, Equatable, CustomStringConvertible, Senda
             "\(service) sent an answer tamga cannot read (\(detail)). Nothing was signed."
         case .signatureInvalid(let service, let detail):
             "\(service) returned a signature that does not check out (\(detail)). Nothing was written."
+        case .certificateMismatch(let service, let detail):
+            "\(service) returned a certificate that is not the one asked for (\(detail)). Nothing was signed."
         case .notConfigured(let service, let missing):
             "\(service) is not configured: give \(missing) (flags or --remote-config FILE; see tamga sign --help)."
         }

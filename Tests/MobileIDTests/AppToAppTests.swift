@@ -78,7 +78,20 @@ final class AppToAppTests: XCTestCase {
             guard case MobileIDError.linkTooLong(let length) = error else { return XCTFail("\(error)") }
             XCTAssertGreaterThan(length, 1024)
         }
-        XCTAssertThrowsError(try AppLink.parseCall("MobileID://verify?data=" + String(repeating: "A", count: 1100)))
+        // A valid app call that is too long is refused for its length (the M200 in it is fine).
+        var short = try M200(object: guideM200)
+        short.profile = String(repeating: "A", count: 700)
+        let longCall = "MobileID://verify?clientScheme=spDemo&data=\(short.base64)&mode=indirect"
+        XCTAssertGreaterThan(longCall.count, 1024)
+        XCTAssertNoThrow(try M200(base64: short.base64))
+        XCTAssertThrowsError(try AppLink.parseCall(longCall)) { XCTAssertEqual($0 as? MobileIDError, .linkTooLong(length: longCall.count)) }
+        // The link's mode must be its M200's.
+        var plain = try M200(object: guideM200)
+        plain.mode = .direct
+        let direct = try AppLink.universal(plain, clientScheme: "spDemo")
+        XCTAssertThrowsError(try AppLink.parseCall(direct.replacingOccurrences(of: "mode=direct", with: "mode=indirect"))) {
+            XCTAssertEqual(($0 as? MobileIDError)?.code, "mobileid-malformed-message")
+        }
         XCTAssertThrowsError(try AppLink.parseCall("https://evil.example/verify.html?data=abc")) { XCTAssertEqual(($0 as? MobileIDError)?.code, "mobileid-not-a-link") }
     }
 

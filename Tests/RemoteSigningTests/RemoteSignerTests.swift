@@ -87,14 +87,14 @@ final class MobileIDSignerTests: RemoteSignerTestCase {
 
     func testECAndRSAPersonasSignLTContainersAndTheCodeIsThePhones() async throws {
         let codes = ShownCodes()
-        let ec = try await connect("+37200000766", "60001019906", codes)
+        let ec = try await connect("+37200000766", "30303039914", codes)
         XCTAssertEqual(ec.algorithm, .ecdsaP256SHA256)
         try await signLTAndVerify(ec, rawECDSA: true)
         let shown = codes.all
         XCTAssertEqual(shown.count, 1, "the code is shown once, before polling")
         let phone = try await phoneCode(ec.lastSessionID)
         XCTAssertEqual(shown.first, phone, "the code shown here is the one on the phone")
-        let rsa = try await connect("+37200000767", "60001019907", codes)
+        let rsa = try await connect("+37200000767", "30303039914", codes)
         XCTAssertEqual(rsa.algorithm, .rsaPKCS1SHA256)
         try await signLTAndVerify(rsa, rawECDSA: false)
     }
@@ -110,6 +110,7 @@ final class MobileIDSignerTests: RemoteSignerTestCase {
             ("+37200009991", "60001019991", .malformedResponse(service: "Mobile-ID", detail: "the answer is not a JSON object")),
             ("+37200009992", "60001019992", .timedOut(service: "Mobile-ID")),
             ("+37200009993", "60001019993", .signatureInvalid(service: "Mobile-ID", detail: "it does not verify under the certificate for this hash")),
+            ("+37200009994", "60001019994", .timedOut(service: "Mobile-ID")),
         ]
         let container = try makeContainer()
         let before = try TestEnvironment.bytes(container.path)
@@ -120,12 +121,54 @@ final class MobileIDSignerTests: RemoteSignerTestCase {
         }
         await assertFails(.notAClient(service: "Mobile-ID", who: "+37200000366 / 60001019928")) { _ = try await self.connect("+37200000366", "60001019928", ShownCodes()) }
         await assertFails(.serviceRefused(service: "Mobile-ID", status: 401, meaning: "the relying party's name, UUID or address is not authorised")) {
-            _ = try await self.connect("+37200000766", "60001019906", ShownCodes(), configuration: self.configuration("mid-api", name: "Somebody Else"))
+            _ = try await self.connect("+37200000766", "30303039914", ShownCodes(), configuration: self.configuration("mid-api", name: "Somebody Else"))
         }
+        // A certificate of somebody else than the person asked for is refused before anything is signed.
+        await assertFails(.certificateMismatch(service: "Mobile-ID", detail: "its serialNumber is PNOEE-30303039914, not 60001019906")) {
+            _ = try await self.connect("+37200000766", "60001019906", ShownCodes())
+        }
+        // Plain HTTP only to this machine.
+        var remote = configuration("mid-api")
+        remote.url = URL(string: "http://mid.example/mid-api")!
+        await assertFails(.notConfigured(service: "Mobile-ID", missing: "an https URL (plain http is allowed to this machine only)")) {
+            _ = try await self.connect("+37200000766", "30303039914", ShownCodes(), configuration: remote)
+        }
+    }
+
+    /// A service (or proxy) that answers RUNNING at once is polled about once a second, not in a
+    /// tight loop, and the wait ends at the overall timeout.
+    func testAServiceThatAnswersRunningAtOnceIsNotHammered() async throws {
+        var remote = configuration("mid-api")
+        remote.overallTimeout = 3
+        let signer = try await connect("+37200009995", "60001019995", ShownCodes(), configuration: remote)
+        let started = Date()
+        await assertFails(.timedOut(service: "Mobile-ID")) { _ = try await signer.sign(digest: Digest.compute(.sha256, over: Data("x".utf8))) }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 6)
+        let data = try await HTTPTransport(timeout: 5).get(base.appendingPathComponent("_sim/polls/\(try XCTUnwrap(signer.lastSessionID))"), service: "sim")
+        let polls = try XCTUnwrap((try JSONSerialization.jsonObject(with: data) as? [String: Int])?["polls"])
+        XCTAssertLessThanOrEqual(polls, 5, "about one poll a second for 3 s")
+        XCTAssertGreaterThanOrEqual(polls, 2)
+    }
+
+    func testTheDisplayTextFitsThePhone() {
+        XCTAssertEqual(MobileIDSigner.displayText("Sign the lease").format, "GSM-7")
+        XCTAssertEqual(MobileIDSigner.displayText(String(repeating: "a", count: 150)).text.count, 100)
+        let russian = MobileIDSigner.displayText("Подписать договор аренды квартиры на Ülikooli улице в Тарту, 2026")
+        XCTAssertEqual(russian.format, "UCS-2", "Cyrillic is not GSM-7: sent as UCS-2, not blanked")
+        XCTAssertEqual(russian.text.count, 50)
+        XCTAssertEqual(MobileIDSigner.displayText("Leping õpetajaga").format, "UCS-2", "õ is not in GSM-7 (ä, ö, ü are)")
+        XCTAssertEqual(MobileIDSigner.displayText("Äri ja öö ümber").format, "GSM-7")
+        XCTAssertEqual(MobileIDSigner.displayText("{[€]}|~^€").text, "{[€]}", "at most five extension characters")
+        XCTAssertEqual(MobileIDSigner.displayText("two\u{7}bells\u{1B}").text, "twobells", "control characters dropped")
     }
 }
 
 final class SmartIDSignerTests: RemoteSignerTestCase {
+    static func meaning(_ status: Int) -> String {
+        [471: "no suitable account of the requested level (the person has others)", 472: "the person should open the Smart-ID app or portal first",
+         480: "this client is too old for the service", 403: "the relying party may not do this (certificate level or capability)"][status]!
+    }
+
     func connect(_ identity: String, _ codes: ShownCodes, country: String = "EE") async throws -> SmartIDSigner {
         try await SmartIDSigner.connect(country: country, identityCode: identity, configuration: configuration("smart-id-rp/v2"),
                                         showVerificationCode: { codes.show($0) })
@@ -164,5 +207,18 @@ final class SmartIDSignerTests: RemoteSignerTestCase {
         await assertFails(.userRefused(service: "Smart-ID", stage: "")) { _ = try await self.connect("30403039917", ShownCodes()) }
         await assertFails(.timedOut(service: "Smart-ID")) { _ = try await self.connect("30403039983", ShownCodes()) }
         await assertFails(.notAClient(service: "Smart-ID", who: "PNOEE-39912319997")) { _ = try await self.connect("39912319997", ShownCodes()) }
+        // The documented HTTP statuses of the certificate choice, each with its meaning.
+        for (identity, status) in [("30403039990", 471), ("30403039991", 472), ("30403039992", 480), ("30403039993", 403)] {
+            await assertFails(.serviceRefused(service: "Smart-ID", status: status, meaning: SmartIDSignerTests.meaning(status))) {
+                _ = try await self.connect(identity, ShownCodes())
+            }
+        }
+        // An ADVANCED certificate when QUALIFIED was asked for; a certificate of another country's person.
+        await assertFails(.certificateMismatch(service: "Smart-ID", detail: "certificate level ADVANCED, QUALIFIED was asked for")) {
+            _ = try await self.connect("30403039998", ShownCodes())
+        }
+        await assertFails(.certificateMismatch(service: "Smart-ID", detail: "its serialNumber is PNOEE-30303039914, not PNOLT-30303039914")) {
+            _ = try await self.connect("30303039914", ShownCodes(), country: "LT")
+        }
     }
 }

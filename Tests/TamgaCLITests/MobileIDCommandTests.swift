@@ -31,6 +31,10 @@ final class MobileIDCommandTests: XCTestCase {
                                                        "--auth-type", "pin,face", "--json"])
         XCTAssertEqual(refused.status, 1)
         XCTAssertTrue(refused.output.contains("\"errcode\" : 10112"), refused.output)
+        // An M200 as JSON (its host holds "://") is decoded as a message, not taken for a link.
+        let json = try TestEnvironment.run(binary, ["mobileid", "decode", #"{"mode":"direct","ci":false,"host":"http://10.0.0.159:7201/apis/v1","type":"mip","version":"1.0.0","cmd":"200","trxcode":"20220711161455371E5E8EA20"}"#])
+        XCTAssertEqual(json.status, 0, json.error)
+        XCTAssertTrue(json.output.contains("20220711161455371E5E8EA20"), json.output)
         let garbage = try TestEnvironment.run(binary, ["mobileid", "decode", "%%%"])
         XCTAssertEqual(garbage.status, 3)
         XCTAssertTrue(garbage.error.contains("not base64"), garbage.error)

@@ -36,7 +36,7 @@ final class RemoteSigningCommandTests: XCTestCase {
         let document = try TestEnvironment.write("signed on a phone\n", named: "lease.txt", in: folder)
 
         let mid = folder.appendingPathComponent("mid.asice").path
-        let signed = try TestEnvironment.run(binary, ["sign", mid, document, "--with", "mobile-id:+37200000766:60001019906",
+        let signed = try TestEnvironment.run(binary, ["sign", mid, document, "--with", "mobile-id:+37200000766:30303039914",
                                                       "--service-url", base.appendingPathComponent("mid-api").absoluteString,
                                                       "--rp-uuid", "00000000-0000-0000-0000-000000000000", "--rp-name", "DEMO",
                                                       "--display-text", "Sign the lease"] + longTerm)
@@ -66,7 +66,7 @@ final class RemoteSigningCommandTests: XCTestCase {
         XCTAssertEqual(try TestEnvironment.bytes(sid), before)
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_HOME"] = folder.appendingPathComponent("empty").path
-        let unconfigured = try TestEnvironment.run(binary, ["sign", sid, "--with", "mobile-id:+37200000766:60001019906"] + longTerm, environment: environment)
+        let unconfigured = try TestEnvironment.run(binary, ["sign", sid, "--with", "mobile-id:+37200000766:30303039914"] + longTerm, environment: environment)
         XCTAssertEqual(unconfigured.status, 2, unconfigured.error)
         XCTAssertTrue(unconfigured.error.contains("--service-url"), unconfigured.error)
     }
@@ -92,7 +92,7 @@ final class RemoteSigningCommandTests: XCTestCase {
         var environment = ProcessInfo.processInfo.environment
         for name in ["no_proxy", "NO_PROXY", "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY"] { environment[name] = nil }
         let document = try TestEnvironment.write("via proxy\n", named: "p.txt", in: folder)
-        let signed = try TestEnvironment.run(binary, ["sign", folder.appendingPathComponent("p.asice").path, document, "--with", "mobile-id:+37200000766:60001019906",
+        let signed = try TestEnvironment.run(binary, ["sign", folder.appendingPathComponent("p.asice").path, document, "--with", "mobile-id:+37200000766:30303039914",
                                                       "--remote-config", config, "--profile", "B"], environment: environment)
         XCTAssertEqual(signed.status, 0, signed.error)
         let proxied = try String(contentsOf: log, encoding: .utf8)
@@ -112,11 +112,19 @@ final class RemoteSigningCommandTests: XCTestCase {
         try startSimulator(["--tls-cert", cert, "--tls-key", key])
         XCTAssertEqual(base.scheme, "https")
         let document = try TestEnvironment.write("pinned\n", named: "p.txt", in: folder)
-        let arguments = ["--with", "mobile-id:+37200000766:60001019906", "--service-url", base.appendingPathComponent("mid-api").absoluteString,
+        let arguments = ["--with", "mobile-id:+37200000766:30303039914", "--service-url", base.appendingPathComponent("mid-api").absoluteString,
                          "--rp-uuid", "00000000-0000-0000-0000-000000000000", "--rp-name", "DEMO", "--profile", "B"]
         let pinned = try TestEnvironment.run(binary, ["sign", folder.appendingPathComponent("a.asice").path, document, "--service-cert", cert] + arguments)
         XCTAssertEqual(pinned.status, 0, pinned.error)
-        let wrongPin = try TestEnvironment.run(binary, ["sign", folder.appendingPathComponent("b.asice").path, document, "--service-cert", other] + arguments)
+        // The service's certificate is trusted system-wide here (SSL_CERT_FILE), so without a pin
+        // the call goes through; a pin on another certificate must still refuse it — pinning
+        // replaces the trust anchors, it does not add to them.
+        var trusting = ProcessInfo.processInfo.environment
+        trusting["SSL_CERT_FILE"] = cert
+        let systemTrust = try TestEnvironment.run(binary, ["sign", folder.appendingPathComponent("c.asice").path, document] + arguments, environment: trusting)
+        XCTAssertEqual(systemTrust.status, 0, systemTrust.error)
+        let wrongPin = try TestEnvironment.run(binary, ["sign", folder.appendingPathComponent("b.asice").path, document, "--service-cert", other] + arguments,
+                                               environment: trusting)
         XCTAssertEqual(wrongPin.status, 7, wrongPin.error)
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("b.asice").path), "nothing written")
     }

@@ -46,6 +46,9 @@ public enum AppLink {
         guard let data = items["data"] else { throw MobileIDError.malformedMessage(message: "app call", detail: "data is missing") }
         let m200 = try M200(base64: data)
         let mode = try Mode(field: items["mode"] ?? m200.mode.rawValue, message: "app call")
+        guard mode == m200.mode else {
+            throw MobileIDError.malformedMessage(message: "app call", detail: "the link says mode \(mode.rawValue), its M200 \(m200.mode.rawValue)")
+        }
         return Call(environment: environment, m200: m200, mode: mode, clientScheme: items["clientScheme"] ?? "")
     }
 

@@ -53,6 +53,7 @@ public final class MobileIDSigner: Signer, @unchecked Sendable {   // unchecked:
         guard phoneNumber.range(of: #"^\+\d{8,30}$"#, options: .regularExpression) != nil else {
             throw RemoteSigningError.notAClient(service: service, who: "\(phoneNumber) (not a phone number in +<country><number> form)")
         }
+        try configuration.checkScheme(service: service)
         let client = RemoteServiceClient(service: service, configuration: configuration, statusMeaning: meaning)
         let answer = try await client.post("certificate", ["phoneNumber": phoneNumber, "nationalIdentityNumber": nationalIdentityNumber])
         switch answer["result"] as? String {
@@ -61,23 +62,51 @@ public final class MobileIDSigner: Signer, @unchecked Sendable {   // unchecked:
         case let other: throw RemoteSigningError.unexpectedResult(service: service, result: other ?? "no result")
         }
         let certificate = try client.certificate(answer["cert"], "cert")
+        // The certificate must be the person's: its serialNumber is the identity number, alone
+        // or as PNOxx-<number>. Anything else would sign as somebody else.
+        let serial = RemoteServiceClient.subjectSerialNumber(certificate) ?? ""
+        guard serial == nationalIdentityNumber || serial.hasSuffix("-" + nationalIdentityNumber) else {
+            throw RemoteSigningError.certificateMismatch(service: service, detail: "its serialNumber is \(serial.isEmpty ? "missing" : serial), not \(nationalIdentityNumber)")
+        }
         return try MobileIDSigner(phoneNumber: phoneNumber, nationalIdentityNumber: nationalIdentityNumber, certificate: certificate,
                                   client: client, showVerificationCode: showVerificationCode)
     }
 
     public func certificate() async throws -> Certificate { signingCertificate }
 
+    /// GSM 03.38: the default alphabet, and the extension table (two septets each, at most five).
+    static let gsm7 = Set("@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà")
+    static let gsm7Extension = Set("^{}\\[~]|€")
+
+    /// The text and format the phone can show: GSM-7 up to 100 characters (at most five from
+    /// the extension table) when every character is in it, else UCS-2 up to 50 characters
+    /// (Cyrillic, õ, š, ž…), rather than letting the service blank out what GSM-7 lacks.
+    /// Control characters are dropped.
+    public static func displayText(_ text: String) -> (text: String, format: String) {
+        let cleaned = String(text.filter { character in !character.unicodeScalars.contains { $0.properties.generalCategory == .control } })
+        guard cleaned.allSatisfy({ gsm7.contains($0) || gsm7Extension.contains($0) }) else { return (String(cleaned.prefix(50)), "UCS-2") }
+        var result = "", extensions = 0
+        for character in cleaned {
+            if gsm7Extension.contains(character) {
+                guard extensions < 5 else { break }
+                extensions += 1
+            }
+            guard result.count < 100 else { break }
+            result.append(character)
+        }
+        return (result, "GSM-7")
+    }
+
     public func sign(digest: Digest) async throws -> Data {
         guard digest.algorithm == algorithm.digest, let hashType = RemoteServiceClient.hashType(digest.algorithm) else {
             throw CoreError.digestAlgorithmMismatch(expected: algorithm.digest, actual: digest.algorithm)
         }
         let hash = Array(digest.bytes)
-        // GSM-7 text of at most 100 characters; anything longer would be refused (400).
-        let text = String(client.configuration.displayText.prefix(100))
+        let (text, format) = Self.displayText(client.configuration.displayText)
         showVerificationCode(VerificationCode.mobileID(hash: hash))
         let started = try await client.post("signature", [
             "phoneNumber": phoneNumber, "nationalIdentityNumber": nationalIdentityNumber, "hash": Data(hash).base64EncodedString(),
-            "hashType": hashType, "language": client.configuration.language, "displayText": text, "displayTextFormat": "GSM-7",
+            "hashType": hashType, "language": client.configuration.language, "displayText": text, "displayTextFormat": format,
         ])
         guard let session = started["sessionID"] as? String, !session.isEmpty, session.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
             throw RemoteSigningError.malformedResponse(service: Self.service, detail: "no session id")

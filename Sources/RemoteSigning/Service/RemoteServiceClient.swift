@@ -53,19 +53,25 @@ struct RemoteServiceClient: Sendable {
     /// configuration's overall timeout.
     func pollUntilComplete(_ path: String) async throws -> [String: Any] {
         let deadline = Date().addingTimeInterval(configuration.overallTimeout)
-        let milliseconds = Int(min(max(configuration.pollSeconds, 1), 120) * 1000)
-        var components = URLComponents(url: url(path), resolvingAgainstBaseURL: false)!
-        components.queryItems = [URLQueryItem(name: "timeoutMs", value: String(milliseconds))]
         while true {
             try Task.checkCancellation()
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { throw RemoteSigningError.timedOut(service: service) }
+            // A long poll never outlasts the overall deadline (the services clamp to 1–120 s).
+            let milliseconds = Int(min(max(min(configuration.pollSeconds, left), 1), 120) * 1000)
+            var components = URLComponents(url: url(path), resolvingAgainstBaseURL: false)!
+            components.queryItems = [URLQueryItem(name: "timeoutMs", value: String(milliseconds))]
+            let started = Date()
             let status = try await get(components.url!)
             switch status["state"] as? String {
             case "COMPLETE": return status
             case "RUNNING": break
             default: throw RemoteSigningError.malformedResponse(service: service, detail: "a session state that is neither RUNNING nor COMPLETE")
             }
-            // The long poll already waited; ask again at once, as the services advise.
-            if Date() >= deadline { throw RemoteSigningError.timedOut(service: service) }
+            // The long poll normally waited already, so ask again at once, as the services
+            // advise; but a service (or proxy) that answers RUNNING at once is not hammered.
+            let waited = Date().timeIntervalSince(started)
+            if waited < 1 { try await Task.sleep(nanoseconds: UInt64((1 - waited) * 1e9)) }
         }
     }
 
@@ -75,6 +81,19 @@ struct RemoteServiceClient: Sendable {
             throw RemoteSigningError.malformedResponse(service: service, detail: "\(name) is missing or not base64")
         }
         return data
+    }
+
+    /// The subject's serialNumber attribute (the ETSI semantics identifier, e.g. PNOEE-38001085718).
+    static func subjectSerialNumber(_ certificate: Certificate) -> String? {
+        // RFC 2253 text: attributes split at commas not escaped with a backslash.
+        var parts: [String] = [], current = "", escaped = false
+        for character in certificate.subject {
+            if escaped { current.append(character); escaped = false; continue }
+            if character == "\\" { escaped = true; current.append(character); continue }
+            if character == "," { parts.append(current); current = "" } else { current.append(character) }
+        }
+        parts.append(current)
+        return parts.first { $0.hasPrefix("serialNumber=") }.map { String($0.dropFirst("serialNumber=".count)) }
     }
 
     /// A certificate the service sent as base64 DER.

@@ -30,6 +30,15 @@ public struct RemoteServiceConfiguration: Sendable {
         self.relyingPartyName = relyingPartyName
     }
 
+    /// Plain HTTP only to this machine (simulators, a local proxy): anything else must be https,
+    /// or whoever sits on the path could hand out their own certificate and signature.
+    func checkScheme(service: String) throws {
+        let host = url.host ?? ""
+        guard url.scheme == "https" || (url.scheme == "http" && ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host)) else {
+            throw RemoteSigningError.notConfigured(service: service, missing: "an https URL (plain http is allowed to this machine only)")
+        }
+    }
+
     /// A transport whose per-request deadline covers one long poll.
     func transport() -> HTTPTransport {
         var transport = HTTPTransport(timeout: pollSeconds + 10)

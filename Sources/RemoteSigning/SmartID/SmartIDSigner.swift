@@ -78,6 +78,7 @@ public final class SmartIDSigner: Signer, @unchecked Sendable {   // unchecked: 
               !identityCode.isEmpty, identityCode.allSatisfy({ $0.isASCII && ($0.isNumber || $0.isLetter || $0 == "-") }) else {
             throw RemoteSigningError.notAClient(service: service, who: "\(country):\(identityCode) (a two-letter country and an identity code)")
         }
+        try configuration.checkScheme(service: service)
         let client = RemoteServiceClient(service: service, configuration: configuration, statusMeaning: meaning)
         let who = "PNO\(country)-\(identityCode)"
         prompt("Smart-ID: confirm the certificate choice in the app for \(who)")
@@ -98,6 +99,14 @@ public final class SmartIDSigner: Signer, @unchecked Sendable {   // unchecked: 
             throw RemoteSigningError.malformedResponse(service: service, detail: "no document number")
         }
         let certificate = try client.certificate((status["cert"] as? [String: Any])?["value"], "cert.value")
+        // The person asked for, at the level asked for (QUALIFIED).
+        let serial = RemoteServiceClient.subjectSerialNumber(certificate) ?? ""
+        guard serial == who else {
+            throw RemoteSigningError.certificateMismatch(service: service, detail: "its serialNumber is \(serial.isEmpty ? "missing" : serial), not \(who)")
+        }
+        guard (status["cert"] as? [String: Any])?["certificateLevel"] as? String == "QUALIFIED" else {
+            throw RemoteSigningError.certificateMismatch(service: service, detail: "certificate level \((status["cert"] as? [String: Any])?["certificateLevel"] as? String ?? "missing"), QUALIFIED was asked for")
+        }
         return try SmartIDSigner(country: country, identityCode: identityCode, documentNumber: documentNumber, certificate: certificate,
                                  client: client, showVerificationCode: showVerificationCode)
     }

@@ -66,8 +66,12 @@ struct RemoteOptions {
         let pinFiles = certificateFiles.isEmpty ? (section["trustedCertificates"] as? [String] ?? []) : certificateFiles
         configuration.trustedCertificates = try VerifyCommand.loadCertificates(pinFiles)
         if let text = displayText ?? section["displayText"] as? String { configuration.displayText = text }
-        if let language = language ?? section["language"] as? String { configuration.language = language }
+        if let language = language ?? section["language"] as? String {
+            guard ["EST", "ENG", "RUS", "LIT"].contains(language) else { throw UsageError("language in \(configFile ?? defaultFile) takes EST, ENG, RUS or LIT") }
+            configuration.language = language
+        }
         configuration.proxy = proxy ?? section["proxy"] as? String
+        if let proxy = configuration.proxy, URL(string: proxy)?.scheme != "http" { throw UsageError("proxy takes http://HOST:PORT, got \(proxy)") }
         if let seconds = section["pollSeconds"] as? Double { configuration.pollSeconds = seconds }
         if let seconds = section["timeoutSeconds"] as? Double { configuration.overallTimeout = seconds }
         configuration.userAgent = "tamga/\(TamgaCommandLine.version)"

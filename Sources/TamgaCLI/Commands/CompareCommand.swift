@@ -73,15 +73,23 @@ struct CompareCommand: Command {
         global = GlobalOptions(arguments)
     }
 
-    /// A file-name-safe label per signer, unique within the run.
+    /// A file-name-safe label per signer, unique within the run. Phone numbers and identity
+    /// codes stay out of file names: remote signers are labelled by their service only.
     static func labels(_ texts: [String]) -> [String] {
-        var seen: [String: Int] = [:]
+        var used = Set<String>()
         return texts.map { text in
-            var label = String(text.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "-" }).lowercased()
-            label = label.split(separator: "-").joined(separator: "-")
-            if label.count > 40 { label = String(label.prefix(40)) }
-            seen[label, default: 0] += 1
-            return seen[label]! > 1 ? "\(label)-\(seen[label]!)" : label
+            var label: String
+            if text.hasPrefix("mobile-id:") || text.hasPrefix("smart-id:") {
+                label = String(text.prefix { $0 != ":" })
+            } else {
+                label = String(text.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "-" }).lowercased()
+                label = label.split(separator: "-").joined(separator: "-")
+                if label.count > 40 { label = String(label.prefix(40)) }
+            }
+            var candidate = label, counter = 1
+            while used.contains(candidate) { counter += 1; candidate = "\(label)-\(counter)" }
+            used.insert(candidate)
+            return candidate
         }
     }
 
@@ -178,6 +186,8 @@ struct CompareCommand: Command {
             let work = (outFolder as NSString).appendingPathComponent(".\(labels[index]).run.asice")
             var phases: [SigningPhases] = []
             defer { try? FileManager.default.removeItem(atPath: work) }
+            // With --force, last time's output must not pass for this run's when this signer fails.
+            if force { try? FileManager.default.removeItem(atPath: outputs[index]) }
             do {
                 for run in 1...runs {
                     if !global.quiet { context.terminal.error("\(entry.text): run \(run)/\(runs)") }
@@ -215,6 +225,7 @@ struct CompareCommand: Command {
             if !global.quiet { context.terminal.error("combined: one signature from each signer") }
             try Self.copy(container, to: combined + ".tamga-compare")
             defer { try? FileManager.default.removeItem(atPath: combined + ".tamga-compare") }
+            if force { try? FileManager.default.removeItem(atPath: combined) }
             var errors: [String: Failure] = [:]
             var count = 0
             for (index, entry) in specifications.enumerated() where columns[index].error == nil {
@@ -225,9 +236,15 @@ struct CompareCommand: Command {
                     errors[entry.text] = Failure(code: TamgaCommandLine.classify(error).0, message: "\(error)")
                 }
             }
-            try FileManager.default.moveItem(atPath: combined + ".tamga-compare", toPath: combined)
-            let report = try Container(openingAt: combined).validate(validation)
-            combinedResult = Combined(path: combined, signatures: report.signatures.count, validation: report.status.rawValue, errors: errors)
+            // Kept only when every signer that worked alone also signed it: a partial container
+            // would look like the comparison's result.
+            if errors.isEmpty && count > 0 {
+                try FileManager.default.moveItem(atPath: combined + ".tamga-compare", toPath: combined)
+                let report = try Container(openingAt: combined).validate(validation)
+                combinedResult = Combined(path: combined, signatures: report.signatures.count, validation: report.status.rawValue, errors: errors)
+            } else {
+                combinedResult = Combined(path: combined, signatures: 0, validation: "NOT WRITTEN", errors: errors)
+            }
         }
 
         let report = Report(container: container, runs: runs, profile: profile.rawValue, signers: columns, combined: combinedResult)

@@ -112,7 +112,7 @@ struct MobileIDDecodeCommand: Command {
         let input = try argumentText(text)
         if let clientScheme, input.lowercased().hasPrefix(clientScheme.lowercased() + "://") {
             printJSON(try AppLink.parseCallback(input, clientScheme: clientScheme).json, context.terminal)
-        } else if input.contains("://") {
+        } else if input.contains("://") && (try? JSONSerialization.jsonObject(with: Data(input.utf8))) == nil {
             let call = try AppLink.parseCall(input)
             context.terminal.error("app call (\(call.environment == .testbed ? "test bed" : "production"), mode \(call.mode.rawValue), clientScheme \"\(call.clientScheme)\")")
             printJSON(call.m200.json, context.terminal)

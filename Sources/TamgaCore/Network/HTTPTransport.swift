@@ -30,10 +30,10 @@ public struct HTTPTransport: Sendable {
         environment = ProcessInfo.processInfo.environment
     }
 
-    /// Sends every request (http and https) through this proxy instead of the environment's
-    /// (`no_proxy` from the environment still applies).
+    /// Sends every request (http and https) through this proxy instead of the environment's;
+    /// the environment's `no_proxy` does not apply to a proxy given this way.
     public mutating func useProxy(_ proxy: String) {
-        for name in ["http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"] { environment[name] = nil }
+        for name in ["http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "no_proxy", "NO_PROXY"] { environment[name] = nil }
         environment["http_proxy"] = proxy
         environment["https_proxy"] = proxy
     }
