@@ -179,9 +179,18 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
             guard let document = try store.consumeEnrollmentCode(code, role: role) else {
                 throw Failure(status: 403, code: "bad-enrollment-code", message: "the enrollment code is unknown, expired, or already used for a \(role.rawValue) key")
             }
+            // A new key of a role replaces the old one (a lost phone, a new device): the old key
+            // is locked and the devices that enrolled it lose their access.
+            let older = try store.database.query("SELECT key_id FROM keys WHERE document_number = ? AND role = ? AND locked = 0",
+                                                 [.text(document), .text(role.rawValue)]).compactMap { $0.first?.text }
+            for old in older {
+                if let id = BigInt(hex: old)?.bytes(width: 32) { try store.lockKey(id, reason: "superseded by a new \(role.rawValue) enrollment") }
+                try store.database.execute("DELETE FROM devices WHERE key_id = ?", [.text(old)])
+            }
             try store.saveKey(share, documentNumber: document, role: role)
-            try store.database.execute("INSERT INTO devices (token_hash, document_number, device_key, created_at) VALUES (?, ?, ?, ?)",
-                                       [.text(CoSignerStore.hash(token)), .text(document), .blob(deviceKey), .integer(CoSignerStore.now())])
+            try store.database.execute("INSERT INTO devices (token_hash, document_number, device_key, created_at, key_id) VALUES (?, ?, ?, ?, ?)",
+                                       [.text(CoSignerStore.hash(token)), .text(document), .blob(deviceKey), .integer(CoSignerStore.now()),
+                                        .text(WireFormat.hex(share.keyID))])
             return document
         }
         attestedDevice = CoSignerStore.hash(token)
@@ -269,9 +278,10 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     /// → `{sessionID}`: a SIGN session the device approves like any other, proving it holds the
     /// joint key.
     func certificateSession(_ request: HTTPRequest) throws -> HTTPResponse {
-        let document = try device(request)
+        let caller = try caller(request)
+        let document = caller.document
         let body = try Self.object(request)
-        guard let keyText = body["keyID"] as? String, keyText.count == 64, let keyID = BigInt(hex: keyText)?.bytes(width: 32),
+        guard let keyText = body["keyID"] as? String, keyText.count == 64, let keyID = BigInt(hex: keyText)?.bytes(width: 32), caller.keys.contains(keyText.lowercased()),
               let digestText = body["digest"] as? String, digestText.count == 64, let digest = BigInt(hex: digestText)?.bytes(width: 32) else {
             throw Failure(status: 400, code: "bad-request", message: "keyID and digest are required")
         }
@@ -287,7 +297,8 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     /// `{sessionID, request}` (DER hex): the completed session's digest must be the request's,
     /// the request's key the enrolled joint key, its signature valid → `{certificate}` (DER hex).
     func issueCertificate(_ request: HTTPRequest) throws -> HTTPResponse {
-        let document = try device(request)
+        let caller = try caller(request)
+        let document = caller.document
         guard let ca = certificateAuthority else { throw Failure(status: 501, code: "no-ca", message: "this co-signer issues no certificates") }
         let body = try Self.object(request)
         guard let id = body["sessionID"] as? String, let csrText = body["request"] as? String, let csr = BigInt(hex: csrText)?.bytes(width: csrText.count / 2) else {
@@ -295,7 +306,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         }
         guard let row = try store.database.query("SELECT key_id, digest, state FROM sessions WHERE id = ?", [.text(id)]).first,
               row[2].text == "COMPLETE", let keyText = row[0].text, let keyID = BigInt(hex: keyText)?.bytes(width: 32),
-              let key = try store.loadKey(keyID), key.documentNumber == document else {
+              caller.keys.contains(keyText), let key = try store.loadKey(keyID), key.documentNumber == document else {
             throw Failure(status: 409, code: "session-not-complete", message: "sign the certificate request first")
         }
         let checked = try CertificateRequest.verify(Data(csr))
@@ -320,20 +331,28 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     // MARK: Device
 
     /// The document number the device token belongs to (403 otherwise).
-    func device(_ request: HTTPRequest) throws -> String {
+    func device(_ request: HTTPRequest) throws -> String { try caller(request).document }
+
+    /// The caller's document number and the keys it may use: those enrolled by this device (its
+    /// tokens share one device key), not every key of the document.
+    func caller(_ request: HTTPRequest) throws -> (document: String, keys: Set<String>) {
         guard let token = request.headers["x-device-token"], token.count == 64,
-              let document = try store.database.query("SELECT document_number FROM devices WHERE token_hash = ?", [.text(CoSignerStore.hash(token))]).first?.first?.text else {
+              let row = try store.database.query("SELECT document_number, device_key FROM devices WHERE token_hash = ?",
+                                                 [.text(CoSignerStore.hash(token))]).first, let document = row[0].text else {
             throw Failure(status: 403, code: "bad-device-token", message: "missing or unknown X-Device-Token")
         }
-        return document
+        let keys = try store.database.query("SELECT key_id FROM devices WHERE document_number = ? AND device_key = ? AND key_id IS NOT NULL",
+                                            [.text(document), row[1]]).compactMap { $0.first?.text }
+        return (document, Set(keys))
     }
 
     func pending(_ request: HTTPRequest, document: String) throws -> HTTPResponse {
-        guard try device(request) == document else { throw Failure(status: 403, code: "bad-device-token", message: "not this device's account") }
+        let caller = try caller(request)
+        guard caller.document == document else { throw Failure(status: 403, code: "bad-device-token", message: "not this device's account") }
         let rows = try store.database.query("""
             SELECT s.id, s.kind, s.rp_name, s.display_text, s.digest, s.key_id, s.rp_challenge FROM sessions s JOIN keys k ON k.key_id = s.key_id
             WHERE k.document_number = ? AND s.state = 'PENDING' AND s.expires_at >= ? ORDER BY s.created_at
-            """, [.text(document), .integer(CoSignerStore.now())])
+            """, [.text(document), .integer(CoSignerStore.now())]).filter { caller.keys.contains($0[5].text ?? "") }
         return Self.json(["sessions": rows.map { row -> [String: Any] in
             var session: [String: Any] = ["id": row[0].text ?? "", "kind": row[1].text ?? "", "rpName": row[2].text ?? "", "displayText": row[3].text ?? "",
                                           "digest": WireFormat.hex(row[4].blob ?? []), "keyID": row[5].text ?? ""]
@@ -344,11 +363,11 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
 
     /// One session as the device sees it (it computes what it signs from this itself).
     func sessionInfo(_ request: HTTPRequest, sessionID: String) throws -> HTTPResponse {
-        let document = try device(request)
+        let caller = try caller(request)
         guard let row = try store.database.query("""
             SELECT s.kind, s.rp_name, s.display_text, s.digest, s.state, s.key_id, s.expires_at, k.document_number, s.rp_challenge, s.created_at FROM sessions s
             JOIN keys k ON k.key_id = s.key_id WHERE s.id = ?
-            """, [.text(sessionID)]).first, row[7].text == document else {
+            """, [.text(sessionID)]).first, row[7].text == caller.document, caller.keys.contains(row[5].text ?? "") else {
             throw Failure(status: 404, code: "unknown-session", message: "no such session for this device")
         }
         var state = row[4].text ?? "FAILED"
@@ -367,16 +386,33 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         return Self.json(["activity": try store.activity(documentNumber: document).map { ["event": $0.event, "detail": $0.detail, "at": dates.string(from: $0.at)] }])
     }
 
+    /// Locks a key (durably) whose signing session got its c3 and never finished: past its
+    /// deadline with room for the party's own (which counts from commit), it is abandoned.
+    func lockIfAbandoned(_ keyID: [UInt8], keyText: String) throws {
+        let now = CoSignerStore.now()
+        let abandoned = try store.database.query("SELECT id FROM sessions WHERE key_id = ? AND state = 'PROVED' AND expires_at + ? < ?",
+                                                 [.text(keyText), .integer(Int64(sessionLifetime)), .integer(now)]).compactMap { $0.first?.text }
+        guard let first = abandoned.first else { return }
+        try store.database.transaction {
+            try store.lockKey(keyID, reason: "session \(first) got its c3 and never finished")
+            for id in abandoned { try store.database.execute("UPDATE sessions SET state = 'FAILED' WHERE id = ? AND state = 'PROVED'", [.text(id)]) }
+        }
+    }
+
     /// commit / prove / finish for one session, each moving its state atomically.
     func signStep(_ request: HTTPRequest, sessionID: String, step: String) throws -> HTTPResponse {
-        let document = try device(request)
+        let caller = try caller(request)
         guard let row = try store.database.query("""
             SELECT s.key_id, s.digest, s.state, s.expires_at, k.document_number FROM sessions s JOIN keys k ON k.key_id = s.key_id WHERE s.id = ?
             """, [.text(sessionID)]).first, let keyText = row[0].text, let keyID = BigInt(hex: keyText)?.bytes(width: 32) else {
             throw Failure(status: 404, code: "unknown-session", message: "no such session")
         }
-        guard row[4].text == document else { throw Failure(status: 403, code: "not-your-session", message: "the session belongs to another account") }
-        guard (row[3].integer ?? 0) >= CoSignerStore.now() else { throw Failure(status: 410, code: "session-expired", message: "the session expired") }
+        guard row[4].text == caller.document, caller.keys.contains(keyText) else {
+            throw Failure(status: 403, code: "not-your-session", message: "the session is for a key this device did not enroll")
+        }
+        // finish is judged by the party's own deadline (from commit), not the session's.
+        guard step == "finish" || (row[3].integer ?? 0) >= CoSignerStore.now() else { throw Failure(status: 410, code: "session-expired", message: "the session expired") }
+        if step == "commit" { try lockIfAbandoned(keyID, keyText: keyText) }
         guard let key = try store.loadKey(keyID), !key.locked else { throw Failure(status: 423, code: "key-locked", message: "the key is locked") }
         let body = try Self.object(request)
         let message = Self.strings(body["message"])
@@ -384,60 +420,92 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
             let changed = try store.database.execute("UPDATE sessions SET state = ? WHERE id = ? AND state = ?", [.text(to), .text(sessionID), .text(from)])
             guard changed == 1 else { throw Failure(status: 409, code: "wrong-state", message: "the session is not in state \(from)") }
         }
-        switch step {
-        case "commit":
-            let commit = try WireFormat.decodeSignCommitRequest(message)
-            guard commit.keyID == keyID, commit.digest == row[1].blob else {
-                throw Failure(status: 422, code: "digest-mismatch", message: "the commit is not for this session's key and digest")
+        /// The party's open session for this key must be this session's (same digest).
+        func requireOwnPartySession() throws {
+            if let open = party.openSessionDigest(keyID), open != row[1].blob ?? [] {
+                throw Failure(status: 409, code: "another-session-open", message: "another signing session of this key is open")
             }
-            guard row[2].text == "PENDING" else { throw Failure(status: 409, code: "wrong-state", message: "the session is not in state PENDING") }
-            // The party first (it refuses a second open session of this key, or a replayed
-            // nonce), then the state; if another request moved the session meanwhile, undo.
-            let response = try party.signCommit(key.share, commit)
-            do { try move(from: "PENDING", to: "COMMITTED") } catch { try? party.signCancel(key.share); throw error }
-            return Self.json(["message": WireFormat.encode(response)])
-        case "cancel":
-            try party.signCancel(key.share)
-            try move(from: "COMMITTED", to: "FAILED")
-            try store.log(document, "session-declined", sessionID)
-            return Self.json(["state": "FAILED"])
-        case "prove":
-            try move(from: "COMMITTED", to: "PROVED")
-            do {
-                return Self.json(["message": try WireFormat.encode(party.signProve(key.share, WireFormat.decodeSignProveRequest(message)))])
-            } catch {
-                // No c3 went out (a bad message, or the co-signer restarted since commit and no
-                // longer holds k2): the session fails, the key stays usable.
-                try store.database.execute("UPDATE sessions SET state = 'FAILED' WHERE id = ? AND state = 'PROVED'", [.text(sessionID)])
-                try store.log(document, "session-failed", "\(sessionID) before c3")
-                throw error
-            }
-        case "finish":
-            guard row[2].text == "PROVED" else { throw Failure(status: 409, code: "wrong-state", message: "the session is not in state PROVED") }
-            let finish = try WireFormat.decodeSignFinishRequest(message)
-            do {
-                let signature: (r: BigInt, s: BigInt)
-                do {
-                    signature = try party.signFinish(key.share, finish)
-                } catch ThresholdError.unexpectedMessage {
-                    // The co-signer restarted after c3 went out: it no longer knows r, but it can
-                    // still check the signature under the key and the session's digest.
-                    guard let reported = finish.signature, let digest = row[1].blob,
-                          TwoPartySigning.verify(r: reported.r, s: reported.s, digest: try Digest(algorithm: .sha256, bytes: Data(digest)),
-                                                 publicKey: key.share.publicKey) else { throw ThresholdError.signatureCheckFailed }
-                    signature = reported
+        }
+        do {
+            switch step {
+            case "commit":
+                let commit = try WireFormat.decodeSignCommitRequest(message)
+                guard commit.keyID == keyID, commit.digest == row[1].blob else {
+                    throw Failure(status: 422, code: "digest-mismatch", message: "the commit is not for this session's key and digest")
                 }
-                try store.database.execute("UPDATE sessions SET state = 'COMPLETE', signature = ? WHERE id = ? AND state = 'PROVED'",
-                                           [.blob(Scalar.encode(signature.r) + Scalar.encode(signature.s)), .text(sessionID)])
-                try store.log(document, "session-signed", sessionID)
-                return Self.json(["state": "COMPLETE"])
-            } catch {
-                try store.database.execute("UPDATE sessions SET state = 'FAILED' WHERE id = ?", [.text(sessionID)])
-                try store.lockKey(keyID, reason: "failed signature in session \(sessionID)")
-                throw error
+                guard row[2].text == "PENDING" else { throw Failure(status: 409, code: "wrong-state", message: "the session is not in state PENDING") }
+                // The party first (it refuses a second open session of this key, or a replayed
+                // nonce), then the state; if another request moved the session meanwhile, undo.
+                let response = try party.signCommit(key.share, commit)
+                do { try move(from: "PENDING", to: "COMMITTED") } catch { try? party.signCancel(key.share); throw error }
+                return Self.json(["message": WireFormat.encode(response)])
+            case "cancel":
+                // The state first: a cancel sent to another session must not end this key's open one.
+                try requireOwnPartySession()
+                try move(from: "COMMITTED", to: "FAILED")
+                try? party.signCancel(key.share)
+                try store.log(caller.document, "session-declined", sessionID)
+                return Self.json(["state": "FAILED"])
+            case "prove":
+                try requireOwnPartySession()
+                try move(from: "COMMITTED", to: "PROVED")
+                do {
+                    return Self.json(["message": try WireFormat.encode(party.signProve(key.share, WireFormat.decodeSignProveRequest(message)))])
+                } catch {
+                    // No c3 went out (a bad message, or the co-signer restarted since commit and no
+                    // longer holds k2): the session fails, the key stays usable.
+                    try store.database.execute("UPDATE sessions SET state = 'FAILED' WHERE id = ? AND state = 'PROVED'", [.text(sessionID)])
+                    try store.log(caller.document, "session-failed", "\(sessionID) before c3")
+                    throw error
+                }
+            case "finish":
+                guard row[2].text == "PROVED" else { throw Failure(status: 409, code: "wrong-state", message: "the session is not in state PROVED") }
+                try requireOwnPartySession()
+                let finish = try WireFormat.decodeSignFinishRequest(message)   // malformed: 4xx, the session stays PROVED
+                return try finishSession(sessionID, keyID: keyID, keyText: keyText, digest: row[1].blob ?? [], share: key.share, finish: finish, document: caller.document)
+            default:
+                throw Failure(status: 404, code: "not-found", message: "no step \(step)")
             }
-        default:
-            throw Failure(status: 404, code: "not-found", message: "no step \(step)")
+        } catch {
+            // The party locks a key in memory (a c3 abandoned past its deadline); make it durable.
+            if party.lockedKeys.contains(keyID) { try? store.lockKey(keyID, reason: "the co-signer locked it during \(step) of \(sessionID)") }
+            throw error
+        }
+    }
+
+    /// The last step: the signature checked under the key and this session's digest, then the
+    /// session COMPLETE. A crypto failure reported by the device, or a signature that does not
+    /// verify, fails the session and locks the key in one transaction — but only for the
+    /// session's first finish (a duplicate after COMPLETE changes nothing).
+    func finishSession(_ sessionID: String, keyID: [UInt8], keyText: String, digest: [UInt8], share: ServerKeyShare,
+                       finish: ThresholdMessage.SignFinishRequest, document: String) throws -> HTTPResponse {
+        do {
+            let signature: (r: BigInt, s: BigInt)
+            do {
+                signature = try party.signFinish(share, finish)
+            } catch ThresholdError.unexpectedMessage {
+                // The co-signer restarted after c3 went out: it no longer knows r, but it can
+                // still check the signature under the key and the session's digest.
+                guard let reported = finish.signature,
+                      TwoPartySigning.verify(r: reported.r, s: reported.s, digest: try Digest(algorithm: .sha256, bytes: Data(digest)),
+                                             publicKey: share.publicKey) else { throw ThresholdError.signatureCheckFailed }
+                signature = reported
+            }
+            let changed = try store.database.execute("UPDATE sessions SET state = 'COMPLETE', signature = ? WHERE id = ? AND state = 'PROVED'",
+                                                     [.blob(Scalar.encode(signature.r) + Scalar.encode(signature.s)), .text(sessionID)])
+            guard changed == 1 else { throw Failure(status: 409, code: "wrong-state", message: "the session already ended") }
+            try store.log(document, "session-signed", sessionID)
+            return Self.json(["state": "COMPLETE"])
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            let ended = try store.database.transaction { () -> Bool in
+                let changed = try store.database.execute("UPDATE sessions SET state = 'FAILED' WHERE id = ? AND state = 'PROVED'", [.text(sessionID)])
+                if changed == 1 { try store.lockKey(keyID, reason: "failed signature in session \(sessionID)") }
+                return changed == 1
+            }
+            guard ended else { throw Failure(status: 409, code: "wrong-state", message: "the session already ended") }
+            throw error
         }
     }
 }

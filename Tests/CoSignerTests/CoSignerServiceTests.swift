@@ -294,6 +294,105 @@ final class AuthenticationSessionTests: CoSignerHTTPTestCase {
     }
 }
 
+/// Sessions of one key do not interfere, devices reach only the keys they enrolled, and the
+/// last step changes state once.
+final class SessionIsolationTests: CoSignerHTTPTestCase {
+    func session(_ share: ClientKeyShare, _ label: String) async throws -> (String, [UInt8]) {
+        let digest = Array(Digest.compute(.sha256, over: Data(label.utf8)).bytes)
+        let (_, created) = try await call("POST", "/v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(digest)])
+        return (try XCTUnwrap(created["sessionID"] as? String), digest)
+    }
+
+    func commit(_ id: String, _ share: ClientKeyShare, _ digest: [UInt8], token: String) async throws -> (ClientSigning, ThresholdMessage.SignProveRequest) {
+        let signing = try ClientSigning(share: share.publicShare, digest: digest, guard: MemoryGuardForService())
+        let (status, c) = try await call("POST", "/v3/mobile/session/\(id)/sign/commit", ["message": WireFormat.encode(signing.commitRequest)], token: token)
+        XCTAssertEqual(status, 200)
+        return (signing, try signing.prove(WireFormat.decodeSignCommitResponse(XCTUnwrap(c["message"] as? [String: String]))))
+    }
+
+    func state(_ id: String) throws -> String? { try service.store.database.query("SELECT state FROM sessions WHERE id = ?", [.text(id)]).first?.first?.text }
+
+    func testACancelSentToAnotherSessionDoesNotEndTheOpenOne() async throws {
+        let (share, token) = try await enroll(document: "38001085718")
+        let (first, digest) = try await session(share, "first")
+        let (second, _) = try await session(share, "second")
+        let (signing, prove) = try await commit(first, share, digest, token: token)
+        let (cancelled, _) = try await call("POST", "/v3/mobile/session/\(second)/sign/cancel", [:], token: token)
+        XCTAssertEqual(cancelled, 409, "the second session is PENDING")
+        // The first session's commit is intact: prove and finish go through.
+        let (_, p) = try await call("POST", "/v3/mobile/session/\(first)/sign/prove", ["message": WireFormat.encode(prove)], token: token)
+        let signature = try signing.finish(WireFormat.decodeSignProveResponse(XCTUnwrap(p["message"] as? [String: String])), secretKey: share.secretKey)
+        let (finished, _) = try await call("POST", "/v3/mobile/session/\(first)/sign/finish",
+                                           ["message": WireFormat.encode(ThresholdMessage.SignFinishRequest(signature: signature))], token: token)
+        XCTAssertEqual(finished, 200)
+        // A second finish (a retry after a lost answer) changes nothing and locks nothing.
+        let (again, _) = try await call("POST", "/v3/mobile/session/\(first)/sign/finish",
+                                        ["message": WireFormat.encode(ThresholdMessage.SignFinishRequest(signature: nil))], token: token)
+        XCTAssertEqual(again, 409)
+        XCTAssertEqual(try state(first), "COMPLETE")
+        XCTAssertEqual(try service.store.loadKey(share.keyID)?.locked, false)
+    }
+
+    func testACryptoFailureAtFinishFailsTheSessionAndLocksTheKeyDurably() async throws {
+        let (share, token) = try await enroll(document: "49001010000")
+        let (id, digest) = try await session(share, "doomed")
+        let (_, prove) = try await commit(id, share, digest, token: token)
+        _ = try await call("POST", "/v3/mobile/session/\(id)/sign/prove", ["message": WireFormat.encode(prove)], token: token)
+        let (status, _) = try await call("POST", "/v3/mobile/session/\(id)/sign/finish",
+                                         ["message": WireFormat.encode(ThresholdMessage.SignFinishRequest(signature: nil))], token: token)
+        XCTAssertEqual(status, 422)
+        XCTAssertEqual(try state(id), "FAILED")
+        XCTAssertEqual(try service.store.loadKey(share.keyID)?.locked, true, "in the database, not only in memory")
+    }
+
+    func testASessionAbandonedAfterItsC3LocksTheKeyAtTheNextCommit() async throws {
+        let (share, token) = try await enroll(document: "50001010000")
+        let (id, digest) = try await session(share, "abandoned")
+        let (_, prove) = try await commit(id, share, digest, token: token)
+        _ = try await call("POST", "/v3/mobile/session/\(id)/sign/prove", ["message": WireFormat.encode(prove)], token: token)
+        // The device never finishes; time passes beyond both deadlines.
+        try service.store.database.execute("UPDATE sessions SET expires_at = ? WHERE id = ?", [.integer(CoSignerStore.now() - 10_000), .text(id)])
+        let (next, nextDigest) = try await session(share, "next")
+        let signing = try ClientSigning(share: share.publicShare, digest: nextDigest, guard: MemoryGuardForService())
+        let (status, _) = try await call("POST", "/v3/mobile/session/\(next)/sign/commit", ["message": WireFormat.encode(signing.commitRequest)], token: token)
+        XCTAssertEqual(status, 423)
+        XCTAssertEqual(try service.store.loadKey(share.keyID)?.locked, true)
+        XCTAssertEqual(try state(id), "FAILED")
+    }
+
+    func testADeviceReachesOnlyTheKeysItEnrolledAndReEnrollmentRevokesTheOldDevice() async throws {
+        let code = try service.store.issueEnrollmentCode(documentNumber: "60001010000")
+        let phoneA = try newDevice(), phoneB = try newDevice()
+        let clientA = ThresholdClient(server: URL(string: base)!, transport: transport, attestation: phoneA)
+        let clientB = ThresholdClient(server: URL(string: base)!, transport: transport, attestation: phoneB)
+        let (sign, registrationA) = try await clientA.enrollShare(code: code, role: .sign, clientPID: Transcript.taggedHash("a", [[1]]))
+        let (_, registrationB) = try await clientB.enrollShare(code: code, role: .auth, clientPID: Transcript.taggedHash("b", [[1]]))
+        devices[registrationA.deviceToken] = phoneA
+        devices[registrationB.deviceToken] = phoneB
+        let (id, digest) = try await session(sign, "A's")
+        let (_, pendingB) = try await call("GET", "/v3/mobile/pending/60001010000", token: registrationB.deviceToken)
+        XCTAssertEqual((pendingB["sessions"] as? [Any])?.count, 0, "phone B sees nothing of phone A's key")
+        let signing = try ClientSigning(share: sign.publicShare, digest: digest, guard: MemoryGuardForService())
+        let (stolen, _) = try await call("POST", "/v3/mobile/session/\(id)/sign/commit", ["message": WireFormat.encode(signing.commitRequest)],
+                                         token: registrationB.deviceToken)
+        XCTAssertEqual(stolen, 403)
+        XCTAssertEqual(try state(id), "PENDING")
+        // Phone A is lost: the person enrolls a new sign key from phone C with a new code.
+        let phoneC = try newDevice()
+        let code2 = try service.store.issueEnrollmentCode(documentNumber: "60001010000")
+        let (_, registrationC) = try await ThresholdClient(server: URL(string: base)!, transport: transport, attestation: phoneC)
+            .enrollShare(code: code2, role: .sign, clientPID: Transcript.taggedHash("c", [[1]]))
+        devices[registrationC.deviceToken] = phoneC
+        XCTAssertEqual(try service.store.loadKey(sign.keyID)?.locked, true, "the old sign key is superseded")
+        let (oldPhone, _) = try await call("GET", "/v3/mobile/pending/60001010000", token: registrationA.deviceToken)
+        XCTAssertEqual(oldPhone, 403, "the lost phone's token no longer works")
+        let (newPhone, _) = try await call("GET", "/v3/mobile/pending/60001010000", token: registrationC.deviceToken)
+        XCTAssertEqual(newPhone, 200)
+        let (auth, _) = try await call("GET", "/v3/mobile/pending/60001010000", token: registrationB.deviceToken)
+        XCTAssertEqual(auth, 200, "the auth key's phone is not affected")
+    }
+}
+
 final class MemoryGuardForService: ShareGuard, @unchecked Sendable {   // unchecked: `mutex` guards `state`
     private let mutex = NSLock()
     private var state = "ready"

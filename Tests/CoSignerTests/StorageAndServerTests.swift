@@ -1,4 +1,4 @@
-import CoSigner
+@testable import CoSigner
 import Threshold
 import Foundation
 import TamgaCore
@@ -169,4 +169,25 @@ final class CoSignerStoreTests: XCTestCase {
     }
 
     static let ringPedersen: RingPedersenSecret = try! RingPedersenSecret.generate(random: SystemRandom())
+}
+
+/// The attestation nonces: one use each, bound to their device, and a flood of public
+/// challenges neither grows memory past the bound nor pushes out the devices' nonces.
+final class AttestationNoncesTests: XCTestCase {
+    func testSingleUseDeviceBoundAndBounded() throws {
+        let nonces = AttestationNonces(random: SystemRandom(), lifetime: 60, capacity: 8)
+        let forDevice = try nonces.issue(for: "device-a")
+        let open = try nonces.issue(for: nil)
+        XCTAssertFalse(nonces.consume(forDevice, device: "device-b"), "another device")
+        XCTAssertTrue(nonces.consume(forDevice, device: "device-a"))
+        XCTAssertFalse(nonces.consume(forDevice, device: "device-a"), "used once")
+        XCTAssertTrue(nonces.consume(open, device: "anyone"))
+        let kept = try nonces.issue(for: "device-a")
+        let flood = try (0..<100).map { _ in try nonces.issue(for: nil) }
+        XCTAssertFalse(nonces.consume(flood[0], device: nil), "the oldest public nonces were dropped (capacity 4 each)")
+        XCTAssertTrue(nonces.consume(flood[99], device: nil))
+        XCTAssertTrue(nonces.consume(kept, device: "device-a"), "the flood did not push out the device's nonce")
+        let expired = AttestationNonces(random: SystemRandom(), lifetime: -1, capacity: 8)
+        XCTAssertFalse(expired.consume(try expired.issue(for: nil), device: nil), "expired")
+    }
 }

@@ -43,6 +43,11 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
         ALTER TABLE enrollment_codes ADD COLUMN roles_used TEXT NOT NULL DEFAULT '';
         ALTER TABLE sessions ADD COLUMN rp_challenge BLOB;
         """,
+        // A device is allowed the keys it enrolled (not every key of its document).
+        """
+        ALTER TABLE devices ADD COLUMN key_id TEXT;
+        CREATE INDEX devices_by_key ON devices(key_id);
+        """,
     ]
 
     /// Opens the database at `path`; `serverKey` is the 32-byte key sealing the server shares.
@@ -67,7 +72,7 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
         return key
     }
 
-    static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
+    public static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
     public static func hash(_ text: String) -> String {
         Digest.compute(.sha256, over: Data(text.utf8)).bytes.map { String(format: "%02x", $0) }.joined()
     }

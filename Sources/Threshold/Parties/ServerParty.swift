@@ -25,7 +25,11 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
     let random: RandomSource
     private let lock = NSLock()
 
-    enum EnrollState { case initialised(sid: [UInt8], request: ThresholdMessage.EnrollInitRequest, x2: BigInt, q2: Point), consumed }
+    enum EnrollState { case initialised(sid: [UInt8], request: ThresholdMessage.EnrollInitRequest, x2: BigInt, q2: Point, at: Date), consumed(at: Date) }
+    /// Pending enrollments are forgotten after this long, and there are at most this many
+    /// (whoever holds a code cannot grow the server's memory by looping init).
+    static let enrollmentLifetime: TimeInterval = 600
+    static let maximumPendingEnrollments = 10_000
     enum SignState {
         case committed(sid: [UInt8], request: ThresholdMessage.SignCommitRequest, k2: BigInt, deadline: Date)
         /// c3 is being computed: still an open session for `signCommit`.
@@ -67,8 +71,13 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
                                        clientNonce: request.clientNonce, serverNonce: serverNonce)
         let proof = try SchnorrProof.prove(secret: x2, statement: q2, sid: sid, label: "keygen/Q2", pid: pid, random: random)
         try lock.withLock {
+            let now = Date()
+            enrollments = enrollments.filter { _, state in
+                switch state { case .initialised(_, _, _, _, let at), .consumed(let at): now.timeIntervalSince(at) < Self.enrollmentLifetime }
+            }
+            guard enrollments.count < Self.maximumPendingEnrollments else { throw ThresholdError.unexpectedMessage("too many enrollments in progress; try again later") }
             guard enrollments[request.clientNonce] == nil else { throw ThresholdError.unexpectedMessage("enroll/init replayed") }
-            enrollments[request.clientNonce] = .initialised(sid: sid, request: request, x2: x2, q2: q2)
+            enrollments[request.clientNonce] = .initialised(sid: sid, request: request, x2: x2, q2: q2, at: now)
         }
         return .init(serverPID: pid, serverNonce: serverNonce, q2: q2, proofQ2: proof,
                      ringPedersen: ringPedersen.parameters, ringPedersenProof: ringPedersenProof)
@@ -78,10 +87,11 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
     public func enrollComplete(clientNonce: [UInt8], _ request: ThresholdMessage.EnrollCompleteRequest) throws
         -> (ThresholdMessage.EnrollCompleteResponse, ServerKeyShare) {
         let (sid, initRequest, x2) = try lock.withLock { () throws -> ([UInt8], ThresholdMessage.EnrollInitRequest, BigInt) in
-            guard case .initialised(let sid, let initRequest, let x2, _)? = enrollments[clientNonce] else {
+            guard case .initialised(let sid, let initRequest, let x2, _, let at)? = enrollments[clientNonce],
+                  Date().timeIntervalSince(at) < Self.enrollmentLifetime else {
                 throw ThresholdError.unexpectedMessage("enroll/complete without a pending init")
             }
-            enrollments[clientNonce] = .consumed   // single use, whatever the outcome
+            enrollments[clientNonce] = .consumed(at: at)   // single use, whatever the outcome
             return (sid, initRequest, x2)
         }
         guard initRequest.commitmentQ1.opens(pid: initRequest.clientPID, nonce: initRequest.clientNonce, label: "keygen/Q1",
@@ -186,6 +196,19 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
 
     /// Ends a COMMITTED session before any c3 exists (the device's PIN was wrong, or the person
     /// declined): k2 is dropped, the key stays usable. Refused once prove has started.
+    /// The digest of the key's open signing session (committed or proved), if one is open: the
+    /// service checks it is the session's before prove and finish, so a step sent to one session
+    /// cannot ride on another session of the same key.
+    public func openSessionDigest(_ keyID: [UInt8]) -> [UInt8]? {
+        lock.withLock {
+            switch signings[keyID] {
+            case .committed(_, let request, _, _)?: request.digest
+            case .proved(_, let request, _, _)?: request.digest
+            default: nil
+            }
+        }
+    }
+
     public func signCancel(_ share: ServerKeyShare) throws {
         try lock.withLock {
             guard case .committed? = signings[share.keyID] else { throw ThresholdError.unexpectedMessage("only a committed session can be cancelled") }
