@@ -264,18 +264,9 @@ final class ProxyTests: XCTestCase {
         defer { TestEnvironment.removeFolder(folder) }
         let services = try TestServices()
         defer { services.stop() }
-        let proxy = Process()
-        proxy.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        proxy.arguments = [TestEnvironment.script("test-proxy.py")]
-        let out = Pipe()
         let log = folder.appendingPathComponent("proxy.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        proxy.standardOutput = out
-        proxy.standardError = try FileHandle(forWritingTo: log)
-        try proxy.run()
-        defer { kill(proxy.processIdentifier, SIGTERM) }
-        let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-        let proxyURL = line.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "listening ", with: "")
+        let (proxy, proxyURL) = try TestEnvironment.startProxy(log: log)
+        defer { TestEnvironment.terminate(proxy) }
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tamga").path
         let file = try TestEnvironment.write("via proxy", named: "p.txt", in: folder)
         var environment = ProcessInfo.processInfo.environment

@@ -73,18 +73,9 @@ final class RemoteSigningCommandTests: XCTestCase {
 
     func testAProxyFromTheConfigFileCarriesEveryServiceCall() throws {
         try startSimulator()
-        let proxy = Process()
-        proxy.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        proxy.arguments = [TestEnvironment.script("test-proxy.py")]
-        let out = Pipe()
         let log = folder.appendingPathComponent("proxy.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        proxy.standardOutput = out
-        proxy.standardError = try FileHandle(forWritingTo: log)
-        try proxy.run()
-        defer { kill(proxy.processIdentifier, SIGTERM); proxy.waitUntilExit() }
-        let proxyURL = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "listening ", with: "")
+        let (proxy, proxyURL) = try TestEnvironment.startProxy(log: log)
+        defer { TestEnvironment.terminate(proxy) }
         let config = try TestEnvironment.write("""
             {"mobileID": {"url": "\(base.appendingPathComponent("mid-api").absoluteString)", "proxy": "\(proxyURL)",
                           "relyingPartyUUID": "00000000-0000-0000-0000-000000000000", "relyingPartyName": "DEMO"}}

@@ -147,4 +147,19 @@ public enum TestEnvironment {
     }
 
     public static func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+
+    /// scripts/test-proxy.py on loopback, logging each forwarded request (`proxied METHOD URL`)
+    /// to `log`; the caller stops it with `terminate`.
+    public static func startProxy(log: URL) throws -> (process: Process, url: String) {
+        let proxy = Process()
+        proxy.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        proxy.arguments = [script("test-proxy.py")]
+        let out = Pipe()
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        proxy.standardOutput = out
+        proxy.standardError = try FileHandle(forWritingTo: log)
+        try proxy.run()
+        let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+        return (proxy, line.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "listening ", with: ""))
+    }
 }
