@@ -209,12 +209,18 @@ def main(argv):
 
     digest = xs.digest()  # hash of c14n(SignedInfo), pyasice's own computation
     if isinstance(key, ec.EllipticCurvePrivateKey):
-        der = key.sign(digest, ec.ECDSA(Prehashed(hash_cls())))
-        if opts["ecdsa_der"]:
-            signature = der
-        else:
+        # pyasice's verifier first tries the value as DER with asn1crypto's lenient load, which
+        # accepts a raw r||s that happens to begin with 0x30 and a small length byte, and then
+        # fails it. ECDSA is randomised: sign again until the raw value cannot be taken for DER.
+        for _ in range(64):
+            der = key.sign(digest, ec.ECDSA(Prehashed(hash_cls())))
+            if opts["ecdsa_der"]:
+                signature = der
+                break
             r, s = decode_dss_signature(der)
             signature = r.to_bytes(field_len, "big") + s.to_bytes(field_len, "big")
+            if signature[0] != 0x30:
+                break
     else:
         signature = key.sign(digest, padding.PKCS1v15(), Prehashed(hash_cls()))
     xs.set_signature_value(signature)
