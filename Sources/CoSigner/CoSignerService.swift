@@ -66,8 +66,9 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
             return Self.json(["nonce": WireFormat.hex(try nonces.issue(for: nil)), "expiresIn": Int(nonces.lifetime)])
         case ("POST", 3, "enrollment") where parts[2] == "init": return try enrollInit(request)
         case ("POST", 3, "enrollment") where parts[2] == "complete": return try enrollComplete(request, attestedDevice: &attestedDevice)
-        case ("POST", 3, "rp") where parts[2] == "session": return try createSession(request)
-        case ("GET", 4, "rp") where parts[2] == "session": return try sessionResult(parts[3])
+        case ("POST", 3, "rp") where parts[2] == "session": return try createSession(request, relyingParty: relyingParty(request))
+        case ("GET", 4, "rp") where parts[2] == "session": return try sessionResult(parts[3], relyingParty: relyingParty(request))
+        case ("POST", 3, "mobile") where parts[2] == "session": return try createOwnSession(request)
         case ("GET", 4, "mobile") where parts[2] == "pending": return try pending(request, document: parts[3])
         case ("GET", 4, "mobile") where parts[2] == "session": return try sessionInfo(request, sessionID: parts[3])
         case ("GET", 4, "mobile") where parts[2] == "activity": return try activity(request, document: parts[3])
@@ -199,18 +200,46 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
 
     // MARK: Relying party
 
+    /// The registered relying party behind `Authorization: Bearer <API key>` (401 otherwise).
+    func relyingParty(_ request: HTTPRequest) throws -> String {
+        guard let header = request.headers["authorization"], header.hasPrefix("Bearer "),
+              let name = try store.relyingParty(apiKey: String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)) else {
+            throw Failure(status: 401, code: "rp-auth-required",
+                          message: "relying parties authenticate with Authorization: Bearer <API key> (tamga cosigner add-rp NAME)")
+        }
+        return name
+    }
+
+    /// `POST /v3/mobile/session` `{keyID, digest, displayText}` → `{sessionID}`: a device opens a
+    /// SIGN session for one of its own keys (tamga sign --with threshold), shown as "this device".
+    func createOwnSession(_ request: HTTPRequest) throws -> HTTPResponse {
+        let caller = try caller(request)
+        let body = try Self.object(request)
+        guard let keyText = (body["keyID"] as? String)?.lowercased(), caller.keys.contains(keyText) else {
+            throw Failure(status: 404, code: "unknown-key", message: "no such key for this device")
+        }
+        var own = body
+        own["kind"] = "SIGN"
+        own.removeValue(forKey: "documentNumber")
+        return try createSession(HTTPRequest(method: request.method, path: request.path, headers: request.headers,
+                                             body: Array(try JSONSerialization.data(withJSONObject: own))), relyingParty: "this device")
+    }
+
     /// A relying party's session → `{sessionID}`. The key is named by `keyID`, or by
     /// `documentNumber` (then the sign key for SIGN, the auth key for AUTH).
-    /// SIGN: `{digest, rpName, displayText}`, a SHA-256 digest to sign.
-    /// AUTH: `{kind: "AUTH", rpChallenge (base64, 32–64 bytes), rpName, displayText}`: the key
-    /// signs `AuthenticationChallenge` over the challenge, its own key and `rpName`.
-    func createSession(_ request: HTTPRequest) throws -> HTTPResponse {
+    /// SIGN: `{digest, displayText}`, a SHA-256 digest to sign.
+    /// AUTH: `{kind: "AUTH", rpChallenge (base64, 32–64 bytes), displayText}`: the key signs
+    /// `AuthenticationChallenge` over the challenge, its own key and the relying party's
+    /// registered name.
+    func createSession(_ request: HTTPRequest, relyingParty rpName: String) throws -> HTTPResponse {
         let body = try Self.object(request)
         let kind = (body["kind"] as? String ?? "SIGN").uppercased()
         guard kind == "SIGN" || kind == "AUTH" else { throw Failure(status: 400, code: "bad-request", message: "kind is SIGN or AUTH") }
-        let rpName = body["rpName"] as? String ?? "", displayText = body["displayText"] as? String ?? ""
-        guard rpName.utf8.count <= 200, displayText.utf8.count <= 1000 else {
-            throw Failure(status: 400, code: "bad-request", message: "rpName (200 bytes) or displayText (1000 bytes) is too long")
+        // The name is the registered one, never the body's: it is what the person sees and, for
+        // AUTH, what the signature binds.
+        let displayText = body["displayText"] as? String ?? ""
+        guard displayText.utf8.count <= 1000 else {
+            throw Failure(status: 400, code: "bad-request", message: "displayText is longer than 1000 bytes")
         }
         let keyID: [UInt8]
         if let keyText = body["keyID"] as? String {
@@ -256,10 +285,10 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
 
     /// `{state, kind}`, and once COMPLETE `signature` (r‖s hex) and the key's `certificate`
     /// (DER hex) when it has one, so the relying party can check the signature itself.
-    func sessionResult(_ id: String) throws -> HTTPResponse {
+    func sessionResult(_ id: String, relyingParty: String) throws -> HTTPResponse {
         guard let row = try store.database.query("""
-            SELECT s.state, s.signature, s.expires_at, s.kind, k.certificate FROM sessions s JOIN keys k ON k.key_id = s.key_id WHERE s.id = ?
-            """, [.text(id)]).first else {
+            SELECT s.state, s.signature, s.expires_at, s.kind, k.certificate FROM sessions s JOIN keys k ON k.key_id = s.key_id WHERE s.id = ? AND s.rp_name = ?
+            """, [.text(id), .text(relyingParty)]).first else {
             throw Failure(status: 404, code: "unknown-session", message: "no such session")
         }
         var state = row[0].text ?? "FAILED"

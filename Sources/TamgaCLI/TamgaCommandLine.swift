@@ -17,7 +17,7 @@ public enum TamgaCommandLine {
         ContainerCreateCommand.self, ContainerAddCommand.self, ContainerRemoveCommand.self,
         ContainerListCommand.self, ContainerExtractCommand.self, SignCommand.self, ExtendCommand.self, VerifyCommand.self, CompareCommand.self, ReadersCommand.self,
         CardInfoCommand.self, CardChangePINCommand.self, CardUnblockCommand.self, TokensCommand.self,
-        CoSignerServeCommand.self, CoSignerIssueCodeCommand.self, ThresholdEnrollCommand.self, ThresholdPendingCommand.self,
+        CoSignerServeCommand.self, CoSignerIssueCodeCommand.self, CoSignerAddRelyingPartyCommand.self, ThresholdEnrollCommand.self, ThresholdPendingCommand.self,
         ThresholdInfoCommand.self, ThresholdApproveCommand.self, ThresholdActivityCommand.self, ThresholdVerifyPINCommand.self, ThresholdChangePINCommand.self, ThresholdDeleteCommand.self,
         MobileIDM200Command.self, MobileIDLinkCommand.self, MobileIDDecodeCommand.self, MobileIDCheckCommand.self,
     ]
@@ -80,7 +80,7 @@ public enum TamgaCommandLine {
             } else if first == "threshold" {
                 terminal.error("tamga: threshold needs one of: enroll, pending, info, approve, activity, verify-pin, change-pin, delete\n\n\(overview)")
             } else if first == "cosigner" {
-                terminal.error("tamga: cosigner needs one of: serve, issue-code\n\n\(overview)")
+                terminal.error("tamga: cosigner needs one of: serve, issue-code, add-rp\n\n\(overview)")
             } else if first == "mobileid" {
                 terminal.error("tamga: mobileid needs one of: m200, link, decode, check\n\n\(overview)")
             } else if first == "card" {
@@ -203,6 +203,7 @@ public enum TamgaCommandLine {
     Co-signer (server half of threshold keys):
       cosigner serve [--db FILE] [--port N]     run the HTTP API (docs/cosigner-api.md)
       cosigner issue-code DOCUMENT-NUMBER       a one-time enrollment code
+      cosigner add-rp NAME                      register a relying party, print its API key
     Korean mobile ID (App2App messages):
       mobileid m200|link|decode|check      build M200 and app links, decode and check messages
     ID cards:

@@ -127,6 +127,7 @@ func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNa
 @concurrent func measureCoSigner(url: URL, database: String, runs: Int) async throws -> [String] {
     var lines: [String] = []
     let store = try CoSignerStore(path: database, serverKey: CoSignerStore.serverKey(file: database + ".key"))
+    let apiKey = try store.addRelyingParty(name: "bench \(UUID().uuidString.prefix(8))")
     let client = ThresholdClient(server: url)
     struct NoGuard: ShareGuard {
         func isLocked() throws -> Bool { false }
@@ -152,7 +153,8 @@ func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNa
     }
     func signOnce(_ device: (ClientKeyShare, String, ThresholdClient), _ label: String) async throws -> Double {
         let digest = Array(Digest.compute(.sha256, over: Data(label.utf8)).bytes)
-        let session = try await client.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(device.0.keyID), "digest": WireFormat.hex(digest), "rpName": "bench", "displayText": label])
+        let session = try await client.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(device.0.keyID), "digest": WireFormat.hex(digest), "displayText": label],
+                                            apiKey: apiKey)
         let start = DispatchTime.now().uptimeNanoseconds
         _ = try await device.2.approve(sessionID: session["sessionID"] as? String ?? "", digest: digest, share: device.0.publicShare, token: device.1, guard: NoGuard()) { device.0.secretKey }
         return seconds(since: start)

@@ -17,6 +17,7 @@ class CoSignerHTTPTestCase: XCTestCase {
         folder = try TestEnvironment.temporaryFolder("cosigner")
         let store = try CoSignerStore(path: folder.appendingPathComponent("cosigner.db").path, serverKey: [UInt8](repeating: 3, count: 32))
         service = CoSignerService(store: store, party: try ServerParty(pid: Transcript.taggedHash("svc", [[1]]), ringPedersen: CoSignerStoreTests.ringPedersen))
+        rpKey = try store.addRelyingParty(name: "Test Bank")
         let handler = service!
         server = try HTTPServer { handler.handle($0) }
     }
@@ -27,12 +28,14 @@ class CoSignerHTTPTestCase: XCTestCase {
 
     /// Each enrolled device's key, by its device token: calls with a token are attested by it.
     var devices: [String: DeviceAttestation] = [:]
+    /// The API key of the relying party "Test Bank", sent on every /v3/rp/ call.
+    var rpKey = ""
 
     /// POSTs/GETs JSON as the device owning `token` would (attested); returns (status, object).
     func call(_ method: String, _ path: String, _ body: [String: Any]? = nil, token: String? = nil) async throws -> (Int, [String: Any]) {
         let client = ThresholdClient(server: URL(string: base)!, transport: transport, attestation: token.flatMap { devices[$0] })
         do {
-            return (200, try await client.call(method, String(path.dropFirst()), body, token: token))
+            return (200, try await client.call(method, String(path.dropFirst()), body, token: token, apiKey: path.hasPrefix("/v3/rp/") ? rpKey : nil))
         } catch CoreError.serviceHTTPStatus(_, _, let status) {
             return (status, [:])
         }
@@ -118,9 +121,21 @@ final class CoSignerServiceTests: CoSignerHTTPTestCase {
         XCTAssertEqual(status8, 404)
         // Malformed JSON body.
         do {
-            _ = try await transport.request(method: "POST", url: URL(string: base + "/v3/rp/session")!, body: Data("{not json".utf8), headers: [:], service: "t")
+            _ = try await transport.request(method: "POST", url: URL(string: base + "/v3/rp/session")!, body: Data("{not json".utf8),
+                                            headers: ["Authorization": "Bearer \(rpKey)"], service: "t")
             XCTFail("accepted")
         } catch CoreError.serviceHTTPStatus(_, _, let status) { XCTAssertEqual(status, 400) }
+        // Relying parties must authenticate; one cannot read another's session.
+        let anonymous = ThresholdClient(server: URL(string: base)!, transport: transport)
+        do {
+            _ = try await anonymous.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(digest)])
+            XCTFail("an unauthenticated relying party opened a session")
+        } catch CoreError.serviceHTTPStatus(_, _, let status) { XCTAssertEqual(status, 401) }
+        let otherRP = try service.store.addRelyingParty(name: "Other Shop")
+        do {
+            _ = try await anonymous.call("GET", "v3/rp/session/\(sessionID)", nil, apiKey: otherRP)
+            XCTFail("another relying party read the session")
+        } catch CoreError.serviceHTTPStatus(_, _, let status) { XCTAssertEqual(status, 404) }
         // Nothing moved: the session is still pending and the key unlocked.
         XCTAssertEqual(try service.store.database.query("SELECT state FROM sessions WHERE id = ?", [.text(sessionID)]).first?.first?.text, "PENDING")
         XCTAssertEqual(try service.store.loadKey(share.keyID)?.locked, false)
@@ -255,7 +270,8 @@ final class AuthenticationSessionTests: CoSignerHTTPTestCase {
                                                                             "rpChallenge": Data(challenge.prefix(16)).base64EncodedString()])
         XCTAssertEqual(shortChallenge, 400)
 
-        let (status, created) = try await call("POST", "/v3/rp/session", ["kind": "AUTH", "documentNumber": "38001085718", "rpName": "Test Bank",
+        // The body's rpName is ignored: the registered name is what the device shows and binds.
+        let (status, created) = try await call("POST", "/v3/rp/session", ["kind": "AUTH", "documentNumber": "38001085718", "rpName": "Somebody Else",
                                                                           "displayText": "Log in", "rpChallenge": Data(challenge).base64EncodedString()])
         XCTAssertEqual(status, 200)
         let sessionID = try XCTUnwrap(created["sessionID"] as? String)
@@ -423,9 +439,10 @@ final class CoSignerRestartTests: XCTestCase {
         let device = try testDevice(in: folder)
         let client = { ThresholdClient(server: URL(string: "http://127.0.0.1:\(server.port)")!, attestation: device) }
         let (share, registration) = try await enrollOverHTTP(client(), code: code, document: "r1")
+        let rpKey = try service.store.addRelyingParty(name: "rp")
         func newSession() async throws -> String {
             let answer = try await client().call("POST", "v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": String(repeating: "ab", count: 32),
-                                                                            "rpName": "rp", "displayText": "t"])
+                                                                            "displayText": "t"], apiKey: rpKey)
             return try XCTUnwrap(answer["sessionID"] as? String)
         }
         func state(_ id: String) throws -> String? { try service.store.database.query("SELECT state FROM sessions WHERE id = ?", [.text(id)]).first?.first?.text }
@@ -489,6 +506,7 @@ final class CoSignerLoadTests: XCTestCase {
         let server = try HTTPServer(threads: 8) { service.handle($0) }
         defer { server.stop() }
         var devices: [(ClientKeyShare, ThresholdClient.Registration, ThresholdClient)] = []
+        let rpKey = try store.addRelyingParty(name: "load")
         for index in 0..<8 {
             let client = ThresholdClient(server: URL(string: "http://127.0.0.1:\(server.port)")!, attestation: try testDevice(in: folder))
             let (share, registration) = try await enrollOverHTTP(client, code: store.issueEnrollmentCode(documentNumber: "doc\(index)"), document: "doc\(index)")
@@ -505,7 +523,7 @@ final class CoSignerLoadTests: XCTestCase {
                         let digest = Array(Digest.compute(.sha256, over: Data("load \(index) \(n)".utf8)).bytes)
                         let client = device.2
                         let session = try await client.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(device.0.keyID), "digest": WireFormat.hex(digest),
-                                                                                      "rpName": "load", "displayText": "\(n)"])
+                                                                                      "displayText": "\(n)"], apiKey: rpKey)
                         let id = session["sessionID"] as? String ?? ""
                         let signature = try await client.approve(sessionID: id, digest: digest, share: device.0.publicShare, token: device.1.deviceToken,
                                                                  guard: MemoryGuardForService()) { device.0.secretKey }

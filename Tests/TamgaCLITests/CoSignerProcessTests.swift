@@ -44,12 +44,14 @@ final class CoSignerProcessTests: XCTestCase {
         XCTAssertEqual(again.ringPedersenPin, registration.ringPedersenPin)
         // The key enrolled before the kill signs, and the device's calls are attested across the restart.
         let digest = Array(Digest.compute(.sha256, over: Data("after restart".utf8)).bytes)
-        let session = try await client.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(digest), "rpName": "rp", "displayText": "t"])
+        let rpKey = try TestEnvironment.run(binary, ["cosigner", "add-rp", "rp", "--db", database]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let session = try await client.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(digest), "displayText": "t"],
+                                            apiKey: rpKey)
         let id = try XCTUnwrap(session["sessionID"] as? String)
         let signature = try await client.approve(sessionID: id, digest: digest, share: share.publicShare, token: registration.deviceToken,
                                                  guard: ShareStateFile(path: folder.appendingPathComponent("guard").path)) { share.secretKey }
         XCTAssertTrue(TwoPartySigning.verify(r: signature.r, s: signature.s, digest: try Digest(algorithm: .sha256, bytes: Data(digest)), publicKey: share.publicKey))
-        let result = try await client.call("GET", "v3/rp/session/\(id)", nil)
+        let result = try await client.call("GET", "v3/rp/session/\(id)", nil, apiKey: rpKey)
         XCTAssertEqual(result["state"] as? String, "COMPLETE")
     }
 }
@@ -79,6 +81,7 @@ extension CoSignerProcessTests {
         let (first, base) = try serve()
         let setup = try CoSignerStore(path: database, serverKey: CoSignerStore.serverKey(file: database + ".key"))
         let codes = try (0..<40).map { try setup.issueEnrollmentCode(documentNumber: "load-\($0)") }
+        let rpKey = try setup.addRelyingParty(name: "load")
         let confirmed = Confirmed()
         // Four devices enrolled before the load starts.
         var devices: [(ClientKeyShare, ThresholdClient.Registration, ThresholdClient)] = []
@@ -96,7 +99,8 @@ extension CoSignerProcessTests {
                     group.addTask {
                         for n in 0..<10_000 {
                             let digest = Array(Digest.compute(.sha256, over: Data("kill \(index) \(n)".utf8)).bytes)
-                            guard let session = try? await device.2.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(device.0.keyID), "digest": WireFormat.hex(digest)]),
+                            guard let session = try? await device.2.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(device.0.keyID), "digest": WireFormat.hex(digest)],
+                                                                         apiKey: rpKey),
                                   let id = session["sessionID"] as? String else { return }
                             guard (try? await device.2.approve(sessionID: id, digest: digest, share: device.0.publicShare, token: device.1.deviceToken,
                                                                guard: MemoryShareGuard()) { device.0.secretKey }) != nil else { return }
@@ -144,7 +148,7 @@ extension CoSignerProcessTests {
         let device = devices[0]
         let client = ThresholdClient(server: URL(string: base2)!, attestation: device.2.attestation)
         let digest = Array(Digest.compute(.sha256, over: Data("after the kill".utf8)).bytes)
-        let session = try await client.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(device.0.keyID), "digest": WireFormat.hex(digest)])
+        let session = try await client.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(device.0.keyID), "digest": WireFormat.hex(digest)], apiKey: rpKey)
         let signature = try await client.approve(sessionID: try XCTUnwrap(session["sessionID"] as? String), digest: digest, share: device.0.publicShare,
                                                  token: device.1.deviceToken, guard: MemoryShareGuard()) { device.0.secretKey }
         XCTAssertTrue(TwoPartySigning.verify(r: signature.r, s: signature.s, digest: try Digest(algorithm: .sha256, bytes: Data(digest)), publicKey: device.0.publicKey))
@@ -199,8 +203,10 @@ final class ThresholdCommandTests: XCTestCase {
         let keyID = try XCTUnwrap(try Data(contentsOf: folder.appendingPathComponent("xdg/tamga/threshold/38001085718/sign.public"))
             .withUnsafeBytes { try JSONSerialization.jsonObject(with: Data($0)) as? [String: String] }?["keyID"])
         let digest = Digest.compute(.sha256, over: Data("rp document".utf8)).hex
-        let created = try TestEnvironment.run("/usr/bin/curl", ["-s", "-X", "POST", "-H", "Content-Type: application/json", "-d",
-                                                                "{\"keyID\":\"\(keyID)\",\"digest\":\"\(digest)\",\"rpName\":\"Test Bank\",\"displayText\":\"Open an account\"}",
+        let rpKey = try TestEnvironment.run(binary, ["cosigner", "add-rp", "Test Bank", "--db", database]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertEqual(rpKey.count, 64)
+        let created = try TestEnvironment.run("/usr/bin/curl", ["-s", "-X", "POST", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer \(rpKey)", "-d",
+                                                                "{\"keyID\":\"\(keyID)\",\"digest\":\"\(digest)\",\"displayText\":\"Open an account\"}",
                                                                 url.absoluteString + "/v3/rp/session"])
         let sessionID = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(created.output.utf8)) as? [String: String])?["sessionID"], created.output)
         let pending = try TestEnvironment.run(binary, ["threshold", "pending", "--account", "38001085718"], environment: environment)
@@ -208,12 +214,12 @@ final class ThresholdCommandTests: XCTestCase {
         let approved = try TestEnvironment.run(binary, ["threshold", "approve", sessionID, "--account", "38001085718"], environment: environment)
         XCTAssertEqual(approved.status, 0, approved.error)
         XCTAssertTrue(approved.error.contains("Test Bank asks (SIGN): Open an account"), approved.error)
-        let result = try TestEnvironment.run("/usr/bin/curl", ["-s", url.absoluteString + "/v3/rp/session/" + sessionID])
+        let result = try TestEnvironment.run("/usr/bin/curl", ["-s", "-H", "Authorization: Bearer \(rpKey)", url.absoluteString + "/v3/rp/session/" + sessionID])
         XCTAssertTrue(result.output.contains("\"state\":\"COMPLETE\""), result.output)
         let activity = try TestEnvironment.run(binary, ["threshold", "activity", "--account", "38001085718"], environment: environment)
         XCTAssertTrue(activity.output.contains("session-signed"), activity.output)
 
-        try authenticate(binary: binary, url: url, code: code, folder: folder, environment: environment)
+        try authenticate(binary: binary, url: url, code: code, folder: folder, environment: environment, rpKey: rpKey)
 
         // PIN management and deletion.
         environment["TAMGA_PIN"] = "99999"
@@ -236,7 +242,7 @@ extension ThresholdCommandTests {
     /// inspected and approved from the command line, and the relying party checks the result
     /// with openssl: the signature over ACSP_V2 verifies under the returned certificate, which
     /// is for client authentication.
-    func authenticate(binary: String, url: URL, code: String, folder: URL, environment base: [String: String]) throws {
+    func authenticate(binary: String, url: URL, code: String, folder: URL, environment base: [String: String], rpKey: String) throws {
         var environment = base
         environment["TAMGA_PIN"] = "1357"
         let enrolled = try TestEnvironment.run(binary, ["threshold", "enroll", "--server", url.absoluteString, "--code", code, "--account", "38001085718",
@@ -244,8 +250,8 @@ extension ThresholdCommandTests {
         XCTAssertEqual(enrolled.status, 0, enrolled.error)
         XCTAssertTrue(enrolled.output.contains("THRESHOLD AUTHENTICATION KEY"), enrolled.output)
         let challenge = Data((0..<64).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-        let created = try TestEnvironment.run("/usr/bin/curl", ["-s", "-X", "POST", "-H", "Content-Type: application/json", "-d",
-                                                                "{\"kind\":\"AUTH\",\"documentNumber\":\"38001085718\",\"rpChallenge\":\"\(challenge)\",\"rpName\":\"Test Bank\",\"displayText\":\"Log in\"}",
+        let created = try TestEnvironment.run("/usr/bin/curl", ["-s", "-X", "POST", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer \(rpKey)", "-d",
+                                                                "{\"kind\":\"AUTH\",\"documentNumber\":\"38001085718\",\"rpChallenge\":\"\(challenge)\",\"displayText\":\"Log in\"}",
                                                                 url.absoluteString + "/v3/rp/session"])
         let sessionID = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(created.output.utf8)) as? [String: String])?["sessionID"], created.output)
         let pending = try TestEnvironment.run(binary, ["threshold", "pending", "--account", "38001085718"], environment: environment)
@@ -257,8 +263,8 @@ extension ThresholdCommandTests {
         environment["TAMGA_PIN"] = "24680"
         let wrong = try TestEnvironment.run(binary, ["threshold", "approve", sessionID, "--account", "38001085718"], environment: environment)
         XCTAssertEqual(wrong.status, 9, wrong.error)
-        let created2 = try TestEnvironment.run("/usr/bin/curl", ["-s", "-X", "POST", "-H", "Content-Type: application/json", "-d",
-                                                                 "{\"kind\":\"AUTH\",\"documentNumber\":\"38001085718\",\"rpChallenge\":\"\(challenge)\",\"rpName\":\"Test Bank\",\"displayText\":\"Log in\"}",
+        let created2 = try TestEnvironment.run("/usr/bin/curl", ["-s", "-X", "POST", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer \(rpKey)", "-d",
+                                                                 "{\"kind\":\"AUTH\",\"documentNumber\":\"38001085718\",\"rpChallenge\":\"\(challenge)\",\"displayText\":\"Log in\"}",
                                                                  url.absoluteString + "/v3/rp/session"])
         let session2 = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(created2.output.utf8)) as? [String: String])?["sessionID"], created2.output)
         environment["TAMGA_PIN"] = "1357"
@@ -267,7 +273,7 @@ extension ThresholdCommandTests {
         XCTAssertTrue(approved.error.contains("Test Bank asks (AUTH): Log in"), approved.error)
 
         // The relying party's side, with openssl only.
-        let result = try TestEnvironment.run("/usr/bin/curl", ["-s", url.absoluteString + "/v3/rp/session/" + session2])
+        let result = try TestEnvironment.run("/usr/bin/curl", ["-s", "-H", "Authorization: Bearer \(rpKey)", url.absoluteString + "/v3/rp/session/" + session2])
         let answer = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: String], result.output)
         XCTAssertEqual(answer["state"], "COMPLETE")
         let certificateDER = try XCTUnwrap(BigInt(hex: XCTUnwrap(answer["certificate"]))?.bytes)

@@ -48,6 +48,12 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
         ALTER TABLE devices ADD COLUMN key_id TEXT;
         CREATE INDEX devices_by_key ON devices(key_id);
         """,
+        // Relying parties are registered by the operator and authenticate with an API key
+        // (stored as a hash); the name shown on the device and bound into AUTH is theirs.
+        """
+        CREATE TABLE relying_parties (
+            name TEXT PRIMARY KEY, key_hash TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL);
+        """,
     ]
 
     /// Opens the database at `path`; `serverKey` is the 32-byte key sealing the server shares.
@@ -136,6 +142,28 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
                                  [.text(used.joined(separator: ",")), spent ? .integer(Self.now()) : .null, .text(hash)])
             return document
         }
+    }
+
+    // MARK: Relying parties
+
+    /// Registers a relying party: its API key (printed once; only the hash is kept).
+    public func addRelyingParty(name: String) throws -> String {
+        guard !name.isEmpty, name.utf8.count <= 200, !name.contains(where: \.isNewline) else {
+            throw ThresholdError.keyStore("a relying party's name is 1 to 200 bytes on one line")
+        }
+        let key = WireFormat.hex(try random.bytes(32, label: "cosigner.rp-key"))
+        do {
+            try database.execute("INSERT INTO relying_parties (name, key_hash, created_at) VALUES (?, ?, ?)",
+                                 [.text(name), .text(Self.hash(key)), .integer(Self.now())])
+        } catch {
+            throw ThresholdError.keyStore("a relying party named \(name) is already registered")
+        }
+        return key
+    }
+
+    /// The registered name for an API key, nil when unknown.
+    public func relyingParty(apiKey: String) throws -> String? {
+        try database.query("SELECT name FROM relying_parties WHERE key_hash = ?", [.text(Self.hash(apiKey))]).first?.first?.text
     }
 
     // MARK: Keys

@@ -142,3 +142,33 @@ struct CoSignerIssueCodeCommand: Command {
         return .success
     }
 }
+
+/// `tamga cosigner add-rp`
+struct CoSignerAddRelyingPartyCommand: Command {
+    static let path = ["cosigner", "add-rp"]
+    static let abstract = "Registers a relying party and prints its API key (shown once)."
+    static let usage = "NAME [--db FILE] [--key FILE] [--json]"
+    static let help = """
+    The relying party calls /v3/rp/* with Authorization: Bearer <API key>. NAME is what devices
+    show ("Test Bank asks…") and what AUTH signatures bind (ACSP_V2), whatever the requests say.
+    Only the key's hash is stored; a lost key means registering under a new name.
+    """
+    static let flags: Set<String> = GlobalOptions.flags
+    static let options: Set<String> = ["--db", "--key"]
+    fileprivate let files: CoSignerFiles
+    let name: String
+    let global: GlobalOptions
+
+    init(_ arguments: ParsedArguments) throws {
+        guard arguments.positionals.count == 1, let name = arguments.positionals.first, !name.isEmpty else { throw UsageError("give the relying party's name") }
+        self.name = name
+        files = CoSignerFiles(arguments)
+        global = GlobalOptions(arguments)
+    }
+
+    func run(_ context: CommandContext) async throws -> ExitCode {
+        let key = try files.store().addRelyingParty(name: name)
+        if global.json { context.terminal.json(["name": name, "apiKey": key]) } else { context.terminal.line(key) }
+        return .success
+    }
+}

@@ -3,9 +3,9 @@ import TamgaCore
 
 /// What an AUTH session signs: `ACSP_V2` over the relying party's challenge and the device's own
 /// key, computed by the device itself (never taken from the co-signer), so that the co-signer
-/// cannot swap in another digest and the signature is bound to this key and to the challenge and
-/// name the relying party gave. (The name is as trustworthy as the co-signer's relying-party
-/// access: `/v3/rp/*` is not authenticated in this version; see docs/cosigner-api.md.)
+/// cannot swap in another digest and the signature is bound to this key, the challenge, and the
+/// relying party's name as the co-signer registered it (relying parties authenticate with an
+/// API key; a name in the request is ignored).
 ///
 /// The signed digest is SHA-256 of the UTF-8 text
 /// `ACSP_V2|<base64 rpChallenge>|<base64 SHA-256(SPKI)>|<base64 UTF-8 rpName>`, modelled on the

@@ -22,9 +22,12 @@ public struct ThresholdClient: Sendable {
         [("C", "EE"), ("serialNumber", "PNOEE-\(document)"), ("CN", "THRESHOLD \(role == .sign ? "SIGNING" : "AUTHENTICATION") KEY,\(document)")]
     }
 
-    public func call(_ method: String, _ path: String, _ body: [String: Any]?, token: String? = nil) async throws -> [String: Any] {
+    /// One JSON call. `token` is the device's (for `/v3/mobile/*`); `apiKey` a relying party's
+    /// (for `/v3/rp/*`).
+    public func call(_ method: String, _ path: String, _ body: [String: Any]?, token: String? = nil, apiKey: String? = nil) async throws -> [String: Any] {
         var headers = ["Content-Type": "application/json", "Accept": "application/json"]
         headers["X-Device-Token"] = token
+        headers["Authorization"] = apiKey.map { "Bearer \($0)" }
         let data = try body.map { try JSONSerialization.data(withJSONObject: $0) }
         let url = server.appendingPathComponent(path)
         let answer: Data

@@ -42,8 +42,9 @@ public final class ThresholdSigner: UnlockTimingSigner, @unchecked Sendable {   
         }
         let share = try store.publicShare(role)
         let bytes = Array(digest.bytes)
-        let session = try await client.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(bytes),
-                                                                      "rpName": "tamga", "displayText": "Sign a document with tamga"])
+        // The device opens the session for its own key (no relying party in between).
+        let session = try await client.call("POST", "v3/mobile/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(bytes),
+                                                                          "displayText": "Sign a document with tamga"], token: registration.deviceToken)
         guard let id = session["sessionID"] as? String else { throw ThresholdError.unexpectedMessage("no signing session") }
         let (store, role, account, provider) = (self.store, self.role, self.account, self.pinProvider)
         let clock = unlockClock
