@@ -60,7 +60,10 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     func route(_ request: HTTPRequest, attestedDevice: inout String?) throws -> HTTPResponse {
         let parts = request.path.split(separator: "/").map(String.init)
         let route = (request.method, parts.count, parts.first == "v3" ? parts.dropFirst().first ?? "" : "")
-        if route.2 == "mobile" { attestedDevice = try attest(request) }
+        // Every /v3/mobile/* call is attested first; its handler gets the caller from here
+        // (one token lookup per request).
+        let caller = route.2 == "mobile" ? try attest(request) : nil
+        attestedDevice = caller?.device
         switch route {
         case ("GET", 3, "attestation") where parts[2] == "challenge":
             return Self.json(["nonce": WireFormat.hex(try nonces.issue(for: nil)), "expiresIn": Int(nonces.lifetime)])
@@ -68,36 +71,46 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         case ("POST", 3, "enrollment") where parts[2] == "complete": return try enrollComplete(request, attestedDevice: &attestedDevice)
         case ("POST", 3, "rp") where parts[2] == "session": return try createSession(request, relyingParty: relyingParty(request))
         case ("GET", 4, "rp") where parts[2] == "session": return try sessionResult(parts[3], relyingParty: relyingParty(request))
-        case ("POST", 3, "mobile") where parts[2] == "session": return try createOwnSession(request)
-        case ("GET", 4, "mobile") where parts[2] == "pending": return try pending(request, document: parts[3])
-        case ("GET", 4, "mobile") where parts[2] == "session": return try sessionInfo(request, sessionID: parts[3])
-        case ("GET", 4, "mobile") where parts[2] == "activity": return try activity(request, document: parts[3])
-        case ("POST", 6, "mobile") where parts[2] == "session" && parts[4] == "sign": return try signStep(request, sessionID: parts[3], step: parts[5])
-        case ("POST", 4, "mobile") where parts[2] == "certificate" && parts[3] == "session": return try certificateSession(request)
-        case ("POST", 3, "mobile") where parts[2] == "certificate": return try issueCertificate(request)
+        case ("POST", 3, "mobile") where parts[2] == "session": return try createOwnSession(request, caller!)
+        case ("GET", 4, "mobile") where parts[2] == "pending": return try pending(caller!, document: parts[3])
+        case ("GET", 4, "mobile") where parts[2] == "session": return try sessionInfo(caller!, sessionID: parts[3])
+        case ("GET", 4, "mobile") where parts[2] == "activity": return try activity(caller!, document: parts[3])
+        case ("POST", 6, "mobile") where parts[2] == "session" && parts[4] == "sign": return try signStep(request, caller!, sessionID: parts[3], step: parts[5])
+        case ("POST", 4, "mobile") where parts[2] == "certificate" && parts[3] == "session": return try certificateSession(request, caller!)
+        case ("POST", 3, "mobile") where parts[2] == "certificate": return try issueCertificate(request, caller!)
         default: throw Failure(status: 404, code: "not-found", message: "no route \(request.method) \(request.path)")
         }
     }
 
     // MARK: Attestation
 
+    /// Who makes a device call: its document number, the keys it may use (those enrolled by
+    /// this device — its tokens share one device key — not every key of the document), and its
+    /// token's hash.
+    struct Caller {
+        let document: String
+        let keys: Set<String>
+        let device: String
+    }
+
     /// Checks a device call: a known `X-Device-Token`, and `X-Attestation` signed by the key
-    /// registered with that token over a live nonce and this very request. The token's hash.
-    func attest(_ request: HTTPRequest) throws -> String {
+    /// registered with that token over a live nonce and this very request.
+    func attest(_ request: HTTPRequest) throws -> Caller {
         guard let token = request.headers["x-device-token"], token.count == 64,
-              let row = try store.database.query("SELECT device_key FROM devices WHERE token_hash = ?", [.text(CoSignerStore.hash(token))]).first else {
+              let row = try store.database.query("SELECT document_number, device_key FROM devices WHERE token_hash = ?",
+                                                 [.text(CoSignerStore.hash(token))]).first, let document = row[0].text else {
             throw Failure(status: 403, code: "bad-device-token", message: "missing or unknown X-Device-Token")
         }
         let device = CoSignerStore.hash(token)
-        guard let header = request.headers["x-attestation"] else {
-            guard !requireAttestation else {
-                throw Failure(status: 401, code: "attestation-required",
-                              message: "sign the call with the device key (X-Attestation) over a nonce from GET /v3/attestation/challenge")
-            }
-            return device
+        if let header = request.headers["x-attestation"] {
+            try checkAttestation(header, request: request, deviceKey: row[1].blob ?? [], device: device)
+        } else if requireAttestation {
+            throw Failure(status: 401, code: "attestation-required",
+                          message: "sign the call with the device key (X-Attestation) over a nonce from GET /v3/attestation/challenge")
         }
-        try checkAttestation(header, request: request, deviceKey: row[0].blob ?? [], device: device)
-        return device
+        let keys = try store.database.query("SELECT key_id FROM devices WHERE document_number = ? AND device_key = ? AND key_id IS NOT NULL",
+                                            [.text(document), row[1]]).compactMap { $0.first?.text }
+        return Caller(document: document, keys: Set(keys), device: device)
     }
 
     /// The signature first (cheap, and a forged header cannot burn a nonce), then the nonce.
@@ -212,8 +225,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
 
     /// `POST /v3/mobile/session` `{keyID, digest, displayText}` → `{sessionID}`: a device opens a
     /// SIGN session for one of its own keys (tamga sign --with threshold), shown as "this device".
-    func createOwnSession(_ request: HTTPRequest) throws -> HTTPResponse {
-        let caller = try caller(request)
+    func createOwnSession(_ request: HTTPRequest, _ caller: Caller) throws -> HTTPResponse {
         let body = try Self.object(request)
         guard let keyText = (body["keyID"] as? String)?.lowercased(), caller.keys.contains(keyText) else {
             throw Failure(status: 404, code: "unknown-key", message: "no such key for this device")
@@ -306,8 +318,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     /// `{keyID, digest}` (the SHA-256 of the device's certificate request's to-be-signed bytes)
     /// → `{sessionID}`: a SIGN session the device approves like any other, proving it holds the
     /// joint key.
-    func certificateSession(_ request: HTTPRequest) throws -> HTTPResponse {
-        let caller = try caller(request)
+    func certificateSession(_ request: HTTPRequest, _ caller: Caller) throws -> HTTPResponse {
         let document = caller.document
         let body = try Self.object(request)
         guard let keyText = body["keyID"] as? String, keyText.count == 64, let keyID = BigInt(hex: keyText)?.bytes(width: 32), caller.keys.contains(keyText.lowercased()),
@@ -325,8 +336,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
 
     /// `{sessionID, request}` (DER hex): the completed session's digest must be the request's,
     /// the request's key the enrolled joint key, its signature valid → `{certificate}` (DER hex).
-    func issueCertificate(_ request: HTTPRequest) throws -> HTTPResponse {
-        let caller = try caller(request)
+    func issueCertificate(_ request: HTTPRequest, _ caller: Caller) throws -> HTTPResponse {
         let document = caller.document
         guard let ca = certificateAuthority else { throw Failure(status: 501, code: "no-ca", message: "this co-signer issues no certificates") }
         let body = try Self.object(request)
@@ -359,24 +369,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
 
     // MARK: Device
 
-    /// The document number the device token belongs to (403 otherwise).
-    func device(_ request: HTTPRequest) throws -> String { try caller(request).document }
-
-    /// The caller's document number and the keys it may use: those enrolled by this device (its
-    /// tokens share one device key), not every key of the document.
-    func caller(_ request: HTTPRequest) throws -> (document: String, keys: Set<String>) {
-        guard let token = request.headers["x-device-token"], token.count == 64,
-              let row = try store.database.query("SELECT document_number, device_key FROM devices WHERE token_hash = ?",
-                                                 [.text(CoSignerStore.hash(token))]).first, let document = row[0].text else {
-            throw Failure(status: 403, code: "bad-device-token", message: "missing or unknown X-Device-Token")
-        }
-        let keys = try store.database.query("SELECT key_id FROM devices WHERE document_number = ? AND device_key = ? AND key_id IS NOT NULL",
-                                            [.text(document), row[1]]).compactMap { $0.first?.text }
-        return (document, Set(keys))
-    }
-
-    func pending(_ request: HTTPRequest, document: String) throws -> HTTPResponse {
-        let caller = try caller(request)
+    func pending(_ caller: Caller, document: String) throws -> HTTPResponse {
         guard caller.document == document else { throw Failure(status: 403, code: "bad-device-token", message: "not this device's account") }
         let rows = try store.database.query("""
             SELECT s.id, s.kind, s.rp_name, s.display_text, s.digest, s.key_id, s.rp_challenge FROM sessions s JOIN keys k ON k.key_id = s.key_id
@@ -391,8 +384,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     }
 
     /// One session as the device sees it (it computes what it signs from this itself).
-    func sessionInfo(_ request: HTTPRequest, sessionID: String) throws -> HTTPResponse {
-        let caller = try caller(request)
+    func sessionInfo(_ caller: Caller, sessionID: String) throws -> HTTPResponse {
         guard let row = try store.database.query("""
             SELECT s.kind, s.rp_name, s.display_text, s.digest, s.state, s.key_id, s.expires_at, k.document_number, s.rp_challenge, s.created_at FROM sessions s
             JOIN keys k ON k.key_id = s.key_id WHERE s.id = ?
@@ -409,8 +401,8 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     }
 
     /// The account's activity log (events without secrets), newest first.
-    func activity(_ request: HTTPRequest, document: String) throws -> HTTPResponse {
-        guard try device(request) == document else { throw Failure(status: 403, code: "bad-device-token", message: "not this device's account") }
+    func activity(_ caller: Caller, document: String) throws -> HTTPResponse {
+        guard caller.document == document else { throw Failure(status: 403, code: "bad-device-token", message: "not this device's account") }
         let dates = ISO8601DateFormatter()
         return Self.json(["activity": try store.activity(documentNumber: document).map { ["event": $0.event, "detail": $0.detail, "at": dates.string(from: $0.at)] }])
     }
@@ -429,8 +421,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     }
 
     /// commit / prove / finish for one session, each moving its state atomically.
-    func signStep(_ request: HTTPRequest, sessionID: String, step: String) throws -> HTTPResponse {
-        let caller = try caller(request)
+    func signStep(_ request: HTTPRequest, _ caller: Caller, sessionID: String, step: String) throws -> HTTPResponse {
         guard let row = try store.database.query("""
             SELECT s.key_id, s.digest, s.state, s.expires_at, k.document_number FROM sessions s JOIN keys k ON k.key_id = s.key_id WHERE s.id = ?
             """, [.text(sessionID)]).first, let keyText = row[0].text, let keyID = BigInt(hex: keyText)?.bytes(width: 32) else {

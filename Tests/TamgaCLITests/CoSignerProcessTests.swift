@@ -163,15 +163,10 @@ final class ThresholdCommandTests: XCTestCase {
     func testEnrollAndSignWithTheSplitKeyFromTheCommandLine() throws {
         let folder = try TestEnvironment.temporaryFolder("threshold-cli")
         defer { TestEnvironment.removeFolder(folder) }
-        let pki = folder.appendingPathComponent("pki")
-        try FileManager.default.copyItem(atPath: TestEnvironment.fixture("pki"), toPath: pki.path)
-        let services = try TestServices(pki: pki.path)
-        defer { services.stop() }
-        let database = folder.appendingPathComponent("cosigner.db").path
-        let (server, url) = try TestEnvironment.startListening(executable: binary, [
-            "cosigner", "serve", "--db", database, "--ca-cert", pki.appendingPathComponent("issuing-ca.cert.pem").path,
-            "--ca-key", pki.appendingPathComponent("issuing-ca.key.pem").path, "--ca-index", pki.appendingPathComponent("issuing-ca.index.txt").path,
-            "--ocsp", services.url("ocsp").absoluteString])
+        let fixture = try CoSignerFixture(folder: folder)
+        defer { fixture.stop() }
+        let (services, database) = (fixture.services, fixture.database)
+        let (server, url) = try TestEnvironment.startListening(executable: binary, fixture.serveArguments)
         defer { TestEnvironment.terminate(server) }
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_DATA_HOME"] = folder.appendingPathComponent("xdg").path
@@ -312,15 +307,11 @@ final class CoSignerTLSTests: XCTestCase {
     func testTheCoSignersKeyIsPinnedAtEnrollment() throws {
         let folder = try TestEnvironment.temporaryFolder("cosigner-tls")
         defer { TestEnvironment.removeFolder(folder) }
-        let pki = folder.appendingPathComponent("pki")
-        try FileManager.default.copyItem(atPath: TestEnvironment.fixture("pki"), toPath: pki.path)
-        let services = try TestServices(pki: pki.path)
-        defer { services.stop() }
+        let fixture = try CoSignerFixture(folder: folder)
+        defer { fixture.stop() }
+        let database = fixture.database
         let (cert, key) = try makeCertificate(in: folder, name: "tls")
-        let database = folder.appendingPathComponent("cosigner.db").path
-        let serveArguments = ["cosigner", "serve", "--db", database, "--port", "0", "--ca-cert", pki.appendingPathComponent("issuing-ca.cert.pem").path,
-                              "--ca-key", pki.appendingPathComponent("issuing-ca.key.pem").path, "--ca-index", pki.appendingPathComponent("issuing-ca.index.txt").path,
-                              "--ocsp", services.url("ocsp").absoluteString]
+        let serveArguments = fixture.serveArguments + ["--port", "0"]
         let (server, url) = try TestEnvironment.startListening(executable: binary, serveArguments + ["--tls-cert", cert, "--tls-key", key])
         XCTAssertEqual(url.scheme, "https")
         var environment = ProcessInfo.processInfo.environment

@@ -12,17 +12,12 @@ final class CompareCommandTests: XCTestCase {
         let folder = try TestEnvironment.temporaryFolder("compare")
         defer { TestEnvironment.removeFolder(folder) }
         let token = try SoftHSMToken.shared.get()
-        let pki = folder.appendingPathComponent("pki")
-        try FileManager.default.copyItem(atPath: TestEnvironment.fixture("pki"), toPath: pki.path)
-        let services = try TestServices(pki: pki.path)
-        defer { services.stop() }
+        let fixture = try CoSignerFixture(folder: folder)
+        defer { fixture.stop() }
+        let (services, database) = (fixture.services, fixture.database)
         let rig = try PCSCRig(readers: [.init(name: "Card Reader", cards: ["idemia", nil])])
         defer { rig.stop() }
-        let database = folder.appendingPathComponent("cosigner.db").path
-        let (server, url) = try TestEnvironment.startListening(executable: binary, [
-            "cosigner", "serve", "--db", database, "--ca-cert", pki.appendingPathComponent("issuing-ca.cert.pem").path,
-            "--ca-key", pki.appendingPathComponent("issuing-ca.key.pem").path, "--ca-index", pki.appendingPathComponent("issuing-ca.index.txt").path,
-            "--ocsp", services.url("ocsp").absoluteString])
+        let (server, url) = try TestEnvironment.startListening(executable: binary, fixture.serveArguments)
         defer { TestEnvironment.terminate(server) }
 
         var environment = rig.environment

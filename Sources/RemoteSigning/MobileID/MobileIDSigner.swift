@@ -6,7 +6,7 @@ import TamgaCore
 /// `showVerificationCode` before any polling, and `GET /signature/session/{id}` long polls
 /// until the phone answers. EC keys answer raw r‖s (already the XML-DSig form), RSA keys
 /// PKCS#1 v1.5; either is checked under the certificate before it is returned.
-public final class MobileIDSigner: Signer, @unchecked Sendable {   // unchecked: immutable after connect, but `lastSession` behind `lock`
+public final class MobileIDSigner: Signer, @unchecked Sendable {   // unchecked: immutable after connect (the client keeps the last session id behind its lock)
     public static let service = "Mobile-ID"
     public let phoneNumber: String
     public let nationalIdentityNumber: String
@@ -14,11 +14,9 @@ public final class MobileIDSigner: Signer, @unchecked Sendable {   // unchecked:
     private let signingCertificate: Certificate
     private let client: RemoteServiceClient
     private let showVerificationCode: @Sendable (String) -> Void
-    private let lock = NSLock()
-    private var lastSession: String?
 
     /// The session id of the last signature request (for logs and tests).
-    public var lastSessionID: String? { lock.withLock { lastSession } }
+    public var lastSessionID: String? { client.lastSession.id }
 
     /// HTTP statuses as the Mobile-ID documentation (and DigiDoc's proxy) define them.
     static func meaning(_ status: Int) -> String {
@@ -108,10 +106,7 @@ public final class MobileIDSigner: Signer, @unchecked Sendable {   // unchecked:
             "phoneNumber": phoneNumber, "nationalIdentityNumber": nationalIdentityNumber, "hash": Data(hash).base64EncodedString(),
             "hashType": hashType, "language": client.configuration.language, "displayText": text, "displayTextFormat": format,
         ])
-        guard let session = started["sessionID"] as? String, !session.isEmpty, session.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
-            throw RemoteSigningError.malformedResponse(service: Self.service, detail: "no session id")
-        }
-        lock.withLock { lastSession = session }
+        let session = try client.sessionID(started)
         let status = try await client.pollUntilComplete("signature/session/\(session)")
         switch status["result"] as? String {
         case "OK": break

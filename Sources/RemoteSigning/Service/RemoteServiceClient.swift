@@ -9,6 +9,15 @@ struct RemoteServiceClient: Sendable {
     let transport: HTTPTransport
     /// What an HTTP status means for this service (documented codes), for the error message.
     let statusMeaning: @Sendable (Int) -> String
+    /// The id of the last session started (for logs and tests).
+    let lastSession = LastSession()
+
+    final class LastSession: @unchecked Sendable {   // unchecked: `value` behind `lock`
+        private let lock = NSLock()
+        private var value: String?
+        var id: String? { lock.withLock { value } }
+        func set(_ id: String) { lock.withLock { value = id } }
+    }
 
     init(service: String, configuration: RemoteServiceConfiguration, statusMeaning: @escaping @Sendable (Int) -> String) {
         self.service = service
@@ -73,6 +82,16 @@ struct RemoteServiceClient: Sendable {
             let waited = Date().timeIntervalSince(started)
             if waited < 1 { try await Task.sleep(nanoseconds: UInt64((1 - waited) * 1e9)) }
         }
+    }
+
+    /// The session id a start answer names (a UUID; anything else would be pasted into a path),
+    /// remembered as the last session.
+    func sessionID(_ started: [String: Any]) throws -> String {
+        guard let session = started["sessionID"] as? String, !session.isEmpty, session.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
+            throw RemoteSigningError.malformedResponse(service: service, detail: "no session id")
+        }
+        lastSession.set(session)
+        return session
     }
 
     /// A base64 field as bytes.

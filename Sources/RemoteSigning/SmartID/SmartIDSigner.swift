@@ -6,7 +6,7 @@ import TamgaCore
 /// the document number; each signature then goes to that document number (so the key is the
 /// certificate's), the verification code is shown before the request, and the session is long
 /// polled to its end result. v2 signatures are RSA PKCS#1 v1.5, checked under the certificate.
-public final class SmartIDSigner: Signer, @unchecked Sendable {   // unchecked: immutable after connect, but `lastSession` behind `lock`
+public final class SmartIDSigner: Signer, @unchecked Sendable {   // unchecked: immutable after connect (the client keeps the last session id behind its lock)
     public static let service = "Smart-ID"
     public let country: String
     public let identityCode: String
@@ -16,10 +16,8 @@ public final class SmartIDSigner: Signer, @unchecked Sendable {   // unchecked: 
     private let signingCertificate: Certificate
     private let client: RemoteServiceClient
     private let showVerificationCode: @Sendable (String) -> Void
-    private let lock = NSLock()
-    private var lastSession: String?
 
-    public var lastSessionID: String? { lock.withLock { lastSession } }
+    public var lastSessionID: String? { client.lastSession.id }
 
     /// HTTP statuses as the Smart-ID v2 documentation (and DigiDoc) define them.
     static func meaning(_ status: Int) -> String {
@@ -88,9 +86,7 @@ public final class SmartIDSigner: Signer, @unchecked Sendable {   // unchecked: 
         } catch RemoteSigningError.serviceRefused(_, 404, _) {
             throw RemoteSigningError.notAClient(service: service, who: who)
         }
-        guard let session = started["sessionID"] as? String, !session.isEmpty else {
-            throw RemoteSigningError.malformedResponse(service: service, detail: "no session id")
-        }
+        let session = try client.sessionID(started)
         let status = try await client.pollUntilComplete("session/\(session)")
         let result = status["result"] as? [String: Any] ?? [:]
         if let failure = endResult(result["endResult"] as? String ?? "no end result", service: service, who: who) { throw failure }
@@ -127,10 +123,7 @@ public final class SmartIDSigner: Signer, @unchecked Sendable {   // unchecked: 
             "allowedInteractionsOrder": [["type": "confirmationMessageAndVerificationCodeChoice", "displayText200": String(text.prefix(200))],
                                          ["type": "displayTextAndPIN", "displayText60": String(text.prefix(60))]],
         ])
-        guard let session = started["sessionID"] as? String, !session.isEmpty, session.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
-            throw RemoteSigningError.malformedResponse(service: Self.service, detail: "no session id")
-        }
-        lock.withLock { lastSession = session }
+        let session = try client.sessionID(started)
         let status = try await client.pollUntilComplete("session/\(session)")
         let result = status["result"] as? [String: Any] ?? [:]
         if let failure = Self.endResult(result["endResult"] as? String ?? "no end result", service: Self.service, who: documentNumber) { throw failure }
