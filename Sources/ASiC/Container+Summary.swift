@@ -17,7 +17,7 @@ extension Container {
             }
             return root.children("Signature", in: XMLNamespace.ds).map { signature in
                 let der = signature.child("KeyInfo", in: XMLNamespace.ds)?.child("X509Data", in: XMLNamespace.ds)?
-                    .child("X509Certificate", in: XMLNamespace.ds).flatMap { Base64.decode($0.text) }
+                    .child("X509Certificate", in: XMLNamespace.ds).flatMap { XMLBase64.decode($0.text) }
                 var time: String? = nil
                 signature.walk { if $0.is("SigningTime", in: XMLNamespace.xades) { time = $0.text } }
                 return SignatureSummary(file: file.name, id: signature.attribute("Id"),

@@ -20,9 +20,14 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     /// Off only for development, like the seed's `SMARTID_REQUIRE_ATTESTATION=false`.
     public let requireAttestation: Bool
     let nonces: AttestationNonces
+    /// Where a request that failed inside the co-signer (answered 500) is reported, one line
+    /// each; standard error unless told otherwise.
+    let errorLog: @Sendable (String) -> Void
 
     public init(store: CoSignerStore, party: ServerParty, random: RandomSource = SystemRandom(), sessionLifetime: TimeInterval = 300,
-                certificateAuthority: CertificateAuthority? = nil, requireAttestation: Bool = true) {
+                certificateAuthority: CertificateAuthority? = nil, requireAttestation: Bool = true,
+                errorLog: @escaping @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }) {
+        self.errorLog = errorLog
         self.store = store
         self.party = party
         self.random = random
@@ -47,7 +52,11 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
             response = .error(failure.status, code: failure.code, message: failure.message)
         } catch let error as ThresholdError {
             response = .error(422, code: error.code, message: error.description)
+        } catch let error as CoreError where error.code == "malformed-text" {
+            response = .error(400, code: "bad-request", message: error.description)
         } catch {
+            // A defect in one handler answers this request and is logged; the server goes on.
+            errorLog("cosigner: \(request.method) \(Self.printable(request.path)) failed: \(String(describing: error))")
             response = .error(500, code: "internal", message: "the co-signer failed; see its log")
         }
         if let device = attestedDevice, let nonce = try? nonces.issue(for: device) {
@@ -62,8 +71,11 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         let route = (request.method, parts.count, parts.first == "v3" ? parts.dropFirst().first ?? "" : "")
         // Every /v3/mobile/* call is attested first; its handler gets the caller from here
         // (one token lookup per request).
-        let caller = route.2 == "mobile" ? try attest(request) : nil
-        attestedDevice = caller?.device
+        if route.2 == "mobile" {
+            let caller = try attest(request)
+            attestedDevice = caller.device
+            return try routeDevice(request, parts: parts, caller: caller)
+        }
         switch route {
         case ("GET", 3, "attestation") where parts[2] == "challenge":
             return Self.json(["nonce": WireFormat.hex(try nonces.issue(for: nil)), "expiresIn": Int(nonces.lifetime)])
@@ -71,15 +83,27 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         case ("POST", 3, "enrollment") where parts[2] == "complete": return try enrollComplete(request, attestedDevice: &attestedDevice)
         case ("POST", 3, "rp") where parts[2] == "session": return try createSession(request, relyingParty: relyingParty(request))
         case ("GET", 4, "rp") where parts[2] == "session": return try sessionResult(parts[3], relyingParty: relyingParty(request))
-        case ("POST", 3, "mobile") where parts[2] == "session": return try createOwnSession(request, caller!)
-        case ("GET", 4, "mobile") where parts[2] == "pending": return try pending(caller!, document: parts[3])
-        case ("GET", 4, "mobile") where parts[2] == "session": return try sessionInfo(caller!, sessionID: parts[3])
-        case ("GET", 4, "mobile") where parts[2] == "activity": return try activity(caller!, document: parts[3])
-        case ("POST", 6, "mobile") where parts[2] == "session" && parts[4] == "sign": return try signStep(request, caller!, sessionID: parts[3], step: parts[5])
-        case ("POST", 4, "mobile") where parts[2] == "certificate" && parts[3] == "session": return try certificateSession(request, caller!)
-        case ("POST", 3, "mobile") where parts[2] == "certificate": return try issueCertificate(request, caller!)
-        default: throw Failure(status: 404, code: "not-found", message: "no route \(request.method) \(request.path)")
+        default: throw Failure(status: 404, code: "not-found", message: "no route \(request.method) \(Self.printable(request.path))")
         }
+    }
+
+    /// The `/v3/mobile/*` routes, for a caller already attested.
+    func routeDevice(_ request: HTTPRequest, parts: [String], caller: Caller) throws -> HTTPResponse {
+        switch (request.method, parts.count) {
+        case ("POST", 3) where parts[2] == "session": return try createOwnSession(request, caller)
+        case ("GET", 4) where parts[2] == "pending": return try pending(caller, document: parts[3])
+        case ("GET", 4) where parts[2] == "session": return try sessionInfo(caller, sessionID: parts[3])
+        case ("GET", 4) where parts[2] == "activity": return try activity(caller, document: parts[3])
+        case ("POST", 6) where parts[2] == "session" && parts[4] == "sign": return try signStep(request, caller, sessionID: parts[3], step: parts[5])
+        case ("POST", 4) where parts[2] == "certificate" && parts[3] == "session": return try certificateSession(request, caller)
+        case ("POST", 3) where parts[2] == "certificate": return try issueCertificate(request, caller)
+        default: throw Failure(status: 404, code: "not-found", message: "no route \(request.method) \(Self.printable(request.path))")
+        }
+    }
+
+    /// A path as it may go into a log line or an error message: ASCII printable only, 200 at most.
+    static func printable(_ text: String) -> String {
+        String(text.unicodeScalars.prefix(200).map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f ? Character($0) : "?" })
     }
 
     // MARK: Attestation
@@ -171,11 +195,11 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     func enrollComplete(_ request: HTTPRequest, attestedDevice: inout String?) throws -> HTTPResponse {
         let body = try Self.object(request)
         guard let code = body["code"] as? String, let role = (body["role"] as? String).flatMap(ShareRole.init(rawValue:)),
-              let nonceText = body["clientNonce"] as? String, let nonce = BigInt(hex: nonceText)?.bytes(width: 32), nonceText.count == 64 else {
+              let nonceText = body["clientNonce"] as? String, let nonce = Hex.bytes(nonceText, count: 32), nonceText.count == 64 else {
             throw Failure(status: 400, code: "bad-request", message: "code, role and clientNonce are required")
         }
         let deviceKeyText = body["deviceKey"] as? String ?? ""
-        let deviceKey = BigInt(hex: deviceKeyText)?.bytes(width: deviceKeyText.count / 2) ?? []
+        let deviceKey = Hex.bytes(deviceKeyText) ?? []
         if let header = request.headers["x-attestation"] {
             try checkAttestation(header, request: request, deviceKey: deviceKey, device: nil)
         } else if requireAttestation {
@@ -198,7 +222,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
             let older = try store.database.query("SELECT key_id FROM keys WHERE document_number = ? AND role = ? AND locked = 0",
                                                  [.text(document), .text(role.rawValue)]).compactMap { $0.first?.text }
             for old in older {
-                if let id = BigInt(hex: old)?.bytes(width: 32) { try store.lockKey(id, reason: "superseded by a new \(role.rawValue) enrollment") }
+                if let id = Hex.bytes(old, count: 32) { try store.lockKey(id, reason: "superseded by a new \(role.rawValue) enrollment") }
                 try store.database.execute("DELETE FROM devices WHERE key_id = ?", [.text(old)])
             }
             try store.saveKey(share, documentNumber: document, role: role)
@@ -255,7 +279,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         }
         let keyID: [UInt8]
         if let keyText = body["keyID"] as? String {
-            guard keyText.count == 64, let id = BigInt(hex: keyText)?.bytes(width: 32) else { throw Failure(status: 400, code: "bad-request", message: "keyID is 32 bytes hex") }
+            guard keyText.count == 64, let id = Hex.bytes(keyText, count: 32) else { throw Failure(status: 400, code: "bad-request", message: "keyID is 32 bytes hex") }
             keyID = id
         } else if let document = body["documentNumber"] as? String {
             guard let id = try store.keyID(documentNumber: document, role: kind == "AUTH" ? .auth : .sign) else {
@@ -273,14 +297,14 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         let digest: [UInt8]
         var challenge: [UInt8]? = nil
         if kind == "AUTH" {
-            guard let text = body["rpChallenge"] as? String, let bytes = Data(base64Encoded: text).map(Array.init),
+            guard let text = body["rpChallenge"] as? String, let bytes = try? Base64.decode(text, field: "rpChallenge", maximumCount: 64),
                   AuthenticationChallenge.allowedSizes.contains(bytes.count) else {
                 throw Failure(status: 400, code: "bad-request", message: "rpChallenge is 32 to 64 random bytes, base64")
             }
             challenge = bytes
             digest = AuthenticationChallenge.digest(rpChallenge: bytes, subjectPublicKeyInfo: TwoPartySigning.subjectPublicKeyInfo(key.share.publicKey), rpName: rpName)
         } else {
-            guard let digestText = body["digest"] as? String, digestText.count == 64, let bytes = BigInt(hex: digestText)?.bytes(width: 32) else {
+            guard let digestText = body["digest"] as? String, digestText.count == 64, let bytes = Hex.bytes(digestText, count: 32) else {
                 throw Failure(status: 400, code: "bad-request", message: "a SIGN session needs a 32-byte digest (hex)")
             }
             digest = bytes
@@ -321,8 +345,8 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     func certificateSession(_ request: HTTPRequest, _ caller: Caller) throws -> HTTPResponse {
         let document = caller.document
         let body = try Self.object(request)
-        guard let keyText = body["keyID"] as? String, keyText.count == 64, let keyID = BigInt(hex: keyText)?.bytes(width: 32), caller.keys.contains(keyText.lowercased()),
-              let digestText = body["digest"] as? String, digestText.count == 64, let digest = BigInt(hex: digestText)?.bytes(width: 32) else {
+        guard let keyText = body["keyID"] as? String, keyText.count == 64, let keyID = Hex.bytes(keyText, count: 32), caller.keys.contains(keyText.lowercased()),
+              let digestText = body["digest"] as? String, digestText.count == 64, let digest = Hex.bytes(digestText, count: 32) else {
             throw Failure(status: 400, code: "bad-request", message: "keyID and digest are required")
         }
         guard let key = try store.loadKey(keyID), key.documentNumber == document else { throw Failure(status: 404, code: "unknown-key", message: "no such key for this device") }
@@ -340,11 +364,11 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         let document = caller.document
         guard let ca = certificateAuthority else { throw Failure(status: 501, code: "no-ca", message: "this co-signer issues no certificates") }
         let body = try Self.object(request)
-        guard let id = body["sessionID"] as? String, let csrText = body["request"] as? String, let csr = BigInt(hex: csrText)?.bytes(width: csrText.count / 2) else {
+        guard let id = body["sessionID"] as? String, let csrText = body["request"] as? String, let csr = Hex.bytes(csrText) else {
             throw Failure(status: 400, code: "bad-request", message: "sessionID and request are required")
         }
         guard let row = try store.database.query("SELECT key_id, digest, state FROM sessions WHERE id = ?", [.text(id)]).first,
-              row[2].text == "COMPLETE", let keyText = row[0].text, let keyID = BigInt(hex: keyText)?.bytes(width: 32),
+              row[2].text == "COMPLETE", let keyText = row[0].text, let keyID = Hex.bytes(keyText, count: 32),
               caller.keys.contains(keyText), let key = try store.loadKey(keyID), key.documentNumber == document else {
             throw Failure(status: 409, code: "session-not-complete", message: "sign the certificate request first")
         }
@@ -424,7 +448,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     func signStep(_ request: HTTPRequest, _ caller: Caller, sessionID: String, step: String) throws -> HTTPResponse {
         guard let row = try store.database.query("""
             SELECT s.key_id, s.digest, s.state, s.expires_at, k.document_number FROM sessions s JOIN keys k ON k.key_id = s.key_id WHERE s.id = ?
-            """, [.text(sessionID)]).first, let keyText = row[0].text, let keyID = BigInt(hex: keyText)?.bytes(width: 32) else {
+            """, [.text(sessionID)]).first, let keyText = row[0].text, let keyID = Hex.bytes(keyText, count: 32) else {
             throw Failure(status: 404, code: "unknown-session", message: "no such session")
         }
         guard row[4].text == caller.document, caller.keys.contains(keyText) else {

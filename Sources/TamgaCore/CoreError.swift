@@ -36,6 +36,8 @@ public enum CoreError: Error, Equatable, Sendable {
     case certificateNotGood(status: String)
     /// No URL to ask: the certificate has no AIA OCSP URL and none was given.
     case serviceURLMissing(service: String)
+    /// Text from outside (hex, base64, a number) that is not in the form the field needs.
+    case malformedText(field: String, reason: String)
 
     /// The stable machine-readable code.
     public var code: String {
@@ -57,6 +59,7 @@ public enum CoreError: Error, Equatable, Sendable {
         case .serviceResponseRejected: "service-response-rejected"
         case .certificateNotGood: "certificate-not-good"
         case .serviceURLMissing: "service-url-missing"
+        case .malformedText: "malformed-text"
         }
     }
 }
@@ -98,6 +101,8 @@ extension CoreError: CustomStringConvertible {
             "The OCSP responder reports the signing certificate as \(status); a signature with it would not validate. Nothing was changed."
         case .serviceURLMissing(let service):
             "No URL for the \(service): give one (see --help)."
+        case .malformedText(let field, let reason):
+            "\(field) is malformed: \(reason)."
         }
     }
 }

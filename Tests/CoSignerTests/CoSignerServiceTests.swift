@@ -554,3 +554,73 @@ func enrollOverHTTP(_ client: ThresholdClient, code: String, document: String) a
 func testDevice(in folder: URL) throws -> DeviceAttestation {
     DeviceAttestation(key: try DeviceKey(file: folder.appendingPathComponent("device-\(UUID().uuidString).key").path))
 }
+
+/// Hex, base64 and decimal fields with non-ASCII digits (fullwidth U+FF10…, Arabic-Indic U+0660…,
+/// which `Character.isHexDigit`/`isNumber` accept and no radix parser reads) in every place a
+/// client can put them: each answers 400 (or 401/403 for a header), and the server goes on.
+final class NonASCIIDigitTests: CoSignerHTTPTestCase {
+    static let fullwidth64 = String(repeating: "\u{FF10}", count: 63) + "\u{FF41}"
+    static let arabicIndic64 = String(repeating: "\u{0661}", count: 64)
+
+    func testNonASCIIDigitsInEveryFieldAreRefusedAndTheServerGoesOn() async throws {
+        let (share, token) = try await enroll(document: "38001085718")
+        let keyID = WireFormat.hex(share.keyID)
+        let digest = WireFormat.hex([UInt8](repeating: 7, count: 32))
+        let code = try service.store.issueEnrollmentCode(documentNumber: "38001085718")
+        for digits in [Self.fullwidth64, Self.arabicIndic64] {
+            var statuses: [String: Int] = [:]
+            statuses["enrollment clientNonce"] = try await raw("POST", "/v3/enrollment/complete",
+                                                               ["code": code, "role": "auth", "clientNonce": digits, "message": [:]], headers: [:]).0
+            statuses["enrollment deviceKey"] = try await raw("POST", "/v3/enrollment/complete",
+                                                             ["code": code, "role": "auth", "clientNonce": digest, "deviceKey": digits + digits, "message": [:]],
+                                                             headers: ["X-Attestation": "v1:\(digest):\(digest)\(digest)"]).0
+            statuses["X-Attestation"] = try await raw("GET", "/v3/mobile/pending/38001085718", nil,
+                                                      headers: ["X-Device-Token": token, "X-Attestation": "v1:\(digits):\(digits)\(digits)"]).0
+            statuses["X-Device-Token"] = try await raw("GET", "/v3/mobile/pending/38001085718", nil, headers: ["X-Device-Token": digits]).0
+            let rp = ["Authorization": "Bearer \(rpKey)"]
+            statuses["rp keyID"] = try await raw("POST", "/v3/rp/session", ["keyID": digits, "digest": digest], headers: rp).0
+            statuses["rp digest"] = try await raw("POST", "/v3/rp/session", ["keyID": keyID, "digest": digits], headers: rp).0
+            statuses["rp rpChallenge"] = try await raw("POST", "/v3/rp/session", ["documentNumber": "38001085718", "kind": "AUTH",
+                                                                                  "rpChallenge": String(repeating: "\u{FF21}", count: 44)], headers: rp).0
+            statuses["rp bearer"] = try await raw("POST", "/v3/rp/session", ["keyID": keyID, "digest": digest], headers: ["Authorization": "Bearer \(digits)"]).0
+            statuses["device keyID"] = try await call("POST", "/v3/mobile/session", ["keyID": digits, "digest": digest], token: token).0
+            statuses["device digest"] = try await call("POST", "/v3/mobile/session", ["keyID": keyID, "digest": digits], token: token).0
+            statuses["certificate request"] = try await call("POST", "/v3/mobile/certificate", ["sessionID": digits, "request": digits], token: token).0
+            for (field, status) in statuses {
+                XCTAssertTrue((400..<500).contains(status) || status == 501, "\(field) answered \(status)")   // 501: no CA configured
+            }
+            // Still serving, and nothing was used up: a session still opens.
+            let alive = try await call("GET", "/v3/attestation/challenge").0
+            XCTAssertEqual(alive, 200)
+        }
+        let opened = try await call("POST", "/v3/rp/session", ["keyID": keyID, "digest": digest, "displayText": "after"])
+        XCTAssertEqual(opened.0, 200)
+        XCTAssertNotNil(try service.store.enrollmentCode(code, allows: .auth), "the enrollment code was not used up")
+    }
+
+    /// A handler that fails in a way nobody foresaw answers 500 with JSON and is logged; the
+    /// server goes on answering.
+    func testAnUnexpectedFailureAnswers500AndIsLogged() async throws {
+        let lines = LockedLines()
+        let store = try CoSignerStore(path: folder.appendingPathComponent("broken.db").path, serverKey: [UInt8](repeating: 3, count: 32))
+        let broken = CoSignerService(store: store, party: try ServerParty(pid: Transcript.taggedHash("svc", [[1]]), ringPedersen: CoSignerStoreTests.ringPedersen),
+                                     errorLog: { lines.append($0) })
+        let rpKey = try store.addRelyingParty(name: "Bank")
+        // The sessions table is gone: every session request fails inside SQLite.
+        try store.database.execute("DROP TABLE sessions")
+        let answer = broken.handle(HTTPRequest(method: "GET", path: "/v3/rp/session/\u{202E}x", headers: ["authorization": "Bearer \(rpKey)"], body: []))
+        XCTAssertEqual(answer.status, 500)
+        let body = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: [String: String]])
+        XCTAssertEqual(body["error"]?["code"], "internal")
+        XCTAssertEqual(lines.all.count, 1)
+        XCTAssertTrue(lines.all.first?.contains("GET /v3/rp/session/?x") == true, lines.all.first ?? "")
+        XCTAssertEqual(broken.handle(HTTPRequest(method: "GET", path: "/v3/attestation/challenge", headers: [:], body: [])).status, 200)
+    }
+}
+
+final class LockedLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
+}

@@ -58,4 +58,20 @@ final class WireFormatTests: XCTestCase {
         XCTAssertThrowsError(try WireFormat.decodeSignFinishRequest(["status": "maybe"]))
         XCTAssertThrowsError(try WireFormat.decodeSignProveResponse(["c3": String(repeating: "ff", count: 513)]), "c3 wider than Z_N²")
     }
+
+    /// Digits that `Character.isHexDigit` accepts but no radix parser reads (fullwidth,
+    /// Arabic-Indic): every field and the attestation header refuse them without trapping.
+    func testNonASCIIDigitsAreRefusedInEveryField() throws {
+        let good = try ClientEnrollment(pid: PartyTests.clientPID).initRequest
+        for digit in ["\u{FF10}", "\u{FF41}", "\u{0661}"] {
+            for field in ["clientPID", "clientNonce", "commitmentQ1"] {
+                var object = WireFormat.encode(good)
+                object[field] = String(repeating: digit, count: 64)
+                XCTAssertThrowsError(try WireFormat.decodeEnrollInitRequest(object), field)
+            }
+            XCTAssertNil(DeviceAttestation.parse("v1:\(String(repeating: digit, count: 64)):\(String(repeating: digit, count: 128))"))
+            XCTAssertNil(BigInt(hex: String(repeating: digit, count: 64)))
+        }
+        XCTAssertEqual(BigInt(hex: "abc")?.bytes, [0x0a, 0xbc], "odd lengths still read as numbers")
+    }
 }

@@ -89,7 +89,8 @@ final class AtomicOutputFile {
 
     /// Overwrites bytes already written (used to patch a local header once sizes are known).
     func patch(_ bytes: [UInt8], at offset: UInt64) throws {
-        let n = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress!, $0.count, off_t(offset)) }
+        guard !bytes.isEmpty else { return }
+        let n = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
         guard n == bytes.count else {
             throw ContainerError.ioFailure(path: targetPath, reason: "write failed: \(String(cString: strerror(errno)))")
         }

@@ -88,7 +88,7 @@ struct LongTermValidator {
     /// its genTime when the token is intact and covers the right bytes.
     private func checkTimeStamp(_ element: XMLElement, covering covered: Covered, code: String, findings: inout FindingList) -> Date? {
         let encapsulated = element.children("EncapsulatedTimeStamp", in: XMLNamespace.xades)
-        guard encapsulated.count == 1, let der = Base64.decode(encapsulated[0].text), let token = try? TimeStampToken(der: der) else {
+        guard encapsulated.count == 1, let der = XMLBase64.decode(encapsulated[0].text), let token = try? TimeStampToken(der: der) else {
             findings.invalid(code, "\(element.localName) must hold exactly one readable EncapsulatedTimeStamp")
             return nil
         }
@@ -145,7 +145,7 @@ struct LongTermValidator {
         }
         var reasons: [String] = []
         for value in values {
-            guard let der = Base64.decode(value.text), let response = try? OCSPResponse(der: der), response.isSuccessful,
+            guard let der = XMLBase64.decode(value.text), let response = try? OCSPResponse(der: der), response.isSuccessful,
                   let producedAt = response.producedAt else {
                 reasons.append("an unreadable or unsuccessful OCSP response")
                 continue

@@ -31,7 +31,7 @@ struct SignatureAugmenter {
               let qualifying = signature.child("Object", in: XMLNamespace.ds)?.child("QualifyingProperties", in: XMLNamespace.xades),
               let certificateText = signature.child("KeyInfo", in: XMLNamespace.ds)?.child("X509Data", in: XMLNamespace.ds)?
                 .child("X509Certificate", in: XMLNamespace.ds)?.text,
-              let certificate = Base64.decode(certificateText).flatMap({ try? Certificate(der: $0) }) else {
+              let certificate = XMLBase64.decode(certificateText).flatMap({ try? Certificate(der: $0) }) else {
             throw ContainerError.malformedXML(file: name, reason: "not a XAdES signature tamga can extend")
         }
         let id = signature.attribute("Id") ?? "S"
@@ -51,7 +51,7 @@ struct SignatureAugmenter {
         // T: the signature time-stamp.
         var genTime: Date? = nil
         if let existing = properties.child("SignatureTimeStamp", in: XMLNamespace.xades)?
-            .child("EncapsulatedTimeStamp", in: XMLNamespace.xades).flatMap({ Base64.decode($0.text) }) {
+            .child("EncapsulatedTimeStamp", in: XMLNamespace.xades).flatMap({ XMLBase64.decode($0.text) }) {
             genTime = (try? TimeStampToken(der: existing))?.genTime
         } else {
             let stamped = try document.canonicalize(signatureValue, method)

@@ -13,12 +13,12 @@ enum TrustedListSignature {
         let signatures = root.children("Signature", in: XMLNamespace.ds)
         guard signatures.count == 1, let signature = signatures.first,
               let signedInfo = signature.child("SignedInfo", in: XMLNamespace.ds),
-              let valueText = signature.child("SignatureValue", in: XMLNamespace.ds)?.text, let value = Base64.decode(valueText) else {
+              let valueText = signature.child("SignatureValue", in: XMLNamespace.ds)?.text, let value = XMLBase64.decode(valueText) else {
             throw TrustedListError.signatureInvalid("it has no single, complete ds:Signature")
         }
         guard let keyInfoText = signature.child("KeyInfo", in: XMLNamespace.ds)?.child("X509Data", in: XMLNamespace.ds)?
                 .child("X509Certificate", in: XMLNamespace.ds)?.text,
-              let signer = Base64.decode(keyInfoText).flatMap({ try? Certificate(der: $0) }) else {
+              let signer = XMLBase64.decode(keyInfoText).flatMap({ try? Certificate(der: $0) }) else {
             throw TrustedListError.signatureInvalid("no signer certificate in KeyInfo")
         }
         guard signers.contains(signer) else { throw TrustedListError.untrustedSigner }
@@ -44,7 +44,7 @@ enum TrustedListSignature {
             let transforms = reference.child("Transforms", in: XMLNamespace.ds)?.children("Transform", in: XMLNamespace.ds)
                 .compactMap { $0.attribute("Algorithm") } ?? []
             guard let method = reference.child("DigestMethod", in: XMLNamespace.ds)?.attribute("Algorithm").flatMap(DigestAlgorithm.init(xmlURI:)),
-                  let expected = reference.child("DigestValue", in: XMLNamespace.ds).flatMap({ Base64.decode($0.text) }) else {
+                  let expected = reference.child("DigestValue", in: XMLNamespace.ds).flatMap({ XMLBase64.decode($0.text) }) else {
                 throw TrustedListError.signatureInvalid("a reference without a usable digest")
             }
             let target: XMLElement

@@ -68,7 +68,7 @@ struct TrustedService: Sendable {
         for instance in instances {
             for identity in instance.children("ServiceDigitalIdentity", in: ns) {
                 for id in identity.children("DigitalId", in: ns) {
-                    if let text = id.child("X509Certificate", in: ns)?.text, let der = Base64.decode(text),
+                    if let text = id.child("X509Certificate", in: ns)?.text, let der = XMLBase64.decode(text),
                        let certificate = try? Certificate(der: der), !certificates.contains(certificate) {
                         certificates.append(certificate)
                     }

@@ -87,7 +87,7 @@ struct SignatureValidator {
             let certificates = keyInfo.children("X509Data", in: XMLNamespace.ds).flatMap { $0.children("X509Certificate", in: XMLNamespace.ds) }
             if certificates.count != 1 {
                 findings.invalid("keyinfo-certificate", "KeyInfo must hold exactly one X509Certificate, found \(certificates.count)")
-            } else if let der = Base64.decode(certificates[0].text), let parsed = try? Certificate(der: der) {
+            } else if let der = XMLBase64.decode(certificates[0].text), let parsed = try? Certificate(der: der) {
                 certificate = parsed
             } else {
                 findings.invalid("keyinfo-certificate", "the KeyInfo certificate cannot be read")
@@ -112,8 +112,8 @@ struct SignatureValidator {
             var curve: SignatureAlgorithm.Curve? = nil
             if case .ec(let c)? = certificate?.publicKey.type { curve = c }
             algorithm = methodURI.flatMap { SignatureAlgorithm(xmlURI: $0, curve: curve) }
-            if algorithm == nil, certificate != nil {
-                findings.invalid("unsupported-signature-method", "SignatureMethod \(methodURI ?? "(none)") does not fit the \(certificate!.publicKey) key")
+            if algorithm == nil, let certificate {
+                findings.invalid("unsupported-signature-method", "SignatureMethod \(methodURI ?? "(none)") does not fit the \(certificate.publicKey) key")
             }
             if let algorithm, algorithm.digest.isWeak {
                 findings.warning("weak-digest", "the signature uses \(algorithm.digest)")
@@ -134,9 +134,10 @@ struct SignatureValidator {
         var signingTime: String? = nil
         if let ssp = signedSignatureProperties {
             if let timeElement = exactlyOne(ssp, "SigningTime", XMLNamespace.xades, &findings) {
-                signingTime = timeElement.text.trimmingCharacters(in: .whitespacesAndNewlines)
-                if XAdESTime.parse(signingTime!) == nil {
-                    findings.invalid("signing-time", "SigningTime \(signingTime!) is not an xsd:dateTime")
+                let text = timeElement.text.trimmingCharacters(in: .whitespacesAndNewlines)
+                signingTime = text
+                if XAdESTime.parse(text) == nil {
+                    findings.invalid("signing-time", "SigningTime \(text) is not an xsd:dateTime")
                 }
             }
             if let certificate { checkSigningCertificate(ssp, certificate: certificate, findings: &findings) }
@@ -213,7 +214,7 @@ struct SignatureValidator {
                 continue
             }
             if digestAlgorithm.isWeak { findings.warning("weak-digest", "Reference \(uri) uses \(digestAlgorithm)") }
-            guard let expected = reference.child("DigestValue", in: XMLNamespace.ds).flatMap({ Base64.decode($0.text) }) else {
+            guard let expected = reference.child("DigestValue", in: XMLNamespace.ds).flatMap({ XMLBase64.decode($0.text) }) else {
                 findings.invalid("reference-digest", "Reference \(uri): DigestValue missing or not base64")
                 continue
             }
@@ -303,7 +304,7 @@ struct SignatureValidator {
             findings.invalid("unsupported-canonicalization", "SignedInfo's CanonicalizationMethod is missing or unknown")
             return
         }
-        guard let value = Base64.decode(valueElement.text) else {
+        guard let value = XMLBase64.decode(valueElement.text) else {
             findings.invalid("signature-value", "SignatureValue is not base64")
             return
         }
@@ -332,7 +333,7 @@ struct SignatureValidator {
         guard certs.count == 1, let cert = certs.first,
               let certDigest = cert.child("CertDigest", in: XMLNamespace.xades),
               let algorithm = certDigest.child("DigestMethod", in: XMLNamespace.ds)?.attribute("Algorithm").flatMap(DigestAlgorithm.init(xmlURI:)),
-              let value = certDigest.child("DigestValue", in: XMLNamespace.ds).flatMap({ Base64.decode($0.text) }) else {
+              let value = certDigest.child("DigestValue", in: XMLNamespace.ds).flatMap({ XMLBase64.decode($0.text) }) else {
             findings.invalid("signing-certificate", "the signing certificate reference needs one Cert with a CertDigest")
             return
         }
@@ -347,7 +348,7 @@ struct SignatureValidator {
             }
         }
         if let v2Serial = cert.child("IssuerSerialV2", in: XMLNamespace.xades) {
-            if Base64.decode(v2Serial.text) != certificate.issuerSerialDER {
+            if XMLBase64.decode(v2Serial.text) != certificate.issuerSerialDER {
                 findings.invalid("signing-certificate-issuer-serial", "IssuerSerialV2 does not match the KeyInfo certificate")
             }
         }
@@ -385,14 +386,15 @@ struct SignatureValidator {
             .child("UnsignedSignatureProperties", in: XMLNamespace.xades)?
             .child("CertificateValues", in: XMLNamespace.xades) else { return [] }
         return values.children("EncapsulatedX509Certificate", in: XMLNamespace.xades)
-            .compactMap { Base64.decode($0.text) }.compactMap { try? Certificate(der: $0) }
+            .compactMap { XMLBase64.decode($0.text) }.compactMap { try? Certificate(der: $0) }
     }
 }
 
-/// Base64 with the whitespace XML producers put inside (the reference wraps at 64 columns).
-enum Base64 {
+/// xsd:base64Binary: base64 with the XML whitespace producers put inside (the reference wraps
+/// at 64 columns); ASCII only.
+enum XMLBase64 {
     static func decode(_ text: String) -> Data? {
-        Data(base64Encoded: text.filter { !$0.isWhitespace })
+        (try? Base64.decode(text, ignoringWhitespace: true)).map { Data($0) }
     }
 }
 

@@ -7,6 +7,13 @@ public struct HTTPRequest: Sendable {
     public let path: String
     public let headers: [String: String]   // lower-case names
     public let body: [UInt8]
+
+    public init(method: String, path: String, headers: [String: String], body: [UInt8]) {
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.body = body
+    }
 }
 
 public struct HTTPResponse: Sendable {

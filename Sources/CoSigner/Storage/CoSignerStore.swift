@@ -192,7 +192,7 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
     /// The key id of a document number's key for `role`, if enrolled.
     public func keyID(documentNumber: String, role: ShareRole) throws -> [UInt8]? {
         try database.query("SELECT key_id FROM keys WHERE document_number = ? AND role = ? ORDER BY created_at DESC LIMIT 1",
-                           [.text(documentNumber), .text(role.rawValue)]).first?.first?.text.flatMap { BigInt(hex: $0)?.bytes(width: 32) }
+                           [.text(documentNumber), .text(role.rawValue)]).first?.first?.text.flatMap { Hex.bytes($0, count: 32) }
     }
 
     public func loadKey(_ keyID: [UInt8]) throws -> StoredKey? {

@@ -31,7 +31,7 @@ public struct MediaName: Sendable, Hashable, CustomStringConvertible {
             if tail.isEmpty { kind = .token(family: family, serial: nil, viaPKCS11: viaPKCS11); return }
             guard tail.hasPrefix("_") else { continue }
             let serial = tail.dropFirst()
-            guard !serial.isEmpty, serial.count <= 16, serial.allSatisfy(\.isHexDigit) else { return nil }
+            guard !serial.isEmpty, serial.count <= 16, serial.allSatisfy({ $0.isASCII && $0.isHexDigit }) else { return nil }
             kind = .token(family: family, serial: serial.lowercased(), viaPKCS11: viaPKCS11)
             return
         }

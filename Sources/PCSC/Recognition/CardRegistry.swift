@@ -33,8 +33,17 @@ public enum CardRegistry {
 
     static func hex(_ text: String) -> [UInt8] {
         var bytes: [UInt8] = []
-        var digits = text.filter(\.isHexDigit).makeIterator()
-        while let high = digits.next(), let low = digits.next() { bytes.append(UInt8(String([high, low]), radix: 16)!) }
+        // ASCII digits only (Character.isHexDigit also accepts fullwidth forms, which no radix-16
+        // parser reads); anything else, such as spaces between bytes, is skipped.
+        var digits = text.utf8.lazy.compactMap { unit -> UInt8? in
+            switch unit {
+            case 0x30...0x39: unit - 0x30
+            case 0x41...0x46: unit - 0x41 + 10
+            case 0x61...0x66: unit - 0x61 + 10
+            default: nil
+            }
+        }.makeIterator()
+        while let high = digits.next(), let low = digits.next() { bytes.append(high << 4 | low) }
         return bytes
     }
 

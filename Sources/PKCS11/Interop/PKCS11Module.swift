@@ -51,7 +51,27 @@ public final class PKCS11Module: @unchecked Sendable {   // unchecked: `function
             p11_kit_module_release(list)
             throw PKCS11Error.moduleFailedToLoad(path: path, reason: lastMessage() ?? "C_Initialize returned 0x\(String(rv, radix: 16))")
         }
-        return PKCS11Module(name: path, path: path, list: list, owner: LoadedByPath(list))
+        let owner = LoadedByPath(list)
+        if let missing = missingFunction(list.pointee) {
+            throw PKCS11Error.moduleFailedToLoad(path: path, reason: "the module's function list has no \(missing)")
+        }
+        return PKCS11Module(name: path, path: path, list: list, owner: owner)
+    }
+
+    /// The first function tamga calls that the module's list leaves empty. Checked once at load,
+    /// so that the calls through the list (`functions.C_Sign!`) cannot meet a null pointer.
+    static func missingFunction(_ f: CK_FUNCTION_LIST) -> String? {
+        let present: [(String, Bool)] = [
+            ("C_GetInfo", f.C_GetInfo != nil), ("C_GetSlotList", f.C_GetSlotList != nil), ("C_GetSlotInfo", f.C_GetSlotInfo != nil),
+            ("C_GetTokenInfo", f.C_GetTokenInfo != nil), ("C_GetMechanismList", f.C_GetMechanismList != nil),
+            ("C_OpenSession", f.C_OpenSession != nil), ("C_CloseSession", f.C_CloseSession != nil),
+            ("C_FindObjectsInit", f.C_FindObjectsInit != nil), ("C_FindObjects", f.C_FindObjects != nil),
+            ("C_FindObjectsFinal", f.C_FindObjectsFinal != nil), ("C_GetAttributeValue", f.C_GetAttributeValue != nil),
+            ("C_Login", f.C_Login != nil), ("C_Logout", f.C_Logout != nil), ("C_SignInit", f.C_SignInit != nil), ("C_Sign", f.C_Sign != nil),
+            ("C_GenerateKey", f.C_GenerateKey != nil), ("C_EncryptInit", f.C_EncryptInit != nil), ("C_Encrypt", f.C_Encrypt != nil),
+            ("C_DecryptInit", f.C_DecryptInit != nil), ("C_Decrypt", f.C_Decrypt != nil),
+        ]
+        return present.first { !$0.1 }?.0
     }
 
     /// Every module registered with p11-kit (its .module files), initialised; modules that
@@ -67,6 +87,7 @@ public final class PKCS11Module: @unchecked Sendable {   // unchecked: `function
             index += 1
             let name = takeString(p11_kit_module_get_name(list)) ?? "module \(index)"
             let path = takeString(p11_kit_module_get_filename(list)) ?? name
+            guard missingFunction(list.pointee) == nil else { continue }   // a broken module is skipped, like one that fails to initialise
             result.append(PKCS11Module(name: name, path: path, list: list, owner: owner))
         }
         return result

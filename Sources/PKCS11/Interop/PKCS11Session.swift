@@ -215,7 +215,7 @@ private func withTemplate<T>(types: [CK_ATTRIBUTE_TYPE], values: inout [[UInt8]]
     var pointers: [UnsafeMutableRawPointer?] = []
     for index in values.indices {
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(values[index].count, 1), alignment: 8)
-        values[index].withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        values[index].withUnsafeBytes { if let base = $0.baseAddress { buffer.copyMemory(from: base, byteCount: $0.count) } }
         pointers.append(buffer)
     }
     defer { pointers.forEach { $0?.deallocate() } }

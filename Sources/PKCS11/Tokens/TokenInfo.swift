@@ -56,7 +56,7 @@ public struct TokenInfo: Sendable, Hashable {
         guard isRutoken else { return nil }
         let family = model.localizedCaseInsensitiveContains("lite") ? "rutoken_lt" : model.localizedCaseInsensitiveContains("ecp") ? "rutoken_ecp" : "rutoken"
         let digits = serialNumber.trimmingCharacters(in: .whitespaces)
-        let value: UInt64? = digits.allSatisfy(\.isNumber) ? UInt64(digits) : UInt64(digits, radix: 16)
+        let value: UInt64? = digits.allSatisfy({ $0.isASCII && $0.isNumber }) ? UInt64(digits) : UInt64(digits, radix: 16)
         guard let value, value <= 0xFFFF_FFFF else { return nil }
         let hex = String(value, radix: 16)
         return "\(family)_\(String(repeating: "0", count: max(0, 8 - hex.count)) + hex)"

@@ -87,7 +87,7 @@ struct RemoteServiceClient: Sendable {
     /// The session id a start answer names (a UUID; anything else would be pasted into a path),
     /// remembered as the last session.
     func sessionID(_ started: [String: Any]) throws -> String {
-        guard let session = started["sessionID"] as? String, !session.isEmpty, session.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
+        guard let session = started["sessionID"] as? String, !session.isEmpty, session.count <= 64, session.allSatisfy({ $0.isASCII && ($0.isHexDigit || $0 == "-") }) else {
             throw RemoteSigningError.malformedResponse(service: service, detail: "no session id")
         }
         lastSession.set(session)
@@ -96,7 +96,7 @@ struct RemoteServiceClient: Sendable {
 
     /// A base64 field as bytes.
     func bytes(_ value: Any?, _ name: String) throws -> Data {
-        guard let text = value as? String, let data = Data(base64Encoded: text), !data.isEmpty else {
+        guard let text = value as? String, let data = (try? Base64.decode(text, field: name)).map({ Data($0) }), !data.isEmpty else {
             throw RemoteSigningError.malformedResponse(service: service, detail: "\(name) is missing or not base64")
         }
         return data

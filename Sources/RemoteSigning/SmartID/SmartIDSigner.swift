@@ -128,7 +128,7 @@ public final class SmartIDSigner: Signer, @unchecked Sendable {   // unchecked: 
         let result = status["result"] as? [String: Any] ?? [:]
         if let failure = Self.endResult(result["endResult"] as? String ?? "no end result", service: Self.service, who: documentNumber) { throw failure }
         // The key that signed must be the certificate's we already put in the signature.
-        if let returned = (status["cert"] as? [String: Any])?["value"] as? String, let der = Data(base64Encoded: returned), der != signingCertificate.der {
+        if let returned = (status["cert"] as? [String: Any])?["value"] as? String, let der = (try? Base64.decode(returned, field: "cert.value")).map({ Data($0) }), der != signingCertificate.der {
             throw RemoteSigningError.signatureInvalid(service: Self.service, detail: "signed with another certificate than the one chosen")
         }
         let value = try client.checkSignature(status["signature"] as? [String: Any] ?? [:], algorithm: algorithm, certificate: signingCertificate, digest: digest)

@@ -55,15 +55,8 @@ enum SignerSpecification: Equatable {
     /// Builds the signer, asking for the key's password only if the file is protected. A card
     /// signer asks for PIN2 later, when it signs, after the card said how many tries are left.
     static func hexBytes(_ text: String) -> [UInt8]? {
-        guard !text.isEmpty, text.count % 2 == 0, text.allSatisfy(\.isHexDigit) else { return nil }
-        var bytes: [UInt8] = []
-        var index = text.startIndex
-        while index < text.endIndex {
-            let next = text.index(index, offsetBy: 2)
-            bytes.append(UInt8(text[index..<next], radix: 16)!)
-            index = next
-        }
-        return bytes
+        guard !text.isEmpty else { return nil }
+        return Hex.bytes(text)
     }
 
     func makeSigner(certificatePath: String?, secrets: SecretInput, pss: Bool, terminal: Terminal, module: String? = nil,

@@ -1,4 +1,5 @@
 internal import CGMP
+import TamgaCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -48,17 +49,10 @@ public struct BigInt: @unchecked Sendable {   // unchecked: shared storage is ne
         array.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } }
     }
 
-    /// From a hexadecimal string (no prefix); nil when it is not hex.
+    /// From a hexadecimal string (no prefix, ASCII digits only, odd length allowed); nil when
+    /// it is not hex.
     public init?(hex: String) {
-        guard !hex.isEmpty, hex.allSatisfy(\.isHexDigit) else { return nil }
-        let padded = hex.count % 2 == 0 ? hex : "0" + hex
-        var bytes: [UInt8] = []
-        var index = padded.startIndex
-        while index < padded.endIndex {
-            let next = padded.index(index, offsetBy: 2)
-            bytes.append(UInt8(padded[index..<next], radix: 16)!)
-            index = next
-        }
+        guard !hex.isEmpty, let bytes = Hex.bytes(hex.utf8.count % 2 == 0 ? hex : "0" + hex) else { return nil }
         self.init(bytes: bytes)
     }
 

@@ -37,7 +37,7 @@ public final class DeviceAttestation: @unchecked Sendable {   // unchecked: `non
     public static func parse(_ header: String) -> (nonce: [UInt8], signature: [UInt8])? {
         let parts = header.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3, parts[0] == "v1", parts[1].count == 64, parts[2].count == 128,
-              let nonce = BigInt(hex: parts[1])?.bytes(width: 32), let signature = BigInt(hex: parts[2])?.bytes(width: 64) else { return nil }
+              let nonce = Hex.bytes(parts[1], count: 32), let signature = Hex.bytes(parts[2], count: 64) else { return nil }
         return (nonce, signature)
     }
 

@@ -59,7 +59,7 @@ public struct ThresholdClient: Sendable {
             let challenge = try await transport.request(method: "GET", url: server.appendingPathComponent("v3/attestation/challenge"), body: nil,
                                                         headers: ["Accept": "application/json"], service: "co-signer")
             let text = (try? JSONSerialization.jsonObject(with: challenge) as? [String: Any])?["nonce"] as? String ?? ""
-            guard text.count == 64, let bytes = BigInt(hex: text)?.bytes(width: 32) else {
+            guard text.count == 64, let bytes = Hex.bytes(text, count: 32) else {
                 throw ThresholdError.unexpectedMessage("the co-signer's attestation challenge has no nonce")
             }
             nonce = bytes
@@ -67,7 +67,7 @@ public struct ThresholdClient: Sendable {
         var headers = headers
         headers["X-Attestation"] = try attestation.header(nonce: nonce!, method: method, path: url.path, body: body.map(Array.init) ?? [])
         let answer = try await transport.requestWithHeaders(method: method, url: url, body: body, headers: headers, service: "co-signer")
-        if let next = answer.headers["x-next-attestation-nonce"], next.count == 64, let bytes = BigInt(hex: next)?.bytes(width: 32) {
+        if let next = answer.headers["x-next-attestation-nonce"], next.count == 64, let bytes = Hex.bytes(next, count: 32) {
             attestation.keep(bytes)
         }
         return answer.body
@@ -99,7 +99,7 @@ public struct ThresholdClient: Sendable {
         /// A transport that accepts only the pinned co-signer key (plain HTTP on loopback has none).
         public func transport(timeout: TimeInterval = 30) -> HTTPTransport {
             var transport = HTTPTransport(timeout: timeout)
-            transport.pinnedServerKey = serverKey.flatMap { BigInt(hex: $0)?.bytes(width: 32) }
+            transport.pinnedServerKey = serverKey.flatMap { Hex.bytes($0, count: 32) }
             return transport
         }
     }
@@ -187,13 +187,13 @@ public struct ThresholdClient: Sendable {
     }
 
     static func sessionInfo(_ object: [String: Any]) throws -> SessionInfo {
-        guard let id = object["id"] as? String, let digest = (object["digest"] as? String).flatMap({ BigInt(hex: $0)?.bytes(width: 32) }),
-              let key = (object["keyID"] as? String).flatMap({ BigInt(hex: $0)?.bytes(width: 32) }) else {
+        guard let id = object["id"] as? String, let digest = (object["digest"] as? String).flatMap({ Hex.bytes($0, count: 32) }),
+              let key = (object["keyID"] as? String).flatMap({ Hex.bytes($0, count: 32) }) else {
             throw ThresholdError.unexpectedMessage("a session description without id, digest or key")
         }
         return SessionInfo(id: id, kind: object["kind"] as? String ?? "", rpName: object["rpName"] as? String ?? "",
                            displayText: object["displayText"] as? String ?? "", state: object["state"] as? String ?? "", digest: digest, keyID: key,
-                           rpChallenge: (object["rpChallenge"] as? String).flatMap { Data(base64Encoded: $0) }.map(Array.init),
+                           rpChallenge: (object["rpChallenge"] as? String).flatMap { try? Base64.decode($0, field: "rpChallenge", maximumCount: 64) },
                            expiresAt: (object["expiresAt"] as? Int).map { Date(timeIntervalSince1970: TimeInterval($0)) })
     }
 
@@ -252,7 +252,7 @@ public struct ThresholdClient: Sendable {
         let signature = try await approve(sessionID: id, digest: digest, share: share, token: registration.deviceToken, guard: guardian) { secretKey }
         let csr = try request.signed(with: Data(Scalar.encode(signature.r) + Scalar.encode(signature.s)))
         let issued = try await call("POST", "v3/mobile/certificate", ["sessionID": id, "request": WireFormat.hex(Array(csr))], token: registration.deviceToken)
-        guard let hex = issued["certificate"] as? String, let der = BigInt(hex: hex)?.bytes(width: hex.count / 2) else {
+        guard let hex = issued["certificate"] as? String, let der = Hex.bytes(hex) else {
             throw ThresholdError.unexpectedMessage("no certificate in the co-signer's answer")
         }
         let certificate = try Certificate(der: Data(der))

@@ -73,10 +73,10 @@ public final class ShareKeyStore: @unchecked Sendable {   // unchecked: every op
         let keyID: String, clientPID: String, serverPID: String, publicKey: String, q2: String, ckey: String, paillierN: String
     }
 
-    private static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+    private static func hex(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
     private static func unhex(_ text: String) throws -> [UInt8] {
-        guard let value = BigInt(hex: text), text.count % 2 == 0 else { throw ThresholdError.keyStore("a stored value is not hex") }
-        return value.bytes(width: text.count / 2) ?? []
+        guard !text.isEmpty, let bytes = Hex.bytes(text) else { throw ThresholdError.keyStore("a stored value is not hex") }
+        return bytes
     }
 
     /// Stores a freshly enrolled share, sealed under `pin` (and wrapped by `wrapper` when the

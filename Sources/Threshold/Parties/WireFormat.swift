@@ -1,17 +1,18 @@
 import Foundation
+import TamgaCore
 
 /// The JSON form of the protocol messages, for the co-signer's HTTP API: every field fixed-width
 /// lower-case hex (`threshold-ecdsa.md` §5.1: scalars 32 bytes, points 33, elements of Z_N and
 /// Z_Ñ 256, of Z_N² 512, proof integers at their bound's width). Decoding checks every width and
 /// every point before a message value exists, so a party never sees a malformed field.
 public enum WireFormat {
-    public static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+    public static func hex(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
 
     static func bytes(_ text: String?, count: Int, field: String) throws -> [UInt8] {
-        guard let text, text.count == count * 2, let value = BigInt(hex: text) else {
+        guard let text, let bytes = Hex.bytes(text, count: count) else {
             throw ThresholdError.unexpectedMessage("\(field) must be \(count) bytes of hex")
         }
-        return value.bytes(width: count) ?? []
+        return bytes
     }
 
     static func integer(_ text: String?, count: Int, field: String) throws -> BigInt { BigInt(bytes: try bytes(text, count: count, field: field)) }
