@@ -25,7 +25,7 @@ CHECK_PACKAGES := xmlsec1 curl openssl iproute2 faketime pcscd vsmartcard-vpcd s
                   util-linux
 BENCH_PACKAGES := time zip coreutils opensc pcsc-tools gcc softhsm2
 
-.PHONY: demo test build release deps test-deps bench vectors clean install uninstall
+.PHONY: demo test build release deps test-deps bench vectors clean install uninstall fuzz
 
 deps:
 	@scripts/ensure-packages.sh $(BUILD_PACKAGES)
@@ -51,6 +51,14 @@ test: test-deps
 	@scripts/test-install.sh
 	@echo "== swift test"
 	$(SWIFT) test --skip-build --disable-swift-testing
+	@echo "== fuzz targets, a few seconds each (make fuzz runs them longer)"
+	@FUZZ_TIMEOUT=10 scripts/fuzz.sh 3
+
+# Every libFuzzer target of Fuzz/ for FUZZ_SECONDS each (default 60); FUZZ_TARGETS picks some.
+FUZZ_SECONDS ?= 60
+fuzz: test-deps
+	$(SWIFT) build
+	@scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 bench: release
 	@scripts/ensure-packages.sh $(BENCH_PACKAGES)

@@ -1,0 +1,1 @@
+/* The header is all this target provides; libFuzzer itself comes with -sanitize=fuzzer. */

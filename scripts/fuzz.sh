@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# fuzz.sh [SECONDS] [TARGET...] — builds the libFuzzer targets of Fuzz/ (-sanitize=fuzzer,address),
+# seeds their corpora from Fixtures/ and from a container tamga signs with the test PKI, and runs
+# each target for SECONDS (default 60). An input that crashes, leaks, takes over one second or
+# more than 2 GB fails the run; its reproducer lands in .build/fuzz/artifacts/TARGET/.
+# Corpora are kept in .build/fuzz/corpus/TARGET between runs. `make fuzz` runs this; `make test`
+# runs every target for a few seconds so they keep building and keep passing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO=$PWD
+SECONDS_EACH=${1:-60}
+shift || true
+SWIFT=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
+ALL=(FuzzZip FuzzManifest FuzzSignatureXML FuzzTrustedList FuzzOCSP FuzzTimeStamp FuzzBERTLV FuzzWireMessages
+     FuzzCoSignerRouter FuzzRemoteMessages FuzzKoreanMobileID FuzzTextCodecs)
+TARGETS=("$@")
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL[@]}")
+WORK=$REPO/.build/fuzz
+mkdir -p "$WORK/corpus" "$WORK/artifacts"
+
+echo "== fuzz: building ${#TARGETS[@]} targets with -sanitize=fuzzer,address"
+"$SWIFT" build --package-path Fuzz -Xswiftc -sanitize=fuzzer,address 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]' | grep -v '^warning: you may be able' | grep -v '^    apt-get install' || true
+BIN=$("$SWIFT" build --package-path Fuzz -Xswiftc -sanitize=fuzzer,address --show-bin-path)
+for target in "${TARGETS[@]}"; do [ -x "$BIN/$target" ] || { echo "fuzz: $target did not build" >&2; exit 1; }; done
+
+# --- Seeds: fixtures, plus the parts of a real LT container signed through the loopback TSA/OCSP.
+seed() { mkdir -p "$WORK/corpus/$1"; cp "${@:2}" "$WORK/corpus/$1/" 2>/dev/null || true; }
+seed FuzzTrustedList Fixtures/tsl/*.xml
+if [ ! -e "$WORK/seeded" ]; then
+  TAMGA=$REPO/.build/debug/tamga
+  SEEDS=$(mktemp -d)
+  SERVICES_PID=
+  cleanup() { [ -n "$SERVICES_PID" ] && kill "$SERVICES_PID" 2>/dev/null; wait 2>/dev/null; rm -rf "$SEEDS"; }
+  trap cleanup EXIT
+  if [ -x "$TAMGA" ]; then
+    /usr/bin/python3 scripts/test-services.py --pki Fixtures/pki --port 0 --exit-with-parent > "$SEEDS/services.out" 2> "$SEEDS/services.log" &
+    SERVICES_PID=$!
+    for _ in $(seq 100); do grep -q '^listening ' "$SEEDS/services.out" 2>/dev/null && break; sleep 0.1; done
+    SERVICES=$(sed -n 's/^listening //p' "$SEEDS/services.out")
+    printf 'fuzz seed\n' > "$SEEDS/a.txt"; printf '{"n": 1}\n' > "$SEEDS/b.json"
+    if [ -n "$SERVICES" ] && "$TAMGA" container create "$SEEDS/seed.asice" "$SEEDS/a.txt" "$SEEDS/b.json" -q --force \
+       && "$TAMGA" sign "$SEEDS/seed.asice" --with "key:Fixtures/pki/ec-p256.key.pem" --cert Fixtures/pki/ec-p256.cert.pem \
+            --certs Fixtures/pki/issuing-ca.cert.pem --tsa "$SERVICES/tsa" --ocsp "$SERVICES/ocsp" -q >/dev/null; then
+      seed FuzzZip "$SEEDS/seed.asice"
+      /usr/bin/python3 - "$SEEDS/seed.asice" "$WORK/corpus" <<'PY'
+import base64, re, sys, zipfile, os
+container, corpus = sys.argv[1], sys.argv[2]
+def put(target, name, data):
+    os.makedirs(os.path.join(corpus, target), exist_ok=True)
+    open(os.path.join(corpus, target, name), "wb").write(data)
+with zipfile.ZipFile(container) as z:
+    put("FuzzManifest", "manifest.xml", z.read("META-INF/manifest.xml"))
+    xml = z.read("META-INF/signatures0.xml")
+    put("FuzzSignatureXML", "signatures0.xml", xml)
+    text = xml.decode()
+    for i, m in enumerate(re.findall(r"EncapsulatedTimeStamp[^>]*>([^<]+)<", text)):
+        put("FuzzTimeStamp", "token%d.der" % i, base64.b64decode(m))
+    for i, m in enumerate(re.findall(r"EncapsulatedOCSPValue[^>]*>([^<]+)<", text)):
+        put("FuzzOCSP", "ocsp%d.der" % i, base64.b64decode(m))
+PY
+    else
+      echo "fuzz: could not sign a seed container (continuing with fixture seeds; see $SEEDS/services.log)" >&2
+    fi
+  fi
+  # Threshold messages from the golden transcript: a selector byte, then the JSON object.
+  /usr/bin/python3 - "$WORK/corpus/FuzzWireMessages" <<'PY'
+import json, os, sys
+out = sys.argv[1]; os.makedirs(out, exist_ok=True)
+transcript = json.load(open("Fixtures/threshold/transcript.json"))
+messages = transcript.get("messages", {})
+items = messages.items() if isinstance(messages, dict) else enumerate(messages)
+for index, (name, message) in enumerate(items):
+    body = message if isinstance(message, dict) else {"value": message}
+    for selector in range(9):
+        open(os.path.join(out, "m%d-%d" % (index, selector)), "wb").write(bytes([selector]) + json.dumps(body).encode())
+PY
+  touch "$WORK/seeded"
+fi
+
+# --- Run.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+export LSAN_OPTIONS=suppressions=$REPO/Fuzz/lsan.supp:print_suppressions=0
+failed=0
+passed_count=0
+failed_count=0
+printf '%-20s %12s %8s %8s  %s\n' target executions cov corpus result
+for target in "${TARGETS[@]}"; do
+  mkdir -p "$WORK/corpus/$target" "$WORK/artifacts/$target"
+  log=$WORK/$target.log
+  if "$BIN/$target" "$WORK/corpus/$target" -max_total_time="$SECONDS_EACH" -timeout="${FUZZ_TIMEOUT:-1}" -rss_limit_mb=2048 -max_len=65536 \
+       -artifact_prefix="$WORK/artifacts/$target/" -print_final_stats=1 > "$log" 2>&1; then
+    result=ok
+    passed_count=$((passed_count + 1))
+  else
+    result="FAILED (see $log)"
+    failed=1
+    failed_count=$((failed_count + 1))
+  fi
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | cut -d' ' -f2)
+  files=$(ls "$WORK/corpus/$target" | wc -l)
+  printf '%-20s %12s %8s %8s  %s\n' "$target" "${runs:-?}" "${cov:-?}" "$files" "$result"
+done
+echo "fuzz targets: $passed_count passed, $failed_count failed"
+if [ "$failed" -ne 0 ]; then
+  echo "fuzz: a target failed; reproducers are in $WORK/artifacts" >&2
+  for log in "$WORK"/*.log; do grep -qE 'ERROR|deadly|Fatal|timeout' "$log" && { echo "--- $log"; grep -E -A25 'ERROR|deadly signal|Fatal error|ALARM' "$log" | head -60; }; done
+  exit 1
+fi
