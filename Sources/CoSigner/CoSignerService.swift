@@ -23,11 +23,34 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     /// Where a request that failed inside the co-signer (answered 500) is reported, one line
     /// each; standard error unless told otherwise.
     let errorLog: @Sendable (String) -> Void
+    /// Bounds on what relying parties can open: a person's device must still be able to list
+    /// what waits for it, and one relying party cannot fill the database.
+    public struct SessionLimits: Sendable {
+        /// Open (pending or in progress) sessions of one relying party.
+        public var perRelyingParty: Int
+        /// Pending sessions waiting for one person.
+        public var perPerson: Int
+        /// Sessions one relying party may open per second, sustained, and in one burst.
+        public var creationRate: Double
+        public var creationBurst: Double
+        public init(perRelyingParty: Int = 1_000, perPerson: Int = 20, creationRate: Double = 100, creationBurst: Double = 500) {
+            self.perRelyingParty = perRelyingParty
+            self.perPerson = perPerson
+            self.creationRate = creationRate
+            self.creationBurst = creationBurst
+        }
+    }
+    public let limits: SessionLimits
+    let creationBuckets: RateLimiter
+    /// The most sessions one page of `GET /v3/mobile/pending/…` lists.
+    static let pendingPageLimit = 50
 
     public init(store: CoSignerStore, party: ServerParty, random: RandomSource = SystemRandom(), sessionLifetime: TimeInterval = 300,
-                certificateAuthority: CertificateAuthority? = nil, requireAttestation: Bool = true,
+                certificateAuthority: CertificateAuthority? = nil, requireAttestation: Bool = true, limits: SessionLimits = SessionLimits(),
                 errorLog: @escaping @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }) {
         self.errorLog = errorLog
+        self.limits = limits
+        creationBuckets = RateLimiter(rate: limits.creationRate, burst: limits.creationBurst)
         self.store = store
         self.party = party
         self.random = random
@@ -91,7 +114,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     func routeDevice(_ request: HTTPRequest, parts: [String], caller: Caller) throws -> HTTPResponse {
         switch (request.method, parts.count) {
         case ("POST", 3) where parts[2] == "session": return try createOwnSession(request, caller)
-        case ("GET", 4) where parts[2] == "pending": return try pending(caller, document: parts[3])
+        case ("GET", 4) where parts[2] == "pending": return try pending(request, caller, document: parts[3])
         case ("GET", 4) where parts[2] == "session": return try sessionInfo(caller, sessionID: parts[3])
         case ("GET", 4) where parts[2] == "activity": return try activity(caller, document: parts[3])
         case ("POST", 6) where parts[2] == "session" && parts[4] == "sign": return try signStep(request, caller, sessionID: parts[3], step: parts[5])
@@ -277,6 +300,13 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         guard displayText.utf8.count <= 1000 else {
             throw Failure(status: 400, code: "bad-request", message: "displayText is longer than 1000 bytes")
         }
+        if let why = TerminalText.refusal(in: displayText) {
+            throw Failure(status: 400, code: "bad-display-text", message: "displayText is shown to a person as it is and \(why)")
+        }
+        guard creationBuckets.take(rpName) else {
+            throw Failure(status: 429, code: "rate-limited",
+                          message: "\(rpName) opens sessions faster than \(Int(limits.creationRate)) a second; wait and try again")
+        }
         let keyID: [UInt8]
         if let keyText = body["keyID"] as? String {
             guard keyText.count == 64, let id = Hex.bytes(keyText, count: 32) else { throw Failure(status: 400, code: "bad-request", message: "keyID is 32 bytes hex") }
@@ -290,6 +320,20 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
             throw Failure(status: 400, code: "bad-request", message: "name the key with keyID or documentNumber")
         }
         guard let key = try store.loadKey(keyID) else { throw Failure(status: 404, code: "unknown-key", message: "no such key") }
+        let now = CoSignerStore.now()
+        let openByParty = try store.database.query("""
+            SELECT COUNT(*) FROM sessions WHERE rp_name = ? AND state IN ('PENDING', 'COMMITTED', 'PROVED') AND expires_at >= ?
+            """, [.text(rpName), .integer(now)]).first?.first?.integer ?? 0
+        guard openByParty < limits.perRelyingParty else {
+            throw Failure(status: 429, code: "too-many-sessions", message: "\(rpName) has \(openByParty) open sessions, the most allowed; let some finish or expire")
+        }
+        let waitingForPerson = try store.database.query("""
+            SELECT COUNT(*) FROM sessions s JOIN keys k ON k.key_id = s.key_id
+            WHERE k.document_number = ? AND s.state = 'PENDING' AND s.expires_at >= ?
+            """, [.text(key.documentNumber), .integer(now)]).first?.first?.integer ?? 0
+        guard waitingForPerson < limits.perPerson else {
+            throw Failure(status: 429, code: "too-many-sessions", message: "\(waitingForPerson) sessions already wait for this person, the most allowed")
+        }
         guard !key.locked else { throw Failure(status: 423, code: "key-locked", message: "the key is locked after a failed signature") }
         guard key.role == (kind == "AUTH" ? .auth : .sign) else {
             throw Failure(status: 422, code: "wrong-key-role", message: "a \(kind) session needs the document's \(kind == "AUTH" ? "auth" : "sign") key")
@@ -393,18 +437,25 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
 
     // MARK: Device
 
-    func pending(_ caller: Caller, document: String) throws -> HTTPResponse {
+    func pending(_ request: HTTPRequest, _ caller: Caller, document: String) throws -> HTTPResponse {
         guard caller.document == document else { throw Failure(status: 403, code: "bad-device-token", message: "not this device's account") }
         let rows = try store.database.query("""
             SELECT s.id, s.kind, s.rp_name, s.display_text, s.digest, s.key_id, s.rp_challenge FROM sessions s JOIN keys k ON k.key_id = s.key_id
             WHERE k.document_number = ? AND s.state = 'PENDING' AND s.expires_at >= ? ORDER BY s.created_at
             """, [.text(document), .integer(CoSignerStore.now())]).filter { caller.keys.contains($0[5].text ?? "") }
-        return Self.json(["sessions": rows.map { row -> [String: Any] in
+        // Paged: ?limit=N (at most 50) &offset=M; `next` is the offset of the next page, if any.
+        let limit = min(max(request.query["limit"].flatMap { Int($0) } ?? Self.pendingPageLimit, 1), Self.pendingPageLimit)
+        let offset = min(max(request.query["offset"].flatMap { Int($0) } ?? 0, 0), rows.count)
+        let page = rows[offset..<min(offset + limit, rows.count)]
+        var answer: [String: Any] = ["total": rows.count]
+        if offset + page.count < rows.count { answer["next"] = offset + page.count }
+        answer["sessions"] = page.map { row -> [String: Any] in
             var session: [String: Any] = ["id": row[0].text ?? "", "kind": row[1].text ?? "", "rpName": row[2].text ?? "", "displayText": row[3].text ?? "",
                                           "digest": WireFormat.hex(row[4].blob ?? []), "keyID": row[5].text ?? ""]
             if let challenge = row[6].blob { session["rpChallenge"] = Data(challenge).base64EncodedString() }
             return session
-        }])
+        }
+        return Self.json(answer)
     }
 
     /// One session as the device sees it (it computes what it signs from this itself).

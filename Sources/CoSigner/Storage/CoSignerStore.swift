@@ -148,8 +148,16 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
 
     /// Registers a relying party: its API key (printed once; only the hash is kept).
     public func addRelyingParty(name: String) throws -> String {
-        guard !name.isEmpty, name.utf8.count <= 200, !name.contains(where: \.isNewline) else {
-            throw ThresholdError.keyStore("a relying party's name is 1 to 200 bytes on one line")
+        guard !name.isEmpty, name.utf8.count <= 200, name.trimmingCharacters(in: .whitespaces) == name else {
+            throw ThresholdError.keyStore("a relying party's name is 1 to 200 bytes, with no space at either end")
+        }
+        // The name is what a person sees on their device before approving: nothing that could
+        // rewrite the prompt, and nothing that reads like a name already registered.
+        if let why = TerminalText.refusal(in: name) { throw ThresholdError.keyStore("the relying party's name is refused: \(why)") }
+        let lookAlike = TerminalText.lookAlikeKey(name)
+        if let existing = try database.query("SELECT name FROM relying_parties").compactMap({ $0.first?.text })
+            .first(where: { TerminalText.lookAlikeKey($0) == lookAlike }) {
+            throw ThresholdError.keyStore("a relying party named \(existing) is already registered (names that differ only in case or spacing are the same name)")
         }
         let key = WireFormat.hex(try random.bytes(32, label: "cosigner.rp-key"))
         do {

@@ -173,7 +173,10 @@ struct ThresholdPendingCommand: Command {
         } else if sessions.isEmpty {
             context.terminal.line("No session is waiting.")
         } else {
-            for session in sessions { context.terminal.line("\(session.id)  \(session.kind)  \(session.rpName): \(session.displayText)") }
+            // Everything here came from the network: escaped, so it cannot rewrite the screen.
+            for session in sessions {
+                context.terminal.line(TerminalText.escaped("\(session.id)  \(session.kind)  \(session.rpName): \(session.displayText)"))
+            }
         }
         return .success
     }
@@ -222,11 +225,11 @@ struct ThresholdInfoCommand: Command {
             if let challenge = info.rpChallenge { object["rpChallenge"] = Data(challenge).base64EncodedString() }
             context.terminal.json(object)
         } else {
-            context.terminal.line("session       \(info.id)")
-            context.terminal.line("kind          \(info.kind) (\(info.role == .sign ? "PIN2, sign key" : "PIN1, auth key"))")
-            context.terminal.line("state         \(info.state)")
-            context.terminal.line("relying party \(info.rpName)")
-            context.terminal.line("text          \(info.displayText)")
+            context.terminal.line("session       \(TerminalText.escaped(info.id))")
+            context.terminal.line("kind          \(TerminalText.escaped(info.kind)) (\(info.role == .sign ? "PIN2, sign key" : "PIN1, auth key"))")
+            context.terminal.line("state         \(TerminalText.escaped(info.state))")
+            context.terminal.line("relying party \(TerminalText.escaped(info.rpName))")
+            context.terminal.line("text          \(TerminalText.escaped(info.displayText))")
             if let challenge = info.rpChallenge { context.terminal.line("challenge     \(Data(challenge).base64EncodedString())") }
             context.terminal.line("digest        \(WireFormat.hex(info.digest)) (\(check))")
             if !expires.isEmpty { context.terminal.line("expires       \(expires)") }
@@ -277,7 +280,7 @@ struct ThresholdApproveCommand: Command {
         // key before finish goes out, is then checked under the certificate.
         guard certificate.publicKey.subjectPublicKeyInfo == spki else { throw ThresholdError.keyStore("the stored certificate is not for this share's key") }
         let digest = try info.digestToSign(subjectPublicKeyInfo: spki)
-        context.terminal.error("\(info.rpName) asks (\(info.kind)): \(info.displayText)")
+        context.terminal.error(TerminalText.escaped("\(info.rpName) asks (\(info.kind)): \(info.displayText)"))
         let prompt = ThresholdPINPrompt(secrets: account.secrets(context))
         let name = account.account
         let signature = try await client.approve(sessionID: session, digest: digest, share: share, token: registration.deviceToken,

@@ -29,7 +29,13 @@ public struct ThresholdClient: Sendable {
         headers["X-Device-Token"] = token
         headers["Authorization"] = apiKey.map { "Bearer \($0)" }
         let data = try body.map { try JSONSerialization.data(withJSONObject: $0) }
-        let url = server.appendingPathComponent(path)
+        // A query (`?limit=…`) stays a query; the path alone is what attestation signs.
+        let parts = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        var url = server.appendingPathComponent(String(parts[0]))
+        if parts.count == 2, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+            components.percentEncodedQuery = String(parts[1])
+            url = components.url ?? url
+        }
         let answer: Data
         // Only the calls the co-signer checks spend a nonce.
         if let attestation, path.hasPrefix("v3/mobile/") || path == "v3/enrollment/complete" {
@@ -198,8 +204,17 @@ public struct ThresholdClient: Sendable {
     }
 
     public func pending(_ registration: Registration) async throws -> [SessionInfo] {
-        let answer = try await call("GET", "v3/mobile/pending/\(registration.documentNumber)", nil, token: registration.deviceToken)
-        return try (answer["sessions"] as? [[String: Any]] ?? []).map(Self.sessionInfo)
+        // The list is paged (50 a page); a co-signer caps what waits for one person well below
+        // the 20 pages read here.
+        var sessions: [SessionInfo] = []
+        var offset = 0
+        for _ in 0..<20 {
+            let answer = try await call("GET", "v3/mobile/pending/\(registration.documentNumber)?offset=\(offset)", nil, token: registration.deviceToken)
+            sessions += try (answer["sessions"] as? [[String: Any]] ?? []).map(Self.sessionInfo)
+            guard let next = answer["next"] as? Int, next > offset else { break }
+            offset = next
+        }
+        return sessions
     }
 
     public func session(_ id: String, registration: Registration) async throws -> SessionInfo {

@@ -73,4 +73,16 @@ final class TextEncodingTests: XCTestCase {
             _ = try? Base64.decode(text, alphabet: .url, ignoringWhitespace: true)
         }
     }
+
+    func testTerminalTextEscapesControlsAndBidiAndRefusesThem() {
+        XCTAssertEqual(TerminalText.escaped("Pay 10\u{202E}00"), "Pay 10\\u{202E}00")
+        XCTAssertEqual(TerminalText.escaped("\u{1B}[2Kok"), "\\u{001B}[2Kok")
+        XCTAssertEqual(TerminalText.escaped("a\\u{202E}b"), "a\\\\u{202E}b", "a typed escape cannot pass for ours")
+        XCTAssertEqual(TerminalText.escaped("Ülikooli 18 — ok"), "Ülikooli 18 — ok")
+        XCTAssertEqual(TerminalText.escaped("c1\u{9B}x\u{2066}"), "c1\\u{009B}x\\u{2066}")
+        XCTAssertNotNil(TerminalText.refusal(in: "line\nbreak"))
+        XCTAssertNotNil(TerminalText.refusal(in: "\u{200F}"))
+        XCTAssertNil(TerminalText.refusal(in: "Tartu Ülikool, 1 € 😀"))
+        XCTAssertEqual(TerminalText.lookAlikeKey("  Test \t BANK "), TerminalText.lookAlikeKey("test bank"))
+    }
 }

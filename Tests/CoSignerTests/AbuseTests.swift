@@ -1,0 +1,177 @@
+import CoSigner
+import Foundation
+import TamgaCore
+import TamgaTestSupport
+import Threshold
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The co-signer under abuse: slow clients, floods of sessions, text that would rewrite a
+/// person's approval prompt, oversized requests.
+final class AbuseTests: CoSignerHTTPTestCase {
+    /// 300 connections from one address that trickle their headers cannot keep real requests
+    /// out, and each is cut at the request deadline although it never goes quiet.
+    func testTricklingClientsCannotHoldTheServer() async throws {
+        let echo = try HTTPServer(perAddressLimit: 16, requestDeadline: 2) { _ in .json(["ok": true]) }
+        defer { echo.stop() }
+        var attackers: [Int32] = []
+        defer { attackers.forEach { close($0) } }
+        for _ in 0..<300 {
+            guard let fd = try? RawConnection.open(from: "127.0.0.2", port: echo.port) else { continue }
+            attackers.append(fd)
+            _ = RawConnection.send(fd, "POST /v3/rp/session HTTP/1.1\r\nHost: x\r\n")
+        }
+        XCTAssertGreaterThan(attackers.count, 0)
+        let started = Date()
+        var answered = 0
+        // Real requests from another address, while the attack goes on (a byte every 0.3 s).
+        for round in 0..<8 {
+            for fd in attackers { _ = RawConnection.send(fd, "X") }
+            let (status, body) = try RawConnection.request(port: echo.port, "GET /v3/attestation/challenge HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            XCTAssertEqual(status, 200, "round \(round): \(body)")
+            if status == 200 { answered += 1 }
+            try await Task.sleep(nanoseconds: 300_000_000)
+        }
+        XCTAssertEqual(answered, 8)
+        // Past the deadline every trickling connection has been shut, though it kept sending.
+        let elapsed = Date().timeIntervalSince(started)
+        if elapsed < 3.5 { try await Task.sleep(nanoseconds: UInt64((3.5 - elapsed) * 1e9)) }
+        var cut = 0
+        for fd in attackers {
+            _ = RawConnection.send(fd, "X")
+            if RawConnection.isClosed(fd) { cut += 1 }
+        }
+        XCTAssertEqual(cut, attackers.count, "connections that trickled past the deadline are closed")
+    }
+
+    func testOversizedURLsAndHeadersAnswerJSON() throws {
+        let longPath = "/v3/" + String(repeating: "a", count: 4000)
+        let (status1, body1) = try RawConnection.request(port: server.port, "GET \(longPath) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        XCTAssertEqual(status1, 414)
+        XCTAssertTrue(body1.contains("\"url-too-long\""), body1)
+        let bigHeader = "X-Filler: " + String(repeating: "b", count: 20_000) + "\r\n"
+        let (status2, body2) = try RawConnection.request(port: server.port, "GET /v3/attestation/challenge HTTP/1.1\r\nHost: x\r\n\(bigHeader)Connection: close\r\n\r\n")
+        XCTAssertEqual(status2, 431)
+        XCTAssertTrue(body2.contains("\"headers-too-large\""), body2)
+    }
+
+    func testDisplayTextThatCouldRewriteThePromptIsRefused() async throws {
+        let (share, _) = try await enroll(document: "38001085718")
+        let digest = WireFormat.hex([UInt8](repeating: 9, count: 32))
+        for text in ["Pay 10 EUR\u{202E}000", "ok\u{1B}[2K\u{1B}[1Asign", "line\nbreak", "a\u{2066}b", "c1 \u{9B}31m"] {
+            let (status, _) = try await call("POST", "/v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": digest, "displayText": text])
+            XCTAssertEqual(status, 400, text.debugDescription)
+        }
+        let (status, _) = try await call("POST", "/v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": digest, "displayText": "Pay 10 EUR — Ülikooli 18"])
+        XCTAssertEqual(status, 200)
+    }
+
+    func testRelyingPartyNamesAreCheckedAtRegistration() throws {
+        XCTAssertThrowsError(try service.store.addRelyingParty(name: "Bank\u{1B}]0;x\u{07}"))
+        XCTAssertThrowsError(try service.store.addRelyingParty(name: "Bank\u{202E}knaB"))
+        XCTAssertThrowsError(try service.store.addRelyingParty(name: "test  BANK"), "differs from Test Bank only in case and spacing")
+        XCTAssertThrowsError(try service.store.addRelyingParty(name: " Test Bank"))
+        XCTAssertNoThrow(try service.store.addRelyingParty(name: "Test Bank 2"))
+    }
+
+    func testSessionsPerPersonAndPerRelyingPartyAreCappedAndRateLimited() async throws {
+        let folder = try TestEnvironment.temporaryFolder("caps")
+        defer { TestEnvironment.removeFolder(folder) }
+        let store = try CoSignerStore(path: folder.appendingPathComponent("cosigner.db").path, serverKey: [UInt8](repeating: 5, count: 32))
+        let capped = CoSignerService(store: store, party: try ServerParty(pid: Transcript.taggedHash("svc", [[2]]), ringPedersen: CoSignerStoreTests.ringPedersen),
+                                     limits: .init(perRelyingParty: 5, perPerson: 3, creationRate: 0.001, creationBurst: 8))
+        let shop = try store.addRelyingParty(name: "Shop")
+        // Keys of two people, enrolled in process.
+        var keys: [String] = []
+        for document in ["1001", "1002"] {
+            let (_, share) = try CoSignerStoreTests.enroll()
+            try store.saveKey(share, documentNumber: document, role: .sign)
+            keys.append(WireFormat.hex(share.keyID))
+        }
+        func open(_ key: String) -> Int {
+            let body = try? JSONSerialization.data(withJSONObject: ["keyID": key, "digest": WireFormat.hex([UInt8](repeating: 1, count: 32))])
+            return capped.handle(HTTPRequest(method: "POST", path: "/v3/rp/session", headers: ["authorization": "Bearer \(shop)"], body: Array(body ?? Data()))).status
+        }
+        XCTAssertEqual((0..<3).map { _ in open(keys[0]) }, [200, 200, 200])
+        XCTAssertEqual(open(keys[0]), 429, "a fourth session waiting for the same person")
+        XCTAssertEqual((0..<2).map { _ in open(keys[1]) }, [200, 200])
+        XCTAssertEqual(open(keys[1]), 429, "the relying party has five open sessions")
+        // Every attempt takes from the burst of 8 (7 so far); at 0.001 a second nothing refills.
+        try store.database.execute("UPDATE sessions SET state = 'EXPIRED'")
+        XCTAssertEqual(open(keys[1]), 200)
+        XCTAssertEqual(open(keys[1]), 429, "rate-limited although nothing is open any more")
+    }
+
+    func testThePendingListIsPaged() async throws {
+        let (share, token) = try await enroll(document: "38001085718")
+        for index in 0..<5 {
+            let (status, _) = try await call("POST", "/v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex([UInt8](repeating: UInt8(index), count: 32)),
+                                                                        "displayText": "session \(index)"])
+            XCTAssertEqual(status, 200)
+        }
+        let (_, first) = try await call("GET", "/v3/mobile/pending/38001085718?limit=2", token: token)
+        XCTAssertEqual((first["sessions"] as? [[String: Any]])?.compactMap { $0["displayText"] as? String }, ["session 0", "session 1"])
+        XCTAssertEqual(first["total"] as? Int, 5)
+        XCTAssertEqual(first["next"] as? Int, 2)
+        let (_, last) = try await call("GET", "/v3/mobile/pending/38001085718?limit=2&offset=4", token: token)
+        XCTAssertEqual((last["sessions"] as? [[String: Any]])?.compactMap { $0["displayText"] as? String }, ["session 4"])
+        XCTAssertNil(last["next"])
+    }
+}
+
+/// Plain sockets for what no HTTP client does on purpose (trickling, a chosen source address).
+enum RawConnection {
+    static func open(from source: String, port: UInt16) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw CoreError.cryptoFailure(operation: "socket", reason: String(cString: strerror(errno))) }
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, source, &local.sin_addr)
+        var remote = sockaddr_in()
+        remote.sin_family = sa_family_t(AF_INET)
+        remote.sin_port = port.bigEndian
+        inet_pton(AF_INET, "127.0.0.1", &remote.sin_addr)
+        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard bound == 0, connected == 0 else {
+            close(fd)
+            throw CoreError.cryptoFailure(operation: "connect", reason: String(cString: strerror(errno)))
+        }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return fd
+    }
+
+    static func send(_ fd: Int32, _ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
+    }
+
+    /// True when the peer has ended the connection (end of stream or a reset).
+    static func isClosed(_ fd: Int32) -> Bool {
+        var byte: UInt8 = 0
+        var timeout = timeval(tv_sec: 1, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let n = recv(fd, &byte, 1, 0)
+        return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+    }
+
+    /// One request from 127.0.0.1; (status, whole answer).
+    static func request(port: UInt16, _ text: String) throws -> (Int, String) {
+        let fd = try open(from: "127.0.0.1", port: port)
+        defer { close(fd) }
+        _ = send(fd, text)
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            answer += buffer.prefix(n)
+        }
+        let textAnswer = String(decoding: answer, as: UTF8.self)
+        let status = textAnswer.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        return (status, textAnswer)
+    }
+}
