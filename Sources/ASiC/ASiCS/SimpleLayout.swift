@@ -17,6 +17,9 @@ struct SimpleLayout {
     static let cadesPath = "META-INF/signature.p7s"
     /// Names that make a file without a leading `mimetype` an ASiC-S.
     static let fileExtensions: Set<String> = ["asics", "scs"]
+    /// Names that are never ASiC-S, whatever their `mimetype` says (as the reference's opener
+    /// skips them): such a file is read as ASiC-E, and an ASiC-S mimetype is refused there.
+    static let extendedFileExtensions: Set<String> = ["asice", "sce", "bdoc"]
 
     let dataFile: DataFile
     let signatures: [SignatureFile]
@@ -26,10 +29,13 @@ struct SimpleLayout {
     let warnings: [String]
 
     /// True when the file is to be read as ASiC-S: its first entry `mimetype` says so, or it
-    /// has none first and is named `.asics`/`.scs`. A first `mimetype` of another type in an
-    /// `.asics` file is refused, except ASiC-E's (read as ASiC-E, as the reference falls back).
+    /// has none first and is named `.asics`/`.scs`; never when named `.asice`/`.sce`/`.bdoc`.
+    /// A first `mimetype` of another type in an `.asics` file is refused, except ASiC-E's
+    /// (read as ASiC-E, as the reference falls back to its ASiC-E opener).
     static func isSimple(path: String, firstMimetype: String?) throws -> Bool {
-        let named = fileExtensions.contains((path as NSString).pathExtension.lowercased())
+        let fileExtension = (path as NSString).pathExtension.lowercased()
+        if extendedFileExtensions.contains(fileExtension) { return false }
+        let named = fileExtensions.contains(fileExtension)
         guard let firstMimetype else { return named }
         if firstMimetype == mimetype { return true }
         if named && firstMimetype != Container.mimetype { throw ContainerError.asicsMimetypeWrong(firstMimetype) }

@@ -182,9 +182,13 @@ final class TimeStampTokenContainerTests: SimpleContainerTestCase {
         assertRefused(asice, .manifestMissing)
     }
 
-    func testASiCSMimetypeIsRecognisedWhateverTheName() throws {
-        let file = try tokenContainer("archive.zip")
-        XCTAssertEqual(try Container(openingAt: file).kind, .asics)
+    func testASiCSMimetypeIsRecognisedUnderAnyNameButAnASiCEOne() throws {
+        XCTAssertEqual(try Container(openingAt: try tokenContainer("archive.zip")).kind, .asics)
+        XCTAssertEqual(try Container(openingAt: try tokenContainer("no-extension")).kind, .asics)
+        // The reference never opens .asice/.sce/.bdoc as ASiC-S: their mimetype is simply wrong.
+        for name in ["t.asice", "t.sce", "t.bdoc"] {
+            assertRefused(try tokenContainer(name), .mimetypeWrong(SimpleLayout.mimetype))
+        }
     }
 
     /// Decision (docs/cli.md): EN 319 162-1 makes `mimetype` optional in ASiC-S and the reference
