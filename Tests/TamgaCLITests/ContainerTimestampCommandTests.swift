@@ -77,6 +77,7 @@ final class ContainerTimestampCommandTests: XCTestCase {
         XCTAssertEqual(textCode, .success)
         XCTAssertTrue(text.contains("profile TimeStampToken"), text)
         XCTAssertTrue(text.contains("TSA: CN=tamga Test TSA"), text)
+        XCTAssertTrue(text.contains("x.asice is itself a container and was not validated"), text)
 
         let (extractCode, _, extractErr) = await tamga(["container", "extract", output, "--to", path("out"), "-q"])
         XCTAssertEqual(extractCode, .success, extractErr)

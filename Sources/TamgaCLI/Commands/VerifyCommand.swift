@@ -95,6 +95,11 @@ struct VerifyCommand: Command {
         t.line("\(report.container)\(report.containerType.map { " (\($0))" } ?? ""): \(report.status.rawValue)")
         t.line("  data files: \(report.dataFiles.joined(separator: ", "))")
         for finding in report.findings { t.line("  \(finding.severity.rawValue.lowercased()): \(finding.message) [\(finding.code)]") }
+        // DigiDoc's time-stamped archive: the token covers the inner container, not its signatures.
+        if report.containerType == "ASiC-S", let inner = report.dataFiles.first,
+           ["asice", "sce", "bdoc", "asics", "scs"].contains((inner as NSString).pathExtension.lowercased()) {
+            t.line("  note: the data object \(inner) is itself a container and was not validated; extract it and verify it too")
+        }
         for (index, s) in report.signatures.enumerated() {
             t.line("  signature \(index + 1) (\(s.id ?? "no id"), \(s.file)): \(s.status.rawValue), profile \(s.profile)")
             if let signer = s.signer { t.line(s.profile == "TimeStampToken" ? "    TSA: \(signer)" : "    signer: \(signer)") }

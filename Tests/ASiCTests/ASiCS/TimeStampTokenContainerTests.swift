@@ -110,6 +110,18 @@ final class TimeStampTokenContainerTests: SimpleContainerTestCase {
         assertCode(container.validate(other), "timestamp-untrusted", .unknown)
     }
 
+    func testTSATrustFromATrustedList() throws {
+        // The TSA is judged at genTime against the list's TSA/QTST services, as in ASiC-E.
+        let signers = [try Certificate(derOrPEM: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-signer.cert.pem")))]
+        func options(_ file: String) throws -> ValidationOptions {
+            let list = try TrustedList(data: TestEnvironment.bytes(TestEnvironment.fixture("tsl/\(file)")), signers: signers)
+            return ValidationOptions(trust: TrustStore(intermediates: [try TestEnvironment.certificate("issuing-ca")]), trustedList: list)
+        }
+        let container = try Container(openingAt: try tokenContainer())
+        XCTAssertEqual(container.validate(try options("tsl-good.xml")).status, .valid)
+        assertCode(container.validate(try options("tsl-tsa-missing.xml")), "timestamp-untrusted", .unknown)
+    }
+
     func testEmptyDataObjectIsValid() throws {
         let token = try opensslToken(over: Data())
         XCTAssertEqual(try Container(openingAt: try tokenContainer(data: Data(), token: token)).validate(try trusted).status, .valid)
