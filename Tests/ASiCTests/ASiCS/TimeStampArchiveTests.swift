@@ -29,6 +29,16 @@ final class TimeStampArchiveTests: LongTermTestCase {
         XCTAssertEqual(report.signatures.first?.profile, "TimeStampToken")
         XCTAssertEqual(report.signatures.first?.signatureMethod, DigestAlgorithm.sha256.xmlURI)
 
+        // An independent ZIP reader sees the same entries, with good CRCs.
+        let zipCheck = try TestEnvironment.run("/usr/bin/python3", ["-c", """
+        import sys, zipfile
+        z = zipfile.ZipFile(sys.argv[1])
+        assert z.testzip() is None
+        print(",".join(i.filename + ":" + str(i.compress_type) for i in z.infolist()))
+        """, archive.path])
+        XCTAssertEqual(zipCheck.output.trimmingCharacters(in: .whitespacesAndNewlines),
+                       "mimetype:0,x.asice:0,META-INF/timestamp.tst:0", zipCheck.error)
+
         // OpenSSL agrees that the token covers the original container's bytes.
         let tokenPath = path("timestamp.tst")
         try reader.read(reader.entries[2], limit: 1 << 20).write(to: URL(fileURLWithPath: tokenPath))
