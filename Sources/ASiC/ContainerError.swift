@@ -108,7 +108,7 @@ extension ContainerError: CustomStringConvertible {
         case .fileNotFound(let p): "\(p): no such file."
         case .unreadableInput(let p, let why): "\(p) cannot be read: \(why)."
         case .ioFailure(let p, let why): "\(p): \(why)."
-        case .malformedZip(let why): "Not a readable ASiC-E container: \(why). The file may be truncated or not a container."
+        case .malformedZip(let why): "Not a readable ASiC container: \(why). The file may be truncated or not a container."
         case .unsupportedZip(let why): "Unsupported ZIP feature: \(why)."
         case .unsafeEntryName(let n): "Refused: the container holds an unsafe entry name \"\(n)\" (.., absolute path, backslash, or empty/. segment)."
         case .duplicateEntry(let n): "Refused: the container holds two entries named \"\(n)\"."

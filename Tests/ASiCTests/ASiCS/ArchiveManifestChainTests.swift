@@ -46,6 +46,12 @@ final class ArchiveManifestChainTests: SimpleContainerTestCase {
         XCTAssertEqual(renewals.first?.tsa, try TestEnvironment.certificate("tsa").subject)
     }
 
+    func testUntrustedRenewalTSAIsUnknown() throws {
+        let report = try Container(openingAt: try writeZip("u.asics", try oneRenewal())).validate(ValidationOptions())
+        XCTAssertEqual(report.status, .unknown, "\(report)")
+        XCTAssertEqual(report.signatures.first?.findings.map(\.code), ["timestamp-untrusted", "archive-timestamp-untrusted"])
+    }
+
     func testTwoRenewalsAreValidOldestFirst() throws {
         let report = try Container(openingAt: try writeZip("two.asics", try twoRenewals())).validate(try trusted)
         XCTAssertEqual(report.status, .valid, "\(report)")
