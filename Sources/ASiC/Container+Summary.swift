@@ -11,6 +11,23 @@ extension Container {
 
     /// Light summaries of the signatures (no checks: use `validate` for a verdict).
     public func signatureSummaries() -> [SignatureSummary] {
+        xadesSignatureSummaries() + timeStampSummaries()
+    }
+
+    /// ASiC-S: the token signature (id = TSTInfo serial, signer = the TSA, time = genTime).
+    private func timeStampSummaries() -> [SignatureSummary] {
+        guard let entry = timeStampEntry else { return [] }
+        guard let reader, let bytes = try? reader.read(entry, limit: TimeStampSignatureValidator.tokenLimit),
+              let token = try? TimeStampToken(der: bytes) else {
+            return [SignatureSummary(file: entry.name, id: nil, signer: nil, signingTime: nil)]
+        }
+        let certificates = token.certificates
+        let tsa = certificates.first { !$0.isCA } ?? certificates.first
+        return [SignatureSummary(file: entry.name, id: token.serialNumber, signer: tsa?.subject,
+                                 signingTime: XSDDateTime.format(token.genTime))]
+    }
+
+    private func xadesSignatureSummaries() -> [SignatureSummary] {
         signatures.flatMap { file -> [SignatureSummary] in
             guard let document = try? XMLDocument(data: file.data, name: file.name), let root = document.root else {
                 return [SignatureSummary(file: file.name, id: nil, signer: nil, signingTime: nil)]

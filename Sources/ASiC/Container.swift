@@ -2,7 +2,9 @@ import Foundation
 import TamgaCore
 
 /// An ASiC-E container (ETSI EN 319 162-1): a ZIP with `mimetype` first, data files,
-/// `META-INF/manifest.xml` and one `META-INF/signaturesN.xml` per signature.
+/// `META-INF/manifest.xml` and one `META-INF/signaturesN.xml` per signature; or, read-only,
+/// an ASiC-S container (`kind == .asics`): one data object signed by an RFC 3161 token
+/// `META-INF/timestamp.tst` or by XAdES in `META-INF/signatures.xml` (see `SimpleLayout`).
 ///
 /// Opening checks the structure strictly (unsafe names, duplicates, mimetype, manifest ⇄ ZIP)
 /// and throws `ContainerError`; signatures are judged later by `validate`, which returns a
@@ -19,6 +21,8 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
 
     /// Where the container lives (or will be written by `save()`).
     public let path: String
+    /// ASiC-E or ASiC-S: decided at open by the first `mimetype` entry, else by the file name.
+    public private(set) var kind: Kind
     public private(set) var dataFiles: [DataFile]
     public private(set) var signatures: [SignatureFile]
     /// Deviations from EN 319 162-1 that the reference tolerates (reported by `verify`).
@@ -31,6 +35,10 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
     var digestsWhileWriting: Set<DigestAlgorithm> = [.sha256]
 
     var reader: ZipReader?
+    /// ASiC-S: `META-INF/timestamp.tst`, the token that signs the data object.
+    private(set) var timeStampEntry: ZipEntry?
+    /// ASiC-S: `META-INF/ASiCArchiveManifest.xml`, the newest layer of time-stamp renewal.
+    private(set) var archiveManifestEntry: ZipEntry?
     private var otherMetaEntries: [ZipEntry]
     private var digestCache: [String: Digest] = [:]
     var pending: PendingSignature?
@@ -41,6 +49,7 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
     /// A new, empty container that `save()` will write at `path`.
     public init(creatingAt path: String) {
         self.path = path
+        kind = .asice
         dataFiles = []
         signatures = []
         structureWarnings = []
@@ -59,15 +68,24 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
             try Container.validateArchivePath(entry.name, isDirectory: entry.name.hasSuffix("/") && entry.uncompressedSize == 0)
             guard seen.insert(entry.name).inserted else { throw ContainerError.duplicateEntry(entry.name) }
         }
-        guard let first = reader.entries.first, first.name == "mimetype" else {
+        let firstMimetype: String? = try reader.entries.first.flatMap { first in
+            first.name == "mimetype" ? try Container.mimetypeValue(first, in: reader) : nil
+        }
+        if try SimpleLayout.isSimple(path: path, firstMimetype: firstMimetype) {
+            let layout = try SimpleLayout(reader: reader)
+            kind = .asics
+            dataFiles = [layout.dataFile]
+            signatures = layout.signatures
+            timeStampEntry = layout.timeStamp
+            archiveManifestEntry = layout.archiveManifest
+            structureWarnings = layout.warnings
+            otherMetaEntries = layout.otherMeta
+            return
+        }
+        kind = .asice
+        guard let first = reader.entries.first, let mimetype = firstMimetype else {
             throw seen.contains("mimetype") ? ContainerError.mimetypeNotFirst : ContainerError.mimetypeMissing
         }
-        var mimetypeBytes = [UInt8](try reader.read(first, limit: 256))
-        if mimetypeBytes.starts(with: [0xFE, 0xFF]) || mimetypeBytes.starts(with: [0xFF, 0xFE]) {
-            throw ContainerError.mimetypeWrong("UTF-16 text")
-        }
-        if mimetypeBytes.starts(with: [0xEF, 0xBB, 0xBF]) { mimetypeBytes.removeFirst(3) }
-        let mimetype = String(decoding: mimetypeBytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard mimetype == Container.mimetype else { throw ContainerError.mimetypeWrong(mimetype) }
         if first.method != .stored { warnings.append("mimetype is compressed; EN 319 162-1 requires it stored") }
         if first.localExtraLength != 0 { warnings.append("mimetype has an extra field; EN 319 162-1 forbids it") }
@@ -129,13 +147,25 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
         otherMetaEntries = otherMeta
     }
 
-    public var isSigned: Bool { !signatures.isEmpty }
+    public var isSigned: Bool { !signatures.isEmpty || timeStampEntry != nil || archiveManifestEntry != nil }
+
+    /// The value of a `mimetype` entry: a leading UTF-8 BOM and surrounding white space removed,
+    /// as the reference reads it; UTF-16 is refused.
+    static func mimetypeValue(_ entry: ZipEntry, in reader: ZipReader) throws -> String {
+        var bytes = [UInt8](try reader.read(entry, limit: 256))
+        if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) {
+            throw ContainerError.mimetypeWrong("UTF-16 text")
+        }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
 
     // MARK: - Data files
 
     /// Adds files from disk (written on `save()`). Refused once the container is signed.
     /// - Parameter mediaType: nil guesses from the extension (`application/octet-stream` otherwise).
     public func addDataFile(path filePath: String, name: String? = nil, mediaType: String? = nil) throws {
+        guard kind == .asice else { throw ContainerError.asicsReadOnly }
         guard !isSigned else { throw ContainerError.containerSigned }
         let name = name ?? URL(fileURLWithPath: filePath).lastPathComponent
         try Container.validateNewDataFileName(name)
@@ -150,6 +180,7 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
 
     /// Removes a data file (on `save()`). Refused once the container is signed.
     public func removeDataFile(named name: String) throws {
+        guard kind == .asice else { throw ContainerError.asicsReadOnly }
         guard !isSigned else { throw ContainerError.containerSigned }
         guard let index = dataFiles.firstIndex(where: { $0.name == name }) else { throw ContainerError.dataFileNotFound(name) }
         dataFiles.remove(at: index)
@@ -204,6 +235,7 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
     /// deleted instead (the behaviour DigiDoc users know); a new one without files is an error.
     @discardableResult
     public func save() throws -> SaveOutcome {
+        guard kind == .asice else { throw ContainerError.asicsReadOnly }
         if dataFiles.isEmpty {
             guard reader != nil, !isSigned else { throw ContainerError.noDataFiles }
             guard unlink(path) == 0 else { throw ContainerError.ioFailure(path: path, reason: String(cString: strerror(errno))) }
@@ -288,6 +320,9 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
     /// Re-reads the file just written so that entries point into it.
     func reopen() throws {
         let fresh = try Container(openingAt: path)
+        kind = fresh.kind
+        timeStampEntry = fresh.timeStampEntry
+        archiveManifestEntry = fresh.archiveManifestEntry
         reader = fresh.reader
         dataFiles = fresh.dataFiles
         signatures = fresh.signatures

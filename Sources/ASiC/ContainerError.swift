@@ -48,6 +48,18 @@ public enum ContainerError: Error, Equatable, Sendable {
     case invalidMediaType(String)
     /// A role or production place with characters XML cannot carry.
     case invalidSignatureProperty(String)
+    /// An `.asics`/`.scs` file whose first entry `mimetype` names another type.
+    case asicsMimetypeWrong(String)
+    /// ASiC-S holds exactly one data object: these are the ones found (none, or several).
+    case asicsDataObjectCount([String])
+    /// An ASiC-S data object outside the root folder (`folder/a.txt`).
+    case asicsDataObjectInFolder(String)
+    /// An ASiC-S with two signatures (`META-INF/timestamp.tst` and `META-INF/signatures.xml`).
+    case asicsSignatureConflict(String)
+    /// A signature format tamga does not validate (CAdES `META-INF/signature.p7s`).
+    case unsupportedSignatureFormat(String)
+    /// Data files or signatures cannot be added to an ASiC-S container.
+    case asicsReadOnly
 
     public var code: String {
         switch self {
@@ -80,6 +92,12 @@ public enum ContainerError: Error, Equatable, Sendable {
         case .alreadyExists: "already-exists"
         case .invalidMediaType: "invalid-media-type"
         case .invalidSignatureProperty: "invalid-signature-property"
+        case .asicsMimetypeWrong: "mimetype-wrong"
+        case .asicsDataObjectCount: "asics-data-object-count"
+        case .asicsDataObjectInFolder: "asics-data-object-in-folder"
+        case .asicsSignatureConflict: "asics-signature-conflict"
+        case .unsupportedSignatureFormat: "unsupported-signature-format"
+        case .asicsReadOnly: "asics-read-only"
         }
     }
 }
@@ -90,7 +108,7 @@ extension ContainerError: CustomStringConvertible {
         case .fileNotFound(let p): "\(p): no such file."
         case .unreadableInput(let p, let why): "\(p) cannot be read: \(why)."
         case .ioFailure(let p, let why): "\(p): \(why)."
-        case .malformedZip(let why): "Not a readable ASiC-E container: \(why). The file may be truncated or not a container."
+        case .malformedZip(let why): "Not a readable ASiC container: \(why). The file may be truncated or not a container."
         case .unsupportedZip(let why): "Unsupported ZIP feature: \(why)."
         case .unsafeEntryName(let n): "Refused: the container holds an unsafe entry name \"\(n)\" (.., absolute path, backslash, or empty/. segment)."
         case .duplicateEntry(let n): "Refused: the container holds two entries named \"\(n)\"."
@@ -116,6 +134,15 @@ extension ContainerError: CustomStringConvertible {
         case .alreadyExists(let p): "\(p) already exists; use --force to replace it."
         case .invalidMediaType(let t): "\"\(t)\" is not a media type (type/subtype, e.g. application/pdf)."
         case .invalidSignatureProperty(let v): "\"\(v)\" holds characters that cannot be written into a signature."
+        case .asicsMimetypeWrong(let v): "Refused: mimetype is \"\(v)\", not application/vnd.etsi.asic-s+zip, in an ASiC-S (.asics/.scs) file."
+        case .asicsDataObjectCount(let names) where names.isEmpty:
+            "Refused: the ASiC-S container holds no data object (exactly one file is required beside mimetype and META-INF/)."
+        case .asicsDataObjectCount(let names):
+            "Refused: an ASiC-S container holds exactly one data object, this one holds \(names.count) (\(names.joined(separator: ", "))). Several files belong in an ASiC-E (.asice) container."
+        case .asicsDataObjectInFolder(let n): "Refused: the ASiC-S data object \"\(n)\" is not in the root folder (ASiC-S allows no sub-folders)."
+        case .asicsSignatureConflict(let why): "Refused: an ASiC-S container holds one signature, this one holds two: \(why)."
+        case .unsupportedSignatureFormat(let f): "\(f): tamga does not validate this signature format (CAdES); use a validator that does."
+        case .asicsReadOnly: "ASiC-S containers are read-only: tamga does not add data or XAdES signatures to them. To time-stamp a container, use `tamga container timestamp`."
         }
     }
 }

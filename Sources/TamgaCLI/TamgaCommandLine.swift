@@ -15,7 +15,7 @@ public enum TamgaCommandLine {
 
     static let commands: [any Command.Type] = [
         ContainerCreateCommand.self, ContainerAddCommand.self, ContainerRemoveCommand.self,
-        ContainerListCommand.self, ContainerExtractCommand.self, SignCommand.self, ExtendCommand.self, VerifyCommand.self, CompareCommand.self, ReadersCommand.self,
+        ContainerListCommand.self, ContainerExtractCommand.self, ContainerTimestampCommand.self, SignCommand.self, ExtendCommand.self, VerifyCommand.self, CompareCommand.self, ReadersCommand.self,
         CardInfoCommand.self, CardChangePINCommand.self, CardUnblockCommand.self, TokensCommand.self,
         CoSignerServeCommand.self, CoSignerIssueCodeCommand.self, CoSignerAddRelyingPartyCommand.self, ThresholdEnrollCommand.self, ThresholdPendingCommand.self,
         ThresholdInfoCommand.self, ThresholdApproveCommand.self, ThresholdActivityCommand.self, ThresholdVerifyPINCommand.self, ThresholdChangePINCommand.self, ThresholdDeleteCommand.self,
@@ -76,7 +76,7 @@ public enum TamgaCommandLine {
         }
         guard let (command, rest) = find(words).map({ ($0.type, Array(words.dropFirst($0.type.path.count))) }) else {
             if first == "container" {
-                terminal.error("tamga: container needs one of: create, add, remove, ls, extract\n\n\(overview)")
+                terminal.error("tamga: container needs one of: create, add, remove, ls, extract, timestamp\n\n\(overview)")
             } else if first == "threshold" {
                 terminal.error("tamga: threshold needs one of: enroll, pending, info, approve, activity, verify-pin, change-pin, delete\n\n\(overview)")
             } else if first == "cosigner" {
@@ -177,7 +177,7 @@ public enum TamgaCommandLine {
     }
 
     static let overview = """
-    tamga \(version) — sign and verify ASiC-E containers (.asice, XAdES) on Linux.
+    tamga \(version) — sign and verify ASiC-E containers (.asice, XAdES) on Linux; read ASiC-S (.asics).
 
     Usage: tamga COMMAND [OPTIONS]
 
@@ -187,6 +187,7 @@ public enum TamgaCommandLine {
       container remove CONTAINER NAME      remove a data file (unsigned containers only)
       container ls CONTAINER               list data files and signatures
       container extract CONTAINER [NAME]   write data files to a folder
+      container timestamp IN OUT.asics --tsa URL   time-stamp a whole container into an ASiC-S archive
     Signing and verifying:
       sign CONTAINER --with key:FILE|card|pkcs11|threshold   add a XAdES signature (LT by default: --tsa URL)
       extend CONTAINER --to LT|LTA         add time-stamps and OCSP to existing signatures

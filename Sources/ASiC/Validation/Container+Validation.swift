@@ -8,11 +8,15 @@ extension Container {
     public func validate(_ options: ValidationOptions = ValidationOptions()) -> ValidationReport {
         var findings = FindingList()
         for warning in structureWarnings { findings.warning("container-structure", warning) }
-        if signatures.isEmpty { findings.invalid("no-signatures", "the container holds no signatures") }
+        if !isSigned { findings.invalid("no-signatures", "the container holds no signatures") }
         let validator = SignatureValidator(container: self, options: options)
-        let results = signatures.flatMap { validator.validate($0) }
+        var results = signatures.flatMap { validator.validate($0) }
+        // ASiC-S: the token signature (its file, or the archive manifests that renew it).
+        if kind == .asics, timeStampEntry != nil || archiveManifestEntry != nil {
+            results.append(TimeStampSignatureValidator(container: self, options: options).validate())
+        }
         let status = max(findings.status, results.map(\.status).max() ?? .valid)
         return ValidationReport(container: path, status: status, dataFiles: dataFiles.map(\.name),
-                                findings: findings.items, signatures: results)
+                                findings: findings.items, signatures: results, containerType: kind.rawValue)
     }
 }

@@ -373,7 +373,8 @@ struct SignatureValidator {
                 findings.invalid("data-object-format", "\(name) has no DataObjectFormat/MimeType")
                 continue
             }
-            if mime != file.mediaType {
+            // ASiC-S has no manifest, so its data object has no declared type to compare with.
+            if mime != file.mediaType && container.kind == .asice {
                 findings.invalid("mime-type-mismatch", "\(name): the signature says \(mime), the manifest says \(file.mediaType)")
             } else if mime.range(of: #"^[\w]*/[\w\-\+\.]*$"#, options: .regularExpression) == nil {
                 findings.warning("mime-type-format", "\(name): media type \(mime) is not of the form type/subtype")

@@ -46,6 +46,16 @@ public struct ValidationReport: Sendable, Codable, Equatable {
         public let profile: String
         public let status: Status
         public let findings: [Finding]
+        /// ASiC-S time-stamp renewals (archive manifests), oldest first; nil elsewhere.
+        public var archiveTimeStamps: [ArchiveTimeStamp]? = nil
+    }
+
+    /// One renewal of an ASiC-S time-stamp token: the manifest, its token, the TSA and time.
+    public struct ArchiveTimeStamp: Sendable, Codable, Equatable {
+        public let manifest: String
+        public let file: String
+        public let timeStampTime: String
+        public let tsa: String?
     }
 
     public let container: String
@@ -53,6 +63,8 @@ public struct ValidationReport: Sendable, Codable, Equatable {
     public let dataFiles: [String]
     public let findings: [Finding]
     public let signatures: [SignatureResult]
+    /// "ASiC-E" or "ASiC-S".
+    public var containerType: String? = nil
 
     public var isValid: Bool { status == .valid || status == .warning || status == .nonQSCD }
 }

@@ -117,7 +117,12 @@ struct ContainerListCommand: Command {
     static let path = ["container", "ls"]
     static let abstract = "Lists a container's data files (name, size, media type) and signatures."
     static let usage = "CONTAINER [--json]"
-    static let help = "Nothing is verified here; use tamga verify for a verdict."
+    static let help = """
+    Reads ASiC-E (.asice, .sce, .bdoc) and ASiC-S (.asics, .scs: one data object, signed by an
+    RFC 3161 time-stamp token META-INF/timestamp.tst or by XAdES in META-INF/signatures.xml).
+    For a time-stamp token the signature line shows the token's serial number, the TSA and
+    genTime. Nothing is verified here; use tamga verify for a verdict.
+    """
     static let flags: Set<String> = GlobalOptions.flags
     static let options: Set<String> = []
 
@@ -144,6 +149,8 @@ struct ContainerListCommand: Command {
             let stored: Bool
         }
         let container: String
+        /// "ASiC-E" or "ASiC-S".
+        let type: String
         let signed: Bool
         let dataFiles: [File]
         let signatures: [Container.SignatureSummary]
@@ -152,18 +159,21 @@ struct ContainerListCommand: Command {
 
     static func show(_ container: Container, _ context: CommandContext, json: Bool) throws {
         let listing = Listing(
-            container: container.path, signed: container.isSigned,
+            container: container.path, type: container.kind.rawValue, signed: container.isSigned,
             dataFiles: container.dataFiles.map { .init(name: $0.name, mediaType: $0.mediaType, size: $0.size,
                                                        compressedSize: $0.compressedSize, stored: $0.isStored) },
             signatures: container.signatureSummaries(), warnings: container.structureWarnings)
         if json { context.terminal.json(listing); return }
         let t = context.terminal
-        t.line("\(listing.container): \(listing.dataFiles.count) data file(s), \(listing.signatures.count) signature(s)")
+        t.line("\(listing.container) (\(listing.type)): \(listing.dataFiles.count) data file(s), \(listing.signatures.count) signature(s)")
         for file in listing.dataFiles {
             t.line("  \(file.name)  \(ByteCount.format(file.size))  \(file.mediaType)\(file.stored ? "  (stored)" : "")")
         }
         for signature in listing.signatures {
-            t.line("  signature \(signature.id ?? "?") in \(signature.file): \(signature.signer ?? "unknown signer"), \(signature.signingTime ?? "no time")")
+            let isToken = signature.file.hasSuffix(".tst")
+            let what = isToken ? "time-stamp token \(signature.id ?? "?")" : "signature \(signature.id ?? "?")"
+            let signer = isToken ? "TSA \(signature.signer ?? "unknown")" : signature.signer ?? "unknown signer"
+            t.line("  \(what) in \(signature.file): \(signer), \(signature.signingTime ?? "no time")")
         }
         for warning in listing.warnings { t.line("  warning: \(warning)") }
     }
@@ -175,6 +185,8 @@ struct ContainerExtractCommand: Command {
     static let abstract = "Writes data files (all, or those named) into a folder."
     static let usage = "CONTAINER [NAME...] [--to DIR] [--force] [--json]"
     static let help = """
+    Works on ASiC-E and ASiC-S containers (for an ASiC-S, its one data object; for DigiDoc's
+    time-stamped archive x.asice.asics, that is the inner container x.asice).
     Options:
       --to DIR    the folder to write into (default: the current folder)
       --force     overwrite existing files (otherwise nothing is written if any exists)
@@ -207,6 +219,58 @@ struct ContainerExtractCommand: Command {
         } else {
             for path in written { context.terminal.line("extracted \(path)") }
         }
+        return .success
+    }
+}
+
+/// `tamga container timestamp IN OUT.asics --tsa URL`
+struct ContainerTimestampCommand: Command {
+    static let path = ["container", "timestamp"]
+    static let abstract = "Time-stamps a whole container into an ASiC-S archive (IN as its one data object)."
+    static let usage = "IN.asice OUT.asics [--tsa URL] [--timeout SECONDS] [--force] [--json]"
+    static let help = """
+    Writes the time-stamped archive of a container as DigiDoc does when a signature can no longer
+    be extended (ETSI EN 319 162-1 §4.3/4.4): OUT.asics holds mimetype (stored, first), the
+    bytes of IN unchanged as its only data object (named like IN), and META-INF/timestamp.tst,
+    an RFC 3161 token over the SHA-256 of those bytes. IN is only read and must be a container
+    tamga opens; its signatures are not judged (verify it separately). OUT is written beside
+    its final path, checked, fsynced and renamed into place: a failure leaves no output.
+    Options:
+      --tsa URL            the RFC 3161 time-stamping authority (or $TAMGA_TSA_URL)
+      --timeout SECONDS    per network request (default 20)
+      --force              replace OUT if it exists
+      --json               print the new container's listing as JSON
+      --quiet, -q          no progress bar
+    Exit codes: 0 written, 2 usage, 3 IN refused or OUT exists, 6 write failed, 7 TSA failed.
+    """
+    static let flags: Set<String> = GlobalOptions.flags.union(["--force"])
+    static let options: Set<String> = ["--tsa", "--timeout"]
+
+    let input: String
+    let output: String
+    let longTerm: LongTermOptions
+    let force: Bool
+    let global: GlobalOptions
+
+    init(_ arguments: ParsedArguments) throws {
+        guard arguments.positionals.count == 2 else { throw UsageError("give the container to time-stamp and the .asics to write") }
+        input = arguments.positionals[0]
+        output = arguments.positionals[1]
+        longTerm = try LongTermOptions(arguments)
+        force = arguments.has("--force")
+        global = GlobalOptions(arguments)
+        if URL(fileURLWithPath: input).standardizedFileURL == URL(fileURLWithPath: output).standardizedFileURL {
+            throw UsageError("the output would replace the input; give another path for OUT.asics")
+        }
+    }
+
+    func run(_ context: CommandContext) async throws -> ExitCode {
+        guard let client = try longTerm.services(environment: context.environment).timeStamping else {
+            throw UsageError("give the time-stamping authority with --tsa URL (or $\(LongTermOptions.environmentTSA))")
+        }
+        let archive = try await Container.timeStampArchive(of: input, to: output, timeStamping: client, overwrite: force,
+                                                           progress: context.terminal.progress(quiet: global.quiet))
+        try ContainerListCommand.show(archive, context, json: global.json)
         return .success
     }
 }

@@ -11,6 +11,11 @@ struct VerifyCommand: Command {
     Checks: container structure; manifest against the signed references (every data file signed,
     nothing extra); every digest; the SignatureValue with the KeyInfo certificate's key only; the
     signing-certificate reference; nonRepudiation; the certificate chain.
+    ASiC-S (.asics, .scs): XAdES in META-INF/signatures.xml is checked the same way (its one
+    reference must be the data object); a time-stamp token META-INF/timestamp.tst (profile
+    TimeStampToken) must cover the data object's bytes, its TSA trusted at genTime (untrusted:
+    UNKNOWN), and its archive-manifest renewals are checked oldest first. For DigiDoc's archive
+    x.asice.asics only the token is checked: extract x.asice and verify it too.
     Options:
       --trust FILE    PEM certificates to trust as anchors (repeatable); without any, a signature
                       can be intact but its status is UNKNOWN (exit 5)
@@ -87,14 +92,22 @@ struct VerifyCommand: Command {
     }
 
     static func printReport(_ report: ValidationReport, _ t: Terminal) {
-        t.line("\(report.container): \(report.status.rawValue)")
+        t.line("\(report.container)\(report.containerType.map { " (\($0))" } ?? ""): \(report.status.rawValue)")
         t.line("  data files: \(report.dataFiles.joined(separator: ", "))")
         for finding in report.findings { t.line("  \(finding.severity.rawValue.lowercased()): \(finding.message) [\(finding.code)]") }
+        // DigiDoc's time-stamped archive: the token covers the inner container, not its signatures.
+        if report.containerType == "ASiC-S", let inner = report.dataFiles.first,
+           ["asice", "sce", "bdoc", "asics", "scs"].contains((inner as NSString).pathExtension.lowercased()) {
+            t.line("  note: the data object \(inner) is itself a container and was not validated; extract it and verify it too")
+        }
         for (index, s) in report.signatures.enumerated() {
             t.line("  signature \(index + 1) (\(s.id ?? "no id"), \(s.file)): \(s.status.rawValue), profile \(s.profile)")
-            if let signer = s.signer { t.line("    signer: \(signer)") }
+            if let signer = s.signer { t.line(s.profile == "TimeStampToken" ? "    TSA: \(signer)" : "    signer: \(signer)") }
             if let time = s.timeStampTime { t.line("    time-stamped: \(time)") }
-            if let time = s.signingTime { t.line("    claimed signing time: \(time)") }
+            if let time = s.signingTime, s.profile != "TimeStampToken" { t.line("    claimed signing time: \(time)") }
+            for renewal in s.archiveTimeStamps ?? [] {
+                t.line("    renewed: \(renewal.timeStampTime) by \(renewal.tsa ?? "unknown TSA") (\(renewal.file), \(renewal.manifest))")
+            }
             for finding in s.findings { t.line("    \(finding.severity.rawValue.lowercased()): \(finding.message) [\(finding.code)]") }
         }
     }

@@ -9,6 +9,8 @@ final class TimeStampTokenHandle: @unchecked Sendable {   // unchecked: read-onl
     let imprintAlgorithmNID: Int32
     let imprint: Data
     let certificates: [X509Handle]
+    /// TSTInfo serialNumber in decimal ("" if unreadable).
+    let serialNumber: String
 
     init?(der: Data) {
         let parsed: UnsafeMutablePointer<PKCS7>? = der.withUnsafeBytes { raw in
@@ -33,6 +35,7 @@ final class TimeStampTokenHandle: @unchecked Sendable {   // unchecked: read-onl
         imprintAlgorithmNID = OBJ_obj2nid(object)
         imprint = Data(bytes: ASN1_STRING_get0_data(octets), count: Int(ASN1_STRING_length(octets)))
         certificates = handles(fromBorrowed: cossl_pkcs7_certificates(parsed))
+        serialNumber = decimalText(TS_TST_INFO_get_serial(info))
     }
     deinit { PKCS7_free(pointer) }
 
@@ -57,6 +60,15 @@ final class TimeStampTokenHandle: @unchecked Sendable {   // unchecked: read-onl
         if cossl_error_reason(code) == TS_R_CERTIFICATE_VERIFY_ERROR { return .untrusted(text) }
         return .invalid(text)
     }
+}
+
+/// An ASN.1 INTEGER in decimal, "" when absent or unreadable.
+private func decimalText(_ integer: UnsafePointer<ASN1_INTEGER>?) -> String {
+    guard let integer, let number = ASN1_INTEGER_to_BN(integer, nil) else { ERR_clear_error(); return "" }
+    defer { BN_free(number) }
+    guard let text = BN_bn2dec(number) else { ERR_clear_error(); return "" }
+    defer { cossl_free(text) }
+    return String(cString: text)
 }
 
 /// Builds an RFC 3161 request and checks the answer against it.

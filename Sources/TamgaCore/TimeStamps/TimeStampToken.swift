@@ -19,6 +19,8 @@ public struct TimeStampToken: Sendable {
     public var imprint: Data { handle.imprint }
     /// The hash of the imprint, nil if tamga does not know it.
     public var imprintAlgorithm: DigestAlgorithm? { DigestAlgorithm(nid: handle.imprintAlgorithmNID) }
+    /// The TSTInfo serialNumber in decimal (the reference's id of a token signature).
+    public var serialNumber: String { handle.serialNumber }
     /// Certificates carried in the token (the TSA's, with `certReq`).
     public var certificates: [Certificate] { handle.certificates.compactMap { try? Certificate(handle: $0) } }
 
