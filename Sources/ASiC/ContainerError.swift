@@ -25,6 +25,9 @@ public enum ContainerError: Error, Equatable, Sendable {
     case manifestMismatch(String)
     /// An XML file with a DTD, an entity declaration, or that does not parse.
     case malformedXML(file: String, reason: String)
+    /// XML past the bounds tamga reads (elements, attributes, namespace declarations, depth,
+    /// references, time-stamps): a file made to exhaust a verifier, not a real signature.
+    case xmlTooComplex(file: String, reason: String)
     /// An entry whose data does not match its CRC or size (corrupt or tampered at ZIP level).
     case corruptEntry(String)
     /// An entry that inflates beyond the limit for its kind (a ZIP bomb).
@@ -77,6 +80,7 @@ public enum ContainerError: Error, Equatable, Sendable {
         case .malformedManifest: "malformed-manifest"
         case .manifestMismatch: "manifest-mismatch"
         case .malformedXML: "malformed-xml"
+        case .xmlTooComplex: "xml-too-complex"
         case .corruptEntry: "corrupt-entry"
         case .entryTooLarge: "entry-too-large"
         case .containerSigned: "container-signed"
@@ -119,6 +123,7 @@ extension ContainerError: CustomStringConvertible {
         case .malformedManifest(let why): "Refused: META-INF/manifest.xml is invalid: \(why)."
         case .manifestMismatch(let why): "Refused: the manifest does not match the container: \(why)."
         case .malformedXML(let f, let why): "Refused: \(f) is not acceptable XML: \(why)."
+        case .xmlTooComplex(let f, let why): "Refused: \(f) has \(why), far beyond any real signature; it looks made to exhaust a verifier."
         case .corruptEntry(let why): "The container is corrupt: \(why)."
         case .entryTooLarge(let n, let limit): "Refused: \(n) inflates to more than \(limit) bytes (possible ZIP bomb)."
         case .containerSigned: "The container is signed: adding or removing data files would break its signatures. Create a new container instead."

@@ -36,9 +36,12 @@ final class XMLDocument: @unchecked Sendable {   // unchecked: read-only after p
     fileprivate let pointer: xmlDocPtr
     let name: String
 
-    init(data: Data, name: String) throws {
+    init(data: Data, name: String, limits: XMLLimits = .signature) throws {
         if data.range(of: Data("<!DOCTYPE".utf8)) != nil || data.range(of: Data("<!ENTITY".utf8)) != nil {
             throw ContainerError.malformedXML(file: name, reason: "a DOCTYPE or entity declaration is not allowed")
+        }
+        if let violation = limits.violation(in: data) {
+            throw ContainerError.xmlTooComplex(file: name, reason: violation)
         }
         let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue
                             | XML_PARSE_NOWARNING.rawValue)

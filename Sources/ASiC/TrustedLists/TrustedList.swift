@@ -25,7 +25,7 @@ public struct TrustedList: Sendable {
     ///   - signers: the certificates allowed to sign it (pinned by the operator, `--tsl-cert`).
     ///   - now: the time against NextUpdate.
     public init(data: Data, signers: [Certificate], now: Date = Date()) throws {
-        let document = try XMLDocument(data: data, name: "trusted list")
+        let document = try XMLDocument(data: data, name: "trusted list", limits: .trustedList)
         guard let root = document.root, root.is("TrustServiceStatusList", in: Self.namespace) else {
             throw TrustedListError.malformed("the root element is not TrustServiceStatusList")
         }
