@@ -136,6 +136,17 @@ final class IssuerNameMatchingTests: XCTestCase {
         try assertDiffers("eid", "")
     }
 
+    func testEID_wrongValuesUnderTypesTheReferenceSkips() throws {
+        // The reference knows only CN L ST O OU C STREET DC UID (case-sensitive) and skips the rest.
+        try assertDiffers("eid", "emailAddress=pki@sk.ee,cn=WRONG,organizationIdentifier=NTREE-10747013,O=SK ID Solutions AS,C=EE")
+        try assertDiffers("eid", "emailAddress=WRONG@sk.ee,CN=TEST of ESTEID2018,organizationIdentifier=WRONG,O=SK ID Solutions AS,C=EE")
+        try assertDiffers("eid", "emailAddress=pki@sk.ee,CN=TEST of ESTEID2018,organizationIdentifier=NTREE-10747013,O=SK ID Solutions AS,C=EE,SERIALNUMBER=123")
+    }
+
+    func testEID_anEscapedLastCharacter_referenceDropsTheLastPiece() throws {
+        try assertDiffers("eid", #"emailAddress=pki@sk.ee,CN=TEST of ESTEID2018,organizationIdentifier=NTREE-10747013,O=SK ID Solutions AS,C=Wrong\,"#)
+    }
+
     func testEID_semicolonSeparatorsAreNotRFC4514() throws {
         XCTAssertEqual(try compare("eid", "CN=TEST of ESTEID2018;C=EE").code, "malformed-issuer-name")
     }
