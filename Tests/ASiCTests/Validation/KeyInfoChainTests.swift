@@ -89,4 +89,19 @@ final class KeyInfoChainTests: ContainerTestCase {
         let result = try validate(container).signatures[0]
         XCTAssertEqual(Set(result.findings.map(\.code)), ["signature-value", "signing-certificate-digest", "signing-certificate-issuer-serial"])
     }
+
+    func testASelfSignedCAInKeyInfoIsNoTrustAnchor() async throws {
+        // A CA named like the test root, put in KeyInfo by whoever made the signature: it helps
+        // build a chain but never ends one; only the --trust anchors do.
+        let rogue = try NamedIssuerPKI.make(label: "rogue", subject: "/C=EE/O=tamga TEST ONLY/CN=tamga Test Root CA", mask: .utf8only, in: folder)
+        let container = try makeContainer("rogue.asice")
+        try await container.sign(with: rogue.signer(), options: .baselineB)
+        let out = path("rogue-chain.asice")
+        let result = try TestEnvironment.run("/usr/bin/python3", [TestEnvironment.script("asice-resign.py"), container.path, out,
+                                                                  "--key", rogue.signerKeyPath] + keyInfo([rogue.signerCertificatePath, rogue.caCertificatePath]))
+        XCTAssertEqual(result.status, 0, result.error)
+        let report = try validate(Container(openingAt: out))
+        XCTAssertEqual(report.status, .unknown)
+        XCTAssertEqual(report.signatures[0].findings.map(\.code), ["trust-not-established"])
+    }
 }
