@@ -151,6 +151,43 @@ final class IssuerNameMatchingTests: XCTestCase {
         XCTAssertEqual(try compare("eid", "CN=TEST of ESTEID2018;C=EE").code, "malformed-issuer-name")
     }
 
+    // MARK: each DER string type as a #hex value, matched and mismatched
+
+    private func eidName(commonName value: String) -> String {
+        "emailAddress=pki@sk.ee,CN=\(value),organizationIdentifier=NTREE-10747013,O=SK ID Solutions AS,C=EE"
+    }
+
+    private func assertHexCell(_ tag: UInt8, file: StaticString = #filePath, line: UInt = #line) throws {
+        // The issuer's CN is a UTF8String; every string type with the same text is the same name.
+        try assertMatches("eid", eidName(commonName: hex(tag, "TEST of ESTEID2018")), file: file, line: line)
+        try assertDiffers("eid", eidName(commonName: hex(tag, "TEST of ESTEID2019")), file: file, line: line)
+    }
+
+    func testHex_UTF8String() throws { try assertHexCell(0x0C) }
+    func testHex_PrintableString() throws { try assertHexCell(0x13) }
+    func testHex_IA5String() throws { try assertHexCell(0x16) }
+    func testHex_TeletexString() throws { try assertHexCell(0x14) }
+    func testHex_BMPString() throws { try assertHexCell(0x1E) }
+    func testHex_UniversalString() throws { try assertHexCell(0x1C) }
+    func testHex_VisibleString() throws { try assertHexCell(0x1A) }
+
+    func testHex_NumericString() throws {
+        try assertMatches("multi", "CN=Multi CA+2.5.4.5=\(hex(0x12, "123")),OU=Unit B,OU=Unit A,O=Multi Org,C=EE")
+        try assertDiffers("multi", "CN=Multi CA+2.5.4.5=\(hex(0x12, "124")),OU=Unit B,OU=Unit A,O=Multi Org,C=EE")
+    }
+
+    func testHex_aNonStringTypeNeverMatchesAString() throws {
+        try assertDiffers("eid", eidName(commonName: "#020105"))
+    }
+
+    func testEID_dottedOIDsWithOneWrongValue() throws {
+        try assertDiffers("eid", "1.2.840.113549.1.9.1=pki@sk.ee,2.5.4.3=TEST of ESTEID2018,2.5.4.97=NTREE-10747013,2.5.4.10=SK ID Solutions BS,2.5.4.6=EE")
+    }
+
+    func testEID_aWrongValueAfterASpace_referenceSkipsIt() throws {
+        try assertDiffers("eid", "E=pki@sk.ee, CN=TEST of ESTEID2018, organizationIdentifier=NTREE-10747013, O=WRONG, C=XX")
+    }
+
     // MARK: UTF-8 values
 
     func testUTF8_escapedBytesAsTheReferenceWritesThem() throws {
@@ -179,6 +216,10 @@ final class IssuerNameMatchingTests: XCTestCase {
 
     func testUTF8_aLetterMissing() throws {
         try assertDiffers("utf8", "CN=ÕÄÖ CA,O=Tõnu Ūdens,C=EE")
+    }
+
+    func testUTF8_escapedBytesWithALetterMissing() throws {
+        try assertDiffers("utf8", #"CN=\C3\95\C3\84\C3\96 CA,O=T\C3\B5nu \C5\AAdens,C=EE"#)
     }
 
     func testUTF8_latin1EscapeIsNotUTF8() throws {
