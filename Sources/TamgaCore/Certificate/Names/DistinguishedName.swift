@@ -9,7 +9,7 @@ import Foundation
 /// values after the RFC 4518 LDAP string preparation (Unicode compatibility normalisation,
 /// case folding, insignificant spaces), so that `CN=Test CA` written by one tool matches the
 /// PrintableString `test  ca` of another. `==` is exact structural equality, not name matching.
-public struct DistinguishedName: Sendable, Hashable {
+public struct DistinguishedName {
     /// The RDNs, most significant first (the DER order, the reverse of RFC 4514 text).
     public let relativeNames: [RelativeDistinguishedName]
 
@@ -37,3 +37,6 @@ extension DistinguishedName: CustomStringConvertible {
         relativeNames.reversed().map(\.description).joined(separator: ",")
     }
 }
+
+extension DistinguishedName: Hashable {}
+extension DistinguishedName: Sendable {}

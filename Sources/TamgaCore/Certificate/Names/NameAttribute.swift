@@ -1,7 +1,7 @@
 /// One attribute of a distinguished name: its type (an OID) and its value.
-public struct NameAttribute: Sendable, Hashable {
+public struct NameAttribute {
     /// The value as a certificate or an RFC 4514 string carries it.
-    public enum Value: Sendable, Hashable {
+    public enum Value {
         /// A directory string (UTF8String, PrintableString, IA5String, TeletexString,
         /// BMPString, UniversalString, NumericString, VisibleString), decoded to Unicode.
         case string(String)
@@ -60,3 +60,8 @@ extension NameAttribute: CustomStringConvertible {
         return out
     }
 }
+
+extension NameAttribute: Hashable {}
+extension NameAttribute: Sendable {}
+extension NameAttribute.Value: Hashable {}
+extension NameAttribute.Value: Sendable {}

@@ -1,6 +1,6 @@
 /// The type of a name attribute: an object identifier in dotted form, with the RFC 4514 /
 /// OpenSSL short name people read when one is known.
-public struct NameAttributeType: Sendable, Hashable {
+public struct NameAttributeType {
     /// The dotted OID, e.g. `2.5.4.3`. Types are compared by this alone.
     public let oid: String
 
@@ -76,3 +76,6 @@ public struct NameAttributeType: Sendable, Hashable {
 extension NameAttributeType: CustomStringConvertible {
     public var description: String { name }
 }
+
+extension NameAttributeType: Hashable {}
+extension NameAttributeType: Sendable {}

@@ -1,7 +1,7 @@
 /// One RDN of a distinguished name: a set of attributes (usually one; several form a
 /// multi-valued RDN such as `CN=Multi CA+serialNumber=123`). The order inside the set carries no
 /// meaning, so matching ignores it.
-public struct RelativeDistinguishedName: Sendable, Hashable {
+public struct RelativeDistinguishedName {
     public let attributes: [NameAttribute]
 
     public init(_ attributes: [NameAttribute]) { self.attributes = attributes }
@@ -17,3 +17,6 @@ public struct RelativeDistinguishedName: Sendable, Hashable {
 extension RelativeDistinguishedName: CustomStringConvertible {
     public var description: String { attributes.map(\.description).joined(separator: "+") }
 }
+
+extension RelativeDistinguishedName: Hashable {}
+extension RelativeDistinguishedName: Sendable {}
