@@ -1,8 +1,9 @@
 import Foundation
 import TamgaCore
 
-/// Checks one signature file the way the reference does (`asice.md` §1.3–1.4), with the
-/// KeyInfo certificate's key only (never a key found elsewhere), and every data file, the
+/// Checks one signature file the way the reference does (`asice.md` §1.3–1.4), with the key of
+/// the signing certificate only (the KeyInfo certificate the signed CertDigest names, never a
+/// key found elsewhere), and every data file, the
 /// SignedProperties and the SignatureValue recomputed from the stored bytes.
 struct SignatureValidator {
     let container: Container
@@ -20,6 +21,8 @@ struct SignatureValidator {
 
     static let maximumSignaturesPerFile = 16
     static let maximumReferences = 10_000
+    /// Certificates read from KeyInfo: the signer and its chain, which is rarely above four.
+    static let maximumKeyInfoCertificates = 16
     /// Findings kept per signature; one more says how many were left out.
     static let maximumFindings = 50
 
@@ -80,20 +83,6 @@ struct SignatureValidator {
             }
         }
 
-        // --- KeyInfo: the signer's certificate, the only key the SignatureValue is checked with.
-        var certificate: Certificate? = nil
-        let keyInfo = exactlyOne(signature, "KeyInfo", XMLNamespace.ds, &findings)
-        if let keyInfo {
-            let certificates = keyInfo.children("X509Data", in: XMLNamespace.ds).flatMap { $0.children("X509Certificate", in: XMLNamespace.ds) }
-            if certificates.count != 1 {
-                findings.invalid("keyinfo-certificate", "KeyInfo must hold exactly one X509Certificate, found \(certificates.count)")
-            } else if let der = XMLBase64.decode(certificates[0].text), let parsed = try? Certificate(der: der) {
-                certificate = parsed
-            } else {
-                findings.invalid("keyinfo-certificate", "the KeyInfo certificate cannot be read")
-            }
-        }
-
         let signedInfo = exactlyOne(signature, "SignedInfo", XMLNamespace.ds, &findings)
         let signatureValueElement = exactlyOne(signature, "SignatureValue", XMLNamespace.ds, &findings)
         let object = exactlyOne(signature, "Object", XMLNamespace.ds, &findings)
@@ -103,6 +92,32 @@ struct SignatureValidator {
         }
         let signedProperties = exactlyOne(qualifying, "SignedProperties", XMLNamespace.xades, &findings)
         let signedSignatureProperties = exactlyOne(signedProperties, "SignedSignatureProperties", XMLNamespace.xades, &findings)
+
+        // --- KeyInfo: the signer's certificate, the only key the SignatureValue is checked with.
+        // Other EU tools put the signer's chain there too; as the reference does, the signer is
+        // the certificate the signed CertDigest names, and the rest only help build the chain.
+        // No other KeyInfo key is ever tried, so a substituted key cannot make a signature valid.
+        var certificate: Certificate? = nil
+        var keyInfoCertificates: [Certificate] = []
+        if let keyInfo = exactlyOne(signature, "KeyInfo", XMLNamespace.ds, &findings) {
+            let elements = keyInfo.children("X509Data", in: XMLNamespace.ds).flatMap { $0.children("X509Certificate", in: XMLNamespace.ds) }
+            if elements.isEmpty {
+                findings.invalid("keyinfo-certificate", "KeyInfo holds no X509Certificate: the signer's certificate is missing")
+            } else if elements.count > Self.maximumKeyInfoCertificates {
+                findings.invalid("keyinfo-certificate", "KeyInfo holds \(elements.count) certificates (at most \(Self.maximumKeyInfoCertificates) are read)")
+            } else {
+                for (index, element) in elements.enumerated() {
+                    if let der = XMLBase64.decode(element.text), let parsed = try? Certificate(der: der) {
+                        keyInfoCertificates.append(parsed)
+                    } else {
+                        findings.invalid("keyinfo-certificate", "KeyInfo certificate \(index + 1) cannot be read as DER X.509")
+                    }
+                }
+                if keyInfoCertificates.count == elements.count {
+                    certificate = signingCertificate(among: keyInfoCertificates, signedSignatureProperties, findings: &findings)
+                }
+            }
+        }
 
         // --- SignatureMethod and the algorithm for this key.
         var algorithm: SignatureAlgorithm? = nil
@@ -147,7 +162,8 @@ struct SignatureValidator {
         }
 
         // --- Time-stamps, OCSP and archive time-stamps; they also fix the time of the chain check.
-        let helpers = certificateValues(in: qualifying)
+        // The KeyInfo certificates other than the signer's may be its intermediates.
+        let helpers = certificateValues(in: qualifying) + keyInfoCertificates.filter { $0 != certificate }
         let longTerm = LongTermValidator(container: container, options: options).check(
             signature: signature, in: document, signedInfo: signedInfo, signatureValue: signatureValueElement,
             qualifying: qualifying, certificate: certificate, helpers: helpers, findings: &findings)
@@ -314,7 +330,8 @@ struct SignatureValidator {
                 if let curve = algorithm.curve, value.count != 2 * curve.fieldSize {
                     findings.invalid("signature-value", "the ECDSA SignatureValue is \(value.count) bytes, not raw r‖s of \(2 * curve.fieldSize)")
                 } else {
-                    findings.invalid("signature-value", "the SignatureValue does not verify with the KeyInfo certificate's key")
+                    findings.invalid("signature-value", "the SignatureValue does not verify with the key of the signing certificate "
+                                     + "(\(certificate.subject)): the signature was made with another key or has been changed")
                 }
             }
         } catch {
@@ -322,34 +339,73 @@ struct SignatureValidator {
         }
     }
 
-    private func checkSigningCertificate(_ ssp: XMLElement, certificate: Certificate, findings: inout FindingList) {
-        let v1 = ssp.children("SigningCertificate", in: XMLNamespace.xades)
-        let v2 = ssp.children("SigningCertificateV2", in: XMLNamespace.xades)
-        guard v1.count + v2.count == 1, let holder = (v1 + v2).first else {
-            findings.invalid("signing-certificate", "exactly one SigningCertificate or SigningCertificateV2 is required")
-            return
-        }
+    /// The certificate reference the signed properties carry: the one `Cert` of
+    /// `SigningCertificate` or `SigningCertificateV2` and its CertDigest. Nil when the structure
+    /// is wrong (``checkSigningCertificate`` reports why).
+    private func signedCertificateReference(_ ssp: XMLElement?) -> (cert: XMLElement, algorithm: DigestAlgorithm, digest: Data)? {
+        guard let ssp else { return nil }
+        let holders = ssp.children("SigningCertificate", in: XMLNamespace.xades) + ssp.children("SigningCertificateV2", in: XMLNamespace.xades)
+        guard holders.count == 1, let holder = holders.first else { return nil }
         let certs = holder.children("Cert", in: XMLNamespace.xades)
         guard certs.count == 1, let cert = certs.first,
               let certDigest = cert.child("CertDigest", in: XMLNamespace.xades),
               let algorithm = certDigest.child("DigestMethod", in: XMLNamespace.ds)?.attribute("Algorithm").flatMap(DigestAlgorithm.init(xmlURI:)),
-              let value = certDigest.child("DigestValue", in: XMLNamespace.ds).flatMap({ XMLBase64.decode($0.text) }) else {
+              let value = certDigest.child("DigestValue", in: XMLNamespace.ds).flatMap({ XMLBase64.decode($0.text) }) else { return nil }
+        return (cert, algorithm, value)
+    }
+
+    /// The signer among the KeyInfo certificates: the one the signed CertDigest names. A lone
+    /// certificate is the signer whatever the digest says (``checkSigningCertificate`` then
+    /// reports the mismatch), as before; with several, none is guessed.
+    private func signingCertificate(among certificates: [Certificate], _ ssp: XMLElement?, findings: inout FindingList) -> Certificate? {
+        if certificates.count == 1 { return certificates[0] }
+        guard let reference = signedCertificateReference(ssp) else {
+            findings.invalid("keyinfo-certificate", "KeyInfo holds the signer's chain but the signed properties name no "
+                             + "signing certificate by its digest, so the signer's key cannot be chosen")
+            return nil
+        }
+        guard let signer = certificates.first(where: { constantTimeEqual($0.fingerprint(reference.algorithm).bytes, reference.digest) }) else {
+            findings.invalid("signing-certificate-digest", "no KeyInfo certificate has the signed CertDigest: the certificate "
+                             + "that signed is not in KeyInfo (a substituted certificate?), so the SignatureValue cannot be checked")
+            return nil
+        }
+        return signer
+    }
+
+    private func checkSigningCertificate(_ ssp: XMLElement, certificate: Certificate, findings: inout FindingList) {
+        let v1 = ssp.children("SigningCertificate", in: XMLNamespace.xades)
+        let v2 = ssp.children("SigningCertificateV2", in: XMLNamespace.xades)
+        guard v1.count + v2.count == 1 else {
+            findings.invalid("signing-certificate", "exactly one SigningCertificate or SigningCertificateV2 is required")
+            return
+        }
+        guard let (cert, algorithm, value) = signedCertificateReference(ssp) else {
             findings.invalid("signing-certificate", "the signing certificate reference needs one Cert with a CertDigest")
             return
         }
         if !constantTimeEqual(certificate.fingerprint(algorithm).bytes, value) {
             findings.invalid("signing-certificate-digest", "the signed CertDigest does not match the KeyInfo certificate")
         }
+        // Issuer and serial are compared as an X.500 name (RFC 5280 §7.1) and an integer, not as
+        // text: real CAs' names arrive as `#hex` DER values, `\XX` UTF-8 escapes or in DER order.
+        var comparisons: [IssuerSerialComparison] = []
         if let issuerSerial = cert.child("IssuerSerial", in: XMLNamespace.xades) {
-            let name = issuerSerial.child("X509IssuerName", in: XMLNamespace.ds)?.text ?? ""
-            let serial = issuerSerial.child("X509SerialNumber", in: XMLNamespace.ds)?.text.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-            if serial != certificate.serialNumber || DistinguishedName.normalize(name) != DistinguishedName.normalize(certificate.issuer) {
-                findings.invalid("signing-certificate-issuer-serial", "IssuerSerial does not match the KeyInfo certificate")
-            }
+            comparisons.append(certificate.compareIssuerSerial(
+                issuerName: issuerSerial.child("X509IssuerName", in: XMLNamespace.ds)?.text ?? "",
+                serialNumber: issuerSerial.child("X509SerialNumber", in: XMLNamespace.ds)?.text ?? ""))
         }
         if let v2Serial = cert.child("IssuerSerialV2", in: XMLNamespace.xades) {
-            if XMLBase64.decode(v2Serial.text) != certificate.issuerSerialDER {
-                findings.invalid("signing-certificate-issuer-serial", "IssuerSerialV2 does not match the KeyInfo certificate")
+            comparisons.append(XMLBase64.decode(v2Serial.text).map { certificate.compareIssuerSerialV2(der: $0) }
+                               ?? .malformedIssuerSerialV2("not base64"))
+        }
+        for comparison in comparisons {
+            switch comparison {
+            case .matches:
+                break
+            case .issuerDiffers, .serialDiffers:
+                findings.invalid("signing-certificate-issuer-serial", "the signed IssuerSerial does not name the signing certificate: \(comparison)")
+            case .malformedIssuerName, .malformedSerialNumber, .malformedIssuerSerialV2:
+                findings.invalid("signing-certificate-issuer-serial", "the signed IssuerSerial cannot be read: \(comparison)")
             }
         }
     }
@@ -405,15 +461,4 @@ func constantTimeEqual(_ a: Data, _ b: Data) -> Bool {
     var difference: UInt8 = 0
     for (x, y) in zip(a, b) { difference |= x ^ y }
     return difference == 0
-}
-
-/// Loose comparison of DN strings (RFC 2253 vs. `X509IssuerName` as producers write it).
-enum DistinguishedName {
-    static func normalize(_ dn: String) -> String {
-        dn.split(separator: ",").map { part in
-            let pieces = part.split(separator: "=", maxSplits: 1)
-            guard pieces.count == 2 else { return part.trimmingCharacters(in: .whitespaces) }
-            return pieces[0].trimmingCharacters(in: .whitespaces).uppercased() + "=" + pieces[1].trimmingCharacters(in: .whitespaces)
-        }.joined(separator: ",")
-    }
 }
