@@ -48,6 +48,9 @@ public enum ContainerError: Error, Equatable, Sendable {
     case invalidMediaType(String)
     /// A role or production place with characters XML cannot carry.
     case invalidSignatureProperty(String)
+    /// A BDOC 2.1 time-mark (OCSP without a time-stamp) cannot be extended: its evidence is the
+    /// OCSP nonce, and a time-stamp added after it would make neither a TM nor an LT signature.
+    case timeMarkNotExtensible(String)
 
     public var code: String {
         switch self {
@@ -80,6 +83,7 @@ public enum ContainerError: Error, Equatable, Sendable {
         case .alreadyExists: "already-exists"
         case .invalidMediaType: "invalid-media-type"
         case .invalidSignatureProperty: "invalid-signature-property"
+        case .timeMarkNotExtensible: "time-mark-not-extensible"
         }
     }
 }
@@ -116,6 +120,7 @@ extension ContainerError: CustomStringConvertible {
         case .alreadyExists(let p): "\(p) already exists; use --force to replace it."
         case .invalidMediaType(let t): "\"\(t)\" is not a media type (type/subtype, e.g. application/pdf)."
         case .invalidSignatureProperty(let v): "\"\(v)\" holds characters that cannot be written into a signature."
+        case .timeMarkNotExtensible(let file): "\(file) holds a BDOC 2.1 time-mark, which tamga validates but does not extend; nothing was changed."
         }
     }
 }

@@ -102,6 +102,22 @@ final class TimeMarkTests: ContainerTestCase {
         XCTAssertEqual(try verdict(container, options).0, .valid)
     }
 
+    func testATimeMarkIsNeverExtendedAndTheContainerIsLeftAsItWas() async throws {
+        let container = try timeMark()
+        let before = try TestEnvironment.bytes(container.path)
+        let longTerm = LongTermServices(timeStamping: TimeStampClient(url: services.url("tsa")), ocspURL: services.url("ocsp"),
+                                        issuerCandidates: [try TestEnvironment.certificate("issuing-ca")])
+        for profile in [SignatureProfile.LT, .LTA] {
+            do {
+                try await container.extend(to: profile, services: longTerm)
+                XCTFail("a time-mark was extended to \(profile)")
+            } catch {
+                XCTAssertEqual((error as? ContainerError)?.code, "time-mark-not-extensible", "\(error)")
+            }
+        }
+        XCTAssertEqual(try TestEnvironment.bytes(container.path), before)
+    }
+
     // MARK: the BDOC 2.1 policy
 
     func testThePolicyMustBeBDOC21WithQualifierAndSPURI() throws {
