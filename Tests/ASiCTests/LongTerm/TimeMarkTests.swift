@@ -79,7 +79,8 @@ final class TimeMarkTests: ContainerTestCase {
         // The first verifies: a broken second one is never looked at.
         (status, codes) = try verdict(try timeMark(["ocsp/tm", "ocsp/bad-signature"]))
         XCTAssertEqual(status, .valid, "\(codes)")
-        // None verifies: every reason is given, and the worst decides.
+        // None verifies: every reason is given, and the worst decides. Recorded difference: the
+        // reference says Unknown here (its Unknown outranks Invalid); tamga's INVALID outranks UNKNOWN.
         (status, codes) = try verdict(try timeMark(["ocsp/bad-signature", "ocsp/tm-unknown"]))
         XCTAssertEqual(status, .invalid)
         XCTAssertEqual(codes, ["ocsp-signature", "ocsp-status-unknown"])
@@ -89,6 +90,7 @@ final class TimeMarkTests: ContainerTestCase {
         let report = try timeMark(["ocsp/tm"], ["--archive-garbage"]).validate(try pemTrust)
         XCTAssertEqual(report.signatures[0].profile, "TM-A")
         XCTAssertEqual(report.status, .valid)
+        // Same verdict as the reference (OK); recorded difference: tamga adds a note finding.
         XCTAssertEqual(report.signatures[0].findings.map(\.code), ["time-mark-archive-not-validated"])
         XCTAssertEqual(report.signatures[0].findings.first?.severity, .valid)
     }
@@ -170,7 +172,8 @@ final class TimeMarkTests: ContainerTestCase {
         var options = try pemTrust
         options.timeMarkResponderPolicies.insert("1.3.6.1.4.1.10015.3.1.1")
         XCTAssertEqual(try verdict(container, options).0, .valid)
-        // Added, not replacing: the production responder still passes.
+        // Added, not replacing: the production responder still passes. Recorded difference: the
+        // reference's ocsp.tm.profile replaces the production policy.
         XCTAssertEqual(try verdict(try timeMark(), options).0, .valid)
     }
 
