@@ -39,6 +39,8 @@ Endpoints (the path selects the behaviour):
                           nonce is echoed byte for byte, whatever its form (time-mark tests send
                           DigestInfo(hash(SignatureValue)), wrapped in an OCTET STRING or raw)
   POST /ocsp/tm-revoked, /ocsp/tm-unknown   the same responder, always revoked resp. unknown
+  POST /ocsp/tm-no-certs  as /ocsp/tm, without the responder certificate in the response (as SK's
+                          2013 responders answered: the verifier must know the responder)
   POST /ocsp/tm-other-policy  as /ocsp/tm, signed by ocsp-responder-other-policy (1.3.6.1.4.1.10015.3.1.1)
   POST /ocsp/unavailable  HTTP 503
   POST /ocsp/garbage      200 application/ocsp-response, random bytes (never starts with 0x30)
@@ -320,6 +322,7 @@ class Services:
         this_update, next_update = now, now + datetime.timedelta(minutes=5)
         rtime = reason = None
         signer = self.other if variant == "wrong-signer" else self.responder
+        without_certificates = False
         if variant.startswith("tm"):
             responder = "tm-other-policy" if variant == "tm-other-policy" else "tm"
             if responder not in self.tm_responders:
@@ -327,6 +330,7 @@ class Services:
                     ocsp.OCSPResponseStatus.INTERNAL_ERROR).public_bytes(serialization.Encoding.DER),
                     note + ": no %s responder in this PKI" % responder)
             signer = self.tm_responders[responder]
+            without_certificates = variant == "tm-no-certs"
             variant = {"tm-revoked": "revoked", "tm-unknown": "unknown"}.get(variant, "")
         if variant == "unknown":
             status = ocsp.OCSPCertStatus.UNKNOWN
@@ -361,8 +365,9 @@ class Services:
         cert, key = signer
         b = (ocsp.OCSPResponseBuilder()
              .add_response(dummy, self.ca, algo, status, this_update, next_update, rtime, reason)
-             .responder_id(ocsp.OCSPResponderEncoding.NAME, cert)
-             .certificates([cert]))
+             .responder_id(ocsp.OCSPResponderEncoding.NAME, cert))
+        if not without_certificates:
+            b = b.certificates([cert])
         if variant == "wrong-nonce":
             if nonce is not None:
                 # same DER shape, every content byte inverted
@@ -389,7 +394,7 @@ class Services:
 # ---------------------------------------------------------------------------- HTTP
 
 OCSP_VARIANTS = {"", "unknown", "revoked", "stale", "no-nonce", "wrong-nonce", "bad-signature",
-                 "wrong-signer", "tm", "tm-revoked", "tm-unknown", "tm-other-policy"}
+                 "wrong-signer", "tm", "tm-revoked", "tm-unknown", "tm-other-policy", "tm-no-certs"}
 
 
 def garbage():

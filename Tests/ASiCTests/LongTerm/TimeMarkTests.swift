@@ -201,6 +201,25 @@ final class TimeMarkTests: ContainerTestCase {
         XCTAssertTrue(codes.contains("ocsp-responder-untrusted"), "\(codes)")
     }
 
+    func testAResponseWithoutItsResponderCertificateVerifiesWithAKnownResponder() throws {
+        let container = try timeMark(["ocsp/tm-no-certs"])
+        // Nobody gave the responder's certificate: the response cannot be verified.
+        var (status, codes) = try verdict(container)
+        XCTAssertEqual(status, .invalid)
+        XCTAssertEqual(codes, ["ocsp-signature"])
+        // Given as a helper certificate (--certs), as the reference takes it from the trusted list.
+        var options = try pemTrust
+        options.trust.intermediates.append(try TestEnvironment.certificate("ocsp-responder-tm"))
+        (status, codes) = try verdict(container, options)
+        XCTAssertEqual(status, .valid, "\(codes)")
+        // Listed as its own OCSP/QC service.
+        let pinned = [try Certificate(derOrPEM: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-signer.cert.pem")))]
+        let list = try TrustedList(data: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-ca-withdrawn-2025-tm.xml")), signers: pinned)
+        (status, codes) = try verdict(container, ValidationOptions(trust: TrustStore(intermediates: [try TestEnvironment.certificate("issuing-ca")]),
+                                                                   trustedList: list))
+        XCTAssertEqual(status, .valid, "\(codes)")
+    }
+
     // MARK: trusted lists: the signer at notBefore only, the responder at producedAt
 
     func testEveryTrustedListCaseGivesTheTimeMarkVerdictOfCasesJSON() throws {
