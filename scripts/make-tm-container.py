@@ -25,6 +25,9 @@ usage: make-tm-container.py --pki DIR --ocsp URL [--ocsp URL]... --out FILE.asic
   --no-qualifier      no Qualifier="OIDAsURN" on the Identifier
   --spuri URL         the SPURI ("" for an empty one; default https://www.sk.ee/repository/bdoc-spec21.pdf)
   --archive-garbage   append a xades141:ArchiveTimeStamp whose token is garbage (time-mark-archive)
+  --timestamp URL     also add a SignatureTimeStamp from this RFC 3161 TSA (over the canonical
+                      SignatureValue, as for LT): the same signature as an LT one, for comparing
+                      the two judgements (e.g. a signer that expired before genTime)
 
 Prints the signature's Id and the nonce it asked for (hex) on stdout.
 """
@@ -142,6 +145,39 @@ def nonce_extension_value(signature_value, a):
     return bytes([0x04, len(digest_info)]) + digest_info
 
 
+def der(tag, content):
+    n = len(content)
+    length = bytes([n]) if n < 0x80 else bytes([0x80 | ((n.bit_length() + 7) // 8)]) + n.to_bytes((n.bit_length() + 7) // 8, "big")
+    return bytes([tag]) + length + content
+
+
+def der_split(data):
+    """The (tag, whole element) pairs of a DER sequence's content."""
+    out, i = [], 0
+    while i < len(data):
+        n, j = data[i + 1], i + 2
+        if n & 0x80:
+            k = n & 0x7F
+            n, j = int.from_bytes(data[j:j + k], "big"), j + k
+        out.append((data[i], data[i:j + n]))
+        i = j + n
+    return out
+
+
+def time_stamp(url, imprint):
+    """The TimeStampToken for a SHA-256 imprint, from a TimeStampResp of the TSA at url."""
+    algorithm = der(0x30, der(0x06, bytes.fromhex("608648016503040201")) + b"\x05\x00")
+    query = der(0x30, der(0x02, b"\x01") + der(0x30, algorithm + der(0x04, imprint)) + der(0x01, b"\xff"))
+    request = urllib.request.Request(url, data=query, headers={"Content-Type": "application/timestamp-query"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        body = response.read()
+    header = 2 + (body[1] & 0x7F if body[1] & 0x80 else 0)
+    parts = der_split(body[header:len(der_split(body)[0][1])])   # status, then the token
+    if len(parts) < 2:
+        sys.exit("make-tm-container.py: the TSA sent no token")
+    return parts[1][1]
+
+
 def ask(url, about, issuer, nonce):
     builder = ocsp.OCSPRequestBuilder().add_certificate(about, issuer, hashes.SHA1())
     if nonce is not None:
@@ -166,6 +202,7 @@ def main():
     ap.add_argument("--no-qualifier", action="store_true")
     ap.add_argument("--spuri", default="https://www.sk.ee/repository/bdoc-spec21.pdf")
     ap.add_argument("--archive-garbage", action="store_true")
+    ap.add_argument("--timestamp")
     a = ap.parse_args()
 
     cert, key = load(a.pki, a.signer)
@@ -184,6 +221,12 @@ def main():
     signature_value.text = b64(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
 
     nonce = None if a.nonce_hash == "none" else nonce_extension_value(signature_value, a)
+    if a.timestamp:
+        token = time_stamp(a.timestamp, hashlib.sha256(c14n(signature_value)).digest())
+        stamp = etree.Element("{%s}SignatureTimeStamp" % NS["xades"], Id="S0-T0")
+        etree.SubElement(stamp, "{%s}CanonicalizationMethod" % NS["ds"], Algorithm=C14N11)
+        etree.SubElement(stamp, "{%s}EncapsulatedTimeStamp" % NS["xades"]).text = b64(token)
+        q(".//xades:UnsignedSignatureProperties").insert(0, stamp)
     values = q(".//xades:OCSPValues")
     for index, url in enumerate(a.ocsp):
         value = etree.SubElement(values, "{%s}EncapsulatedOCSPValue" % NS["xades"], Id="N%d" % index)

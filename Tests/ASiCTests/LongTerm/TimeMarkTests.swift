@@ -247,6 +247,37 @@ final class TimeMarkTests: ContainerTestCase {
         XCTAssertGreaterThanOrEqual(checked, 9)
     }
 
+    /// asics-tm-names.md §4, "own lists" table: the same signature as LT (time-stamped) and as TM.
+    func testTheReferenceTableOfLTAgainstTMAtNotBeforeAndGenTime() throws {
+        let pinned = [try Certificate(derOrPEM: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-signer.cert.pem")))]
+        func listed(_ file: String) throws -> ValidationOptions {
+            ValidationOptions(trust: TrustStore(intermediates: [try TestEnvironment.certificate("issuing-ca")]),
+                              trustedList: try TrustedList(data: TestEnvironment.bytes(TestEnvironment.fixture("tsl/\(file)")), signers: pinned))
+        }
+        let lt = try timeMark(["ocsp"], ["--timestamp", services.url("tsa").absoluteString])
+        let tm = try timeMark()
+        XCTAssertEqual(lt.validate(try listed("tsl-good.xml")).signatures[0].profile, "LT")
+        XCTAssertEqual(try verdict(lt, try listed("tsl-good.xml")).0, .valid)
+
+        // CA granted after notBefore: Unknown for both.
+        XCTAssertEqual(try verdict(lt, try listed("tsl-ca-granted-2025.xml")).0, .unknown)
+        XCTAssertEqual(try verdict(lt, try listed("tsl-ca-granted-2025.xml")).1, ["trust-not-established-at-issue"])
+        XCTAssertEqual(try verdict(tm, try listed("tsl-ca-granted-2025.xml")).0, .unknown)
+        XCTAssertEqual(try verdict(tm, try listed("tsl-ca-granted-2025.xml")).1, ["trust-not-established-at-issue"])
+
+        // CA withdrawn between notBefore and genTime/producedAt: LT Unknown, TM OK.
+        XCTAssertEqual(try verdict(lt, try listed("tsl-ca-withdrawn-2025-tm.xml")).0, .unknown)
+        XCTAssertEqual(try verdict(lt, try listed("tsl-ca-withdrawn-2025-tm.xml")).1, ["trust-not-established"])
+        XCTAssertEqual(try verdict(tm, try listed("tsl-ca-withdrawn-2025-tm.xml")).0, .valid)
+
+        // Signer expired before genTime: LT Invalid ("certificate has expired"), TM OK.
+        let expiredLT = try timeMark(["ocsp"], ["--timestamp", services.url("tsa").absoluteString, "--signer", "expired-ec-p256"])
+        let expiredTM = try timeMark(["ocsp/tm"], ["--signer", "expired-ec-p256"])
+        XCTAssertEqual(try verdict(expiredLT, try listed("tsl-good.xml")).0, .invalid)
+        XCTAssertEqual(try verdict(expiredLT, try listed("tsl-good.xml")).1, ["certificate-chain"])
+        XCTAssertEqual(try verdict(expiredTM, try listed("tsl-good.xml")).0, .valid)
+    }
+
     func testTheCAWithdrawnBetweenNotBeforeAndProducedAtLeavesATimeMarkValid() throws {
         // asics-tm-names.md §4: CA withdrawn before genTime → LT Unknown, TM OK.
         let pinned = [try Certificate(derOrPEM: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-signer.cert.pem")))]
