@@ -121,7 +121,10 @@ struct VerifyCommand: Command {
             if let signer = s.signer { t.line("    signer: \(signer)") }
             if let time = s.timeStampTime { t.line(s.profile.hasPrefix("TM") ? "    time-marked: \(time)" : "    time-stamped: \(time)") }
             if let time = s.signingTime { t.line("    claimed signing time: \(time)") }
-            for finding in s.findings { t.line("    \(finding.severity.rawValue.lowercased()): \(finding.message) [\(finding.code)]") }
+            // A finding with severity VALID is a note (e.g. time-mark-archive-not-validated).
+            for finding in s.findings {
+                t.line("    \(finding.severity == .valid ? "note" : finding.severity.rawValue.lowercased()): \(finding.message) [\(finding.code)]")
+            }
         }
     }
 }
