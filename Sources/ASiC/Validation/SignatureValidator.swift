@@ -202,12 +202,12 @@ struct SignatureValidator {
         let trust = TrustStore(anchors: options.anchors(for: .certificateAuthority, at: time),
                                intermediates: options.trust.intermediates + helpers)
         let suffix = atIssue ? "-at-issue" : ""
+        let when = atIssue ? "at its issue date (notBefore \(XSDDateTime.format(time)))" : "at \(XSDDateTime.format(time))"
         if trust.anchors.isEmpty, options.trustedList != nil {
             findings.add("trust-not-established" + suffix, .unknown,
-                         "the signer's certificate chain \(atIssue ? "at its issue date (notBefore \(XSDDateTime.format(time)))" : "at \(XSDDateTime.format(time))"): no CA/QC service of the trusted list was granted then")
+                         "the signer's certificate chain \(when): no CA/QC service of the trusted list was granted then")
             return false
         }
-        let when = atIssue ? "at its issue date (notBefore \(XSDDateTime.format(time)))" : "at \(XSDDateTime.format(time))"
         switch trust.verify(certificate, at: time) {
         case .trusted:
             return true
