@@ -50,6 +50,9 @@ final class TimeMarkTests: ContainerTestCase {
         // producedAt of the OCSP response is the time the report gives (the responder answers now).
         let time = try XCTUnwrap(report.signatures[0].timeStampTime.flatMap(XAdESTime.parse))
         XCTAssertLessThan(abs(time.timeIntervalSinceNow), 300)
+        // The test-made signature itself is sound for independent checkers too.
+        try assertXMLSecVerifies(container.path, certificate: "ec-p256")
+        try assertPyasiceVerifies(container.path)
     }
 
     func testEveryNonceFormAndHashTheReferenceAcceptsIsValid() throws {
