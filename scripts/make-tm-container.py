@@ -23,6 +23,7 @@ usage: make-tm-container.py --pki DIR --ocsp URL [--ocsp URL]... --out FILE.asic
   --policy URN        SigPolicyId/Identifier (default urn:oid:1.3.6.1.4.1.10015.1000.3.2.1);
                       "none" leaves out the whole SignaturePolicyIdentifier
   --no-qualifier      no Qualifier="OIDAsURN" on the Identifier
+  --wrong-policy-hash a SigPolicyHash that is not the policy document's (the reference ignores it)
   --spuri URL         the SPURI ("" for an empty one; default https://www.sk.ee/repository/bdoc-spec21.pdf)
   --archive-garbage   append a xades141:ArchiveTimeStamp whose token is garbage (time-mark-archive)
   --timestamp URL     also add a SignatureTimeStamp from this RFC 3161 TSA (over the canonical
@@ -91,13 +92,15 @@ def signature_xml(cert, issuer, a):
     policy = ""
     if a.policy != "none":
         qualifier = "" if a.no_qualifier else ' Qualifier="OIDAsURN"'
+        # SHA-256 of bdoc-spec21.pdf, as BDOC 2.1 signers wrote it; or any other 32 bytes.
+        policy_hash = b64(bytes(32)) if a.wrong_policy_hash else "3Tl1oILSvOAWomdI9VeWV6IA/32eSXRUri9kPEz1IVs="
         policy = ("<xades:SignaturePolicyIdentifier><xades:SignaturePolicyId><xades:SigPolicyId>"
                   "<xades:Identifier%s>%s</xades:Identifier></xades:SigPolicyId>"
                   "<xades:SigPolicyHash><ds:DigestMethod Algorithm=\"%s\"/>"
-                  "<ds:DigestValue>3Tl1oILSvOAWomdI9VeWV6IA/32eSXRUri9kPEz1IVs=</ds:DigestValue></xades:SigPolicyHash>"
+                  "<ds:DigestValue>%s</ds:DigestValue></xades:SigPolicyHash>"
                   "<xades:SigPolicyQualifiers><xades:SigPolicyQualifier><xades:SPURI>%s</xades:SPURI>"
                   "</xades:SigPolicyQualifier></xades:SigPolicyQualifiers></xades:SignaturePolicyId>"
-                  "</xades:SignaturePolicyIdentifier>") % (qualifier, a.policy, SHA256_URI, a.spuri)
+                  "</xades:SignaturePolicyIdentifier>") % (qualifier, a.policy, SHA256_URI, policy_hash, a.spuri)
     return ("<asic:XAdESSignatures xmlns:asic=\"%(asic)s\" xmlns:ds=\"%(ds)s\" xmlns:xades=\"%(xades)s\">"
             "<ds:Signature Id=\"S0\"><ds:SignedInfo>"
             "<ds:CanonicalizationMethod Algorithm=\"%(c14n)s\"/>"
@@ -200,6 +203,7 @@ def main():
     ap.add_argument("--nonce-over", default="value", choices=["value", "canonical", "base64"])
     ap.add_argument("--policy", default="urn:oid:1.3.6.1.4.1.10015.1000.3.2.1")
     ap.add_argument("--no-qualifier", action="store_true")
+    ap.add_argument("--wrong-policy-hash", action="store_true")
     ap.add_argument("--spuri", default="https://www.sk.ee/repository/bdoc-spec21.pdf")
     ap.add_argument("--archive-garbage", action="store_true")
     ap.add_argument("--timestamp")

@@ -11,6 +11,7 @@ public struct ValidationOptions: Sendable {
     public var time: Date?
     /// Signatures below this level are INVALID. LT by default, as the reference validator
     /// judges (B and T signatures carry no proof that the certificate was valid when signing).
+    /// A BDOC 2.1 time-mark counts as LT.
     public var minimumProfile: SignatureProfile
 
     /// A checked ETSI trusted list: CA/QC services anchor signers, TSA/QTST time-stamps,
