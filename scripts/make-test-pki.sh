@@ -123,6 +123,26 @@ subjectKeyIdentifier   = hash
 authorityKeyIdentifier = keyid:always
 authorityInfoAccess    = caIssuers;URI:$ISSUING_URL
 
+[ ocsp_responder_tm ]
+basicConstraints       = critical, CA:FALSE
+keyUsage               = critical, digitalSignature
+extendedKeyUsage       = OCSPSigning
+noCheck                = ignored
+certificatePolicies    = 1.3.6.1.4.1.10015.4.1.2
+subjectKeyIdentifier   = hash
+authorityKeyIdentifier = keyid:always
+authorityInfoAccess    = caIssuers;URI:$ISSUING_URL
+
+[ ocsp_responder_other_policy ]
+basicConstraints       = critical, CA:FALSE
+keyUsage               = critical, digitalSignature
+extendedKeyUsage       = OCSPSigning
+noCheck                = ignored
+certificatePolicies    = 1.3.6.1.4.1.10015.3.1.1
+subjectKeyIdentifier   = hash
+authorityKeyIdentifier = keyid:always
+authorityInfoAccess    = caIssuers;URI:$ISSUING_URL
+
 [ tsa ]
 basicConstraints       = critical, CA:FALSE
 keyUsage               = critical, digitalSignature, nonRepudiation
@@ -135,12 +155,13 @@ EOF
 # issue CA_NAME CA_CERT CA_KEY SUBJECT EXT_SECTION CSR OUT_CERT [extra ca args]
 issue() {
   local ca=$1 cacert=$2 cakey=$3 subj=$4 sect=$5 csr=$6 out=$7
+  local end=${ISSUE_END:-$END}   # a shorter validity for the certificate that expires early
   shift 7
   openssl req -new -key "$csr.key" -subj "$subj" -utf8 -out "$csr" 2>/dev/null
   local certarg=()
   [ -z "$cacert" ] || certarg=(-cert "$cacert")
   openssl ca -batch -notext -config "$WORK/$ca/ca.cnf" "${certarg[@]}" -keyfile "$cakey" \
-    -in "$csr" -out "$out.tmp" -startdate "$START" -enddate "$END" -md sha256 \
+    -in "$csr" -out "$out.tmp" -startdate "$START" -enddate "$end" -md sha256 \
     -preserveDN -utf8 -extfile "$EXT" -extensions "$sect" "$@" 2>"$WORK/ca.log" \
     || { cat "$WORK/ca.log" >&2; exit 1; }
   openssl x509 -in "$out.tmp" -out "$out"   # strip anything but the PEM block
@@ -185,13 +206,20 @@ ENTITIES=(
   "revoked-ec-p256|ec-p256|/C=EE/serialNumber=PNOEE-50505059997/GN=REVOKED/SN=SIGNER/CN=TEST REVOKED SIGNER EC256|signer"
   "ocsp-responder|ec-p256|/C=EE/O=tamga TEST ONLY/CN=tamga Test OCSP Responder|ocsp_responder"
   "tsa|ec-p256|/C=EE/O=tamga TEST ONLY/CN=tamga Test TSA|tsa"
+  # BDOC 2.1 time-marks (validated only): responders with the TM policy and with another one,
+  # and a signer that expired before any time-mark the tests make.
+  "ocsp-responder-tm|ec-p256|/C=EE/O=tamga TEST ONLY/CN=tamga Test TM OCSP Responder|ocsp_responder_tm"
+  "ocsp-responder-other-policy|ec-p256|/C=EE/O=tamga TEST ONLY/CN=tamga Test OCSP Responder Other Policy|ocsp_responder_other_policy"
+  "expired-ec-p256|ec-p256|/C=EE/serialNumber=PNOEE-60606069998/GN=EXPIRED/SN=SIGNER/CN=TEST EXPIRED SIGNER EC256|signer"
 )
+EXPIRED_END=20250701000000Z   # expired-ec-p256 only
 mkca issuing 1000
 for e in "${ENTITIES[@]}"; do
   IFS='|' read -r name ktype subj sect <<<"$e"
   genkey "$ktype" "$OUTDIR/$name.key.pem"
   cp "$OUTDIR/$name.key.pem" "$WORK/$name.csr.key"
-  issue issuing "$OUTDIR/issuing-ca.cert.pem" "$OUTDIR/issuing-ca.key.pem" \
+  ISSUE_END=$END; [ "$name" != expired-ec-p256 ] || ISSUE_END=$EXPIRED_END
+  ISSUE_END=$ISSUE_END issue issuing "$OUTDIR/issuing-ca.cert.pem" "$OUTDIR/issuing-ca.key.pem" \
     "$subj" "$sect" "$WORK/$name.csr" "$OUTDIR/$name.cert.pem"
   write_set "$name"
   echo "  $name: $(openssl x509 -in "$OUTDIR/$name.cert.pem" -noout -serial -subject -nameopt RFC2253 | tr '\n' ' ')"
@@ -209,8 +237,9 @@ echo "unique_subject = no" >"$OUTDIR/issuing-ca.index.txt.attr"
 # ---- self-check ------------------------------------------------------------
 for e in "${ENTITIES[@]}"; do
   name=${e%%|*}
+  at=1767225600; [ "$name" != expired-ec-p256 ] || at=1740787200   # 2026-01-01 / 2025-03-01
   openssl verify -CAfile "$OUTDIR/root.cert.pem" -untrusted "$OUTDIR/issuing-ca.cert.pem" \
-    -attime 1767225600 "$OUTDIR/$name.cert.pem" >/dev/null
+    -attime "$at" "$OUTDIR/$name.cert.pem" >/dev/null
   openssl pkcs12 -in "$OUTDIR/$name.p12" -passin "pass:$PASS" -noout
   openssl pkey -in "$OUTDIR/$name.enc.key.pem" -passin "pass:$PASS" -noout
   # key and certificate belong together
@@ -283,6 +312,9 @@ EOF
       revoked-ec-p256) note="valid signer, but **revoked** (keyCompromise, 2025-06-01) in issuing-ca.index.txt" ;;
       ocsp-responder) note="EKU OCSPSigning, id-pkix-ocsp-nocheck, keyUsage critical digitalSignature" ;;
       tsa) note="EKU **critical** timeStamping, keyUsage critical digitalSignature + nonRepudiation" ;;
+      ocsp-responder-tm) note="as ocsp-responder, plus certificatePolicies 1.3.6.1.4.1.10015.4.1.2 (the BDOC 2.1 time-mark responder policy)" ;;
+      ocsp-responder-other-policy) note="as ocsp-responder, plus certificatePolicies 1.3.6.1.4.1.10015.3.1.1 (SK's test responders' policy, not the TM one)" ;;
+      expired-ec-p256) note="signer valid only 2025-01-01..2025-07-01 (expired before any time-mark the tests make)" ;;
       *) note="signer" ;;
     esac
     echo "| \`$name\` | $ktype | \`$dn\` | 0x$ser | $note |"

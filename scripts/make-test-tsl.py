@@ -416,14 +416,38 @@ def parse_time(text):
     return datetime.datetime.strptime(text.strip(), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc)
 
 
-def model_expectation(path, signature_ok, ca, ocsp, tsa, t=MODEL_TIME):
+def model_expectation(path, signature_ok, ca, ocsp, tsa, tm_ocsp, t=MODEL_TIME):
     """Re-derive a case's outcome from the written list with the rules of trust.md section 4 (latest
     status starting at or before t decides, the current entry winning ties; certificates pooled
     over a service's instances; stores CA = {CA/QC}, OCSP = {CA/QC, OCSP/QC}, TSA = {TSA/QTST}; a
-    certificate is trusted if it or its direct issuer is an anchor). A check on cases.json."""
+    certificate is trusted if it or its direct issuer is an anchor). A check on cases.json.
+
+    Also for the signer's chain at its certificate's notBefore (2025-01-01, when the CA must
+    already be granted: asics-tm-names.md section 4), and for a BDOC 2.1 time-mark made in 2026 with
+    OCSP from ocsp-responder-tm: the signer at notBefore only and that responder at producedAt."""
+    at_issue = anchors_at(path, CERT_NOT_BEFORE)
+    anchors = anchors_at(path, t)
     root = etree.parse(path).getroot()
     next_update = parse_time(root.findtext(".//{%s}NextUpdate/{%s}dateTime" % (NS_TSL, NS_TSL)))
     accepted = signature_ok and next_update > t
+    stores = dict(signer_chain=anchors[CA_QC], timestamp=anchors[TSA_QTST],
+                  ocsp_responder=anchors[CA_QC] | anchors[OCSP_QC], signer_chain_at_issue=at_issue[CA_QC])
+    # every end-entity certificate of the scenario is issued by the issuing CA
+    leaf = dict(signer_chain=None, timestamp=tsa.der, ocsp_responder=ocsp.der, signer_chain_at_issue=None)
+    out = {}
+    for k, store in stores.items():
+        hit = accepted and (ca.der in store or (leaf[k] is not None and leaf[k] in store))
+        out[k] = "trusted" if hit else "untrusted"
+    out["overall"] = "trusted" if all(v == "trusted" for v in out.values()) else "untrusted"
+    tm_store = anchors[CA_QC] | anchors[OCSP_QC]
+    tm_responder = accepted and (ca.der in tm_store or tm_ocsp.der in tm_store)
+    out["time_mark"] = "trusted" if tm_responder and out["signer_chain_at_issue"] == "trusted" else "untrusted"
+    return ("accepted" if accepted else "refused"), out
+
+
+def anchors_at(path, t):
+    """The certificates of each store's services whose latest status at t is a start status."""
+    root = etree.parse(path).getroot()
     anchors = {CA_QC: set(), OCSP_QC: set(), TSA_QTST: set()}
     for svc in root.iter(q(NS_TSL, "TSPService")):
         info = svc.find(q(NS_TSL, "ServiceInformation"))
@@ -437,16 +461,7 @@ def model_expectation(path, signature_ok, ca, ocsp, tsa, t=MODEL_TIME):
         started = [e for e in entries if e[0] <= t]
         if stype in anchors and started and max(started)[2] in START_STATUSES:
             anchors[stype] |= {base64.b64decode(c.text) for c in svc.iter(q(NS_TSL, "X509Certificate"))}
-    stores = dict(signer_chain=anchors[CA_QC], timestamp=anchors[TSA_QTST],
-                  ocsp_responder=anchors[CA_QC] | anchors[OCSP_QC])
-    # every end-entity certificate of the scenario is issued by the issuing CA
-    leaf = dict(signer_chain=None, timestamp=tsa.der, ocsp_responder=ocsp.der)
-    out = {}
-    for k, store in stores.items():
-        hit = accepted and (ca.der in store or (leaf[k] is not None and leaf[k] in store))
-        out[k] = "trusted" if hit else "untrusted"
-    out["overall"] = "trusted" if all(v == "trusted" for v in out.values()) else "untrusted"
-    return ("accepted" if accepted else "refused"), out
+    return anchors
 
 
 # --------------------------------------------------------------------------- cases
@@ -467,6 +482,7 @@ def main():
     ca = PkiCert(os.path.join(pki, "issuing-ca.cert.pem"))
     ocsp = PkiCert(os.path.join(pki, "ocsp-responder.cert.pem"))
     tsa = PkiCert(os.path.join(pki, "tsa.cert.pem"))
+    tm_ocsp = PkiCert(os.path.join(pki, "ocsp-responder-tm.cert.pem"))
 
     def ca_svc(*timeline, kind=CA_QC):
         return dict(type=kind, cert=ca, timeline=list(timeline),
@@ -476,12 +492,19 @@ def main():
         return dict(type=kind, cert=ocsp, timeline=[(GRANTED, T_2024)],
                     name="tamga Test OCSP Responder: TEST ONLY status of tamga Test Issuing CA")
 
+    def tm_ocsp_svc():
+        return dict(type=OCSP_QC, cert=tm_ocsp, timeline=[(GRANTED, T_2024)],
+                    name="tamga Test TM OCSP Responder: TEST ONLY time-marks for tamga Test Issuing CA")
+
     def tsa_svc():
         return dict(type=TSA_QTST, cert=tsa, timeline=[(GRANTED, T_2024)],
                     name="tamga Test TSA: TEST ONLY qualified time-stamps")
 
     good_services = [ca_svc((GRANTED, T_2024)), ocsp_svc(), tsa_svc()]
-    ok = dict(signer_chain="trusted", timestamp="trusted", ocsp_responder="trusted", overall="trusted")
+    ok = dict(signer_chain="trusted", timestamp="trusted", ocsp_responder="trusted", signer_chain_at_issue="trusted",
+              overall="trusted", time_mark="trusted")
+    none = dict(signer_chain="untrusted", timestamp="untrusted", ocsp_responder="untrusted",
+                signer_chain_at_issue="untrusted", overall="untrusted", time_mark="untrusted")
 
     # name, services, list expectation, component expectations, note
     cases = [
@@ -489,12 +512,14 @@ def main():
          "CA/QC, Certstatus/OCSP/QC and TSA/QTST granted since 2024-01-01."),
         ("tsl-ca-withdrawn-2025",
          [ca_svc((WITHDRAWN, T_2025_06), (GRANTED, T_2024)), ocsp_svc(), tsa_svc()], "accepted",
-         dict(ok, signer_chain="untrusted", overall="untrusted"),
+         dict(ok, signer_chain="untrusted", overall="untrusted", time_mark="untrusted"),
          "CA/QC now withdrawn since 2025-06-01; ServiceHistory: granted 2024-01-01. At 2026 the "
          "latest status is withdrawn, so nothing anchors the signer's chain. The responder is still "
-         "trusted through its own Certstatus/OCSP/QC service."),
+         "trusted through its own Certstatus/OCSP/QC service. At the signer's notBefore the CA was "
+         "granted; a time-mark still fails because its responder (ocsp-responder-tm) is not listed "
+         "and its CA is withdrawn at producedAt."),
         ("tsl-ca-granted-later", [ca_svc((GRANTED, T_2030)), ocsp_svc(), tsa_svc()], "accepted",
-         dict(ok, signer_chain="untrusted", overall="untrusted"),
+         dict(ok, signer_chain="untrusted", signer_chain_at_issue="untrusted", overall="untrusted", time_mark="untrusted"),
          "CA/QC granted only from 2030-01-01, no history: no status starts before 2026."),
         ("tsl-ca-withdrawn-2030",
          [ca_svc((WITHDRAWN, T_2030), (GRANTED, T_2024)), ocsp_svc(), tsa_svc()], "accepted", ok,
@@ -505,7 +530,8 @@ def main():
          dict(ok, timestamp="untrusted", overall="untrusted"),
          "No TSA/QTST service: the time-stamp's signer is in no TSA store."),
         ("tsl-ocsp-missing", [ca_svc((GRANTED, T_2024), kind=CA_PKC), ocsp_svc(kind=OCSP_NONQC), tsa_svc()],
-         "accepted", dict(ok, signer_chain="untrusted", ocsp_responder="untrusted", overall="untrusted"),
+         "accepted", dict(ok, signer_chain="untrusted", ocsp_responder="untrusted", signer_chain_at_issue="untrusted",
+                          overall="untrusted", time_mark="untrusted"),
          "No Certstatus/OCSP/QC and no CA/QC: the issuing CA is listed only as CA/PKC and the "
          "responder only as Certstatus/OCSP (both granted, both non-qualified types that a verifier "
          "drops). The OCSP store {CA/QC, Certstatus/OCSP/QC} is empty, so the responder is "
@@ -514,19 +540,28 @@ def main():
         ("tsl-ocsp-via-ca", [ca_svc((GRANTED, T_2024)), tsa_svc()], "accepted", ok,
          "(extra) No OCSP service at all, CA/QC granted: the responder is trusted through its issuer, "
          "because the OCSP store is {CA/QC, Certstatus/OCSP/QC}."),
+        ("tsl-ca-granted-2025", [ca_svc((GRANTED, T_2025_06)), ocsp_svc(), tm_ocsp_svc(), tsa_svc()], "accepted",
+         dict(ok, signer_chain_at_issue="untrusted", overall="untrusted", time_mark="untrusted"),
+         "CA/QC granted only from 2025-06-01, after the signer's notBefore (2025-01-01) and before "
+         "genTime: trusted at genTime, but the CA was not granted when it issued the certificate, "
+         "which the reference also requires (Unknown), for LT and TM alike."),
+        ("tsl-ca-withdrawn-2025-tm",
+         [ca_svc((WITHDRAWN, T_2025_06), (GRANTED, T_2024)), ocsp_svc(), tm_ocsp_svc(), tsa_svc()], "accepted",
+         dict(ok, signer_chain="untrusted", overall="untrusted"),
+         "As tsl-ca-withdrawn-2025, plus ocsp-responder-tm as its own Certstatus/OCSP/QC service: "
+         "the CA, granted at the signer's notBefore, is withdrawn before genTime. An LT signature is "
+         "Unknown (chain at genTime); a time-mark is OK (signer judged at notBefore only, responder "
+         "trusted through its own service), as the reference judges."),
         ("tsl-bad-signature", None, "refused",
-         dict(signer_chain="untrusted", timestamp="untrusted", ocsp_responder="untrusted",
-              overall="untrusted"),
+         none,
          "tsl-good.xml with one character of the first ServiceName changed after signing: the list "
          "digest no longer matches; the list must be refused as a whole."),
         ("tsl-wrong-signer", good_services, "refused",
-         dict(signer_chain="untrusted", timestamp="untrusted", ocsp_responder="untrusted",
-              overall="untrusted"),
+         none,
          "Same content as tsl-good.xml, validly signed by wrong-tsl-signer (its certificate in "
          "KeyInfo): refused when the pinned certificate is tsl-signer.cert.pem."),
         ("tsl-expired", good_services, "refused",
-         dict(signer_chain="untrusted", timestamp="untrusted", ocsp_responder="untrusted",
-              overall="untrusted"),
+         none,
          "Same services as tsl-good.xml, TSLSequenceNumber 9, issued 2025-01-01, NextUpdate "
          "2025-07-01: validly signed but expired, so refused (a validator that allows expired lists "
          "would find everything trusted)."),
@@ -567,7 +602,7 @@ def main():
         if name == "tsl-wrong-signer":
             got2, refs2 = xmlsec_verify(path, wcert_path)
             checks.append(("own", "OK", got2, refs2))
-        model_list, model = model_expectation(path, checks[0][2] == "OK", ca, ocsp, tsa)
+        model_list, model = model_expectation(path, checks[0][2] == "OK", ca, ocsp, tsa, tm_ocsp)
         checks.append(("model", f"{list_expect} {expect}", f"{model_list} {model}", ""))
         results.append(dict(
             name=name, file=os.path.basename(path),
@@ -594,7 +629,11 @@ def main():
         expect_values="signer_chain: the signer's chain has a CA/QC anchor trusted at genTime; timestamp: "
                       "the TSA certificate is in a TSA/QTST service trusted at genTime; ocsp_responder: "
                       "the responder has a CA/QC or Certstatus/OCSP/QC anchor trusted at producedAt; "
-                      "overall: all three. A refused list trusts nothing.",
+                      "signer_chain_at_issue: the signer's chain has a CA/QC anchor trusted at its "
+                      "notBefore (2025-01-01T00:00:00Z); overall: all four. time_mark: a BDOC 2.1 "
+                      "time-mark by ec-p256 with OCSP from ocsp-responder-tm in 2026: the signer's chain "
+                      "at notBefore and that responder (CA/QC or its own OCSP/QC service) at producedAt. "
+                      "A refused list trusts nothing.",
         notes=[
             "The test signers carry no qcStatements; every granted CA/QC status has ecc:Qualifications "
             "(QCWithQSCD and QCStatement for keyUsage nonRepudiation=true, assert=all), which make "
@@ -609,7 +648,7 @@ def main():
                         sha256=signer.fingerprint(hashes.SHA256()).hex()),
         wrong_tsl_signer=dict(cert="wrong-tsl-signer.cert.pem", key="wrong-tsl-signer.key.pem",
                               sha256=wrong.fingerprint(hashes.SHA256()).hex()),
-        pki_certificates={os.path.basename(c.path): c.sha256 for c in (ca, ocsp, tsa)},
+        pki_certificates={os.path.basename(c.path): c.sha256 for c in (ca, ocsp, tsa, tm_ocsp)},
         cases=[{k: v for k, v in r.items() if k != "checks"} for r in results],
     )
     with open(os.path.join(outdir, "cases.json"), "w") as f:

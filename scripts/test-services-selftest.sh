@@ -192,6 +192,15 @@ check "/ocsp/bad-signature is a well-formed response" \
   "$(openssl ocsp -issuer "$PKI/issuing-ca.cert.pem" -cert "$PKI/$C" -url "$URL/ocsp/bad-signature" -noverify 2>&1)" "$C: good"
 check "/ocsp/wrong-signer -> verify failure" "$(ocsp_q /ocsp/wrong-signer ec-p256)" \
   'Response Verify Failure' 'Responder Id: .*TEST OTHER SIGNER EC256' '!Response verify OK'
+check "/ocsp/tm -> good from the time-mark responder (TM policy), nonce echoed" "$(ocsp_q /ocsp/tm ec-p256)" \
+  '^Response verify OK' "$C: good" 'Responder Id: .*tamga Test TM OCSP Responder' 'OCSP Nonce' '!WARNING|[Ee]rror|[Ff]ailure'
+check "/ocsp/tm-other-policy -> signed by the other-policy responder" "$(ocsp_q /ocsp/tm-other-policy ec-p256)" \
+  '^Response verify OK' "$C: good" 'Responder Id: .*Other Policy'
+check "/ocsp/tm-revoked, /ocsp/tm-unknown" "$(ocsp_q /ocsp/tm-revoked ec-p256; ocsp_q /ocsp/tm-unknown ec-p256)" \
+  "$C: revoked" "$C: unknown" 'Responder Id: .*tamga Test TM OCSP Responder'
+check "/ocsp/tm-no-certs -> no certificate in the response" \
+  "$(openssl ocsp -issuer "$PKI/issuing-ca.cert.pem" -cert "$PKI/$C" -url "$URL/ocsp/tm-no-certs" -noverify -resp_text 2>&1)" \
+  "$C: good" '!Certificate:'
 check "/ocsp/unauthorized -> unauthorized (6)" "$(ocsp_q /ocsp/unauthorized ec-p256)" 'Responder Error: unauthorized \(6\)'
 openssl ocsp -issuer "$PKI/issuing-ca.cert.pem" -cert "$PKI/$C" -reqout req.der >/dev/null 2>&1
 post_ocsp() { curl -s -o "$2" -w '%{http_code} %{content_type}' -H 'Content-Type: application/ocsp-request' --data-binary @req.der "$URL$1"; }

@@ -34,6 +34,14 @@ Endpoints (the path selects the behaviour):
   POST /ocsp/bad-signature  good response with the last byte of the signature value flipped
   POST /ocsp/wrong-signer signed by other-ec-p256 (responderID and certificate of it)
   POST /ocsp/unauthorized OCSPResponse status unauthorized (6)
+  POST /ocsp/tm           as /ocsp, signed by ocsp-responder-tm (certificatePolicies
+                          1.3.6.1.4.1.10015.4.1.2, the BDOC 2.1 time-mark responder policy); the
+                          nonce is echoed byte for byte, whatever its form (time-mark tests send
+                          DigestInfo(hash(SignatureValue)), wrapped in an OCTET STRING or raw)
+  POST /ocsp/tm-revoked, /ocsp/tm-unknown   the same responder, always revoked resp. unknown
+  POST /ocsp/tm-no-certs  as /ocsp/tm, without the responder certificate in the response (as SK's
+                          2013 responders answered: the verifier must know the responder)
+  POST /ocsp/tm-other-policy  as /ocsp/tm, signed by ocsp-responder-other-policy (1.3.6.1.4.1.10015.3.1.1)
   POST /ocsp/unavailable  HTTP 503
   POST /ocsp/garbage      200 application/ocsp-response, random bytes (never starts with 0x30)
   POST /ocsp/slow         waits 30 s, then answers like /ocsp
@@ -216,6 +224,12 @@ class Services:
                           load_key(os.path.join(pki, "ocsp-responder.key.pem")))
         self.other = (load_cert(os.path.join(pki, "other-ec-p256.cert.pem")),
                       load_key(os.path.join(pki, "other-ec-p256.key.pem")))
+        # Time-mark responders (optional: a PKI copy made before they existed still serves the rest).
+        self.tm_responders = {}
+        for variant, name in (("tm", "ocsp-responder-tm"), ("tm-other-policy", "ocsp-responder-other-policy")):
+            if os.path.isfile(os.path.join(pki, name + ".cert.pem")):
+                self.tm_responders[variant] = (load_cert(os.path.join(pki, name + ".cert.pem")),
+                                               load_key(os.path.join(pki, name + ".key.pem")))
         # cryptography 38 builds a CertID only from (cert, issuer): we make a throwaway
         # certificate with the requested serial and the CA's name, signed by a throwaway key.
         self.dummy_key = ec.generate_private_key(ec.SECP256R1())
@@ -307,6 +321,17 @@ class Services:
         now = datetime.datetime.utcnow().replace(microsecond=0)
         this_update, next_update = now, now + datetime.timedelta(minutes=5)
         rtime = reason = None
+        signer = self.other if variant == "wrong-signer" else self.responder
+        without_certificates = False
+        if variant.startswith("tm"):
+            responder = "tm-other-policy" if variant == "tm-other-policy" else "tm"
+            if responder not in self.tm_responders:
+                return (ocsp.OCSPResponseBuilder.build_unsuccessful(
+                    ocsp.OCSPResponseStatus.INTERNAL_ERROR).public_bytes(serialization.Encoding.DER),
+                    note + ": no %s responder in this PKI" % responder)
+            signer = self.tm_responders[responder]
+            without_certificates = variant == "tm-no-certs"
+            variant = {"tm-revoked": "revoked", "tm-unknown": "unknown"}.get(variant, "")
         if variant == "unknown":
             status = ocsp.OCSPCertStatus.UNKNOWN
         elif variant == "revoked":
@@ -337,11 +362,12 @@ class Services:
                 ocsp.OCSPResponseStatus.MALFORMED_REQUEST).public_bytes(serialization.Encoding.DER),
                 note + ": malformedRequest (%s)" % e)
 
-        cert, key = self.other if variant == "wrong-signer" else self.responder
+        cert, key = signer
         b = (ocsp.OCSPResponseBuilder()
              .add_response(dummy, self.ca, algo, status, this_update, next_update, rtime, reason)
-             .responder_id(ocsp.OCSPResponderEncoding.NAME, cert)
-             .certificates([cert]))
+             .responder_id(ocsp.OCSPResponderEncoding.NAME, cert))
+        if not without_certificates:
+            b = b.certificates([cert])
         if variant == "wrong-nonce":
             if nonce is not None:
                 # same DER shape, every content byte inverted
@@ -368,7 +394,7 @@ class Services:
 # ---------------------------------------------------------------------------- HTTP
 
 OCSP_VARIANTS = {"", "unknown", "revoked", "stale", "no-nonce", "wrong-nonce", "bad-signature",
-                 "wrong-signer"}
+                 "wrong-signer", "tm", "tm-revoked", "tm-unknown", "tm-other-policy", "tm-no-certs"}
 
 
 def garbage():

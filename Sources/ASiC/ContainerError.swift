@@ -63,6 +63,9 @@ public enum ContainerError: Error, Equatable, Sendable {
     case unsupportedSignatureFormat(String)
     /// Data files or signatures cannot be added to an ASiC-S container.
     case asicsReadOnly
+    /// A BDOC 2.1 time-mark (OCSP without a time-stamp) cannot be extended: its evidence is the
+    /// OCSP nonce, and a time-stamp added after it would make neither a TM nor an LT signature.
+    case timeMarkNotExtensible(String)
 
     public var code: String {
         switch self {
@@ -102,6 +105,7 @@ public enum ContainerError: Error, Equatable, Sendable {
         case .asicsSignatureConflict: "asics-signature-conflict"
         case .unsupportedSignatureFormat: "unsupported-signature-format"
         case .asicsReadOnly: "asics-read-only"
+        case .timeMarkNotExtensible: "time-mark-not-extensible"
         }
     }
 }
@@ -148,6 +152,7 @@ extension ContainerError: CustomStringConvertible {
         case .asicsSignatureConflict(let why): "Refused: an ASiC-S container holds one signature, this one holds two: \(why)."
         case .unsupportedSignatureFormat(let f): "\(f): tamga does not validate this signature format (CAdES); use a validator that does."
         case .asicsReadOnly: "ASiC-S containers are read-only: tamga does not add data or XAdES signatures to them. To time-stamp a container, use `tamga container timestamp`."
+        case .timeMarkNotExtensible(let file): "\(file) holds a BDOC 2.1 time-mark, which tamga validates but does not extend; nothing was changed."
         }
     }
 }

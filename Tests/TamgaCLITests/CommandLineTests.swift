@@ -49,6 +49,30 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(helpOut.contains("--trust FILE"))
     }
 
+    func testTimeMarkResponderPoliciesAreAddedWithAFlag() async throws {
+        // A time-mark answered by a responder whose policy is SK's test one, not the production one.
+        let services = try TestServices()
+        let container = path("tm.asice")
+        let made = try TestEnvironment.run("/usr/bin/python3", [TestEnvironment.script("make-tm-container.py"), "--pki", TestEnvironment.fixture("pki"),
+                                                                "--ocsp", services.url("ocsp/tm-other-policy").absoluteString, "--out", container])
+        services.stop()
+        XCTAssertEqual(made.status, 0, made.error)
+        let trust = ["--trust", TestEnvironment.pki("root.cert.pem"), "--certs", TestEnvironment.pki("issuing-ca.cert.pem")]
+        let (refused, refusedOut, _) = await tamga(["verify", container] + trust)
+        XCTAssertEqual(refused, .verificationFailed, refusedOut)
+        XCTAssertTrue(refusedOut.contains("[time-mark-responder-policy]"), refusedOut)
+        let (accepted, acceptedOut, _) = await tamga(["verify", container, "--tm-responder-policy", "1.3.6.1.4.1.10015.3.1.1"] + trust)
+        XCTAssertEqual(accepted, .success, acceptedOut)
+        XCTAssertTrue(acceptedOut.contains("profile TM") && acceptedOut.contains("time-marked: "), acceptedOut)
+        for bad in ["1.3.6.x", "urn:oid:1.2.3", "1", "1..2", "01.2"] {
+            let (code, _, err) = await tamga(["verify", container, "--tm-responder-policy", bad] + trust)
+            XCTAssertEqual(code, .usage, bad)
+            XCTAssertTrue(err.contains("--tm-responder-policy"), err)
+        }
+        let (_, help, _) = await tamga(["help", "verify"])
+        XCTAssertTrue(help.contains("--tm-responder-policy OID"), help)
+    }
+
     func testUsageErrorsExitWithTwo() async {
         for words in [["frobnicate"], ["container"], ["verify"], ["verify", "x.asice", "--bogus"], ["sign", "x.asice"],
                       ["sign", "x.asice", "--with", "smartcard"], ["container", "create", "--compression=zip", "a", "b"], []] {

@@ -5,7 +5,8 @@ import TamgaCore
 /// (asice.md §1.5, trust.md): the signature time-stamp over the canonical SignatureValue,
 /// the OCSP response (signature, responder trust at producedAt, status good for the signer,
 /// producedAt not before genTime and at most 15 minutes after it), archive time-stamps over
-/// their exact input, and the signer's chain at the time-stamp's time.
+/// their exact input, and the signer's chain at the time-stamp's time. BDOC 2.1 time-marks
+/// (OCSP without a time-stamp) go to TimeMarkValidator.
 struct LongTermValidator {
     let container: Container
     let options: ValidationOptions
@@ -15,7 +16,37 @@ struct LongTermValidator {
         var profileLabel: String
         /// genTime of a valid signature time-stamp: the time at which the signer is checked.
         var signatureTime: Date?
+        /// genTime of the signature time-stamp, or a time-mark's producedAt, for the report.
         var timeStampTime: String?
+        /// A BDOC 2.1 time-mark: the signer is judged at the certificate's notBefore only.
+        var isTimeMark = false
+    }
+
+    /// Labels in the report for a time-mark without and with (unvalidated) archive time-stamps.
+    static let timeMarkLabel = "TM"
+    static let timeMarkArchiveLabel = "TM-A"
+
+    /// A time-mark counts as LT for `minimumProfile`: its OCSP stands in for the time-stamp, and
+    /// its archive time-stamps are not validated, so it never reaches LTA.
+    private func checkTimeMark(properties: XMLElement, qualifying: XMLElement?, signatureValue: XMLElement?, certificate: Certificate?,
+                               helpers: [Certificate], findings: inout FindingList) -> Outcome {
+        let archives = properties.children("ArchiveTimeStamp", in: XMLNamespace.xades141)
+        var outcome = Outcome(profile: .LT, profileLabel: archives.isEmpty ? Self.timeMarkLabel : Self.timeMarkArchiveLabel,
+                              signatureTime: nil, timeStampTime: nil, isTimeMark: true)
+        if outcome.profile < options.minimumProfile {
+            findings.invalid("profile-too-low", "a time-mark signature counts as LT; at least \(options.minimumProfile.rawValue) is required")
+        }
+        let producedAt = TimeMarkValidator(options: options).check(qualifying: qualifying, properties: properties, signatureValue: signatureValue,
+                                                                   certificate: certificate, helpers: helpers, findings: &findings)
+        outcome.timeStampTime = producedAt.map(XSDDateTime.format)
+        if !archives.isEmpty {
+            // The reference validates archive time-stamps only on time-stamp-archive signatures
+            // (asics-tm-names.md §2.10): a broken one on a time-mark still gives OK. tamga gives
+            // the same verdict and says so, with a finding that does not change the status.
+            findings.add("time-mark-archive-not-validated", .valid,
+                         "\(archives.count) archive time-stamp(s) on a time-mark were not validated (as in DigiDoc); the time-mark alone is judged")
+        }
+        return outcome
     }
 
     // swiftlint:disable:next function_body_length
@@ -28,12 +59,10 @@ struct LongTermValidator {
         let timeStamps = properties?.children("SignatureTimeStamp", in: XMLNamespace.xades) ?? []
         let revocationValues = properties?.children("RevocationValues", in: XMLNamespace.xades) ?? []
 
-        // Legacy BDOC time-mark: OCSP without a time-stamp. Read and reported, not judged.
-        if timeStamps.isEmpty, !revocationValues.isEmpty {
-            outcome.profileLabel = "TM"
-            findings.add("time-mark-not-validated", .unknown,
-                         "a legacy BDOC time-mark signature (OCSP without a time-stamp); tamga reports it but does not validate time-marks")
-            return outcome
+        // BDOC 2.1 time-mark: OCSP without a time-stamp.
+        if let properties, timeStamps.isEmpty, !revocationValues.isEmpty {
+            return checkTimeMark(properties: properties, qualifying: qualifying, signatureValue: signatureValue,
+                                 certificate: certificate, helpers: helpers, findings: &findings)
         }
         if outcome.profile < options.minimumProfile {
             let what = outcome.profile == .B ? "no signature time-stamp" : "no revocation values (OCSP)"

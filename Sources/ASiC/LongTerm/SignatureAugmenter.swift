@@ -38,6 +38,12 @@ struct SignatureAugmenter {
         // Already there — except that asking for LTA again adds another archive time-stamp
         // (the renewal that keeps an archive verifiable as algorithms age).
         let current = SignatureProfile.detect(qualifying)
+        // OCSP without a time-stamp is a BDOC 2.1 time-mark (validated only, never made or changed).
+        let unsigned = qualifying.child("UnsignedProperties", in: XMLNamespace.xades)?
+            .child("UnsignedSignatureProperties", in: XMLNamespace.xades)
+        if current == .B, unsigned?.child("RevocationValues", in: XMLNamespace.xades) != nil {
+            throw ContainerError.timeMarkNotExtensible(name)
+        }
         if current >= profile && !(profile == .LTA && current == .LTA) { return false }
         let method = signedInfo.child("CanonicalizationMethod", in: XMLNamespace.ds)?.attribute("Algorithm")
             .flatMap(Canonicalization.init(rawValue:)) ?? .c14n10

@@ -168,20 +168,13 @@ struct SignatureValidator {
             signature: signature, in: document, signedInfo: signedInfo, signatureValue: signatureValueElement,
             qualifying: qualifying, certificate: certificate, helpers: helpers, findings: &findings)
 
-        // --- The certificate: nonRepudiation and a chain to an anchor, at the time-stamp's time.
+        // --- The certificate: nonRepudiation and a chain to an anchor, at the time-stamp's time
+        // and at the certificate's issue date.
         if let certificate {
             if !(certificate.keyUsage?.contains(.nonRepudiation) ?? false) {
                 findings.invalid("no-non-repudiation", "the signer's certificate lacks the nonRepudiation key usage")
             }
-            let time = longTerm.signatureTime ?? options.time ?? Date()
-            let trust = TrustStore(anchors: options.anchors(for: .certificateAuthority, at: time),
-                                   intermediates: options.trust.intermediates + helpers)
-            switch trust.verify(certificate, at: time) {
-            case .trusted:
-                if let list = options.trustedList { checkQualification(certificate, list: list, helpers: helpers, at: time, findings: &findings) }
-            case .unknown(let reason): findings.add("trust-not-established", .unknown, "the signer's certificate chain: \(reason)")
-            case .invalid(let reason): findings.invalid("certificate-chain", "the signer's certificate chain at \(XSDDateTime.format(time)): \(reason)")
-            }
+            checkChain(certificate, helpers: helpers, longTerm: longTerm, findings: &findings)
         }
         let profile = longTerm.profileLabel
         let timeStampTime = longTerm.timeStampTime
@@ -189,6 +182,57 @@ struct SignatureValidator {
         return .init(file: file.name, id: id, signer: certificate?.subject, signerSerial: certificate?.serialNumber,
                      signingTime: signingTime, timeStampTime: timeStampTime, signatureMethod: methodURI, profile: profile,
                      status: findings.status, findings: findings.capped(Self.maximumFindings))
+    }
+
+    /// The reference checks the signer's chain, with the CA's trusted-list status, at the
+    /// certificate's notBefore for every signature, and again at the time-stamp's genTime for T
+    /// and above (asics-tm-names.md §4): a CA that was not granted when it issued the
+    /// certificate, or is not granted at genTime, leaves trust unknown. A time-mark is judged at
+    /// notBefore only: its OCSP response, made when signing, is what shows the certificate was
+    /// good then, so a certificate that expired before producedAt still passes (as there).
+    private func checkChain(_ certificate: Certificate, helpers: [Certificate], longTerm: LongTermValidator.Outcome,
+                            findings: inout FindingList) {
+        let issued = certificate.notBefore
+        if longTerm.isTimeMark {
+            if verifyChain(certificate, helpers: helpers, at: issued, atIssue: true, findings: &findings),
+               let list = options.trustedList {
+                checkQualification(certificate, list: list, helpers: helpers, at: issued, findings: &findings)
+            }
+            return
+        }
+        let time = longTerm.signatureTime ?? options.time ?? Date()
+        let trusted = verifyChain(certificate, helpers: helpers, at: time, atIssue: false, findings: &findings)
+        if trusted, let list = options.trustedList {
+            checkQualification(certificate, list: list, helpers: helpers, at: time, findings: &findings)
+        }
+        // PEM anchors do not change with time: only a list can answer differently at notBefore.
+        if trusted || options.trustedList != nil {
+            verifyChain(certificate, helpers: helpers, at: issued, atIssue: true, findings: &findings)
+        }
+    }
+
+    /// One chain check; true when trusted. Failures at the issue date get their own codes.
+    @discardableResult
+    private func verifyChain(_ certificate: Certificate, helpers: [Certificate], at time: Date, atIssue: Bool,
+                             findings: inout FindingList) -> Bool {
+        let trust = TrustStore(anchors: options.anchors(for: .certificateAuthority, at: time),
+                               intermediates: options.trust.intermediates + helpers)
+        let suffix = atIssue ? "-at-issue" : ""
+        let when = atIssue ? "at its issue date (notBefore \(XSDDateTime.format(time)))" : "at \(XSDDateTime.format(time))"
+        if trust.anchors.isEmpty, options.trustedList != nil {
+            findings.add("trust-not-established" + suffix, .unknown,
+                         "the signer's certificate chain \(when): no CA/QC service of the trusted list was granted then")
+            return false
+        }
+        switch trust.verify(certificate, at: time) {
+        case .trusted:
+            return true
+        case .unknown(let reason):
+            findings.add("trust-not-established" + suffix, .unknown, "the signer's certificate chain \(when): \(reason)")
+        case .invalid(let reason):
+            findings.invalid("certificate-chain" + suffix, "the signer's certificate chain \(when): \(reason)")
+        }
+        return false
     }
 
     /// QC on a QSCD (or an e-seal), from the certificate and the list's qualifiers (trust.md §3–4).

@@ -6,10 +6,12 @@ public struct ValidationOptions: Sendable {
     /// Anchors and helper certificates for the signer's chain. No anchors ⇒ status `UNKNOWN`.
     public var trust: TrustStore
     /// The time at which certificates must be valid when a signature has no time-stamp;
-    /// nil means now. With a time-stamp, its genTime is used.
+    /// nil means now. With a time-stamp, its genTime is used; a time-mark is judged at the
+    /// signer certificate's notBefore (the reference's rule), whatever this says.
     public var time: Date?
     /// Signatures below this level are INVALID. LT by default, as the reference validator
     /// judges (B and T signatures carry no proof that the certificate was valid when signing).
+    /// A BDOC 2.1 time-mark counts as LT.
     public var minimumProfile: SignatureProfile
 
     /// A checked ETSI trusted list: CA/QC services anchor signers, TSA/QTST time-stamps,
@@ -17,12 +19,23 @@ public struct ValidationOptions: Sendable {
     /// (QC on a QSCD) is judged only with a list.
     public var trustedList: TrustedList?
 
+    /// Certificate policy OIDs that make an OCSP responder a BDOC 2.1 time-mark responder: the
+    /// certificate of the responder that signed a time-mark's OCSP response must carry one.
+    /// The production policy by default; test responders carry others (SK's test responders
+    /// `1.3.6.1.4.1.10015.3.1.1`), which `tamga verify --tm-responder-policy` adds.
+    public var timeMarkResponderPolicies: Set<String>
+
+    /// SK's time-mark responder policy, the only one the reference accepts by default.
+    public static let productionTimeMarkResponderPolicy = "1.3.6.1.4.1.10015.4.1.2"
+
     public init(trust: TrustStore = TrustStore(), trustedList: TrustedList? = nil, time: Date? = nil,
-                minimumProfile: SignatureProfile = .LT) {
+                minimumProfile: SignatureProfile = .LT,
+                timeMarkResponderPolicies: Set<String> = [ValidationOptions.productionTimeMarkResponderPolicy]) {
         self.trust = trust
         self.trustedList = trustedList
         self.time = time
         self.minimumProfile = minimumProfile
+        self.timeMarkResponderPolicies = timeMarkResponderPolicies
     }
 
     /// What is trusted for one kind of evidence at one time. PEM anchors serve every kind;

@@ -39,10 +39,12 @@ public struct ValidationReport: Sendable, Codable, Equatable {
         public let signerSerial: String?
         /// The signer's claimed time (SigningTime): not evidence.
         public let signingTime: String?
-        /// genTime of the signature time-stamp: the time the signature provably existed.
+        /// genTime of the signature time-stamp: the time the signature provably existed; for a
+        /// time-mark, producedAt of the OCSP response used.
         public let timeStampTime: String?
         public let signatureMethod: String?
-        /// B, T, LT or LTA, from the unsigned properties present; TM for a legacy time-mark.
+        /// B, T, LT or LTA, from the unsigned properties present; TM for a BDOC 2.1 time-mark,
+        /// TM-A for one with (unvalidated) archive time-stamps.
         public let profile: String
         public let status: Status
         public let findings: [Finding]

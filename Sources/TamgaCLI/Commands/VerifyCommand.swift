@@ -6,11 +6,16 @@ import TamgaCore
 struct VerifyCommand: Command {
     static let path = ["verify"]
     static let abstract = "Checks every signature of a container and prints a verdict per signature."
-    static let usage = "CONTAINER [--trust CA.pem]... [--tsl LIST.xml --tsl-cert SIGNER.pem] [--certs CERTS.pem]... [--min-profile B|T|LT|LTA] [--json]"
+    static let usage = "CONTAINER [--trust CA.pem]... [--tsl LIST.xml --tsl-cert SIGNER.pem] [--certs CERTS.pem]... [--min-profile B|T|LT|LTA] [--tm-responder-policy OID]... [--json]"
     static let help = """
     Checks: container structure; manifest against the signed references (every data file signed,
     nothing extra); every digest; the SignatureValue with the KeyInfo certificate's key only; the
-    signing-certificate reference; nonRepudiation; the certificate chain.
+    signing-certificate reference; nonRepudiation; the certificate chain at the time-stamp's time
+    and at the certificate's issue date (notBefore), when its CA must already have been trusted.
+    BDOC 2.1 time-marks (profile TM; TM-A with archive time-stamps, which are not validated, as in
+    DigiDoc) are validated, never created: the BDOC 2.1 signature policy, the first OCSP response
+    that verifies (responder trusted at producedAt, status good), the responder's time-mark policy,
+    and the nonce = DigestInfo(hash(SignatureValue)); the signer is judged at notBefore only.
     ASiC-S (.asics, .scs): XAdES in META-INF/signatures.xml is checked the same way (its one
     reference must be the data object); a time-stamp token META-INF/timestamp.tst (profile
     TimeStampToken) must cover the data object's bytes, its TSA trusted at genTime (untrusted:
@@ -26,13 +31,17 @@ struct VerifyCommand: Command {
                       refused unless its signature verifies with one of them)
       --certs FILE    PEM certificates that may complete a chain (issuing CAs), not trusted
       --min-profile P signatures below P are INVALID (default LT, as DigiDoc: B and T carry no
-                      proof that the certificate was valid and unrevoked when signing)
+                      proof that the certificate was valid and unrevoked when signing; TM counts as LT)
+      --tm-responder-policy OID
+                      also accept this certificate policy OID on a time-mark's OCSP responder
+                      (repeatable; adds to the production 1.3.6.1.4.1.10015.4.1.2, e.g. for SK's
+                      test responders, 1.3.6.1.4.1.10015.3.1.1)
       --json          the report as JSON (schema in docs/cli.md)
     Exit codes: 0 all VALID/WARNING, 1 something INVALID or no signatures, 3 container refused,
     5 intact but trust not established.
     """
     static let flags: Set<String> = GlobalOptions.flags
-    static let options: Set<String> = ["--trust", "--certs", "--min-profile", "--tsl", "--tsl-cert"]
+    static let options: Set<String> = ["--trust", "--certs", "--min-profile", "--tsl", "--tsl-cert", "--tm-responder-policy"]
 
     let container: String
     let trustFiles: [String]
@@ -40,6 +49,8 @@ struct VerifyCommand: Command {
     let minimumProfile: SignatureProfile
     let trustedListFile: String?
     let trustedListSigners: [String]
+    /// Added to the production time-mark responder policy.
+    let timeMarkResponderPolicies: [String]
     let global: GlobalOptions
 
     init(_ arguments: ParsedArguments) throws {
@@ -50,10 +61,23 @@ struct VerifyCommand: Command {
         minimumProfile = try SignatureProfile(argument: arguments.value("--min-profile") ?? "LT")
         trustedListFile = arguments.value("--tsl")
         trustedListSigners = arguments.all("--tsl-cert")
+        timeMarkResponderPolicies = arguments.all("--tm-responder-policy")
+        // A typo would silently accept nothing: only dotted OIDs are taken.
+        for oid in timeMarkResponderPolicies where !Self.isDottedOID(oid) {
+            throw UsageError("--tm-responder-policy takes a dotted OID such as 1.3.6.1.4.1.10015.3.1.1, not '\(oid)'")
+        }
         if trustedListFile != nil && trustedListSigners.isEmpty {
             throw UsageError("--tsl needs --tsl-cert: the certificate that signs the list, which tamga pins")
         }
         global = GlobalOptions(arguments)
+    }
+
+    /// `1.2.840…`: at least two numeric arcs, no empty ones, no leading zeros.
+    static func isDottedOID(_ text: String) -> Bool {
+        let arcs = text.split(separator: ".", omittingEmptySubsequences: false)
+        return arcs.count >= 2 && arcs.allSatisfy { arc in
+            !arc.isEmpty && arc.allSatisfy { $0.isASCII && $0.isNumber } && (arc == "0" || arc.first != "0")
+        }
     }
 
     static func loadCertificates(_ paths: [String]) throws -> [Certificate] {
@@ -78,7 +102,9 @@ struct VerifyCommand: Command {
         }
         let opened = try Container(openingAt: container)
         opened.progress = context.terminal.progress(quiet: global.quiet)
-        let report = opened.validate(ValidationOptions(trust: trust, trustedList: trustedList, minimumProfile: minimumProfile))
+        var options = ValidationOptions(trust: trust, trustedList: trustedList, minimumProfile: minimumProfile)
+        options.timeMarkResponderPolicies.formUnion(timeMarkResponderPolicies)
+        let report = opened.validate(options)
         if global.json {
             context.terminal.json(report)
         } else {
@@ -103,12 +129,15 @@ struct VerifyCommand: Command {
         for (index, s) in report.signatures.enumerated() {
             t.line("  signature \(index + 1) (\(s.id ?? "no id"), \(s.file)): \(s.status.rawValue), profile \(s.profile)")
             if let signer = s.signer { t.line(s.profile == "TimeStampToken" ? "    TSA: \(signer)" : "    signer: \(signer)") }
-            if let time = s.timeStampTime { t.line("    time-stamped: \(time)") }
+            if let time = s.timeStampTime { t.line(s.profile.hasPrefix("TM") ? "    time-marked: \(time)" : "    time-stamped: \(time)") }
             if let time = s.signingTime, s.profile != "TimeStampToken" { t.line("    claimed signing time: \(time)") }
             for renewal in s.archiveTimeStamps ?? [] {
                 t.line("    renewed: \(renewal.timeStampTime) by \(renewal.tsa ?? "unknown TSA") (\(renewal.file), \(renewal.manifest))")
             }
-            for finding in s.findings { t.line("    \(finding.severity.rawValue.lowercased()): \(finding.message) [\(finding.code)]") }
+            // A finding with severity VALID is a note (e.g. time-mark-archive-not-validated).
+            for finding in s.findings {
+                t.line("    \(finding.severity == .valid ? "note" : finding.severity.rawValue.lowercased()): \(finding.message) [\(finding.code)]")
+            }
         }
     }
 }

@@ -56,6 +56,30 @@ final class OCSPResponseHandle: @unchecked Sendable {   // unchecked: read-only 
         OCSP_RESPONSE_free(response)
     }
 
+    /// The extnValue octets of the response's nonce extension (id-pkix-ocsp-nonce), as they
+    /// are: a BDOC time-mark puts a DigestInfo there, raw or wrapped in an OCTET STRING.
+    var nonceExtensionValue: Data? {
+        guard let basic else { return nil }
+        let index = OCSP_BASICRESP_get_ext_by_NID(basic, NID_id_pkix_OCSP_Nonce, -1)
+        guard index >= 0, let extensionPointer = OCSP_BASICRESP_get_ext(basic, index),
+              let value = X509_EXTENSION_get_data(extensionPointer), let bytes = ASN1_STRING_get0_data(value) else { return nil }
+        return Data(bytes: bytes, count: Int(ASN1_STRING_length(value)))
+    }
+
+    /// The certificate whose key is named by the ResponderID: one carried in the response, else
+    /// one of `candidates` (responses without certificates, like SK's 2013 ones).
+    func signer(among candidates: [X509Handle]) -> X509Handle? {
+        guard let basic else { return nil }
+        let extra = makeRetainedStack(candidates)
+        defer { cossl_x509_stack_pop_free(extra) }
+        var found: OpaquePointer? = nil
+        guard OCSP_resp_get0_signer(basic, &found, extra) == 1, let found, X509_up_ref(found) == 1 else {
+            ERR_clear_error()
+            return nil
+        }
+        return X509Handle(taking: found)
+    }
+
     /// Certificates carried in the response (normally the responder's).
     var certificates: [X509Handle] {
         guard let basic else { return [] }

@@ -16,6 +16,14 @@ public struct OCSPResponse: Sendable {
     public var isSuccessful: Bool { handle.basic != nil }
     public var producedAt: Date? { handle.producedAt }
     public var responderCertificates: [Certificate] { handle.certificates.compactMap { try? Certificate(handle: $0) } }
+    /// The extnValue octets of the nonce extension, unparsed (nil when there is none).
+    public var nonceExtensionValue: Data? { handle.nonceExtensionValue }
+
+    /// The responder certificate that the ResponderID names: one the response carries, else one
+    /// of `candidates`. Says who signed, not whether the signature verifies.
+    public func signerCertificate(among candidates: [Certificate] = []) -> Certificate? {
+        handle.signer(among: candidates.map(\.handle)).flatMap { try? Certificate(handle: $0) }
+    }
 
     /// What the responder says about one certificate.
     public struct CertificateStatus: Sendable, Equatable {

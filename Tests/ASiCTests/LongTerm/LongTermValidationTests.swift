@@ -97,13 +97,15 @@ final class LongTermValidationTests: LongTermTestCase {
         XCTAssertTrue(report.signatures[0].findings.map(\.code).contains("signature-timestamp-untrusted"))
     }
 
-    func testALegacyTimeMarkSignatureOpensAndIsReportedNotRejected() async throws {
-        // OCSP without a time-stamp: the shape of a BDOC 2.1 time-mark signature.
+    func testAnLTSignatureStrippedOfItsTimeStampIsJudgedAsATimeMarkAndFails() async throws {
+        // OCSP without a time-stamp is the shape of a BDOC 2.1 time-mark, but this one has no
+        // BDOC 2.1 policy and its responder no time-mark policy (TimeMarkTests has real ones).
         let timeMark = try removing("SignatureTimeStamp", from: try await ltContainer())
         let report = timeMark.validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
         XCTAssertEqual(report.signatures[0].profile, "TM")
-        XCTAssertEqual(report.status, .unknown)
-        XCTAssertTrue(report.signatures[0].findings.map(\.code).contains("time-mark-not-validated"))
+        XCTAssertEqual(report.status, .invalid)
+        XCTAssertEqual(Set(report.signatures[0].findings.map(\.code)),
+                       ["time-mark-policy", "time-mark-policy-spuri", "time-mark-responder-policy"])
     }
 
     func testAnOCSPResponseProducedLongAfterTheTimeStampIsAWarning() async throws {

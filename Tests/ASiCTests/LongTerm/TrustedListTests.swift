@@ -7,7 +7,7 @@ import TamgaTestSupport
 /// xmlsec1 by `scripts/make-test-tsl.py`); the expectations come from its `cases.json`.
 final class TrustedListTests: ContainerTestCase {
     private struct Case: Decodable {
-        struct Expectation: Decodable { let signer_chain, timestamp, ocsp_responder, overall: String }
+        struct Expectation: Decodable { let signer_chain, timestamp, ocsp_responder, signer_chain_at_issue, overall: String }
         let name: String
         let file: String
         let list: String
@@ -44,7 +44,7 @@ final class TrustedListTests: ContainerTestCase {
         try await container.sign(with: TestEnvironment.signer("ec-p256"), options: SignatureOptions(profile: .LT), services: longTerm)
         let signed = try Container(openingAt: container.path)
         let all = try cases()
-        XCTAssertGreaterThanOrEqual(all.count, 10)
+        XCTAssertGreaterThanOrEqual(all.count, 12)
         for testCase in all {
             if testCase.list == "refused" {
                 XCTAssertThrowsError(try list(testCase.file), testCase.name) { error in
@@ -59,6 +59,9 @@ final class TrustedListTests: ContainerTestCase {
             let codes = Set(report.signatures[0].findings.map(\.code))
             XCTAssertEqual(report.status, testCase.expect.overall == "trusted" ? .valid : .unknown, "\(testCase.name): \(codes)")
             XCTAssertEqual(codes.contains("trust-not-established"), testCase.expect.signer_chain == "untrusted", "\(testCase.name): \(codes)")
+            // The CA must also have been granted when it issued the signer's certificate (notBefore).
+            XCTAssertEqual(codes.contains("trust-not-established-at-issue"), testCase.expect.signer_chain_at_issue == "untrusted",
+                           "\(testCase.name): \(codes)")
             XCTAssertEqual(codes.contains("signature-timestamp-untrusted"), testCase.expect.timestamp == "untrusted", "\(testCase.name): \(codes)")
             XCTAssertEqual(codes.contains("ocsp-responder-untrusted"), testCase.expect.ocsp_responder == "untrusted", "\(testCase.name): \(codes)")
         }
