@@ -194,8 +194,13 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
     /// A digest remembered from writing or an earlier hash, if any (tests use it).
     func cachedDigest(named name: String, _ algorithm: DigestAlgorithm) -> Digest? { digestCache["\(algorithm.rawValue):\(name)"] }
 
+    /// How many times a data file was read whole (tests check that hostile signatures cannot
+    /// make the verifier read the data again and again).
+    private(set) var dataFileReads = 0
+
     /// Streams a data file's bytes.
     public func read(_ file: DataFile, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        dataFileReads += 1
         switch file.source {
         case .archive(let entry):
             guard let reader else { throw ContainerError.dataFileNotFound(file.name) }

@@ -93,9 +93,16 @@ struct LongTermValidator {
         // --- LTA: each archive time-stamp over what precedes it.
         if let properties, outcome.profile >= .LTA {
             var previous = genTime
-            for archive in properties.children("ArchiveTimeStamp", in: XMLNamespace.xades141) {
+            let archives = properties.children("ArchiveTimeStamp", in: XMLNamespace.xades141)
+            // A renewal every few years gives a handful; thousands are an attack on the verifier.
+            guard archives.count <= Self.maximumArchiveTimeStamps else {
+                findings.invalid("too-many-timestamps", "\(archives.count) archive time-stamps (at most \(Self.maximumArchiveTimeStamps) are read)")
+                return outcome
+            }
+            var progress: [ArchiveTimeStampInput.Progress] = []
+            for archive in archives {
                 let time = checkTimeStamp(archive, covering: .archive(signature, document, archive), code: "archive-timestamp",
-                                          findings: &findings)
+                                          findings: &findings, archiveProgress: &progress)
                 if let time, let earlier = previous, time < earlier {
                     findings.invalid("archive-timestamp", "an archive time-stamp (\(XSDDateTime.format(time))) is older than the evidence it covers")
                 }
@@ -115,7 +122,16 @@ struct LongTermValidator {
 
     /// Verifies one time-stamp element (`SignatureTimeStamp` or `ArchiveTimeStamp`); returns
     /// its genTime when the token is intact and covers the right bytes.
+    static let maximumArchiveTimeStamps = 100
+
     private func checkTimeStamp(_ element: XMLElement, covering covered: Covered, code: String, findings: inout FindingList) -> Date? {
+        var unused: [ArchiveTimeStampInput.Progress] = []
+        return checkTimeStamp(element, covering: covered, code: code, findings: &findings, archiveProgress: &unused)
+    }
+
+    /// - Parameter archiveProgress: what the signature's earlier archive time-stamps already hashed.
+    private func checkTimeStamp(_ element: XMLElement, covering covered: Covered, code: String, findings: inout FindingList,
+                                archiveProgress: inout [ArchiveTimeStampInput.Progress]) -> Date? {
         let encapsulated = element.children("EncapsulatedTimeStamp", in: XMLNamespace.xades)
         guard encapsulated.count == 1, let der = XMLBase64.decode(encapsulated[0].text), let token = try? TimeStampToken(der: der) else {
             findings.invalid(code, "\(element.localName) must hold exactly one readable EncapsulatedTimeStamp")
@@ -137,7 +153,7 @@ struct LongTermValidator {
             case .archive(let signature, let document, let stop):
                 // Streamed over the data files with the token's own imprint hash.
                 imprint = try ArchiveTimeStampInput.digest(signature: signature, in: document, container: container,
-                                                           method: method, algorithm: algorithm, before: stop)
+                                                           method: method, algorithm: algorithm, before: stop, cache: &archiveProgress)
             case .canonical(let target, let document):
                 imprint = Digest.compute(algorithm, over: try document.canonicalize(target, method))
             }

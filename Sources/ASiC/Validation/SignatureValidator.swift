@@ -256,8 +256,11 @@ struct SignatureValidator {
                                  document: XMLDocument, findings: inout FindingList) {
         guard let signedInfo else { return }
         let references = signedInfo.children("Reference", in: XMLNamespace.ds)
-        guard references.count <= Self.maximumReferences else {
-            findings.invalid("too-many-references", "\(references.count) references (at most \(Self.maximumReferences) are read)")
+        // One reference per data file plus SignedProperties: anything far past that is not a
+        // signature of this container, and each reference costs a hash or a canonicalization.
+        let bound = min(Self.maximumReferences, container.dataFiles.count + 16)
+        guard references.count <= bound else {
+            findings.invalid("too-many-references", "\(references.count) references for \(container.dataFiles.count) data files (at most \(bound) are read)")
             return
         }
         let files = filesByName
@@ -281,8 +284,11 @@ struct SignatureValidator {
             let type = reference.attribute("Type")
             if type == Self.signedPropertiesType || type == Self.signedPropertiesTypeV111 {
                 signedPropertiesReferences += 1
-                checkSignedPropertiesReference(reference, uri: uri, digestAlgorithm: digestAlgorithm, expected: expected,
-                                               signedProperties: signedProperties, document: document, findings: &findings)
+                // Only the first is canonicalized: a second is an error anyway (counted below).
+                if signedPropertiesReferences == 1 {
+                    checkSignedPropertiesReference(reference, uri: uri, digestAlgorithm: digestAlgorithm, expected: expected,
+                                                   signedProperties: signedProperties, document: document, findings: &findings)
+                }
                 continue
             }
             // A data-file reference: raw bytes, no transforms, resolved inside the container only.

@@ -11,6 +11,17 @@ public final class StreamingDigest {
         self.context = EVPDigestContext(algorithm)
     }
 
+    private init(algorithm: DigestAlgorithm, context: EVPDigestContext) {
+        self.algorithm = algorithm
+        self.context = context
+    }
+
+    /// A hasher that has seen what this one has seen so far, so that one prefix can end in
+    /// several digests without being hashed again. Nil only when out of memory.
+    public func copy() -> StreamingDigest? {
+        EVPDigestContext(copying: context).map { StreamingDigest(algorithm: algorithm, context: $0) }
+    }
+
     public func update(_ data: Data) {
         data.withUnsafeBytes { context.update($0) }
     }

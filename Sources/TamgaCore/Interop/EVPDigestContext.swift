@@ -12,6 +12,16 @@ final class EVPDigestContext {
         // Initialisation of a built-in digest only fails when out of memory.
         precondition(EVP_DigestInit_ex(context, algorithm.evpMD, nil) == 1, "EVP_DigestInit_ex failed")
     }
+    /// A second context in the same state as `other` (nil only when out of memory).
+    init?(copying other: EVPDigestContext) {
+        guard let copy = EVP_MD_CTX_new() else { return nil }
+        guard EVP_MD_CTX_copy_ex(copy, other.context) == 1 else {
+            EVP_MD_CTX_free(copy)
+            return nil
+        }
+        context = copy
+        length = other.length
+    }
     deinit { EVP_MD_CTX_free(context) }
 
     func update(_ bytes: UnsafeRawBufferPointer) {

@@ -32,8 +32,8 @@ final class ValidatorLimitsTests: ContainerTestCase {
 
     func testFindingsPerSignatureAreCapped() async throws {
         let base = try await signedContainer()
-        let xml = "<asic:XAdESSignatures xmlns:asic=\"http://uri.etsi.org/02918/v1.2.1#\" xmlns:ds=\"http://www.w3.org/2000/09/xmldsig#\"><ds:Signature><ds:SignedInfo>"
-            + String(repeating: "<ds:Reference/>", count: 500) + "</ds:SignedInfo></ds:Signature></asic:XAdESSignatures>"
+        let xml = "<asic:XAdESSignatures xmlns:asic=\"http://uri.etsi.org/02918/v1.2.1#\" xmlns:ds=\"http://www.w3.org/2000/09/xmldsig#\" xmlns:xades=\"http://uri.etsi.org/01903/v1.3.2#\"><ds:Signature><ds:SignedInfo/>"
+            + String(repeating: "<xades:CounterSignature/>", count: 500) + "</ds:Signature></asic:XAdESSignatures>"
         let report = try validate(Container(openingAt: withSignatureXML(xml, base: base)))
         XCTAssertEqual(report.status, .invalid)
         XCTAssertLessThanOrEqual(report.signatures[0].findings.count, SignatureValidator.maximumFindings + 1)
@@ -98,5 +98,68 @@ final class ValidatorLimitsTests: ContainerTestCase {
         try await container.sign(with: TestEnvironment.signer("ec-p256"), options: SignatureOptions(profile: .B, referenceDigest: .sha512))
         XCTAssertNotNil(container.cachedDigest(named: "d.txt", .sha512), "computed while writing, not re-read later")
         XCTAssertEqual(try validate(Container(openingAt: path("sha512.asice"))).status, .valid)
+    }
+
+    // MARK: Bounded work (issue 14 §2): the probe's reproducers, generated small.
+
+    private func assertRefusedAsTooComplex(_ xml: String, _ what: String, file: StaticString = #filePath, line: UInt = #line) async throws {
+        let base = try await signedContainer()
+        let hostile = try withSignatureXML(xml, base: base)
+        let before = try Data(contentsOf: URL(fileURLWithPath: hostile))
+        XCTAssertThrowsError(try Container(openingAt: hostile), what, file: file, line: line) { error in
+            guard case ContainerError.xmlTooComplex(_, let reason) = error else { return XCTFail("\(error)", file: file, line: line) }
+            XCTAssertTrue(reason.contains(what), reason, file: file, line: line)
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: hostile)), before, "nothing was changed", file: file, line: line)
+    }
+
+    private static let root = "<asic:XAdESSignatures xmlns:asic=\"http://uri.etsi.org/02918/v1.2.1#\" xmlns:ds=\"http://www.w3.org/2000/09/xmldsig#\""
+
+    func testThousandsOfNamespaceDeclarationsAreRefusedBeforeParsing() async throws {
+        // On the root (the probe's case: 37 s of canonicalization), where they are also too many
+        // attributes, and spread one per element.
+        let declarations = (0..<5_000).map { " xmlns:n\($0)=\"urn:n\($0)\"" }.joined()
+        try await assertRefusedAsTooComplex(Self.root + declarations + "><ds:Signature/></asic:XAdESSignatures>", "attributes")
+        let spread = (0..<5_000).map { "<n\($0):x xmlns:n\($0)=\"urn:n\($0)\"/>" }.joined()
+        try await assertRefusedAsTooComplex(Self.root + "><ds:Signature>" + spread + "</ds:Signature></asic:XAdESSignatures>", "namespace declarations")
+    }
+
+    func testAnElementWithThousandsOfAttributesIsRefusedBeforeParsing() async throws {
+        let attributes = (0..<200_000).map { " a\($0)='1'" }.joined()
+        try await assertRefusedAsTooComplex(Self.root + "><ds:Signature" + attributes + "/></asic:XAdESSignatures>", "attributes")
+    }
+
+    func testMillionsOfEmptyElementsAreRefusedBeforeParsing() async throws {
+        try await assertRefusedAsTooComplex(Self.root + "><ds:Signature>" + String(repeating: "<a/>", count: 1_000_000) + "</ds:Signature></asic:XAdESSignatures>",
+                                            "elements")
+    }
+
+    func testDeepNestingIsRefusedBeforeParsing() async throws {
+        try await assertRefusedAsTooComplex(Self.root + ">" + String(repeating: "<a>", count: 200) + String(repeating: "</a>", count: 200) + "</asic:XAdESSignatures>",
+                                            "nested deeper")
+    }
+
+    func testLimitsDoNotCountWhatIsInsideCommentsQuotesAndCDATA() throws {
+        let limits = XMLLimits(maximumElements: 3, maximumAttributesPerElement: 1, maximumNamespaceDeclarations: 1, maximumDepth: 2)
+        XCTAssertNil(limits.violation(in: Data("<a x='<b c=1 d=2>'><!-- <c/><c/><c/> --><![CDATA[<e/><e/>]]><?pi <f/> ?><b/></a>".utf8)))
+        XCTAssertNotNil(limits.violation(in: Data("<a x='1' y='2'/>".utf8)))
+        XCTAssertNotNil(limits.violation(in: Data("<a xmlns:p='1'><b xmlns:q='2'/></a>".utf8)))
+        XCTAssertNotNil(limits.violation(in: Data("<a><b><c>x</c></b></a>".utf8)))
+        XCTAssertNotNil(limits.violation(in: Data("<a/><a/><a/><a/>".utf8)))
+    }
+
+    func testTenThousandReferencesToTheSignedPropertiesAreNotEachCanonicalized() async throws {
+        let base = try await signedContainer()
+        var xml = String(decoding: base.signatures[0].data, as: UTF8.self)
+        guard let type = xml.range(of: "Type=\"http://uri.etsi.org/01903#SignedProperties\""),
+              let start = xml.range(of: "<ds:Reference ", options: .backwards, range: xml.startIndex..<type.lowerBound),
+              let end = xml.range(of: "</ds:Reference>", range: type.upperBound..<xml.endIndex) else {
+            return XCTFail("no SignedProperties reference in \(xml.prefix(400))")
+        }
+        let reference = String(xml[start.lowerBound..<end.upperBound])
+        xml.replaceSubrange(start.lowerBound..<end.upperBound, with: String(repeating: reference, count: 10_000))
+        let report = try validate(Container(openingAt: withSignatureXML(xml, base: base)))
+        XCTAssertEqual(report.status, .invalid)
+        XCTAssertEqual(report.signatures.first?.findings.map(\.code).contains("too-many-references"), true)
     }
 }
