@@ -95,7 +95,7 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
         }
         let manifest = try Manifest(data: reader.read(manifestEntry, limit: Container.xmlEntryLimit), mimetype: mimetype)
 
-        var byName: [String: ZipEntry] = [:]
+        var byName: [ExactName: ZipEntry] = [:]
         var signatures: [SignatureFile] = []
         var signatureBytes = 0
         var otherMeta: [ZipEntry] = []
@@ -116,18 +116,18 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
                     otherMeta.append(entry)
                 }
             } else {
-                byName[entry.name] = entry
+                byName[entry.name.exact] = entry
             }
         }
         var files: [DataFile] = []
         for item in manifest.entries {
             try Container.validateArchivePath(item.path, isDirectory: false)
-            guard let entry = byName.removeValue(forKey: item.path) else {
+            guard let entry = byName.removeValue(forKey: item.path.exact) else {
                 throw ContainerError.manifestMismatch("the manifest lists \(item.path), which is not in the container")
             }
             files.append(DataFile(name: item.path, mediaType: item.mediaType, size: entry.uncompressedSize, source: .archive(entry)))
         }
-        if let unlisted = byName.keys.sorted().first {
+        if let unlisted = byName.values.map(\.name).sorted().first {
             throw ContainerError.manifestMismatch("\(unlisted) is in the container but not in the manifest")
         }
         // "a" and "a/b" cannot both be extracted: one would have to be a file and a folder.

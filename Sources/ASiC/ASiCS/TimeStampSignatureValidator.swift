@@ -133,7 +133,7 @@ struct TimeStampSignatureValidator {
     /// (stopping at a name seen before, so a cycle ends), then checks it oldest first.
     private func checkArchiveChain(after firstTime: Date?, findings: inout FindingList) -> [ValidationReport.ArchiveTimeStamp]? {
         guard let reader = container.reader, let data = container.dataFiles.first else { return nil }
-        let entries = Dictionary(reader.entries.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let entries = Dictionary(reader.entries.map { ($0.name.exact, $0) }, uniquingKeysWith: { a, _ in a })
         var chain: [ArchiveManifest] = []   // newest first
         var seen = Set<String>()
         var bytes = 0
@@ -147,7 +147,7 @@ struct TimeStampSignatureValidator {
                 findings.invalid("archive-chain", "more than \(Self.maximumManifests) archive manifests")
                 return nil
             }
-            guard name.hasPrefix("META-INF/"), let entry = entries[name] else {
+            guard name.hasPrefix("META-INF/"), let entry = entries[name.exact] else {
                 findings.invalid("archive-chain", "File not found '\(name)': an archive manifest is missing")
                 return nil
             }
@@ -166,15 +166,15 @@ struct TimeStampSignatureValidator {
             }
         }
 
-        var digests: [String: Digest] = [:]   // each file hashed once per algorithm, however often referenced
+        var digests: [ExactName: Digest] = [:]   // each file hashed once per algorithm, however often referenced
         func digest(of name: String, _ algorithm: DigestAlgorithm) throws -> Digest? {
-            let key = "\(algorithm.rawValue):\(name)"
+            let key = "\(algorithm.rawValue):\(name)".exact
             if let known = digests[key] { return known }
             let computed: Digest
-            if name == data.name {
+            if name.isExactly(data.name) {
                 computed = try container.digest(of: data, algorithm)
             } else {
-                guard name != "mimetype", let entry = entries[name] else { return nil }
+                guard name != "mimetype", let entry = entries[name.exact] else { return nil }
                 let hasher = StreamingDigest(algorithm)
                 try reader.stream(entry) { hasher.update($0) }
                 computed = hasher.finish()
@@ -183,7 +183,7 @@ struct TimeStampSignatureValidator {
             return computed
         }
 
-        var expected: Set<String> = [data.name]
+        var expected: [ExactName: String] = [data.name.exact: data.name]
         var previousTime = firstTime
         var renewals: [ValidationReport.ArchiveTimeStamp] = []
         for manifest in chain.reversed() {
@@ -213,7 +213,7 @@ struct TimeStampSignatureValidator {
                 findings.invalid("archive-sigreference", "\(manifest.name): SigReference is missing (or not of type \(ArchiveManifest.tokenMediaType))")
                 return renewals
             }
-            guard sigReference.name.hasPrefix("META-INF/"), let tokenEntry = entries[sigReference.name] else {
+            guard sigReference.name.hasPrefix("META-INF/"), let tokenEntry = entries[sigReference.name.exact] else {
                 findings.invalid("archive-sigreference", "\(manifest.name): SigReference \(sigReference.name) is missing")
                 return renewals
             }
@@ -228,8 +228,8 @@ struct TimeStampSignatureValidator {
             }
             previousTime = token.genTime
             // 3. Everything the older layers covered must still be covered.
-            let covered = Set(manifest.references.map(\.name)).union([sigReference.name])
-            if let missing = expected.subtracting(covered).sorted().first {
+            let covered = Dictionary((manifest.references.map(\.name) + [sigReference.name]).map { ($0.exact, $0) }, uniquingKeysWith: { a, _ in a })
+            if let missing = expected.filter({ covered[$0.key] == nil }).map(\.value).sorted().first {
                 findings.invalid("archive-reference-not-found", "\(manifest.name): Reference '\(missing)' not found in manifest")
                 return renewals
             }

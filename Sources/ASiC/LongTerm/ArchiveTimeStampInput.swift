@@ -81,7 +81,7 @@ enum ArchiveTimeStampInput {
             throw ContainerError.malformedXML(file: document.name, reason: "the signature lacks the parts an archive time-stamp covers")
         }
         let hasher = StreamingDigest(algorithm)
-        let files = Dictionary(container.dataFiles.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let files = Dictionary(container.dataFiles.map { ($0.name.exact, $0) }, uniquingKeysWith: { first, _ in first })
         for reference in signedInfo.children("Reference", in: XMLNamespace.ds) {
             let uri = reference.attribute("URI") ?? ""
             if uri.hasPrefix("#") {
@@ -91,7 +91,7 @@ enum ArchiveTimeStampInput {
                 }
                 hasher.update(try document.canonicalize(target, method))
             } else {
-                guard let name = URIPath.decode(uri), let file = files[name] else {
+                guard let name = URIPath.decode(uri), let file = files[name.exact] else {
                     throw ContainerError.dataFileNotFound(uri)
                 }
                 try container.read(file) { hasher.update($0) }

@@ -27,7 +27,7 @@ struct SignatureValidator {
     static let maximumFindings = 50
 
     /// Data files by name, for lookups that stay linear in the number of references.
-    private var filesByName: [String: DataFile] { Dictionary(container.dataFiles.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a }) }
+    private var filesByName: [ExactName: DataFile] { Dictionary(container.dataFiles.map { ($0.name.exact, $0) }, uniquingKeysWith: { a, _ in a }) }
 
     func validate(_ file: SignatureFile) -> [ValidationReport.SignatureResult] {
         let document: XMLDocument
@@ -264,7 +264,7 @@ struct SignatureValidator {
             return
         }
         let files = filesByName
-        var signedFiles: [String: Int] = [:]
+        var signedFiles: [ExactName: Int] = [:]
         var signedPropertiesReferences = 0
         for reference in references {
             guard let uri = reference.attribute("URI") else {
@@ -300,14 +300,14 @@ struct SignatureValidator {
                 findings.invalid("reference-uri", "Reference \(uri) does not name a data file of the container")
                 continue
             }
-            guard let dataFile = files[name] else {
-                let inZip = container.reader?.entries.contains { $0.name == name } ?? false
+            guard let dataFile = files[name.exact] else {
+                let inZip = container.reader?.entries.contains { $0.name.isExactly(name) } ?? false
                 findings.invalid(inZip ? "reference-not-in-manifest" : "reference-file-missing",
                                  inZip ? "\(name) is signed but the manifest does not list it as a data file"
                                        : "\(name) is signed but is not in the container")
                 continue
             }
-            signedFiles[name, default: 0] += 1
+            signedFiles[name.exact, default: 0] += 1
             do {
                 let actual = try container.digest(of: dataFile, digestAlgorithm)
                 if !constantTimeEqual(actual.bytes, expected) {
@@ -321,7 +321,7 @@ struct SignatureValidator {
             findings.invalid("signed-properties-reference", "SignedInfo must reference SignedProperties exactly once, found \(signedPropertiesReferences)")
         }
         for file in container.dataFiles {
-            switch signedFiles[file.name, default: 0] {
+            switch signedFiles[file.name.exact, default: 0] {
             case 0: findings.invalid("data-file-not-signed", "\(file.name) is in the container but not covered by this signature")
             case 1: break
             default: findings.invalid("duplicate-reference", "\(file.name) is referenced more than once")
@@ -474,7 +474,7 @@ struct SignatureValidator {
             let type = reference.attribute("Type")
             guard type != Self.signedPropertiesType, type != Self.signedPropertiesTypeV111,
                   let uri = reference.attribute("URI"), let name = URIPath.decode(uri),
-                  let file = files[name] else { continue }
+                  let file = files[name.exact] else { continue }
             guard let refID = reference.attribute("Id"), let mime = mimeByReference["#\(refID)"] else {
                 findings.invalid("data-object-format", "\(name) has no DataObjectFormat/MimeType")
                 continue

@@ -162,4 +162,19 @@ final class ValidatorLimitsTests: ContainerTestCase {
         XCTAssertEqual(report.status, .invalid)
         XCTAssertEqual(report.signatures.first?.findings.map(\.code).contains("too-many-references"), true)
     }
+
+    /// "é" precomposed (NFC) and decomposed (NFD) are equal Swift strings but different names:
+    /// a reference to one does not sign the other.
+    func testAReferenceMatchesADataFileByteForByte() async throws {
+        let container = try makeContainer("nfc.asice", files: ["\u{E9}t\u{E9}.txt": "summer\n"])
+        try await container.sign(with: TestEnvironment.signer("ec-p256"), options: .baselineB)
+        let signed = try Container(openingAt: container.path)
+        var xml = String(decoding: signed.signatures[0].data, as: UTF8.self)
+        XCTAssertTrue(xml.contains("URI=\"%C3%A9t%C3%A9.txt\""))
+        xml = xml.replacingOccurrences(of: "URI=\"%C3%A9t%C3%A9.txt\"", with: "URI=\"e%CC%81te%CC%81.txt\"")
+        let report = try validate(Container(openingAt: withSignatureXML(xml, base: signed)))
+        let codes = report.signatures[0].findings.map(\.code)
+        XCTAssertTrue(codes.contains("reference-file-missing"), "\(codes)")
+        XCTAssertTrue(codes.contains("data-file-not-signed"), "\(codes)")
+    }
 }
