@@ -9,6 +9,7 @@ usage: asice-resign.py IN.asice OUT.asice --key KEY.pem [options]
   --issuer-serial-v2 B64   new SigningCertificateV2/Cert/IssuerSerialV2 (base64 DER)
   --cert-digest-of CERT    CertDigest/DigestValue := digest of CERT (PEM or DER), same method
   --keyinfo CERT           (repeatable) KeyInfo/X509Data holds these certificates, in order
+  --signing-time TEXT      new SignedSignatureProperties/SigningTime text
   --key KEY.pem            the key SignedInfo is signed with after the changes
 
 The SignedProperties digest is recomputed after the changes, then the SignatureValue. The first
@@ -37,6 +38,7 @@ def main(argv):
     p.add_argument("--issuer-serial-v2")
     p.add_argument("--cert-digest-of")
     p.add_argument("--keyinfo", action="append")
+    p.add_argument("--signing-time")
     a = p.parse_args(argv)
 
     entries = H.read_container(a.src)
@@ -68,6 +70,8 @@ def main(argv):
         method = one(digest_el, H.ds("DigestMethod")).get("Algorithm")
         one(digest_el, H.ds("DigestValue")).text = base64.b64encode(
             H.digest(method, H.cert_der(H.load_cert(a.cert_digest_of)))).decode("ascii")
+    if a.signing_time is not None:
+        one(props, ".//" + H.xades("SigningTime")).text = a.signing_time
     if a.keyinfo:
         keyinfo = one(sig.sig, H.ds("KeyInfo"))
         for old in keyinfo.findall(H.ds("X509Data")):

@@ -66,6 +66,8 @@ public enum ContainerError: Error, Equatable, Sendable {
     /// A BDOC 2.1 time-mark (OCSP without a time-stamp) cannot be extended: its evidence is the
     /// OCSP nonce, and a time-stamp added after it would make neither a TM nor an LT signature.
     case timeMarkNotExtensible(String)
+    /// `extend` on a signature that does not verify (a changed file, a broken SignatureValue).
+    case signatureDoesNotVerify(file: String, reason: String)
 
     public var code: String {
         switch self {
@@ -106,6 +108,7 @@ public enum ContainerError: Error, Equatable, Sendable {
         case .unsupportedSignatureFormat: "unsupported-signature-format"
         case .asicsReadOnly: "asics-read-only"
         case .timeMarkNotExtensible: "time-mark-not-extensible"
+        case .signatureDoesNotVerify: "signature-does-not-verify"
         }
     }
 }
@@ -153,6 +156,7 @@ extension ContainerError: CustomStringConvertible {
         case .unsupportedSignatureFormat(let f): "\(f): tamga does not validate this signature format (CAdES); use a validator that does."
         case .asicsReadOnly: "ASiC-S containers are read-only: tamga does not add data or XAdES signatures to them. To time-stamp a container, use `tamga container timestamp`."
         case .timeMarkNotExtensible(let file): "\(file) holds a BDOC 2.1 time-mark, which tamga validates but does not extend; nothing was changed."
+        case .signatureDoesNotVerify(let file, let reason): "\(file) does not verify (\(reason)); tamga adds no time-stamp to it. Nothing was changed."
         }
     }
 }

@@ -19,6 +19,15 @@ extension Container {
         let augmenter = SignatureAugmenter(container: self, services: services)
         var changed: [String] = []
         var updated: [SignatureFile] = []
+        // Evidence added to a signature that does not verify would only dress it up: judged
+        // first at B level (no trust needed), and any INVALID finding refuses the extension.
+        let checker = SignatureValidator(container: self, options: ValidationOptions(minimumProfile: .B))
+        for file in original where fileNames?.contains(file.name) ?? true {
+            if let broken = checker.validate(file).first(where: { $0.status == .invalid }),
+               let finding = broken.findings.first(where: { $0.severity == .invalid }) {
+                throw ContainerError.signatureDoesNotVerify(file: file.name, reason: "\(finding.message) [\(finding.code)]")
+            }
+        }
         for file in original {
             guard fileNames?.contains(file.name) ?? true else { updated.append(file); continue }
             if let data = try await augmenter.augment(file.data, fileName: file.name, to: profile) {

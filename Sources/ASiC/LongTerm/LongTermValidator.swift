@@ -188,7 +188,11 @@ struct LongTermValidator {
             findings.add("issuer-missing", .unknown, "the signer's issuing CA certificate is neither in the signature nor given (--certs)")
             return
         }
+        // Every response is judged, not just the first: a good and a revoked answer for the
+        // signer in one signature must not be VALID or INVALID depending on their order.
         var reasons: [String] = []
+        var verified: [(producedAt: Date, status: OCSPResponse.CertificateStatus)] = []
+        var firstFailure: (untrusted: Bool, message: String)?
         for value in values {
             guard let der = XMLBase64.decode(value.text), let response = try? OCSPResponse(der: der), response.isSuccessful,
                   let producedAt = response.producedAt else {
@@ -204,32 +208,44 @@ struct LongTermValidator {
                                                   at: producedAt, byListing: options.responderTrustedByListing) {
                 let untrusted = why.contains("certificate verify error") || why.contains("unable to get") || why.contains("not trusted")
                     || anchors.isEmpty
-                if untrusted {
-                    findings.add("ocsp-responder-untrusted", .unknown, "the OCSP responder is not trusted at \(XSDDateTime.format(producedAt)) (\(why))")
-                } else {
-                    findings.invalid("ocsp-signature", "the OCSP response does not verify: \(why)")
+                if firstFailure == nil {
+                    firstFailure = untrusted
+                        ? (true, "the OCSP responder is not trusted at \(XSDDateTime.format(producedAt)) (\(why))")
+                        : (false, "the OCSP response does not verify: \(why)")
                 }
-                return
+                continue
             }
-            switch status.kind {
-            case .good: break
-            case .revoked:
-                findings.invalid("certificate-revoked", "the OCSP response says the signer's certificate was revoked"
-                                 + (status.revocationTime.map { " on \(XSDDateTime.format($0))" } ?? ""))
-                return
-            case .unknown:
-                findings.invalid("ocsp-status-unknown", "the OCSP responder does not know the signer's certificate")
-                return
-            }
-            if let genTime {
-                if producedAt < genTime {
-                    findings.invalid("ocsp-before-timestamp", "the OCSP response (\(XSDDateTime.format(producedAt))) was produced before the time-stamp (\(XSDDateTime.format(genTime)))")
-                } else if producedAt.timeIntervalSince(genTime) > 15 * 60 {
-                    findings.warning("ocsp-produced-late", "the OCSP response was produced \(Int(producedAt.timeIntervalSince(genTime) / 60)) minutes after the time-stamp")
-                }
+            verified.append((producedAt, status))
+        }
+        guard !verified.isEmpty else {
+            if let failure = firstFailure {
+                if failure.untrusted { findings.add("ocsp-responder-untrusted", .unknown, failure.message) } else { findings.invalid("ocsp-signature", failure.message) }
+            } else {
+                findings.invalid("ocsp-missing", "no usable OCSP response: \(reasons.joined(separator: "; "))")
             }
             return
         }
-        findings.invalid("ocsp-missing", "no usable OCSP response: \(reasons.joined(separator: "; "))")
+        let revoked = verified.filter { $0.status.kind == .revoked }
+        let good = verified.filter { $0.status.kind == .good }
+        if let first = revoked.first {
+            findings.invalid("certificate-revoked", "an OCSP response says the signer's certificate was revoked"
+                             + (first.status.revocationTime.map { " on \(XSDDateTime.format($0))" } ?? ""))
+            if let answer = good.first {
+                findings.invalid("conflicting-revocation", "the signature carries conflicting OCSP responses for the signer: good (produced \(XSDDateTime.format(answer.producedAt))) and revoked (produced \(XSDDateTime.format(first.producedAt))); revoked decides")
+            }
+            return
+        }
+        guard let answer = good.first else {
+            findings.invalid("ocsp-status-unknown", "the OCSP responder does not know the signer's certificate")
+            return
+        }
+        if let genTime {
+            let producedAt = answer.producedAt
+            if producedAt < genTime {
+                findings.invalid("ocsp-before-timestamp", "the OCSP response (\(XSDDateTime.format(producedAt))) was produced before the time-stamp (\(XSDDateTime.format(genTime)))")
+            } else if producedAt.timeIntervalSince(genTime) > 15 * 60 {
+                findings.warning("ocsp-produced-late", "the OCSP response was produced \(Int(producedAt.timeIntervalSince(genTime) / 60)) minutes after the time-stamp")
+            }
+        }
     }
 }

@@ -10,7 +10,24 @@ extension Container {
         for warning in structureWarnings { findings.warning("container-structure", warning) }
         if !isSigned { findings.invalid("no-signatures", "the container holds no signatures") }
         let validator = SignatureValidator(container: self, options: options)
-        var results = signatures.flatMap { validator.validate($0) }
+        var results: [ValidationReport.SignatureResult] = []
+        // The same signature (the same SignatureValue) stored twice counts once: the copy is
+        // reported, not judged again and not counted as a second signer.
+        var seenValues: [Data: String] = [:]
+        for file in signatures {
+            let fileResults = validator.validate(file)
+            let values = validator.signatureValues(in: file)
+            for (index, result) in fileResults.enumerated() {
+                if fileResults.count == values.count, let value = values[index] {
+                    if let original = seenValues[value] {
+                        findings.warning("duplicate-signature", "\(file.name) repeats the signature in \(original) (the same SignatureValue); it counts once")
+                        continue
+                    }
+                    seenValues[value] = file.name
+                }
+                results.append(result)
+            }
+        }
         // ASiC-S: the token signature (its file, or the archive manifests that renew it).
         if kind == .asics, timeStampEntry != nil || archiveManifestEntry != nil {
             results.append(TimeStampSignatureValidator(container: self, options: options).validate())

@@ -50,6 +50,15 @@ struct SignatureValidator {
         return signatures.map { validate($0, in: document, file: file) }
     }
 
+    /// The decoded SignatureValue of each ds:Signature in `file`, in the order `validate` reports
+    /// them (nil where there is none); empty when the file does not parse.
+    func signatureValues(in file: SignatureFile) -> [Data?] {
+        guard let document = try? XMLDocument(data: file.data, name: file.name), let root = document.root else { return [] }
+        return root.children("Signature", in: XMLNamespace.ds).prefix(Self.maximumSignaturesPerFile).map { signature in
+            signature.child("SignatureValue", in: XMLNamespace.ds).flatMap { XMLBase64.decode($0.text) }
+        }
+    }
+
     private func failure(_ file: SignatureFile, _ code: String, _ message: String) -> ValidationReport.SignatureResult {
         .init(file: file.name, id: nil, signer: nil, signerSerial: nil, signingTime: nil, timeStampTime: nil, signatureMethod: nil, profile: "B",
               status: .invalid, findings: [.init(code: code, severity: .invalid, message: message)])
@@ -175,6 +184,17 @@ struct SignatureValidator {
                 findings.invalid("no-non-repudiation", "the signer's certificate lacks the nonRepudiation key usage")
             }
             checkChain(certificate, helpers: helpers, longTerm: longTerm, findings: &findings)
+        }
+        // --- The claimed SigningTime is not evidence, but one that contradicts the evidence is
+        // worth a warning: after the time-stamp that proves the signature existed, or before
+        // the certificate existed.
+        if let claimed = signingTime.flatMap(XAdESTime.parse) {
+            if !longTerm.isTimeMark, let stamped = longTerm.signatureTime, claimed > stamped {
+                findings.warning("signing-time-after-timestamp", "the claimed SigningTime \(XSDDateTime.format(claimed)) is after the signature time-stamp \(XSDDateTime.format(stamped))")
+            }
+            if let certificate, claimed < certificate.notBefore {
+                findings.warning("signing-time-before-certificate", "the claimed SigningTime \(XSDDateTime.format(claimed)) is before the signer's certificate was valid (from \(XSDDateTime.format(certificate.notBefore)))")
+            }
         }
         let profile = longTerm.profileLabel
         let timeStampTime = longTerm.timeStampTime

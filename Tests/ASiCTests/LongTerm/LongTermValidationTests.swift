@@ -47,6 +47,45 @@ final class LongTermValidationTests: LongTermTestCase {
         return (report.status, report.signatures[0].findings.map(\.code))
     }
 
+    /// The signature with a second EncapsulatedOCSPValue holding `base64`, before or after the good one.
+    private func addingOCSP(_ base64: String, first: Bool, to container: Container) throws -> Container {
+        let out = path("two-ocsp-\(first).asice")
+        let script = """
+        import copy, sys, zipfile
+        from lxml import etree
+        src = zipfile.ZipFile(sys.argv[1]); dst = zipfile.ZipFile(sys.argv[2], "w")
+        for info in src.infolist():
+            data = src.read(info.filename)
+            if info.filename == "META-INF/signatures0.xml":
+                tree = etree.fromstring(data)
+                node = tree.xpath("//*[local-name()='EncapsulatedOCSPValue']")[0]
+                extra = copy.deepcopy(node); extra.text = sys.argv[3]
+                if sys.argv[4] == "first": node.addprevious(extra)
+                else: node.addnext(extra)
+                data = etree.tostring(tree, xml_declaration=True, encoding="UTF-8")
+            dst.writestr(info, data, compress_type=info.compress_type)
+        dst.close()
+        """
+        let result = try TestEnvironment.run("/usr/bin/python3", ["-c", script, container.path, out, base64, first ? "first" : "last"])
+        XCTAssertEqual(result.status, 0, result.error)
+        return try Container(openingAt: out)
+    }
+
+    /// A good and a revoked answer for the signer: INVALID whatever their order, and reported.
+    func testConflictingAnswersAreInvalidInEitherOrder() async throws {
+        let container = try await ltContainer()
+        let revoked = try fetchOCSP("ocsp/revoked").base64EncodedString()
+        for first in [true, false] {
+            let (status, found) = try codes(addingOCSP(revoked, first: first, to: container))
+            XCTAssertEqual(status, .invalid, "revoked \(first ? "first" : "last")")
+            XCTAssertEqual(found, ["certificate-revoked", "conflicting-revocation"], "revoked \(first ? "first" : "last")")
+        }
+        // Two good answers are fine.
+        let good = try fetchOCSP("ocsp").base64EncodedString()
+        let (status, found) = try codes(addingOCSP(good, first: false, to: container))
+        XCTAssertEqual(status, .valid, "\(found)")
+    }
+
     func testARevokedAnswerMakesTheSignatureInvalid() async throws {
         let container = try await ltContainer()
         let revoked = try fetchOCSP("ocsp/revoked")
