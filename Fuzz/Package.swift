@@ -29,5 +29,6 @@ let package = Package(
         fuzzTarget("FuzzRemoteMessages", ["RemoteSigning", "TamgaCore"]),
         fuzzTarget("FuzzKoreanMobileID", ["MobileID"]),
         fuzzTarget("FuzzTextCodecs", ["TamgaCore"]),
+        fuzzTarget("FuzzDistinguishedName", ["TamgaCore"]),
     ]
 )

@@ -12,7 +12,7 @@ SECONDS_EACH=${1:-60}
 shift || true
 SWIFT=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
 ALL=(FuzzZip FuzzManifest FuzzSignatureXML FuzzTrustedList FuzzOCSP FuzzTimeStamp FuzzBERTLV FuzzWireMessages
-     FuzzCoSignerRouter FuzzRemoteMessages FuzzKoreanMobileID FuzzTextCodecs)
+     FuzzCoSignerRouter FuzzRemoteMessages FuzzKoreanMobileID FuzzTextCodecs FuzzDistinguishedName)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL[@]}")
 WORK=$REPO/.build/fuzz
@@ -26,6 +26,13 @@ for target in "${TARGETS[@]}"; do [ -x "$BIN/$target" ] || { echo "fuzz: $target
 # --- Seeds: fixtures, plus the parts of a real LT container signed through the loopback TSA/OCSP.
 seed() { mkdir -p "$WORK/corpus/$1"; cp "${@:2}" "$WORK/corpus/$1/" 2>/dev/null || true; }
 seed FuzzTrustedList Fixtures/tsl/*.xml
+# Issuer names in the forms real CAs write them.
+mkdir -p "$WORK/corpus/FuzzDistinguishedName"
+for name in 'CN=TEST of ESTEID2018,2.5.4.97=#0c0e4e545245452d3130373437303133,O=SK ID Solutions AS,C=EE' \
+            'CN=Test CA,1.2.840.113549.1.9.1=#1609706b6940736b2e6565,O=T\C3\B5nu \C5\AAdens,C=EE' \
+            'CN=Multi CA+serialNumber=123,OU=Unit B,OU=Unit A,C=EE' 'C=EE, O=Org\, Inc., CN=\#hash\20'; do
+  printf '%s' "$name" > "$WORK/corpus/FuzzDistinguishedName/$(printf '%s' "$name" | sha1sum | cut -c1-16)"
+done
 if [ ! -e "$WORK/seeded" ]; then
   TAMGA=$REPO/.build/debug/tamga
   SEEDS=$(mktemp -d)
