@@ -132,20 +132,8 @@ struct SignatureBuilder {
 
 /// `xsd:dateTime` in UTC without fractions, as the reference writes SigningTime.
 enum XAdESTime {
-    static func format(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: date)
-    }
-
-    static func parse(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        if let d = formatter.date(from: text) { return d }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
-    }
+    static func format(_ date: Date) -> String { XSDDateTime.format(date) }
+    static func parse(_ text: String) -> Date? { XSDDateTime.parse(text) }
 }
 
 /// Reference URIs for data files: every byte outside `[A-Za-z0-9-._~/]` percent-encoded in

@@ -44,12 +44,3 @@ public struct OCSPClient: Sendable {
     }
 }
 
-/// `xsd:dateTime` in UTC without fractions.
-public enum XSDDateTime {
-    public static func format(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: date)
-    }
-}
