@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # fuzz.sh [SECONDS] [TARGET...] — builds the libFuzzer targets of Fuzz/ (-sanitize=fuzzer,address),
 # seeds their corpora from Fixtures/ and from a container tamga signs with the test PKI, and runs
-# each target for SECONDS (default 60). An input that crashes, leaks, takes over one second or
-# more than 2 GB fails the run; its reproducer lands in .build/fuzz/artifacts/TARGET/.
+# each target for SECONDS (default 60; FUZZ_RUNS=N ends a target after N executions). An input
+# that crashes, leaks, takes over one second (FUZZ_TIMEOUT) or more than 2 GB fails the run; its
+# reproducer lands in .build/fuzz/artifacts/TARGET/.
 # Corpora are kept in .build/fuzz/corpus/TARGET between runs. `make fuzz` runs this; `make test`
 # runs every target for a few seconds so they keep building and keep passing.
 set -euo pipefail
@@ -94,7 +95,9 @@ printf '%-20s %12s %8s %8s  %s\n' target executions cov corpus result
 for target in "${TARGETS[@]}"; do
   mkdir -p "$WORK/corpus/$target" "$WORK/artifacts/$target"
   log=$WORK/$target.log
-  if "$BIN/$target" "$WORK/corpus/$target" -max_total_time="$SECONDS_EACH" -timeout="${FUZZ_TIMEOUT:-1}" -rss_limit_mb=2048 -max_len=65536 \
+  runs_flag=()
+  [ -n "${FUZZ_RUNS:-}" ] && runs_flag=(-runs="$FUZZ_RUNS")
+  if "$BIN/$target" "$WORK/corpus/$target" "${runs_flag[@]}" -max_total_time="$SECONDS_EACH" -timeout="${FUZZ_TIMEOUT:-1}" -rss_limit_mb=2048 -max_len=65536 \
        -artifact_prefix="$WORK/artifacts/$target/" -print_final_stats=1 > "$log" 2>&1; then
     result=ok
     passed_count=$((passed_count + 1))

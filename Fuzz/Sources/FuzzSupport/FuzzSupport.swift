@@ -13,7 +13,9 @@ public enum FuzzSupport {
 
     /// A private folder for files a target must write (a container to open).
     public static let scratch: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tamga-fuzz-\(getpid())")
+        // In memory when the machine has a tmpfs: targets that must write a file do it per input.
+        let base = FileManager.default.fileExists(atPath: "/dev/shm") ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
+        let url = base.appendingPathComponent("tamga-fuzz-\(getpid())")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         atexit { try? FileManager.default.removeItem(at: FuzzSupport.scratch) }
         return url

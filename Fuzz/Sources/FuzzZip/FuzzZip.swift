@@ -4,6 +4,7 @@ import FuzzSupport
 
 /// The ZIP reader and the container's structure checks: any bytes as a .asice file. Opening
 /// must throw a ContainerError or give a container whose entries read within their limits.
+/// (Signatures are FuzzSignatureXML's: judging them here would spend the time on crypto.)
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzZip(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let path = FuzzSupport.scratch.appendingPathComponent("input.asice").path
@@ -13,7 +14,6 @@ public func fuzzZip(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             try? container.read(file) { _ in }
             _ = try? container.digest(of: file, .sha256)
         }
-        _ = container.validate()
     }
     return 0
 }
