@@ -136,4 +136,59 @@ final class HostileNameCommandTests: XCTestCase {
         XCTAssertTrue(err.contains("\"-x.txt\"") && err.contains("\"_-x.txt\""), err)
         XCTAssertFalse(FileManager.default.fileExists(atPath: out))
     }
+
+    // MARK: docs/cli.md says what the code does
+
+    private static let everyContainerError: [ContainerError] = [
+        .fileNotFound("f"), .unreadableInput(path: "p", reason: "r"), .ioFailure(path: "p", reason: "r"), .malformedZip("z"),
+        .unsupportedZip("z"), .unsafeEntryName("n"), .duplicateEntry("n"), .mimetypeMissing, .mimetypeNotFirst, .mimetypeWrong("m"),
+        .manifestMissing, .malformedManifest("m"), .manifestMismatch("m"), .malformedXML(file: "f", reason: "r"), .corruptEntry("e"),
+        .entryTooLarge(name: "n", limit: 1), .containerSigned, .dataFileExists("n"), .dataFileNotFound("n"), .invalidDataFileName("n"),
+        .emptyDataFile("p"), .noDataFiles, .wouldOverwrite("p"), .extractionCollision(first: "a", second: "b", path: "p"),
+        .dataDescriptorMismatch("d"), .noPendingSignature, .signatureValueRejected("s"), .signingCertificateUnsuitable("s"),
+        .alreadyExists("p"), .invalidMediaType("t"), .invalidSignatureProperty("v"), .asicsMimetypeWrong("m"), .asicsDataObjectCount([]),
+        .asicsDataObjectInFolder("n"), .asicsSignatureConflict("s"), .unsupportedSignatureFormat("f"), .asicsReadOnly,
+    ]
+
+    /// The codes of the "Errors" paragraph of docs/cli.md with the exit code each group ends with.
+    private func documentedErrorExits() throws -> [String: Set<Int32>] {
+        let docs = try String(contentsOf: TestEnvironment.repository.appendingPathComponent("docs/cli.md"), encoding: .utf8)
+        let start = try XCTUnwrap(docs.range(of: "`code` is one of"))
+        let end = try XCTUnwrap(docs.range(of: "The human message goes to stderr", range: start.upperBound..<docs.endIndex))
+        let paragraph = String(docs[start.upperBound..<end.lowerBound])
+        var exits: [String: Set<Int32>] = [:]
+        var pending: [String] = []
+        // Tokens in order: a `code`, or an "(exit N)" that applies to the codes since the last one.
+        let pattern = try NSRegularExpression(pattern: "`([a-z0-9*-]+)`|\\(exit ([0-9]+)\\)")
+        for match in pattern.matches(in: paragraph, range: NSRange(paragraph.startIndex..., in: paragraph)) {
+            if let code = Range(match.range(at: 1), in: paragraph) {
+                pending.append(String(paragraph[code]))
+            } else if let number = Range(match.range(at: 2), in: paragraph), let exit = Int32(paragraph[number]) {
+                for code in pending { exits[code, default: []].insert(exit) }
+                pending = []
+            }
+        }
+        XCTAssertEqual(pending, [], "codes at the end of the paragraph without an exit code")
+        return exits
+    }
+
+    func testTheDocumentedExitCodeOfEveryContainerErrorIsTheOneGiven() throws {
+        let documented = try documentedErrorExits()
+        for error in Self.everyContainerError {
+            let (code, exit) = TamgaCommandLine.classify(error)
+            XCTAssertEqual(code, error.code)
+            XCTAssertEqual(documented[code], [exit.rawValue], "docs/cli.md gives \(code) exit \(documented[code].map { "\($0.sorted())" } ?? "nothing"), the code gives \(exit.rawValue)")
+        }
+        // Every exit code the document names is one that ExitCode has.
+        let docs = try String(contentsOf: TestEnvironment.repository.appendingPathComponent("docs/cli.md"), encoding: .utf8)
+        let mentioned = try NSRegularExpression(pattern: "(?:\\(exit|exits?|exit code) ([0-9]+)|^\\| ([0-9]+) \\|", options: .anchorsMatchLines)
+        var seen = Set<Int32>()
+        for match in mentioned.matches(in: docs, range: NSRange(docs.startIndex..., in: docs)) {
+            for group in [1, 2] {
+                if let range = Range(match.range(at: group), in: docs), let number = Int32(docs[range]) { seen.insert(number) }
+            }
+        }
+        for number in seen { XCTAssertNotNil(ExitCode(rawValue: number), "docs/cli.md names exit \(number), which ExitCode does not have") }
+        XCTAssertEqual(seen.filter { ExitCode(rawValue: $0) != nil }.count, 12, "the table lists all twelve exit codes: \(seen.sorted())")
+    }
 }
