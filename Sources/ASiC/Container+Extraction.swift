@@ -23,7 +23,11 @@ extension Container {
     @discardableResult
     public func extract(_ names: [String] = [], to folder: String, overwrite: Bool = false) throws -> [String] {
         var chosen: [DataFile] = try names.isEmpty ? dataFiles : names.map { name in
-            guard let file = dataFiles.first(where: { $0.name == name }) else { throw ContainerError.dataFileNotFound(name) }
+            // Byte for byte first (NFC and NFD are two names on Linux); a name typed in the other
+            // normalisation form still finds the file when it is the only one it could mean.
+            if let exact = dataFiles.first(where: { $0.name.utf8.elementsEqual(name.utf8) }) { return exact }
+            let equivalent = dataFiles.filter { $0.name == name }
+            guard equivalent.count == 1, let file = equivalent.first else { throw ContainerError.dataFileNotFound(name) }
             return file
         }
         // The same data file named twice on the command line is written once.
@@ -32,15 +36,18 @@ extension Container {
 
         let base = URL(fileURLWithPath: folder).standardizedFileURL
         let basePrefix = base.path.hasSuffix("/") ? base.path : base.path + "/"
-        var plan: [(file: DataFile, target: String, segments: [String])] = []
+        var plan: [(file: DataFile, target: String, segments: [String], existed: Bool)] = []
         for file in chosen {
-            let segments = file.name.split(separator: "/").map { Self.safeFileName(String($0)) }
+            // Split on the scalar: "/" followed by a combining mark is one Character, and a
+            // Character split would keep it inside a segment.
+            let segments = file.name.unicodeScalars.split(separator: "/").map { Self.safeFileName(String(String.UnicodeScalarView($0))) }
             let target = segments.reduce(base) { $0.appendingPathComponent($1) }.standardizedFileURL
             guard target.path.hasPrefix(basePrefix) else { throw ContainerError.unsafeEntryName(file.name) }
-            plan.append((file, target.path, segments))
+            var info = stat()
+            plan.append((file, target.path, segments, lstat(target.path, &info) == 0))
         }
         try Self.refuseCollisions(plan.map { ($0.file.name, $0.segments) }, in: base.path)
-        for item in plan {
+        for item in plan where item.existed {
             var info = stat()
             if lstat(item.target, &info) == 0 {
                 guard overwrite else { throw ContainerError.wouldOverwrite(item.target) }
@@ -57,8 +64,6 @@ extension Container {
             for item in plan {
                 let parent = URL(fileURLWithPath: item.target).deletingLastPathComponent().path
                 try transaction.makeFolders(upTo: parent, inside: base.path, entry: item.file.name)
-                var info = stat()
-                let existed = lstat(item.target, &info) == 0
                 let output = try AtomicOutputFile(replacing: item.target)
                 outputs.append(output)
                 var done: UInt64 = 0
@@ -68,7 +73,7 @@ extension Container {
                     progress?(ProgressEvent(phase: .extracting, item: item.file.name, completed: done, total: item.file.size))
                 }
                 try output.finishWriting()
-                staged.append((output, item.target, existed))
+                staged.append((output, item.target, item.existed))
             }
             for (output, path, existed) in staged {
                 try output.commit()

@@ -239,7 +239,7 @@ public enum TamgaCommandLine {
       card change-pin --pin1|--pin2|--puk  change a PIN with the current one
       card unblock --pin1|--pin2           unblock a PIN with the PUK
 
-    Other: help [COMMAND], --version. Every command takes --help.
+    Other: help [COMMAND | GROUP], --version. Every command takes --help.
     Exit codes: 0 ok, 1 invalid or unsigned, 2 usage, 3 input refused, 4 signing failed,
                 5 trust not established, 6 write failed, 7 TSA/OCSP failed, 8 wait timed out,
                 9 PIN refused, 10 no usable card, 130 cancelled (docs/cli.md).

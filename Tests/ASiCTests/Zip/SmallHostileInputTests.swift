@@ -88,6 +88,17 @@ final class SmallHostileInputTests: ContainerTestCase {
         XCTAssertEqual(try container.extract(["a.txt", "a.txt"], to: path("twice")).count, 1)
     }
 
+    func testASlashFollowedByACombiningMarkIsStillASlash() throws {
+        // "/" + U+0301 is one Swift Character: compared as Characters, "../\u{301}x" has no ".."
+        // segment and "/\u{301}x" no leading "/", but unzip and every other reader see both.
+        for hostile in ["../\u{301}x.txt", "/\u{301}x.txt", "a/\u{301}/../../x.txt"] {
+            let file = try pythonContainer("combining.asice", files: [(hostile, "payload")])
+            XCTAssertThrowsError(try Container(openingAt: file), hostile) { XCTAssertEqual(($0 as? ContainerError)?.code, "unsafe-entry-name", "\($0)") }
+        }
+        XCTAssertThrowsError(try Container.validateNewDataFileName("a/\u{301}b"))
+        XCTAssertNoThrow(try Container.validateArchivePath("caf\u{E9}/e\u{301}.txt", isDirectory: false))
+    }
+
     // MARK: 2. A failed extraction leaves the target as it was
 
     func testAFailedExtractionRemovesEverythingItMadeAndNothingElse() throws {
