@@ -18,6 +18,12 @@ extension Container {
                 throw ContainerError.unsafeEntryName(name)
             }
         }
+        // A segment may not start with a mark that joins the "/" before it into one Character:
+        // the rest of tamga compares names as Strings ("META-INF/", hasSuffix("/")), and there
+        // that "/" would not be one.
+        guard path.filter({ $0 == "/" }).count == name.filter({ $0 == "/" }).count - (isDirectory ? 1 : 0) else {
+            throw ContainerError.unsafeEntryName(name)
+        }
         // A drive letter ("C:…") is an absolute path on Windows, where containers are also opened.
         if path.count >= 2, path.dropFirst().first == ":" { throw ContainerError.unsafeEntryName(name) }
     }
