@@ -142,7 +142,8 @@ private struct ExtractionTransaction {
             var info = stat()
             if lstat(path, &info) == 0 { break }
             guard errno == ENOENT else {
-                throw ContainerError.ioFailure(path: path, reason: "cannot inspect the folder: \(String(cString: strerror(errno)))")
+                let why = errno == ENOTDIR ? "a file stands where a folder is needed for \(entry)" : "cannot inspect the folder: \(String(cString: strerror(errno)))"
+                throw ContainerError.ioFailure(path: path, reason: why)
             }
             chain.append(path)
             let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path

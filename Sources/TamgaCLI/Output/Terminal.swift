@@ -82,7 +82,7 @@ public final class Terminal: @unchecked Sendable {   // unchecked: written from 
             if percent == lastShown && event.item == lastItem { return }
             lastShown = percent
             lastItem = event.item
-            let line = "\r\(event.phase.rawValue) \(event.item): \(percent)% (\(ByteCount.format(event.completed)) of \(ByteCount.format(event.total)))"
+            let line = "\r\(event.phase.rawValue) \(TerminalText.escaped(event.item)): \(percent)% (\(ByteCount.format(event.completed)) of \(ByteCount.format(event.total)))"
             write(line + (event.completed == event.total ? "\n" : ""))
         }
     }

@@ -123,6 +123,16 @@ final class SmallHostileInputTests: ContainerTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("fresh").path))
     }
 
+    func testAFileWhereAFolderIsNeededFailsWithoutLeavingAnything() throws {
+        let file = try pythonContainer("blocked.asice", files: [("a.txt", "first"), ("sub/b.txt", "second"), ("sub/deeper/c.txt", "third")])
+        let container = try Container(openingAt: file)
+        let out = folder.appendingPathComponent("blocked")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        try Data("a plain file".utf8).write(to: out.appendingPathComponent("sub"))
+        XCTAssertThrowsError(try container.extract(to: out.path)) { XCTAssertEqual(($0 as? ContainerError)?.code, "io-failure", "\($0)") }
+        XCTAssertEqual(tree(out), ["sub"], "a.txt, written before the failure, is gone again")
+    }
+
     // MARK: 3. Inputs that are not regular files
 
     func testAFIFOIsRefusedWithoutBlocking() throws {
