@@ -184,7 +184,8 @@ final class SmallHostileInputTests: ContainerTestCase {
             flags = 8 if descriptor else 0
             local_crc = crc if not descriptor else (crc ^ 1 if variant == "local-crc" else 0)
             local_size = size if not descriptor else 0
-            body += struct.pack("<IHHHHHIIIHH", 0x04034b50, 20, flags, 0, 0, 0x21, local_crc, local_size, local_size, len(n), 0) + n + data
+            stored = data[:-1] + b"?" if descriptor and variant == "data" else data
+            body += struct.pack("<IHHHHHIIIHH", 0x04034b50, 20, flags, 0, 0, 0x21, local_crc, local_size, local_size, len(n), 0) + n + stored
             if descriptor:
                 d_crc = crc ^ 0x10 if variant == "crc" else crc
                 d_size = size + 1 if variant == "size" else size
@@ -205,6 +206,13 @@ final class SmallHostileInputTests: ContainerTestCase {
             try container.extract(to: out.path)
             XCTAssertEqual(try String(contentsOf: out.appendingPathComponent("a.txt"), encoding: .utf8), "hello descriptor\n")
         }
+    }
+
+    func testDataThatDisagreesWithItsDescriptorAndDirectoryIsRefusedWhenRead() throws {
+        let container = try Container(openingAt: descriptorContainer("data"))
+        let out = folder.appendingPathComponent("data")
+        XCTAssertThrowsError(try container.extract(to: out.path)) { XCTAssertEqual(($0 as? ContainerError)?.code, "corrupt-entry", "\($0)") }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
     }
 
     func testADataDescriptorWhoseCRCOrSizeDisagreesIsRefused() throws {
