@@ -41,6 +41,13 @@ public enum ContainerError: Error, Equatable, Sendable {
     case noDataFiles
     /// Extraction would overwrite an existing file and `--force` was not given.
     case wouldOverwrite(String)
+    /// Two data files would be extracted to one path once their names are made safe for the
+    /// file system (`-x.txt` and `_-x.txt` both become `_-x.txt`), or one where the other
+    /// needs a folder. Nothing was written.
+    case extractionCollision(first: String, second: String, path: String)
+    /// A data descriptor (the CRC-32 and sizes after an entry's data) that disagrees with the
+    /// central directory, so readers that trust one or the other would see different files.
+    case dataDescriptorMismatch(String)
     case noPendingSignature
     /// The signature value does not verify against the certificate: the signer is broken or
     /// was given the wrong digest. Nothing was written.
@@ -95,6 +102,8 @@ public enum ContainerError: Error, Equatable, Sendable {
         case .emptyDataFile: "empty-data-file"
         case .noDataFiles: "no-data-files"
         case .wouldOverwrite: "would-overwrite"
+        case .extractionCollision: "extraction-collision"
+        case .dataDescriptorMismatch: "data-descriptor-mismatch"
         case .noPendingSignature: "no-pending-signature"
         case .signatureValueRejected: "signature-value-rejected"
         case .signingCertificateUnsuitable: "signing-certificate-unsuitable"
@@ -140,6 +149,9 @@ extension ContainerError: CustomStringConvertible {
         case .emptyDataFile(let p): "\(p) is empty; an empty data file cannot be added."
         case .noDataFiles: "A container needs at least one data file."
         case .wouldOverwrite(let p): "\(p) exists; use --force to overwrite it."
+        case .extractionCollision(let first, let second, let p):
+            "Refused: the data files \"\(first)\" and \"\(second)\" would both be written to \(p) (names are made safe for the file system: a leading \"-\" gets \"_\" in front, control characters become \"_\"). Nothing was written. Extract them one at a time, by name, into different folders (--to)."
+        case .dataDescriptorMismatch(let why): "Refused: the container is inconsistent: \(why). Its data descriptor and central directory describe different data; ask for a new copy of the container."
         case .noPendingSignature: "There is no prepared signature to finish; call prepareSignature first."
         case .signatureValueRejected(let why): "The signature value does not verify against the signing certificate (\(why)); nothing was written."
         case .signingCertificateUnsuitable(let why): "The signing certificate cannot sign: \(why)."

@@ -68,25 +68,26 @@ public enum TamgaCommandLine {
             let topic = Array(words.dropFirst())
             if topic.isEmpty { terminal.line(overview); return .success }
             if topic == ["--man"] { terminal.line(ManualPage.render(commands: commands, version: version, overview: overview)); return .success }
-            guard let command = find(topic) else { terminal.error("tamga: no command \"\(topic.joined(separator: " "))\"\n\n\(overview)"); return .usage }
+            guard let command = find(topic) else {
+                // `help container` is the group's list of subcommands.
+                if topic.count == 1, let group = groupHelp(topic[0]) { terminal.line(group); return .success }
+                let what = TerminalText.escaped(topic.joined(separator: " "))
+                terminal.error("tamga: no command \"\(what)\"\n\n\(groupHelp(topic[0]) ?? overview)")
+                return .usage
+            }
             terminal.line(command.type.helpText)
             return .success
         default:
             break
         }
         guard let (command, rest) = find(words).map({ ($0.type, Array(words.dropFirst($0.type.path.count))) }) else {
-            if first == "container" {
-                terminal.error("tamga: container needs one of: create, add, remove, ls, extract, timestamp\n\n\(overview)")
-            } else if first == "threshold" {
-                terminal.error("tamga: threshold needs one of: enroll, pending, info, approve, activity, verify-pin, change-pin, delete\n\n\(overview)")
-            } else if first == "cosigner" {
-                terminal.error("tamga: cosigner needs one of: serve, issue-code, add-rp\n\n\(overview)")
-            } else if first == "mobileid" {
-                terminal.error("tamga: mobileid needs one of: m200, link, decode, check\n\n\(overview)")
-            } else if first == "card" {
-                terminal.error("tamga: card needs one of: info, change-pin, unblock\n\n\(overview)")
+            if let group = groupHelp(first) {
+                let next = words.dropFirst().first
+                if next == "--help" || next == "-h" { terminal.line(group); return .success }
+                let problem = next.map { "has no subcommand \"\(TerminalText.escaped($0))\"" } ?? "needs a subcommand"
+                terminal.error("tamga: \(first) \(problem)\n\n\(group)")
             } else {
-                terminal.error("tamga: unknown command \"\(first)\". Run tamga --help for the list.")
+                terminal.error("tamga: unknown command \"\(TerminalText.escaped(first))\". Run tamga --help for the list.")
             }
             return .usage
         }
@@ -100,16 +101,42 @@ public enum TamgaCommandLine {
             let instance = try command.init(parsed)
             return try await instance.run(context)
         } catch let error as UsageError {
-            terminal.error("tamga \(command.path.joined(separator: " ")): \(error)\n\nUsage: tamga \(command.path.joined(separator: " ")) \(command.usage)")
+            terminal.error("tamga \(command.path.joined(separator: " ")): \(printable("\(error)"))\n\nUsage: tamga \(command.path.joined(separator: " ")) \(command.usage)")
             return .usage
         } catch {
             let (code, exit) = classify(error)
             if json {
                 terminal.json(["error": ["code": code, "message": "\(error)"]])
             }
-            terminal.error("tamga: \(error)")
+            terminal.error("tamga: \(printable("\(error)"))")
             return exit
         }
+    }
+
+    /// The help of a command group (`container`, `threshold`, `cosigner`, `mobileid`, `card`):
+    /// its subcommands with what each does, taken from the command list so it cannot go stale.
+    /// Nil when `group` is not one.
+    static func groupHelp(_ group: String) -> String? {
+        let members = commands.filter { $0.path.count > 1 && $0.path[0] == group }
+        guard !members.isEmpty else { return nil }
+        let names = members.map { $0.path.dropFirst().joined(separator: " ") }
+        let width = names.map(\.count).max() ?? 0
+        var lines = ["Usage: tamga \(group) SUBCOMMAND [OPTIONS]", "", "Subcommands:"]
+        for (name, member) in zip(names, members) {
+            lines.append("  " + name + String(repeating: " ", count: width - name.count) + "  " + member.abstract)
+        }
+        lines += ["", "Run tamga help \(group) SUBCOMMAND (or tamga \(group) SUBCOMMAND --help) for its options."]
+        return lines.joined(separator: "\n")
+    }
+
+    /// An error message for the terminal. Messages quote names from containers and answers
+    /// from services: a line holding a control or bidirectional character is escaped whole
+    /// (`TerminalText.escaped`); lines without one are printed as they are, so the backslash
+    /// in "no /, \\, control characters" is not doubled. `--json` carries the exact text.
+    static func printable(_ message: String) -> String {
+        message.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.unicodeScalars.contains(where: TerminalText.isUnsafe) ? TerminalText.escaped(String(line)) : String(line)
+        }.joined(separator: "\n")
     }
 
     private static func find(_ words: [String]) -> (type: any Command.Type, Void)? {
@@ -212,7 +239,7 @@ public enum TamgaCommandLine {
       card change-pin --pin1|--pin2|--puk  change a PIN with the current one
       card unblock --pin1|--pin2           unblock a PIN with the PUK
 
-    Other: help [COMMAND], --version. Every command takes --help.
+    Other: help [COMMAND | GROUP], --version. Every command takes --help.
     Exit codes: 0 ok, 1 invalid or unsigned, 2 usage, 3 input refused, 4 signing failed,
                 5 trust not established, 6 write failed, 7 TSA/OCSP failed, 8 wait timed out,
                 9 PIN refused, 10 no usable card, 130 cancelled (docs/cli.md).

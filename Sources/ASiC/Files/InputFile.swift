@@ -11,7 +11,16 @@ final class InputFile: @unchecked Sendable {   // unchecked: the descriptor is o
     let descriptor: Int32
 
     init(path: String) throws {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        // A FIFO, a socket or a device is refused before it is opened where we can tell: opening
+        // a FIFO for reading waits for a writer, reading it would wait for ever, and opening
+        // some devices has side effects. (A symlink to a regular file is fine: stat follows it.)
+        var before = stat()
+        if stat(path, &before) == 0, let why = Self.refusal(mode: before.st_mode) {
+            throw ContainerError.unreadableInput(path: path, reason: why)
+        }
+        // O_NONBLOCK: if the path is swapped for a FIFO after that check, the open itself still
+        // cannot block; fstat on the descriptor then decides what was really opened.
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else {
             let e = errno
             if e == ENOENT { throw ContainerError.fileNotFound(path) }
@@ -22,10 +31,13 @@ final class InputFile: @unchecked Sendable {   // unchecked: the descriptor is o
             Glibc.close(fd)
             throw ContainerError.unreadableInput(path: path, reason: "cannot stat")
         }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
+        if let why = Self.refusal(mode: info.st_mode) {
             Glibc.close(fd)
-            throw ContainerError.unreadableInput(path: path, reason: "not a regular file")
+            throw ContainerError.unreadableInput(path: path, reason: why)
         }
+        // A regular file: reads never block, but clear the flag so it means nothing later.
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
         self.path = path
         self.descriptor = fd
         self.size = UInt64(info.st_size)
@@ -34,6 +46,21 @@ final class InputFile: @unchecked Sendable {   // unchecked: the descriptor is o
         posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
     }
     deinit { Glibc.close(descriptor) }
+
+    /// Why a file of this type is not read, or nil for a regular file.
+    static func refusal(mode: mode_t) -> String? {
+        let kind: String
+        switch mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFIFO: kind = "a named pipe (FIFO)"
+        case S_IFSOCK: kind = "a socket"
+        case S_IFCHR: kind = "a character device"
+        case S_IFBLK: kind = "a block device"
+        case S_IFDIR: kind = "a folder"
+        default: kind = "a special file"
+        }
+        return "it is \(kind), and tamga reads only regular files; save the data to a file and give that file's path"
+    }
 
     /// Reads exactly `buffer.count` bytes at `offset`, or throws (a short file is a truncated file).
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws {

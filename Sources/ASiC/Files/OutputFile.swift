@@ -96,13 +96,21 @@ final class AtomicOutputFile {
         }
     }
 
-    /// Makes the new file durable and moves it over the target.
-    func commit() throws {
+    /// Makes the written bytes durable and closes the file, leaving the rename to `commit()`:
+    /// extraction stages every file this way first, so that a failure while reading any of
+    /// them replaces nothing, without holding a descriptor per file.
+    func finishWriting() throws {
+        guard descriptor >= 0 else { return }
         guard fsync(descriptor) == 0 else {
             throw ContainerError.ioFailure(path: targetPath, reason: "fsync failed: \(String(cString: strerror(errno)))")
         }
         Glibc.close(descriptor)
         descriptor = -1
+    }
+
+    /// Makes the new file durable and moves it over the target.
+    func commit() throws {
+        try finishWriting()
         guard rename(temporaryPath, targetPath) == 0 else {
             let reason = String(cString: strerror(errno))
             abandon()

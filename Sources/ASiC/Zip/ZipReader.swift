@@ -119,7 +119,16 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
             // A reader that walks local headers (unzip's streaming mode, many libraries) must see
             // exactly what the central directory says, or the two could disagree on content.
             guard localMethod == methodRaw else { throw ContainerError.malformedZip("\(name): local and central compression methods differ") }
-            if flags & 0x0008 == 0 {
+            if flags & 0x0008 != 0 {
+                // The sizes and CRC follow the data; here they are zero, or (as some writers do)
+                // the real values, which must then be the central directory's.
+                let zip64 = localCompressed == 0xFFFF_FFFF || localUncompressed == 0xFFFF_FFFF
+                guard localCRC == 0 || localCRC == crc,
+                      zip64 || localCompressed == 0 || UInt64(localCompressed) == csize,
+                      zip64 || localUncompressed == 0 || UInt64(localUncompressed) == usize else {
+                    throw ContainerError.dataDescriptorMismatch("\(name): the local header's CRC or sizes differ from the central directory")
+                }
+            } else {
                 var sizes = (UInt64(localCompressed), UInt64(localUncompressed))
                 if localCompressed == 0xFFFF_FFFF || localUncompressed == 0xFFFF_FFFF {
                     let localExtra = try file.read(count: localExtraLength, at: offset + 30 + UInt64(localNameLength))
@@ -154,24 +163,46 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
                     ? "entry \(entry.name) overlaps the one before it" : "there are unlisted bytes before entry \(entry.name)")
             }
             expected = entry.dataOffset + entry.compressedSize
-            if entry.flags & 0x0008 != 0 { expected += try descriptorLength(in: file, after: expected, limit: cdOffset) }
+            if entry.flags & 0x0008 != 0 { expected += try descriptorLength(of: entry, in: file, at: expected, limit: cdOffset) }
         }
         guard expected == cdOffset else { throw ContainerError.malformedZip("there are unlisted bytes before the central directory") }
         return (entries, cdOffset)
     }
 
-    /// The length of a data descriptor at `offset`: 12 or 20 bytes, plus 4 with its optional signature.
-    private static func descriptorLength(in file: InputFile, after offset: UInt64, limit: UInt64) throws -> UInt64 {
-        guard offset <= limit, limit - offset >= 12 else { throw ContainerError.malformedZip("a data descriptor is missing") }
-        let signature: [UInt8] = [0x50, 0x4B, 0x07, 0x08]
-        let hasSignature = try file.read(count: 4, at: offset) == signature
+    /// The length of `entry`'s data descriptor at `offset`: 12 or 20 bytes (32- or 64-bit
+    /// sizes), plus 4 with its optional signature. The layout is the one that ends where the
+    /// next entry (or the central directory) starts; its CRC-32 and sizes must be the central
+    /// directory's, which the data itself is checked against when it is read. A reader that
+    /// streams local headers believes the descriptor, so a disagreeing one is refused.
+    private static func descriptorLength(of entry: ZipEntry, in file: InputFile, at offset: UInt64, limit: UInt64) throws -> UInt64 {
+        guard offset <= limit, limit - offset >= 12 else { throw ContainerError.malformedZip("\(entry.name): a data descriptor is missing") }
         let remaining = limit - offset
-        // ZIP64 descriptors (8-byte sizes) are told apart by what follows them.
-        for length in hasSignature ? [UInt64(16), 24] : [12, 20] where length <= remaining {
-            if length == remaining { return length }
-            if try file.read(count: 4, at: offset + length) == [0x50, 0x4B, 0x03, 0x04] { return length }
+        let bytes = try file.read(count: Int(min(remaining, 24)), at: offset)
+        let hasSignature = bytes.starts(with: [0x50, 0x4B, 0x07, 0x08])
+        var misfit: String? = nil
+        // With the signature first: a CRC-32 could equal the signature's bytes, so both are tried.
+        let layouts: [(signature: Bool, wide: Bool)] = hasSignature
+            ? [(true, false), (true, true), (false, false), (false, true)] : [(false, false), (false, true)]
+        for layout in layouts {
+            let length = UInt64((layout.signature ? 4 : 0) + (layout.wide ? 20 : 12))
+            guard length <= remaining else { continue }
+            let endsRight = try length == remaining || file.read(count: 4, at: offset + length) == [0x50, 0x4B, 0x03, 0x04]
+            guard endsRight else { continue }
+            var r = LittleEndianReader(bytes, at: layout.signature ? 4 : 0)
+            let crc = try r.u32()
+            let compressed = layout.wide ? try r.u64() : UInt64(try r.u32())
+            let uncompressed = layout.wide ? try r.u64() : UInt64(try r.u32())
+            if crc == entry.crc32, compressed == entry.compressedSize, uncompressed == entry.uncompressedSize { return length }
+            misfit = misfit ?? "\(entry.name): the data descriptor gives CRC-32 \(hex(crc)), \(compressed) bytes compressed, \(uncompressed) bytes; "
+                + "the central directory gives CRC-32 \(hex(entry.crc32)), \(entry.compressedSize) and \(entry.uncompressedSize)"
         }
-        throw ContainerError.malformedZip("an unreadable data descriptor")
+        if let misfit { throw ContainerError.dataDescriptorMismatch(misfit) }
+        throw ContainerError.malformedZip("\(entry.name): an unreadable data descriptor")
+    }
+
+    private static func hex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 8 - digits.count)) + digits
     }
 
     /// Applies a ZIP64 extended-information extra field (id 0x0001): it holds 64-bit values only

@@ -1,5 +1,6 @@
 import Foundation
 import ASiC
+import TamgaCore
 
 /// `tamga container create OUT.asice FILE...`
 struct ContainerCreateCommand: Command {
@@ -103,7 +104,7 @@ struct ContainerRemoveCommand: Command {
             if global.json {
                 context.terminal.json(["container": container, "deleted": "true"])
             } else {
-                context.terminal.line("Removed the last data file; \(container) was deleted.")
+                context.terminal.line("Removed the last data file; \(TerminalText.escaped(container)) was deleted.")
             }
         case .written:
             try ContainerListCommand.show(opened, context, json: global.json)
@@ -164,18 +165,21 @@ struct ContainerListCommand: Command {
                                                        compressedSize: $0.compressedSize, stored: $0.isStored) },
             signatures: container.signatureSummaries(), warnings: container.structureWarnings)
         if json { context.terminal.json(listing); return }
+        // Names, media types, signer names and ids come from the container: a right-to-left
+        // override or a C1 control in them must not rearrange or restyle what is printed.
+        let e = TerminalText.escaped
         let t = context.terminal
-        t.line("\(listing.container) (\(listing.type)): \(listing.dataFiles.count) data file(s), \(listing.signatures.count) signature(s)")
+        t.line("\(e(listing.container)) (\(listing.type)): \(listing.dataFiles.count) data file(s), \(listing.signatures.count) signature(s)")
         for file in listing.dataFiles {
-            t.line("  \(file.name)  \(ByteCount.format(file.size))  \(file.mediaType)\(file.stored ? "  (stored)" : "")")
+            t.line("  \(e(file.name))  \(ByteCount.format(file.size))  \(e(file.mediaType))\(file.stored ? "  (stored)" : "")")
         }
         for signature in listing.signatures {
             let isToken = signature.file.hasSuffix(".tst")
-            let what = isToken ? "time-stamp token \(signature.id ?? "?")" : "signature \(signature.id ?? "?")"
-            let signer = isToken ? "TSA \(signature.signer ?? "unknown")" : signature.signer ?? "unknown signer"
-            t.line("  \(what) in \(signature.file): \(signer), \(signature.signingTime ?? "no time")")
+            let what = isToken ? "time-stamp token \(e(signature.id ?? "?"))" : "signature \(e(signature.id ?? "?"))"
+            let signer = isToken ? "TSA \(e(signature.signer ?? "unknown"))" : e(signature.signer ?? "unknown signer")
+            t.line("  \(what) in \(e(signature.file)): \(signer), \(e(signature.signingTime ?? "no time"))")
         }
-        for warning in listing.warnings { t.line("  warning: \(warning)") }
+        for warning in listing.warnings { t.line("  warning: \(e(warning))") }
     }
 }
 
@@ -190,7 +194,11 @@ struct ContainerExtractCommand: Command {
     Options:
       --to DIR    the folder to write into (default: the current folder)
       --force     overwrite existing files (otherwise nothing is written if any exists)
-    Names are checked when the container is opened and made safe for the file system here.
+    Names are checked when the container is opened and made safe for the file system here
+    (control characters become "_", a leading "-" or a "." name gets "_" in front). Two data
+    files that would land on one path (-x.txt and _-x.txt) are refused before anything is
+    written. All or nothing: if any file fails (a corrupt entry, a full disk), what this
+    extraction created is removed and replaced files keep their old content.
     """
     static let flags: Set<String> = GlobalOptions.flags.union(["--force"])
     static let options: Set<String> = ["--to"]
@@ -217,7 +225,7 @@ struct ContainerExtractCommand: Command {
         if global.json {
             context.terminal.json(["extracted": written])
         } else {
-            for path in written { context.terminal.line("extracted \(path)") }
+            for path in written { context.terminal.line("extracted \(TerminalText.escaped(path))") }
         }
         return .success
     }

@@ -46,9 +46,9 @@ struct ExtendCommand: Command {
         if global.json {
             context.terminal.json(ExtendOutcome(container: container, profile: profile.rawValue, extended: changed))
         } else if changed.isEmpty {
-            context.terminal.line("\(container): every signature already reaches \(profile.rawValue); nothing was changed.")
+            context.terminal.line(TamgaCommandLine.printable("\(container): every signature already reaches \(profile.rawValue); nothing was changed."))
         } else {
-            for file in changed { context.terminal.line("\(container): \(file) extended to \(profile.rawValue)") }
+            for file in changed { context.terminal.line(TamgaCommandLine.printable("\(container): \(file) extended to \(profile.rawValue)")) }
         }
         return .success
     }

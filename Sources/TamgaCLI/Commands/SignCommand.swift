@@ -142,8 +142,8 @@ struct SignCommand: Command {
         if global.json {
             context.terminal.json(outcome)
         } else {
-            context.terminal.line("Signed \(container) as \(certificate.subject)")
-            context.terminal.line("  \(outcome.algorithm), profile \(outcome.profile); signature written to \(file); \(outcome.dataFiles.count) data file(s) covered")
+            context.terminal.line(TamgaCommandLine.printable("Signed \(container) as \(certificate.subject)"))
+            context.terminal.line(TamgaCommandLine.printable("  \(outcome.algorithm), profile \(outcome.profile); signature written to \(file); \(outcome.dataFiles.count) data file(s) covered"))
         }
         return .success
     }

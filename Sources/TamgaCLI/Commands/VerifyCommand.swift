@@ -117,7 +117,8 @@ struct VerifyCommand: Command {
         }
     }
 
-    static func printReport(_ report: ValidationReport, _ t: Terminal) {
+    static func printReport(_ report: ValidationReport, _ terminal: Terminal) {
+        let t = terminal.escaping   // names, ids, signers and findings quote the container
         t.line("\(report.container)\(report.containerType.map { " (\($0))" } ?? ""): \(report.status.rawValue)")
         t.line("  data files: \(report.dataFiles.joined(separator: ", "))")
         for finding in report.findings { t.line("  \(finding.severity.rawValue.lowercased()): \(finding.message) [\(finding.code)]") }

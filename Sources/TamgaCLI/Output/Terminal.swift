@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import ASiC
+import TamgaCore
 
 /// Where output goes. Tests capture it; the binary writes to the real streams.
 public final class Terminal: @unchecked Sendable {   // unchecked: written from one task at a time
@@ -31,14 +32,41 @@ public final class Terminal: @unchecked Sendable {   // unchecked: written from 
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        writeOut(String(decoding: data, as: UTF8.self) + "\n")
+        writeOut(Self.terminalSafeJSON(String(decoding: data, as: UTF8.self)) + "\n")
     }
 
     /// One compact JSON object on one line (for streams of events).
     func jsonLine<T: Encodable>(_ value: T) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        writeOut(String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self) + "\n")
+        writeOut(Self.terminalSafeJSON(String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self)) + "\n")
+    }
+
+    /// JSON with the characters `TerminalText.isUnsafe` names written as `\uXXXX`. The encoder
+    /// escapes C0 controls but passes DEL, C1 controls and bidirectional overrides through raw,
+    /// which rearrange the JSON on a screen; as escapes the decoded strings stay exactly the
+    /// same. (They can only occur inside strings, and all of them are in the BMP.)
+    static func terminalSafeJSON(_ json: String) -> String {
+        guard json.unicodeScalars.contains(where: TerminalText.isUnsafe) else { return json }
+        var out = String.UnicodeScalarView()
+        for scalar in json.unicodeScalars {
+            if TerminalText.isUnsafe(scalar) && scalar.value > 0x1F {
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                out.append(contentsOf: ("\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex).unicodeScalars)
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    /// This terminal, printing each line through `TamgaCommandLine.printable`: for reports that
+    /// quote a container (names, ids, signer names, findings).
+    var escaping: EscapingLines { EscapingLines(terminal: self) }
+
+    struct EscapingLines {
+        let terminal: Terminal
+        func line(_ text: String = "") { terminal.line(TamgaCommandLine.printable(text)) }
     }
 
     /// A progress handler drawing one self-overwriting line on stderr, or nil when stderr is not
@@ -54,7 +82,7 @@ public final class Terminal: @unchecked Sendable {   // unchecked: written from 
             if percent == lastShown && event.item == lastItem { return }
             lastShown = percent
             lastItem = event.item
-            let line = "\r\(event.phase.rawValue) \(event.item): \(percent)% (\(ByteCount.format(event.completed)) of \(ByteCount.format(event.total)))"
+            let line = "\r\(event.phase.rawValue) \(TerminalText.escaped(event.item)): \(percent)% (\(ByteCount.format(event.completed)) of \(ByteCount.format(event.total)))"
             write(line + (event.completed == event.total ? "\n" : ""))
         }
     }
