@@ -20,6 +20,7 @@ public enum TamgaCommandLine {
         CoSignerServeCommand.self, CoSignerIssueCodeCommand.self, CoSignerAddRelyingPartyCommand.self, ThresholdEnrollCommand.self, ThresholdPendingCommand.self,
         ThresholdInfoCommand.self, ThresholdApproveCommand.self, ThresholdActivityCommand.self, ThresholdVerifyPINCommand.self, ThresholdChangePINCommand.self, ThresholdDeleteCommand.self,
         MobileIDM200Command.self, MobileIDLinkCommand.self, MobileIDDecodeCommand.self, MobileIDCheckCommand.self,
+        TrustUpdateCommand.self, TrustShowCommand.self,
     ]
 
     /// Runs a command line (`arguments[0]` is the program name) and returns the exit code.
@@ -83,6 +84,8 @@ public enum TamgaCommandLine {
                 terminal.error("tamga: cosigner needs one of: serve, issue-code, add-rp\n\n\(overview)")
             } else if first == "mobileid" {
                 terminal.error("tamga: mobileid needs one of: m200, link, decode, check\n\n\(overview)")
+            } else if first == "trust" {
+                terminal.error("tamga: trust needs one of: update, show\n\n\(overview)")
             } else if first == "card" {
                 terminal.error("tamga: card needs one of: info, change-pin, unblock\n\n\(overview)")
             } else {
@@ -135,7 +138,8 @@ public enum TamgaCommandLine {
                 return (e.code, .serviceFailed)
             default: return (e.code, .signingFailed)
             }
-        case let e as TrustedListError: return (e.code, .inputRejected)
+        case let e as TrustedListError: return (e.code, e == .noTrustConfigured ? .trustNotEstablished : .inputRejected)
+        case let e as TrustCacheError: return (e.code, .writeFailed)
         case let e as PCSCError: return (e.code, .inputRejected)
         case let e as CardError:
             switch e {
@@ -190,8 +194,12 @@ public enum TamgaCommandLine {
     Signing and verifying:
       sign CONTAINER --with key:FILE|card|pkcs11|threshold   add a XAdES signature (LT by default: --tsa URL)
       extend CONTAINER --to LT|LTA         add time-stamps and OCSP to existing signatures
-      verify CONTAINER [--trust CA.pem]    check every signature
+      verify CONTAINER [--trust CA.pem]    check every signature (trust: the cache of `trust update`,
+                                           or --trust PEM anchors, or --tsl LIST.xml)
       compare CONTAINER --with A --with B  sign the same content with each signer, verify, time phase by phase
+    Trust:
+      trust update [--lotl URL]            download and check the EU list of lists and the national lists
+      trust show [--json]                  what is cached, how fresh, services per kind
 
     Readers:
       readers [--json] [--watch | --wait MEDIA]   PC/SC readers: state, ATR, card kind, Rutoken media family

@@ -4,7 +4,18 @@ import TamgaCore
 /// One TSPService of a trusted list: its type, certificates (pooled over its history) and
 /// its status over time, each status with the qualifiers it carried.
 struct TrustedService: Sendable {
-    enum Kind: Sendable, Hashable { case certificateAuthority, ocsp, timeStamping }
+    enum Kind: Sendable, Hashable {
+        case certificateAuthority, ocsp, timeStamping
+
+        /// The stable name in `tamga trust` output.
+        var name: String {
+            switch self {
+            case .certificateAuthority: "ca"
+            case .ocsp: "ocsp"
+            case .timeStamping: "tsa"
+            }
+        }
+    }
 
     struct Period: Sendable {
         let start: Date

@@ -6,19 +6,28 @@ import TamgaCore
 struct VerifyCommand: Command {
     static let path = ["verify"]
     static let abstract = "Checks every signature of a container and prints a verdict per signature."
-    static let usage = "CONTAINER [--trust CA.pem]... [--tsl LIST.xml --tsl-cert SIGNER.pem] [--certs CERTS.pem]... [--min-profile B|T|LT|LTA] [--json]"
+    static let usage = "CONTAINER [--trust CA.pem]... [--tsl LIST.xml --tsl-cert SIGNER.pem] [--allow-expired-trust] [--certs CERTS.pem]... [--min-profile B|T|LT|LTA] [--json]"
     static let help = """
     Checks: container structure; manifest against the signed references (every data file signed,
     nothing extra); every digest; the SignatureValue with the KeyInfo certificate's key only; the
     signing-certificate reference; nonRepudiation; the certificate chain.
+    Trust: without --trust and --tsl, the lists of `tamga trust update` (the trust cache); with
+    neither nor a cache, every signature is at best UNKNOWN and tamga says "no trust configured".
     Options:
       --trust FILE    PEM certificates to trust as anchors (repeatable); without any, a signature
                       can be intact but its status is UNKNOWN (exit 5)
       --tsl FILE      an ETSI TS 119 612 trusted list (offline): its CA/QC, TSA/QTST and OCSP/QC
                       services, as granted at each time-stamp, are the anchors; qualification is
-                      judged too (NON_QSCD when not a qualified signature)
-      --tsl-cert FILE the certificate(s) allowed to sign the list (required with --tsl; the list is
-                      refused unless its signature verifies with one of them)
+                      judged too (NON_QSCD when not a qualified signature). A list of lists (LOTL)
+                      works too: each national list it points to is read from the file beside it
+                      named like the last segment of the pointer's TSLLocation (…/EE_T.xml →
+                      EE_T.xml), else from the trust cache, and checked with the certificates the
+                      pointer names; the lists found together are the trust
+      --tsl-cert FILE the certificate(s) allowed to sign the list or the list of lists (required
+                      with --tsl; the list is refused unless its signature verifies with one of them)
+      --allow-expired-trust  use trusted lists past their NextUpdate (validating archives
+                      offline); the report says so (warning trust-list-expired). The lists'
+                      service history still decides what was granted at the time that counts
       --certs FILE    PEM certificates that may complete a chain (issuing CAs), not trusted
       --min-profile P signatures below P are INVALID (default LT, as DigiDoc: B and T carry no
                       proof that the certificate was valid and unrevoked when signing)
@@ -26,7 +35,7 @@ struct VerifyCommand: Command {
     Exit codes: 0 all VALID/WARNING, 1 something INVALID or no signatures, 3 container refused,
     5 intact but trust not established.
     """
-    static let flags: Set<String> = GlobalOptions.flags
+    static let flags: Set<String> = GlobalOptions.flags.union(["--allow-expired-trust"])
     static let options: Set<String> = ["--trust", "--certs", "--min-profile", "--tsl", "--tsl-cert"]
 
     let container: String
@@ -35,6 +44,7 @@ struct VerifyCommand: Command {
     let minimumProfile: SignatureProfile
     let trustedListFile: String?
     let trustedListSigners: [String]
+    let allowExpiredTrust: Bool
     let global: GlobalOptions
 
     init(_ arguments: ParsedArguments) throws {
@@ -48,6 +58,7 @@ struct VerifyCommand: Command {
         if trustedListFile != nil && trustedListSigners.isEmpty {
             throw UsageError("--tsl needs --tsl-cert: the certificate that signs the list, which tamga pins")
         }
+        allowExpiredTrust = arguments.has("--allow-expired-trust")
         global = GlobalOptions(arguments)
     }
 
@@ -64,16 +75,12 @@ struct VerifyCommand: Command {
     func run(_ context: CommandContext) async throws -> ExitCode {
         let trust = TrustStore(anchors: try Self.loadCertificates(trustFiles),
                                intermediates: try Self.loadCertificates(certificateFiles))
-        var trustedList: TrustedList? = nil
-        if let trustedListFile {
-            guard let data = FileManager.default.contents(atPath: trustedListFile) else {
-                throw CoreError.unreadableFile(path: trustedListFile, reason: "no such file or not readable")
-            }
-            trustedList = try TrustedList(data: data, signers: try Self.loadCertificates(trustedListSigners))
-        }
+        let (trustedList, notices) = try resolveTrustedLists(context, explicitAnchors: !trustFiles.isEmpty)
         let opened = try Container(openingAt: container)
         opened.progress = context.terminal.progress(quiet: global.quiet)
-        let report = opened.validate(ValidationOptions(trust: trust, trustedList: trustedList, minimumProfile: minimumProfile))
+        var options = ValidationOptions(trust: trust, trustedList: trustedList, minimumProfile: minimumProfile)
+        options.trustNotices = notices
+        let report = opened.validate(options)
         if global.json {
             context.terminal.json(report)
         } else {
@@ -85,6 +92,61 @@ struct VerifyCommand: Command {
         case .invalid: return .verificationFailed
         }
     }
+
+    /// The trusted lists to validate with: `--tsl` (a national list or a list of lists), else the
+    /// trust cache when neither `--trust` nor `--tsl` is given. Lists that cannot be used are
+    /// named on stderr; an expired list in use becomes a notice for the report.
+    private func resolveTrustedLists(_ context: CommandContext, explicitAnchors: Bool) throws -> (TrustedList?, [String]) {
+        let now = Date()
+        let cache = TrustCache(environment: context.environment)
+        let set: TrustedListSet
+        if let trustedListFile {
+            guard let data = Self.readCapped(trustedListFile) else {
+                throw CoreError.unreadableFile(path: trustedListFile, reason: "no such file or not readable")
+            }
+            let signers = try Self.loadCertificates(trustedListSigners)
+            let list = try TrustedList(data: data, signers: signers, now: now, allowExpired: allowExpiredTrust)
+            guard list.kind == .listOfLists else {
+                return (list, list.isExpired(at: now) ? [Self.expiredNotice(list)] : [])
+            }
+            // The files beside the LOTL were given with it; the cache may hold another LOTL's lists.
+            let folder = URL(fileURLWithPath: trustedListFile).deletingLastPathComponent()
+            set = try TrustedListSet.load(listOfLists: data, signers: signers, now: now, allowExpired: allowExpiredTrust,
+                                          signerError: .untrustedSigner) { pointer in
+                if let name = pointer.locationFileName {
+                    let path = folder.appendingPathComponent(name).path
+                    if let bytes = Self.readCapped(path) { return (bytes, path) }
+                }
+                guard let cache, let bytes = Self.readCapped(cache.path(pointer.cacheFileName)) else { return nil }
+                return (bytes, cache.path(pointer.cacheFileName))
+            }
+        } else if explicitAnchors {
+            return (nil, [])
+        } else {
+            guard let cached = try cache?.load(now: now, allowExpired: allowExpiredTrust) else {
+                context.terminal.error("tamga: \(TrustedListError.noTrustConfigured)")
+                return (nil, [])
+            }
+            set = cached
+        }
+        for entry in set.entries {
+            if let error = entry.error {
+                context.terminal.error("tamga: trust: the \(entry.pointer.territory) list (\(entry.source ?? entry.pointer.location)) was not used: \(error) [\(error.code)]")
+            }
+        }
+        if set.lists.isEmpty {
+            context.terminal.error("tamga: trust: no national list of the list of lists is usable; run `tamga trust update`")
+        }
+        return (set.union, set.expiredInUse.map(Self.expiredNotice))
+    }
+
+    private static func expiredNotice(_ list: TrustedList) -> String {
+        let name = list.kind == .listOfLists ? "list of trusted lists" : "\(list.territory) trusted list"
+        let when = list.nextUpdate.map { "expired on \(XSDDateTime.format($0))" } ?? "has no NextUpdate"
+        return "the \(name) \(when); used because of --allow-expired-trust"
+    }
+
+    private static func readCapped(_ path: String) -> Data? { TrustCache.readCapped(path) }
 
     static func printReport(_ report: ValidationReport, _ t: Terminal) {
         t.line("\(report.container): \(report.status.rawValue)")
