@@ -10,6 +10,8 @@ final class TrustedListMemo: @unchecked Sendable {   // unchecked: every access 
 
     private let lock = NSLock()
     private var lists: [Data: TrustedList] = [:]
+    /// How many lists were parsed and checked (not served from the memo): for the tests.
+    private(set) var checks = 0
 
     func list(data: Data, signers: [Certificate]) throws -> TrustedList {
         var key = Data(Digest.compute(.sha256, over: data).bytes)
@@ -18,7 +20,7 @@ final class TrustedListMemo: @unchecked Sendable {   // unchecked: every access 
         }
         if let known = lock.withLock({ lists[key] }) { return known }
         let list = try TrustedList(checking: data, signers: signers)
-        lock.withLock { lists[key] = list }
+        lock.withLock { lists[key] = list; checks += 1 }
         return list
     }
 }
