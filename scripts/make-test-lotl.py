@@ -30,6 +30,10 @@ writes into OUTDIR (Fixtures/lotl in the repository):
   ``bad/EE-wrong-signer.xml`` (EE signed by lv-tsl-signer), ``bad/EE-tampered.xml`` (a changed
   letter after signing), ``bad/EE-expired.xml`` (NextUpdate 2025-07-01),
   ``bad/EE-is-lotl.xml`` (a list of lists where the EE list should be, signed by ee-tsl-signer).
+* pivots: ``pivot/eu-lotl.xml`` signed by ``lotl-signer-2`` (not pinned), whose first "pivot"
+  SchemeInformationURI is ``pivot/eu-lotl-pivot-1.xml``, signed by the pinned lotl-signer and
+  naming lotl-signer-2 in its pointer to the list of lists; ``pivot/loop-*.xml``: a LOTL and two
+  pivots signed by rogue-signer whose pivot URIs name each other (a cycle).
 
 Each list is checked with ``xmlsec1 --verify`` at the end (the bad ones must fail with the key
 the pointer names, or be validly signed where only the content is wrong).
@@ -79,8 +83,14 @@ def pointer(parent, location, territory, tsl_type, mime, signer):
     tsl.el(tsl.el(info, "OtherInformation"), "MimeType", mime, ns=tsl.NS_TSLX)
 
 
-def lotl(pointers, sequence=tsl.SEQUENCE, issued=tsl.ISSUED, next_update=tsl.NEXT_UPDATE):
+def lotl(pointers, sequence=tsl.SEQUENCE, issued=tsl.ISSUED, next_update=tsl.NEXT_UPDATE, scheme_uris=None):
     root = tsl.build_list([], sequence, issued, next_update)
+    if scheme_uris is not None:
+        holder = root.find(".//{%s}SchemeInformationURI" % tsl.NS_TSL)
+        for child in list(holder):
+            holder.remove(child)
+        for uri in scheme_uris:
+            tsl.el(holder, "URI", uri).set(tsl.q(tsl.NS_XML, "lang"), "en")
     set_text(root, "TSLType", LOTL_TYPE)
     set_text(root, "SchemeTerritory", "EU")
     set_text(root, "SchemeName/{%s}Name" % tsl.NS_TSL, "EU:tamga TEST ONLY list of the lists")
@@ -143,6 +153,27 @@ def main():
         ("bad/EE-wrong-signer.xml", national(ee_services, "EE"), lv_signer, lv_signer),
         ("bad/EE-expired.xml", national(ee_services, "EE", **expired), ee_signer, ee_signer),
         ("bad/EE-is-lotl.xml", lotl(pointers), ee_signer, ee_signer),
+    ]
+    # Pivots (the EU's way of announcing new LOTL signers): pivot/eu-lotl.xml is signed by
+    # lotl-signer-2, which is not pinned; its first SchemeInformationURI containing "pivot" names
+    # pivot/eu-lotl-pivot-1.xml, signed by the pinned lotl-signer, whose pointer to the list of
+    # lists names lotl-signer-2. pivot/loop-*.xml: a LOTL and two pivots, all signed by
+    # rogue-signer, whose pivots name each other (a cycle that only a depth bound ends).
+    os.makedirs(os.path.join(outdir, "pivot"), exist_ok=True)
+    lotl_signer_2 = tsl.make_signer(outdir, "lotl-signer-2", "tamga Test LOTL Signer 2", 0x7510015)
+    new_signer = tsl.PkiCert(lotl_signer_2[1])
+    pivot_uri = HOST + "eu-lotl-pivot-1.xml"
+    pivot_pointers = pointers[:4] + [(HOST + "eu-lotl.xml", "EU", LOTL_TYPE, TSL_MIME, new_signer)]
+    loop_a, loop_b = HOST + "loop-pivot-a.xml", HOST + "loop-pivot-b.xml"
+    rogue_cert = tsl.PkiCert(rogue[1])
+    outputs += [
+        ("pivot/eu-lotl.xml", lotl(pointers, scheme_uris=[pivot_uri, HOST + "eu-lotl-pivot-0.xml", "https://tamga.invalid/oj"]),
+         lotl_signer_2, lotl_signer_2),
+        ("pivot/eu-lotl-pivot-1.xml", lotl(pivot_pointers, scheme_uris=[HOST + "eu-lotl-pivot-1.xml", "https://tamga.invalid/oj"]),
+         lotl_signer, lotl_signer),
+        ("pivot/loop-lotl.xml", lotl(pointers, scheme_uris=[loop_a]), rogue, rogue),
+        ("pivot/loop-pivot-a.xml", lotl(pointers[:4] + [(HOST + "x.xml", "EU", LOTL_TYPE, TSL_MIME, rogue_cert)], scheme_uris=[loop_b]), rogue, rogue),
+        ("pivot/loop-pivot-b.xml", lotl(pointers[:4] + [(HOST + "x.xml", "EU", LOTL_TYPE, TSL_MIME, rogue_cert)], scheme_uris=[loop_a]), rogue, rogue),
     ]
     failures = 0
     for name, root, signer, verifier in outputs:

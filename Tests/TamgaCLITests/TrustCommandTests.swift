@@ -262,6 +262,52 @@ final class TrustCommandTests: XCTestCase {
         XCTAssertTrue(builtInOut.contains("lotl-signer-not-pinned"), builtInOut)
     }
 
+    // MARK: - pivots
+
+    func testANewLOTLSignerIsLearntFromThePivotListAndThePivotIsCached() async throws {
+        try serve("pivot/eu-lotl.xml", as: "eu-lotl.xml")
+        try serve("pivot/eu-lotl-pivot-1.xml", as: "eu-lotl-pivot-1.xml")
+        let (code, report, output) = await update()
+        XCTAssertEqual(code, .success, output)
+        XCTAssertEqual(lines(report)["EU"]?["result"] as? String, "updated", output)
+        XCTAssertEqual(lines(report)["EE"]?["result"] as? String, "updated", output)
+        XCTAssertEqual(try TestEnvironment.bytes(cacheFolder.appendingPathComponent("eu-lotl-pivot-1.xml").path),
+                       try TestEnvironment.bytes(lotl("pivot/eu-lotl-pivot-1.xml")))
+        // The cached pivot serves later loads, even when the server no longer has it.
+        try FileManager.default.removeItem(at: www.appendingPathComponent("eu-lotl-pivot-1.xml"))
+        let (again, _, againOutput) = await update()
+        XCTAssertEqual(again, .success, againOutput)
+        let container = try await signedContainer()
+        let (verified, verifiedReport, err) = try await verify(container)
+        XCTAssertEqual(verified, .success, "\(verifiedReport) \(err)")
+
+        // Offline: the pivot beside the LOTL given with --tsl.
+        let offline = folder.appendingPathComponent("offline-pivot")
+        try FileManager.default.createDirectory(at: offline, withIntermediateDirectories: true)
+        for (fixture, name) in [("pivot/eu-lotl.xml", "eu-lotl.xml"), ("pivot/eu-lotl-pivot-1.xml", "eu-lotl-pivot-1.xml"), ("EE.xml", "EE.xml"), ("LV.xml", "LV.xml")] {
+            try FileManager.default.copyItem(atPath: lotl(fixture), toPath: offline.appendingPathComponent(name).path)
+        }
+        let empty = folder.appendingPathComponent("empty").path
+        let (offlineCode, offlineReport, offlineErr) = try await verify(container, ["--tsl", offline.appendingPathComponent("eu-lotl.xml").path,
+                                                                                    "--tsl-cert", lotl("lotl-signer.cert.pem")], cache: empty)
+        XCTAssertEqual(offlineCode, .success, "\(offlineReport) \(offlineErr)")
+    }
+
+    func testPivotsInACircleAreRefusedAndKeepTheGoodList() async throws {
+        let (first, _, firstOutput) = await update()
+        XCTAssertEqual(first, .success, firstOutput)
+        try serve("pivot/loop-lotl.xml", as: "eu-lotl.xml")
+        try serve("pivot/loop-pivot-a.xml", as: "loop-pivot-a.xml")
+        try serve("pivot/loop-pivot-b.xml", as: "loop-pivot-b.xml")
+        let (code, report, output) = await update()
+        XCTAssertEqual(code, .serviceFailed, output)
+        let line = lines(report)["EU"] ?? [:]
+        XCTAssertEqual(line["result"] as? String, "kept", "\(line)")
+        XCTAssertEqual((line["error"] as? [String: String])?["code"], "lotl-pivot-depth", "\(line)")
+        XCTAssertEqual(try TestEnvironment.bytes(cacheFolder.appendingPathComponent("eu-lotl.xml").path), try TestEnvironment.bytes(lotl("eu-lotl.xml")))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: cacheFolder.appendingPathComponent("loop-pivot-a.xml").path), "unchecked pivots are not kept")
+    }
+
     // MARK: - expiry
 
     func testAnExpiredCachedListIsRefusedUnlessAllowedAndTheReportSaysSo() async throws {

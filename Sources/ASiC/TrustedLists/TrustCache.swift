@@ -92,13 +92,29 @@ public struct TrustCache: Sendable {
         }
     }
 
+    /// A list's cache name: its URL's last path segment (`eu-lotl.xml`,
+    /// `eu-lotl-pivot-341.xml`), made safe.
+    public static func fileName(for url: URL) -> String {
+        let name = String(url.lastPathComponent.unicodeScalars.filter {
+            ($0.isASCII && CharacterSet.alphanumerics.contains($0)) || $0 == "-" || $0 == "_" || $0 == "."
+        })
+        guard !name.isEmpty, !name.hasPrefix("."), name != stateFile, name != signersFile else { return "eu-lotl.xml" }
+        return name.hasSuffix(".xml") ? name : name + ".xml"
+    }
+
+    /// A cached pivot list by its URI (checked again by whoever uses it).
+    public func pivot(_ uri: String) -> Data? {
+        URL(string: uri).flatMap { read(Self.fileName(for: $0)) }
+    }
+
     /// The cached lists, checked: nil when `trust update` never ran here.
     public func load(now: Date = Date(), allowExpired: Bool = false) throws -> TrustedListSet? {
         guard let state = state() else { return nil }
         guard let data = read(state.lotlFile) else {
             throw TrustedListError.malformed("the cached list of lists \(path(state.lotlFile)) is missing: run `tamga trust update`")
         }
-        return try TrustedListSet.load(listOfLists: data, signers: try listOfListsSigners(state), now: now, allowExpired: allowExpired) { pointer in
+        return try TrustedListSet.load(listOfLists: data, signers: try listOfListsSigners(state), now: now, allowExpired: allowExpired,
+                                       name: state.lotlFile, pivots: pivot) { pointer in
             read(pointer.cacheFileName).map { ($0, path(pointer.cacheFileName)) }
         }
     }

@@ -18,6 +18,10 @@ public enum TrustedListError: Error, Equatable, CustomStringConvertible {
     /// A list of lists where a national list was expected (or the reverse): pointers are
     /// followed one level deep only, so cycles and deep chains end here.
     case unexpectedKind(territory: String, expected: TrustedList.Kind)
+    /// Pivot lists led deeper than `TrustedListSet.maximumPivotDepth` (a cycle, or no end at a pinned signer).
+    case pivotDepth(Int)
+    /// The list of lists needs a pivot list (its signer is not pinned) that is not at hand.
+    case pivotUnavailable(String)
     /// `tamga verify` found no `--trust`, no `--tsl` and no cached lists.
     case noTrustConfigured
 
@@ -33,6 +37,8 @@ public enum TrustedListError: Error, Equatable, CustomStringConvertible {
         case .tooLarge: "tsl-too-large"
         case .unexpectedKind: "tsl-pointer-depth"
         case .noTrustConfigured: "no-trust-configured"
+        case .pivotDepth: "lotl-pivot-depth"
+        case .pivotUnavailable: "lotl-pivot-unavailable"
         }
     }
 
@@ -58,6 +64,10 @@ public enum TrustedListError: Error, Equatable, CustomStringConvertible {
                 ? "The pointer for \(territory) leads to a list of lists, not a national list: tamga follows pointers one level deep only; it was not used."
                 : "The list given as a list of lists is a national list (\(territory)): give it with --tsl and its signer with --tsl-cert."
         case .noTrustConfigured: "no trust configured: run `tamga trust update` or give --trust/--tsl."
+        case .pivotDepth(let depth):
+            "The list of lists is signed by a certificate that is not pinned, and its pivot lists lead more than \(depth) deep without reaching a pinned signer; it was not used."
+        case .pivotUnavailable(let uri):
+            "The list of lists is signed by a certificate that is not pinned; the pivot list \(uri) that may announce it is not at hand (run `tamga trust update`, or put the file beside the list of lists)."
         }
     }
 }

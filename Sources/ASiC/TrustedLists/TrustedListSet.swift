@@ -28,9 +28,11 @@ public struct TrustedListSet: Sendable {
     /// for its followed pointers (nil: no file for that territory, silently absent as in the
     /// reference's lazy loading).
     public static func load(listOfLists data: Data, signers: [Certificate], now: Date = Date(), allowExpired: Bool = false,
-                            signerError: TrustedListError = .listOfListsSignerNotPinned,
+                            signerError: TrustedListError = .listOfListsSignerNotPinned, name: String = "eu-lotl.xml",
+                            pivots: ((String) -> Data?)? = nil,
                             national: (TrustedListPointer) -> (data: Data, source: String)?) throws -> TrustedListSet {
-        let top = try checkListOfLists(data, signers: signers, now: now, allowExpired: allowExpired, signerError: signerError)
+        let top = try checkListOfLists(data, signers: signers, now: now, allowExpired: allowExpired, signerError: signerError,
+                                       name: name, pivots: pivots)
         var entries: [Entry] = []
         var expired: [TrustedList] = top.isExpired(at: now) ? [top] : []
         for pointer in top.pointers where pointer.isFollowed {
@@ -51,19 +53,60 @@ public struct TrustedListSet: Sendable {
         return TrustedListSet(listOfLists: top, entries: entries, expiredInUse: expired)
     }
 
+    /// How many pivot lists deep a list of lists may lead (the reference's recursion limit).
+    public static let maximumPivotDepth = 3
+
     /// A list of lists checked with the pinned signers; a national list here is refused.
+    ///
+    /// When its signer is not pinned and `pivots` is given, the EU's pivot mechanism applies
+    /// (asics-tm-names.md §5): the first `SchemeInformationURI` (xml:lang en) containing "pivot"
+    /// names an earlier LOTL version that must itself check (recursively, at most
+    /// `maximumPivotDepth` deep, ending at a pinned signer); the certificates its pointer to the
+    /// list of lists names may then sign this one. Stricter than the reference, which allows the
+    /// certificates of every pointer of the pivot. Pivots are historical lists, so their own
+    /// NextUpdate is not checked.
+    /// - Parameters:
+    ///   - name: the list's file name (`eu-lotl.xml`); a pivot does not lead to itself.
+    ///   - pivots: the bytes of a pivot list by URI, nil when not at hand
+    ///     (`TrustedListError.pivotUnavailable` then names the URI to fetch).
     public static func checkListOfLists(_ data: Data, signers: [Certificate], now: Date = Date(), allowExpired: Bool = false,
-                                        signerError: TrustedListError = .listOfListsSignerNotPinned) throws -> TrustedList {
+                                        signerError: TrustedListError = .listOfListsSignerNotPinned, name: String = "eu-lotl.xml",
+                                        pivots: ((String) -> Data?)? = nil, depth: Int = 0) throws -> TrustedList {
         let list: TrustedList
         do {
             list = try TrustedList(data: data, signers: signers, now: now, allowExpired: allowExpired)
         } catch TrustedListError.untrustedSigner {
-            throw signerError
+            guard let pivots else { throw signerError }
+            guard depth < maximumPivotDepth else { throw TrustedListError.pivotDepth(maximumPivotDepth) }
+            guard let uri = try pivotURIs(data, name: name).first else { throw signerError }
+            guard let pivotData = pivots(uri) else { throw TrustedListError.pivotUnavailable(uri) }
+            let pivot = try checkListOfLists(pivotData, signers: signers, now: now, allowExpired: true, signerError: signerError,
+                                             name: URL(string: uri)?.lastPathComponent ?? uri, pivots: pivots, depth: depth + 1)
+            let announced = pivot.pointers.filter { TrustedList.listOfListsTypes.contains($0.type) }.flatMap(\.signers)
+            do {
+                list = try TrustedList(data: data, signers: announced, now: now, allowExpired: allowExpired)
+            } catch TrustedListError.untrustedSigner {
+                throw signerError
+            }
         } catch TrustedListError.expired(_, let date) {
             throw TrustedListError.expired(territory: "EU list of lists", nextUpdate: date)
         }
         guard list.kind == .listOfLists else { throw TrustedListError.unexpectedKind(territory: list.territory, expected: .listOfLists) }
         return list
+    }
+
+    /// The pivot URIs a list of lists names, newest first, read before its signature is known
+    /// to be good: they only say where to look, and what is found there must check on its own.
+    static func pivotURIs(_ data: Data, name: String) throws -> [String] {
+        guard data.count <= TrustedList.maximumSize else { throw TrustedListError.tooLarge(data.count) }
+        let document = try XMLDocument(data: data, name: "list of lists")
+        let uris = document.root?.child("SchemeInformation", in: TrustedList.namespace)?
+            .child("SchemeInformationURI", in: TrustedList.namespace)?.children("URI", in: TrustedList.namespace)
+            .filter { ($0.attribute("lang", namespace: "http://www.w3.org/XML/1998/namespace") ?? "en") == "en" }
+            .map { $0.text.trimmingCharacters(in: .whitespacesAndNewlines) } ?? []
+        // A pivot's own name (before the first dot) is not followed again.
+        let stem = name.contains("pivot") ? String(name.split(separator: ".").first ?? "") : ""
+        return uris.filter { $0.contains("pivot") && (stem.isEmpty || !$0.contains(stem)) }
     }
 
     /// A national list checked with the certificates its pointer names; a list of lists here is

@@ -61,18 +61,38 @@ public struct TrustedListUpdater: Sendable {
     /// Updates the cache; `progress` hears about each download before it starts.
     public func update(listOfLists url: URL, now: Date = Date(), progress: (String) -> Void = { _ in }) async -> [Line] {
         var lines: [Line] = []
-        let lotlFile = Self.fileName(for: url)
+        let lotlFile = TrustCache.fileName(for: url)
         progress("list of lists \(url.absoluteString)")
         let previousState = cache.state()
         let previous: TrustedList? = {
             guard let state = previousState, state.lotlFile == lotlFile, let data = cache.read(lotlFile) else { return nil }
-            return try? TrustedListSet.checkListOfLists(data, signers: signers, now: now)
+            return try? TrustedListSet.checkListOfLists(data, signers: signers, now: now, name: lotlFile, pivots: cache.pivot)
         }()
         var top: TrustedList
         var topPointers = 0
         do {
             let data = try await transport.get(url, service: "list of trusted lists")
-            top = try TrustedListSet.checkListOfLists(data, signers: signers, now: now)
+            // A LOTL signed by a new signer: fetch the pivot lists it names, one level per round.
+            var pivots: [String: Data] = [:]
+            var checked: TrustedList? = nil
+            for _ in 0...TrustedListSet.maximumPivotDepth {
+                do {
+                    checked = try TrustedListSet.checkListOfLists(data, signers: signers, now: now, name: lotlFile,
+                                                                  pivots: { pivots[$0] ?? cache.pivot($0) })
+                    break
+                } catch TrustedListError.pivotUnavailable(let uri) {
+                    guard let pivotURL = URL(string: uri), pivotURL.scheme == "http" || pivotURL.scheme == "https" else {
+                        throw TrustedListError.pivotUnavailable(uri)
+                    }
+                    progress("pivot list of lists \(uri)")
+                    pivots[uri] = try await transport.get(pivotURL, service: "pivot list of lists")
+                }
+            }
+            guard let checked else { throw TrustedListError.pivotDepth(TrustedListSet.maximumPivotDepth) }
+            top = checked
+            for (uri, pivot) in pivots {
+                if let pivotURL = URL(string: uri) { try cache.write(pivot, named: TrustCache.fileName(for: pivotURL)) }
+            }
             let same = cache.read(lotlFile) == data
             if !same { try cache.write(data, named: lotlFile) }
             if let customSignersPEM { try cache.write(customSignersPEM, named: TrustCache.signersFile) }
@@ -118,15 +138,6 @@ public struct TrustedListUpdater: Sendable {
             }
         }
         return lines
-    }
-
-    /// The LOTL's cache name: its URL's last path segment (`eu-lotl.xml`), made safe.
-    static func fileName(for url: URL) -> String {
-        let name = String(url.lastPathComponent.unicodeScalars.filter {
-            ($0.isASCII && CharacterSet.alphanumerics.contains($0)) || $0 == "-" || $0 == "_" || $0 == "."
-        })
-        guard !name.isEmpty, !name.hasPrefix("."), name != TrustCache.stateFile else { return "eu-lotl.xml" }
-        return name.hasSuffix(".xml") ? name : name + ".xml"
     }
 
     private static func line(_ territory: String, _ url: String, _ file: String, _ result: Line.Result, _ list: TrustedList?,

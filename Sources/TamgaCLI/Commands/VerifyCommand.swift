@@ -105,14 +105,24 @@ struct VerifyCommand: Command {
                 throw CoreError.unreadableFile(path: trustedListFile, reason: "no such file or not readable")
             }
             let signers = try Self.loadCertificates(trustedListSigners)
-            let list = try TrustedList(data: data, signers: signers, now: now, allowExpired: allowExpiredTrust)
-            guard list.kind == .listOfLists else {
-                return (list, list.isExpired(at: now) ? [Self.expiredNotice(list)] : [])
+            // A signer that is not allowed may still be one a pivot list announces, for a list of lists.
+            var single: TrustedList? = nil
+            do {
+                single = try TrustedList(data: data, signers: signers, now: now, allowExpired: allowExpiredTrust)
+            } catch TrustedListError.untrustedSigner {}
+            if let single, single.kind == .national {
+                return (single, single.isExpired(at: now) ? [Self.expiredNotice(single)] : [])
             }
             // The files beside the LOTL were given with it; the cache may hold another LOTL's lists.
             let folder = URL(fileURLWithPath: trustedListFile).deletingLastPathComponent()
+            let pivots: (String) -> Data? = { uri in
+                if let name = URL(string: uri)?.lastPathComponent, !name.isEmpty, name != "/",
+                   let bytes = Self.readCapped(folder.appendingPathComponent(name).path) { return bytes }
+                return cache?.pivot(uri)
+            }
             set = try TrustedListSet.load(listOfLists: data, signers: signers, now: now, allowExpired: allowExpiredTrust,
-                                          signerError: .untrustedSigner) { pointer in
+                                          signerError: .untrustedSigner, name: URL(fileURLWithPath: trustedListFile).lastPathComponent,
+                                          pivots: pivots) { pointer in
                 if let name = pointer.locationFileName {
                     let path = folder.appendingPathComponent(name).path
                     if let bytes = Self.readCapped(path) { return (bytes, path) }

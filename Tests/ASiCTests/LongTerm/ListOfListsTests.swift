@@ -103,4 +103,37 @@ final class ListOfListsTests: XCTestCase {
             XCTAssertNil(TrustedListTime.parse(text), text)
         }
     }
+
+    // MARK: - pivots
+
+    private func pivots(_ uri: String) -> Data? {
+        try? bytes("pivot/" + (URL(string: uri)?.lastPathComponent ?? ""))
+    }
+
+    func testALOTLByANewSignerIsAcceptedThroughThePivotThatAnnouncesIt() throws {
+        let pinned = [try certificate("lotl-signer.cert.pem")]
+        let lotl = try TrustedListSet.checkListOfLists(bytes("pivot/eu-lotl.xml"), signers: pinned, pivots: pivots)
+        XCTAssertEqual(lotl.pointers.filter(\.isFollowed).map(\.territory), ["EE", "LV"])
+        XCTAssertThrowsError(try TrustedListSet.checkListOfLists(bytes("pivot/eu-lotl.xml"), signers: pinned)) {
+            XCTAssertEqual(($0 as? TrustedListError)?.code, "lotl-signer-not-pinned", "no pivots without a way to read them")
+        }
+        XCTAssertThrowsError(try TrustedListSet.checkListOfLists(bytes("pivot/eu-lotl.xml"), signers: pinned, pivots: { _ in nil })) {
+            XCTAssertEqual($0 as? TrustedListError, .pivotUnavailable("http://lists.tamga.test/eu-lotl-pivot-1.xml"))
+        }
+    }
+
+    func testAPivotAnnouncesOnlyTheSignersOfItsPointerToTheListOfLists() throws {
+        // The rogue LOTL's pivot URI served with the genuine pivot, which announces lotl-signer-2, not rogue.
+        XCTAssertThrowsError(try TrustedListSet.checkListOfLists(bytes("pivot/loop-lotl.xml"), signers: [certificate("lotl-signer.cert.pem")],
+                                                                 pivots: { _ in try? self.bytes("pivot/eu-lotl-pivot-1.xml") })) {
+            XCTAssertEqual(($0 as? TrustedListError)?.code, "lotl-signer-not-pinned")
+        }
+    }
+
+    func testPivotsThatLeadInACircleEndAtTheDepthBound() throws {
+        XCTAssertThrowsError(try TrustedListSet.checkListOfLists(bytes("pivot/loop-lotl.xml"), signers: [certificate("lotl-signer.cert.pem")],
+                                                                 pivots: pivots)) {
+            XCTAssertEqual(($0 as? TrustedListError)?.code, "lotl-pivot-depth", "\($0)")
+        }
+    }
 }
