@@ -174,7 +174,14 @@ struct XMLElement {
     var namespace: String? { node.pointee.ns.flatMap { $0.pointee.href }.map { String(cString: $0) } }
 
     func `is`(_ localName: String, in namespace: String) -> Bool {
-        self.localName == localName && self.namespace == namespace
+        Self.matches(node, localName, namespace)
+    }
+
+    /// Compares the C strings in place: no Swift string per node (a trusted list has a million).
+    private static func matches(_ node: xmlNodePtr, _ localName: String, _ namespace: String) -> Bool {
+        guard let name = node.pointee.name, let href = node.pointee.ns?.pointee.href else { return false }
+        return localName.withCString { strcmp($0, UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self)) == 0 }
+            && namespace.withCString { strcmp($0, UnsafeRawPointer(href).assumingMemoryBound(to: CChar.self)) == 0 }
     }
 
     /// An attribute without a namespace (such as `Id`, `URI`, `Algorithm`).
@@ -222,11 +229,22 @@ struct XMLElement {
     }
 
     func children(_ localName: String, in namespace: String) -> [XMLElement] {
-        children.filter { $0.is(localName, in: namespace) }
+        var out: [XMLElement] = []
+        var child = node.pointee.children
+        while let c = child {
+            if c.pointee.type == XML_ELEMENT_NODE, Self.matches(c, localName, namespace) { out.append(XMLElement(node: c, document: document)) }
+            child = c.pointee.next
+        }
+        return out
     }
 
     func child(_ localName: String, in namespace: String) -> XMLElement? {
-        children(localName, in: namespace).first
+        var child = node.pointee.children
+        while let c = child {
+            if c.pointee.type == XML_ELEMENT_NODE, Self.matches(c, localName, namespace) { return XMLElement(node: c, document: document) }
+            child = c.pointee.next
+        }
+        return nil
     }
 
     /// Depth-first over this element and all descendant elements. Follows the node pointers
