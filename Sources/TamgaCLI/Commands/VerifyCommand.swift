@@ -12,7 +12,8 @@ struct VerifyCommand: Command {
     nothing extra); every digest; the SignatureValue with the KeyInfo certificate's key only; the
     signing-certificate reference; nonRepudiation; the certificate chain.
     Trust: without --trust and --tsl, the lists of `tamga trust update` (the trust cache); with
-    neither nor a cache, every signature is at best UNKNOWN and tamga says "no trust configured".
+    no trust option and no cache, every signature is at best UNKNOWN and tamga says "no trust
+    configured".
     Options:
       --trust FILE    PEM certificates to trust as anchors (repeatable); without any, a signature
                       can be intact but its status is UNKNOWN (exit 5)
@@ -32,8 +33,8 @@ struct VerifyCommand: Command {
       --min-profile P signatures below P are INVALID (default LT, as DigiDoc: B and T carry no
                       proof that the certificate was valid and unrevoked when signing)
       --json          the report as JSON (schema in docs/cli.md)
-    Exit codes: 0 all VALID/WARNING, 1 something INVALID or no signatures, 3 container refused,
-    5 intact but trust not established.
+    Exit codes: 0 all VALID/WARNING, 1 something INVALID or no signatures, 3 container or trusted
+    list refused (an expired list says when it expired), 5 intact but trust not established.
     """
     static let flags: Set<String> = GlobalOptions.flags.union(["--allow-expired-trust"])
     static let options: Set<String> = ["--trust", "--certs", "--min-profile", "--tsl", "--tsl-cert"]
