@@ -144,6 +144,8 @@ final class TrustCommandTests: XCTestCase {
         let (none, noneReport, noneErr) = try await verify(container, cache: empty)
         XCTAssertEqual(none, .trustNotEstablished, "\(noneReport)")
         XCTAssertTrue(noneErr.contains("no trust configured: run `tamga trust update` or give --trust/--tsl"), noneErr)
+        XCTAssertEqual((noneReport["findings"] as? [[String: Any]])?.first?["code"] as? String, "no-trust-configured", "\(noneReport)")
+        XCTAssertEqual(noneReport["status"] as? String, "UNKNOWN")
         let (noShow, noShowOut, _) = await tamga(["trust", "show"], cache: empty)
         XCTAssertEqual(noShow, .trustNotEstablished)
         XCTAssertTrue(noShowOut.contains("run `tamga trust update`"), noShowOut)

@@ -8,7 +8,7 @@ extension Container {
     public func validate(_ options: ValidationOptions = ValidationOptions()) -> ValidationReport {
         var findings = FindingList()
         for warning in structureWarnings { findings.warning("container-structure", warning) }
-        for notice in options.trustNotices { findings.warning("trust-list-expired", notice) }
+        for notice in options.trustNotices { findings.add(notice.code, notice.severity, notice.message) }
         if signatures.isEmpty { findings.invalid("no-signatures", "the container holds no signatures") }
         let validator = SignatureValidator(container: self, options: options)
         let results = signatures.flatMap { validator.validate($0) }

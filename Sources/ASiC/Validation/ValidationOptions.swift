@@ -16,9 +16,8 @@ public struct ValidationOptions: Sendable {
     /// CA/QC and OCSP/QC responders, each as granted at the time in question. Qualification
     /// (QC on a QSCD) is judged only with a list.
     public var trustedList: TrustedList?
-    /// Facts about the trust in use that the report must carry (an expired list used because
-    /// of `--allow-expired-trust`): each becomes a container-level warning `trust-list-expired`.
-    public var trustNotices: [String] = []
+    /// Facts about the trust in use that the report must carry, as container-level findings.
+    public var trustNotices: [TrustNotice] = []
 
     public init(trust: TrustStore = TrustStore(), trustedList: TrustedList? = nil, time: Date? = nil,
                 minimumProfile: SignatureProfile = .LT) {

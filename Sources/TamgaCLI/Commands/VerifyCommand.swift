@@ -97,7 +97,7 @@ struct VerifyCommand: Command {
     /// The trusted lists to validate with: `--tsl` (a national list or a list of lists), else the
     /// trust cache when neither `--trust` nor `--tsl` is given. Lists that cannot be used are
     /// named on stderr; an expired list in use becomes a notice for the report.
-    private func resolveTrustedLists(_ context: CommandContext, explicitAnchors: Bool) throws -> (TrustedList?, [String]) {
+    private func resolveTrustedLists(_ context: CommandContext, explicitAnchors: Bool) throws -> (TrustedList?, [TrustNotice]) {
         let now = Date()
         let cache = TrustCache(environment: context.environment)
         let set: TrustedListSet
@@ -136,7 +136,7 @@ struct VerifyCommand: Command {
         } else {
             guard let cached = try cache?.load(now: now, allowExpired: allowExpiredTrust) else {
                 context.terminal.error("tamga: \(TrustedListError.noTrustConfigured)")
-                return (nil, [])
+                return (nil, [.noTrustConfigured])
             }
             set = cached
         }
@@ -151,10 +151,10 @@ struct VerifyCommand: Command {
         return (set.union, set.expiredInUse.map(Self.expiredNotice))
     }
 
-    private static func expiredNotice(_ list: TrustedList) -> String {
+    private static func expiredNotice(_ list: TrustedList) -> TrustNotice {
         let name = list.kind == .listOfLists ? "list of trusted lists" : "\(list.territory) trusted list"
         let when = list.nextUpdate.map { "expired on \(XSDDateTime.format($0))" } ?? "has no NextUpdate"
-        return "the \(name) \(when); used because of --allow-expired-trust"
+        return .expiredListUsed("the \(name) \(when); used because of --allow-expired-trust")
     }
 
     private static func readCapped(_ path: String) -> Data? { TrustCache.readCapped(path) }
