@@ -2,7 +2,7 @@
 # trust-verify.sh TAMGA [RUNS] — what trust from the trust cache costs a verify. One LT container
 # (Fixtures/pki ec-p256, loopback TSA/OCSP of scripts/test-services.py) is verified RUNS times
 # (default 30) each way, alternating: with the cache that `tamga trust update` left (the test
-# LOTL of Fixtures/lotl, served on loopback by scripts/test-trust-server.py: the list of lists
+# LOTL of Fixtures/tsl/lotl, served on loopback by scripts/test-trust-server.py: the list of lists
 # and two national lists, each parsed and signature-checked in every process) and, as the peer
 # in the same run, with `--trust` PEM anchors. Whole processes, wall clock, median and p95.
 # The bound: cached trust at most 1.5x the PEM anchors.
@@ -13,7 +13,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PKI=$REPO/Fixtures/pki
 WORK=$(mktemp -d)
 mkdir -p "$WORK/www"
-cp "$REPO"/Fixtures/lotl/{eu-lotl.xml,EE.xml,LV.xml} "$WORK/www/"
+cp "$REPO"/Fixtures/tsl/lotl/{eu-lotl.xml,EE.xml,LV.xml} "$WORK/www/"
 /usr/bin/python3 "$REPO/scripts/test-services.py" --pki "$PKI" --port 0 --exit-with-parent > "$WORK/services.out" 2> "$WORK/services.log" &
 SERVICES_PID=$!
 /usr/bin/python3 "$REPO/scripts/test-trust-server.py" --root "$WORK/www" > "$WORK/lists.out" 2> "$WORK/lists.log" &
@@ -23,7 +23,7 @@ for _ in $(seq 100); do grep -q '^listening ' "$WORK/services.out" 2>/dev/null &
 URL=$(sed -n 's/^listening //p' "$WORK/services.out")
 LISTS=$(sed -n 's/^listening //p' "$WORK/lists.out")
 export XDG_CACHE_HOME=$WORK/cache
-"$TAMGA" trust update --lotl "$LISTS/eu-lotl.xml" --proxy "$LISTS" --lotl-cert "$REPO/Fixtures/lotl/lotl-signer.cert.pem" -q > /dev/null
+"$TAMGA" trust update --lotl "$LISTS/eu-lotl.xml" --proxy "$LISTS" --lotl-cert "$REPO/Fixtures/tsl/lotl/lotl-signer.cert.pem" -q > /dev/null
 printf 'A short contract.\n' > "$WORK/contract.txt"
 "$TAMGA" container create "$WORK/c.asice" "$WORK/contract.txt" -q > /dev/null
 "$TAMGA" sign "$WORK/c.asice" --with "key:$PKI/ec-p256.key.pem" --cert "$PKI/ec-p256.cert.pem" \

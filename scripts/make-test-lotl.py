@@ -8,7 +8,7 @@ Usage
     /usr/bin/python3 scripts/make-test-lotl.py OUTDIR [--pki DIR]
 
 Builds on scripts/make-test-tsl.py (same XML builders, same xmlsec1 signing, same PKI) and
-writes into OUTDIR (Fixtures/lotl in the repository):
+writes into OUTDIR (Fixtures/tsl/lotl in the repository):
 
 * signers (EC P-256, self-signed, reused when present): ``lotl-signer`` (pins the LOTL),
   ``ee-tsl-signer`` and ``lv-tsl-signer`` (named by the LOTL's EE and LV pointers),

@@ -4,7 +4,7 @@ import ASiC
 import TamgaCore
 import TamgaTestSupport
 
-/// `tamga trust update/show` against the test LOTL of `Fixtures/lotl` (made by
+/// `tamga trust update/show` against the test LOTL of `Fixtures/tsl/lotl` (made by
 /// scripts/make-test-lotl.py) served on loopback by scripts/test-trust-server.py, and `tamga
 /// verify` with the cache this leaves (XDG_CACHE_HOME in a temporary folder). The server is
 /// also the HTTP proxy through which the signed pointers' host `lists.tamga.test` is reached.
@@ -42,7 +42,7 @@ final class TrustCommandTests: XCTestCase {
     }
 
     private var cacheFolder: URL { folder.appendingPathComponent("cache/tamga/trust") }
-    private func lotl(_ name: String) -> String { TestEnvironment.fixture("lotl/\(name)") }
+    private func lotl(_ name: String) -> String { TestEnvironment.fixture("tsl/lotl/\(name)") }
 
     /// Puts a fixture at `name` on the server, removing any behaviour file of that name.
     private func serve(_ fixture: String, as name: String) throws {

@@ -3,10 +3,10 @@ import XCTest
 import TamgaCore
 import TamgaTestSupport
 
-/// The test list of lists of `Fixtures/lotl` (scripts/make-test-lotl.py, signed with xmlsec1):
+/// The test list of lists of `Fixtures/tsl/lotl` (scripts/make-test-lotl.py, signed with xmlsec1):
 /// which pointers are followed, with which signers, and what a national list must be.
 final class ListOfListsTests: XCTestCase {
-    private func bytes(_ name: String) throws -> Data { try TestEnvironment.bytes(TestEnvironment.fixture("lotl/\(name)")) }
+    private func bytes(_ name: String) throws -> Data { try TestEnvironment.bytes(TestEnvironment.fixture("tsl/lotl/\(name)")) }
     private func certificate(_ name: String) throws -> Certificate { try Certificate(derOrPEM: bytes(name)) }
 
     func testTheLOTLYieldsOnePointerPerFollowedTerritoryWithItsSigners() throws {
