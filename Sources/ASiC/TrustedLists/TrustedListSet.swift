@@ -30,26 +30,30 @@ public struct TrustedListSet: Sendable {
     public static func load(listOfLists data: Data, signers: [Certificate], now: Date = Date(), allowExpired: Bool = false,
                             signerError: TrustedListError = .listOfListsSignerNotPinned, name: String = "eu-lotl.xml",
                             pivots: ((String) -> Data?)? = nil,
-                            national: (TrustedListPointer) -> (data: Data, source: String)?) throws -> TrustedListSet {
+                            national: @Sendable (TrustedListPointer) -> (data: Data, source: String)?) throws -> TrustedListSet {
         let top = try checkListOfLists(data, signers: signers, now: now, allowExpired: allowExpired, signerError: signerError,
                                        name: name, pivots: pivots)
-        var entries: [Entry] = []
-        var expired: [TrustedList] = top.isExpired(at: now) ? [top] : []
-        for pointer in top.pointers where pointer.isFollowed {
+        // The national lists are independent: read and check them on every core, as the
+        // reference does (the LOTL, parsed above on this thread, has initialised libxml2).
+        let followed = top.pointers.filter(\.isFollowed)
+        let slots = Slots<Entry>(count: followed.count)
+        DispatchQueue.concurrentPerform(iterations: followed.count) { index in
+            let pointer = followed[index]
             guard let (bytes, source) = national(pointer) else {
-                entries.append(Entry(pointer: pointer, source: nil, list: nil, error: nil))
-                continue
+                slots.set(index, Entry(pointer: pointer, source: nil, list: nil, error: nil))
+                return
             }
             do {
                 let list = try checkNational(bytes, pointer: pointer, now: now, allowExpired: allowExpired)
-                if list.isExpired(at: now) { expired.append(list) }
-                entries.append(Entry(pointer: pointer, source: source, list: list, error: nil))
+                slots.set(index, Entry(pointer: pointer, source: source, list: list, error: nil))
             } catch let error as TrustedListError {
-                entries.append(Entry(pointer: pointer, source: source, list: nil, error: error))
+                slots.set(index, Entry(pointer: pointer, source: source, list: nil, error: error))
             } catch {
-                entries.append(Entry(pointer: pointer, source: source, list: nil, error: .malformed("\(error)")))
+                slots.set(index, Entry(pointer: pointer, source: source, list: nil, error: .malformed("\(error)")))
             }
         }
+        let entries = slots.values
+        let expired = (top.isExpired(at: now) ? [top] : []) + entries.compactMap(\.list).filter { $0.isExpired(at: now) }
         return TrustedListSet(listOfLists: top, entries: entries, expiredInUse: expired)
     }
 
@@ -123,4 +127,16 @@ public struct TrustedListSet: Sendable {
         guard list.kind == .national else { throw TrustedListError.unexpectedKind(territory: pointer.territory, expected: .national) }
         return list
     }
+}
+
+/// Results written from `concurrentPerform`, one slot per index.
+private final class Slots<Value>: @unchecked Sendable {   // unchecked: every access holds `lock`
+    private let lock = NSLock()
+    private var storage: [Value?]
+
+    init(count: Int) { storage = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ value: Value) { lock.withLock { storage[index] = value } }
+
+    var values: [Value] { lock.withLock { storage.compactMap { $0 } } }
 }

@@ -72,7 +72,7 @@ final class ListOfListsTests: XCTestCase {
 
     func testTheUnionOfTheListsAnchorsWhatEachAnchorsAlone() throws {
         let set = try TrustedListSet.load(listOfLists: bytes("eu-lotl.xml"), signers: [certificate("lotl-signer.cert.pem")]) { pointer in
-            (try? self.bytes(pointer.cacheFileName)).map { ($0, pointer.cacheFileName) }
+            (try? TestEnvironment.bytes(TestEnvironment.fixture("tsl/lotl/\(pointer.cacheFileName)"))).map { ($0, pointer.cacheFileName) }
         }
         XCTAssertEqual(set.lists.map(\.territory), ["EE", "LV"])
         let union = try XCTUnwrap(set.union)
