@@ -264,6 +264,15 @@ final class TrustCommandTests: XCTestCase {
         XCTAssertTrue(builtInOut.contains("lotl-signer-not-pinned"), builtInOut)
     }
 
+    func testAnUnwritableCacheIsReportedNotIgnored() async throws {
+        let blocked = try TestEnvironment.write("a file where the cache folder should be", named: "blocked", in: folder)
+        let (code, out, _) = await tamga(["trust", "update", "--lotl", serverURL.appendingPathComponent("eu-lotl.xml").absoluteString,
+                                          "--proxy", serverURL.absoluteString, "--lotl-cert", lotl("lotl-signer.cert.pem"), "--json"], cache: blocked)
+        XCTAssertEqual(code, .serviceFailed, out)
+        XCTAssertTrue(out.contains("\"trust-cache-write\""), out)
+        XCTAssertTrue(out.contains("\"failed\""), out)
+    }
+
     // MARK: - pivots
 
     func testANewLOTLSignerIsLearntFromThePivotListAndThePivotIsCached() async throws {

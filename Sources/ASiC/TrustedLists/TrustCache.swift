@@ -76,18 +76,21 @@ public struct TrustCache: Sendable {
         return try? handle.read(upToCount: TrustedList.maximumSize + 1) ?? Data()
     }
 
-    /// Writes beside and renames: a reader sees the old file or the new one, never a part.
+    /// Writes beside, fsyncs and renames (`AtomicOutputFile`): a reader sees the old file or the
+    /// new one, never a part, and an interrupted update leaves no temporary file behind.
     func write(_ data: Data, named name: String) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let target = directory.appendingPathComponent(name)
-        let temporary = directory.appendingPathComponent(".\(name).\(getpid()).tmp")
         do {
-            try data.write(to: temporary)
-            guard rename(temporary.path, target.path) == 0 else {
-                throw CoreError.unreadableFile(path: target.path, reason: String(cString: strerror(errno)))
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let file = try AtomicOutputFile(replacing: target.path)
+            do {
+                try file.write(data)
+                try file.commit()
+            } catch {
+                file.abandon()
+                throw error
             }
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
             throw TrustCacheError.writeFailed(path: target.path, reason: "\(error)")
         }
     }
