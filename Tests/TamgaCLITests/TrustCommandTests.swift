@@ -209,6 +209,11 @@ final class TrustCommandTests: XCTestCase {
             ("redirect loop", { try self.behave("EE.xml", "redirect") }, "service-response-rejected", "more than 5 redirects"),
             ("timeout", { try self.behave("EE.xml", "slow") }, "service-unreachable", "timed out"),
             ("50 MB body", { try self.behave("EE.xml", "huge") }, "service-response-rejected", "50000000 bytes"),
+            ("entity bomb", {
+                try Data(("<?xml version=\"1.0\"?><!DOCTYPE l [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">]>"
+                          + "<TrustServiceStatusList xmlns=\"http://uri.etsi.org/02231/v2#\">&b;</TrustServiceStatusList>").utf8)
+                    .write(to: self.www.appendingPathComponent("EE.xml"))
+            }, "tsl-malformed", "DOCTYPE"),
         ]
         for (name, setUp, code, words) in cases {
             try serve("EE.xml", as: "EE.xml")

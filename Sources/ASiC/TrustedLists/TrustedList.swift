@@ -66,7 +66,12 @@ public struct TrustedList: Sendable {
     /// Parses and checks the signature; no expiry check (the memo keeps the result).
     init(checking data: Data, signers: [Certificate]) throws {
         guard data.count <= Self.maximumSize else { throw TrustedListError.tooLarge(data.count) }
-        let document = try XMLDocument(data: data, name: "trusted list")
+        let document: XMLDocument
+        do {
+            document = try XMLDocument(data: data, name: "trusted list")
+        } catch {
+            throw TrustedListError.malformed("\(error)")   // one code for a list, whatever libxml2 says
+        }
         guard let root = document.root, root.is("TrustServiceStatusList", in: Self.namespace) else {
             throw TrustedListError.malformed("the root element is not TrustServiceStatusList")
         }
