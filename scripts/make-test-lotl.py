@@ -29,7 +29,8 @@ writes into OUTDIR (Fixtures/tsl/lotl in the repository):
   signed by rogue-signer), ``bad/eu-lotl-expired.xml`` (NextUpdate 2025-07-01),
   ``bad/EE-wrong-signer.xml`` (EE signed by lv-tsl-signer), ``bad/EE-tampered.xml`` (a changed
   letter after signing), ``bad/EE-expired.xml`` (NextUpdate 2025-07-01),
-  ``bad/EE-is-lotl.xml`` (a list of lists where the EE list should be, signed by ee-tsl-signer).
+  ``bad/EE-is-lotl.xml`` (a list of lists where the EE list should be, signed by ee-tsl-signer),
+  ``bad/EE-older.xml`` (a valid, current EE list with a lower TSLSequenceNumber, 9: a rollback).
 * pivots: ``pivot/eu-lotl.xml`` signed by ``lotl-signer-2`` (not pinned), whose first "pivot"
   SchemeInformationURI is ``pivot/eu-lotl-pivot-1.xml``, signed by the pinned lotl-signer and
   naming lotl-signer-2 in its pointer to the list of lists; ``pivot/loop-*.xml``: a LOTL and two
@@ -153,6 +154,7 @@ def main():
         ("bad/EE-wrong-signer.xml", national(ee_services, "EE"), lv_signer, lv_signer),
         ("bad/EE-expired.xml", national(ee_services, "EE", **expired), ee_signer, ee_signer),
         ("bad/EE-is-lotl.xml", lotl(pointers), ee_signer, ee_signer),
+        ("bad/EE-older.xml", national(ee_services, "EE", sequence=tsl.EXPIRED_SEQUENCE), ee_signer, ee_signer),
     ]
     # Pivots (the EU's way of announcing new LOTL signers): pivot/eu-lotl.xml is signed by
     # lotl-signer-2, which is not pinned; its first SchemeInformationURI containing "pivot" names

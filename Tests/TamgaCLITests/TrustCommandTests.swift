@@ -204,6 +204,7 @@ final class TrustCommandTests: XCTestCase {
             ("wrong signer", { try self.serve("bad/EE-wrong-signer.xml", as: "EE.xml") }, "tsl-signer-not-in-pointer", "names for it"),
             ("tampered", { try self.serve("bad/EE-tampered.xml", as: "EE.xml") }, "tsl-signature-invalid", "does not match"),
             ("expired", { try self.serve("bad/EE-expired.xml", as: "EE.xml") }, "tsl-expired", "expired on 2025-07-01T00:00:00Z"),
+            ("an older list (rollback)", { try self.serve("bad/EE-older.xml", as: "EE.xml") }, "tsl-rollback", "sequence number 9, older than the cached one (10)"),
             ("a list of lists", { try self.serve("bad/EE-is-lotl.xml", as: "EE.xml") }, "tsl-pointer-depth", "one level deep"),
             ("HTTP 500", { try self.behave("EE.xml", "status", "500") }, "service-http-status", "500"),
             ("redirect loop", { try self.behave("EE.xml", "redirect") }, "service-response-rejected", "more than 5 redirects"),

@@ -22,6 +22,8 @@ public enum TrustedListError: Error, Equatable, CustomStringConvertible {
     case pivotDepth(Int)
     /// The list of lists needs a pivot list (its signer is not pinned) that is not at hand.
     case pivotUnavailable(String)
+    /// `trust update` downloaded a list older (lower TSLSequenceNumber) than the good one cached.
+    case rollback(territory: String, sequenceNumber: Int, cached: Int)
     /// `tamga verify` found no `--trust`, no `--tsl` and no cached lists.
     case noTrustConfigured
 
@@ -39,6 +41,7 @@ public enum TrustedListError: Error, Equatable, CustomStringConvertible {
         case .noTrustConfigured: "no-trust-configured"
         case .pivotDepth: "lotl-pivot-depth"
         case .pivotUnavailable: "lotl-pivot-unavailable"
+        case .rollback: "tsl-rollback"
         }
     }
 
@@ -64,6 +67,8 @@ public enum TrustedListError: Error, Equatable, CustomStringConvertible {
                 ? "The pointer for \(territory) leads to a list of lists, not a national list: tamga follows pointers one level deep only; it was not used."
                 : "The list given as a list of lists is a national list (\(territory)): give it with --tsl and its signer with --tsl-cert."
         case .noTrustConfigured: "no trust configured: run `tamga trust update` or give --trust/--tsl."
+        case .rollback(let territory, let sequence, let cached):
+            "The downloaded \(territory) trusted list has sequence number \(sequence), older than the cached one (\(cached)); the cached list was kept."
         case .pivotDepth(let depth):
             "The list of lists is signed by a certificate that is not pinned, and its pivot lists lead more than \(depth) deep without reaching a pinned signer; it was not used."
         case .pivotUnavailable(let uri):

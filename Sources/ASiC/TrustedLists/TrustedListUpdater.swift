@@ -89,6 +89,7 @@ public struct TrustedListUpdater: Sendable {
                 }
             }
             guard let checked else { throw TrustedListError.pivotDepth(TrustedListSet.maximumPivotDepth) }
+            try Self.refuseRollback(checked, previous: previous)
             top = checked
             for (uri, pivot) in pivots {
                 if let pivotURL = URL(string: uri) { try cache.write(pivot, named: TrustCache.fileName(for: pivotURL)) }
@@ -129,6 +130,7 @@ public struct TrustedListUpdater: Sendable {
             do {
                 let data = try await transport.get(location, service: "trusted list \(pointer.territory)")
                 let list = try TrustedListSet.checkNational(data, pointer: pointer, now: now)
+                try Self.refuseRollback(list, previous: previous)
                 let same = cached == data
                 if !same { try cache.write(data, named: file) }
                 lines.append(Self.line(pointer.territory, pointer.location, file, same ? .unchanged : .updated, list, list.serviceCounts, nil))
@@ -138,6 +140,15 @@ public struct TrustedListUpdater: Sendable {
             }
         }
         return lines
+    }
+
+    /// An older list than the good one cached (lower TSLSequenceNumber) is refused, although
+    /// validly signed and current: a replayed list could bring back a withdrawn service. The
+    /// reference only logs the sequence number.
+    static func refuseRollback(_ list: TrustedList, previous: TrustedList?) throws {
+        if let previous, list.sequenceNumber < previous.sequenceNumber {
+            throw TrustedListError.rollback(territory: list.territory, sequenceNumber: list.sequenceNumber, cached: previous.sequenceNumber)
+        }
     }
 
     private static func line(_ territory: String, _ url: String, _ file: String, _ result: Line.Result, _ list: TrustedList?,
