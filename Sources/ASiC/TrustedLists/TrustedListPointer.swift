@@ -36,7 +36,8 @@ public struct TrustedListPointer: Sendable {
     /// The cache file name: the territory, as the reference names it (`EE.xml`). Only letters,
     /// digits, `-` and `_` are kept, so a hostile territory cannot name a path.
     public var cacheFileName: String {
-        String(territory.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) && $0.isASCII || $0 == "-" || $0 == "_" }) + ".xml"
+        let name = String(territory.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) && $0.isASCII || $0 == "-" || $0 == "_" })
+        return (name.isEmpty ? "unnamed" : name) + ".xml"
     }
 
     /// The last path segment of TSLLocation (`…/EE_T.xml` → `EE_T.xml`): the file looked for
