@@ -33,9 +33,9 @@ final class TrustCommandTests: XCTestCase {
 
     final class Capture: @unchecked Sendable { var out = "", err = "" }
 
-    private func tamga(_ words: [String], cache: String? = nil) async -> (ExitCode, String, String) {
+    private func tamga(_ words: [String], cache: String? = nil, onTerminal: Bool = false) async -> (ExitCode, String, String) {
         let capture = Capture()
-        let terminal = Terminal(out: { capture.out += $0 }, err: { capture.err += $0 }, interactiveErrors: false)
+        let terminal = Terminal(out: { capture.out += $0 }, err: { capture.err += $0 }, interactiveErrors: onTerminal)
         let environment = ["XDG_CACHE_HOME": cache ?? folder.appendingPathComponent("cache").path]
         let code = await TamgaCommandLine.run(words, CommandContext(terminal: terminal, environment: environment))
         return (code, capture.out, capture.err)
@@ -156,6 +156,19 @@ final class TrustCommandTests: XCTestCase {
         XCTAssertEqual(code, .success, output)
         XCTAssertEqual(Set(lines(report).keys), ["EU", "LV"])
         XCTAssertFalse(FileManager.default.fileExists(atPath: cacheFolder.appendingPathComponent("EE.xml").path))
+    }
+
+    func testProgressIsDrawnOnATerminalOnly() async throws {
+        let arguments = ["trust", "update", "--lotl", serverURL.appendingPathComponent("eu-lotl.xml").absoluteString,
+                         "--proxy", serverURL.absoluteString, "--lotl-cert", lotl("lotl-signer.cert.pem")]
+        let (code, _, err) = await tamga(arguments, onTerminal: true)
+        XCTAssertEqual(code, .success, err)
+        XCTAssertTrue(err.contains("downloading list of lists"), err)
+        XCTAssertTrue(err.contains("downloading EE (1/3) http://lists.tamga.test/EE.xml"), err)
+        let (_, _, quiet) = await tamga(arguments + ["-q"], onTerminal: true)
+        XCTAssertEqual(quiet, "")
+        let (_, _, piped) = await tamga(arguments)
+        XCTAssertEqual(piped, "")
     }
 
     // MARK: - --tsl with a LOTL file, offline
