@@ -390,7 +390,9 @@ final class TrustCommandTests: XCTestCase {
         let handle = try FileHandle(forWritingTo: huge)
         try handle.truncate(atOffset: UInt64(TrustedList.maximumSize + 10))   // sparse: no disk cost
         try handle.close()
-        let container = try TestEnvironment.write("x", named: "x.asice", in: folder)
+        let document = try TestEnvironment.write("x", named: "x.txt", in: folder)
+        let container = folder.appendingPathComponent("x.asice").path
+        _ = await tamga(["container", "create", container, document, "-q"])
         let (code, out, _) = await tamga(["verify", container, "--tsl", huge.path, "--tsl-cert", lotl("lotl-signer.cert.pem"), "--json"])
         XCTAssertEqual(code, .inputRejected)
         XCTAssertTrue(out.contains("tsl-too-large"), out)

@@ -76,8 +76,9 @@ struct VerifyCommand: Command {
     func run(_ context: CommandContext) async throws -> ExitCode {
         let trust = TrustStore(anchors: try Self.loadCertificates(trustFiles),
                                intermediates: try Self.loadCertificates(certificateFiles))
-        let (trustedList, notices) = try resolveTrustedLists(context, explicitAnchors: !trustFiles.isEmpty)
+        // The container first: a missing or hostile one is the error to report, not the trust.
         let opened = try Container(openingAt: container)
+        let (trustedList, notices) = try resolveTrustedLists(context, explicitAnchors: !trustFiles.isEmpty)
         opened.progress = context.terminal.progress(quiet: global.quiet)
         var options = ValidationOptions(trust: trust, trustedList: trustedList, minimumProfile: minimumProfile)
         options.trustNotices = notices
