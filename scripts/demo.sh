@@ -121,6 +121,37 @@ show "$TAMGA" container ls "$OUT/demo.asice"
 step "Verify with tamga against the test root CA"
 show "$TAMGA" verify "$OUT/demo.asice" --trust "$PKI/root.cert.pem" --certs "$PKI/issuing-ca.cert.pem"
 
+step "Set up trust as a user does: tamga trust update from a list of lists, here a TEST LOTL served on loopback"
+# Fixtures/tsl/lotl: a list of lists signed by a test key, pointing to an EE list (the test CA and
+# OCSP responder) and an LV list (the test TSA) at http://lists.tamga.test/, which the loopback
+# server also answers as an HTTP proxy. Real use: `tamga trust update` with no options reads the
+# EU LOTL and checks it with the six EU LOTL signer certificates built into tamga.
+mkdir -p "$OUT/lists"
+cp "$REPO"/Fixtures/tsl/lotl/{eu-lotl.xml,EE.xml,LV.xml} "$OUT/lists/"
+/usr/bin/python3 "$REPO/scripts/test-trust-server.py" --root "$OUT/lists" > "$OUT/lists.out" 2> "$OUT/lists.log" &
+LISTS_PID=$!
+PIDS+=("$LISTS_PID")
+for _ in $(seq 100); do grep -q '^listening ' "$OUT/lists.out" 2>/dev/null && break; sleep 0.1; done
+LISTS=$(sed -n 's/^listening //p' "$OUT/lists.out")
+[ -n "$LISTS" ] || { echo "demo: the list server did not start (see $OUT/lists.log)" >&2; exit 1; }
+echo "lists: $LISTS (pid $LISTS_PID, stopped when the demo ends)"
+export XDG_CACHE_HOME=$OUT/cache   # the trust cache: $XDG_CACHE_HOME/tamga/trust
+show "$TAMGA" trust update --lotl "$LISTS/eu-lotl.xml" --proxy "$LISTS" --lotl-cert "$REPO/Fixtures/tsl/lotl/lotl-signer.cert.pem"
+show "$TAMGA" trust show
+
+step "Verify with no trust options: the cached lists decide (CA and OCSP from EE, the TSA from LV)"
+"$TAMGA" container create "$OUT/trusted.asice" "$OUT/files/invoice.json" --force -q > /dev/null
+"$TAMGA" sign "$OUT/trusted.asice" --with "key:$PKI/ec-p256.key.pem" --cert "$PKI/ec-p256.cert.pem" --certs "$PKI/issuing-ca.cert.pem" \
+  --ocsp "$SERVICES/ocsp" --role "Buyer" -q > /dev/null
+show "$TAMGA" verify "$OUT/trusted.asice"
+echo "... and with no cache at all, tamga says so (exit 5):"
+set +e
+XDG_CACHE_HOME=$OUT/no-cache "$TAMGA" verify "$OUT/trusted.asice" > /dev/null
+status=$?
+set -e
+echo "exit code: $status"
+[ "$status" -eq 5 ] || { echo "demo: verify without trust did not report UNKNOWN" >&2; exit 1; }
+
 step "Independent check 1: xmlsec1 (the reference validator's XML-DSig engine), each signature with its own KeyInfo key"
 show "$REPO/scripts/xmlsec-check.sh" "$OUT/demo.asice"
 

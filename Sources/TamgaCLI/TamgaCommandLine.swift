@@ -20,6 +20,7 @@ public enum TamgaCommandLine {
         CoSignerServeCommand.self, CoSignerIssueCodeCommand.self, CoSignerAddRelyingPartyCommand.self, ThresholdEnrollCommand.self, ThresholdPendingCommand.self,
         ThresholdInfoCommand.self, ThresholdApproveCommand.self, ThresholdActivityCommand.self, ThresholdVerifyPINCommand.self, ThresholdChangePINCommand.self, ThresholdDeleteCommand.self,
         MobileIDM200Command.self, MobileIDLinkCommand.self, MobileIDDecodeCommand.self, MobileIDCheckCommand.self,
+        TrustUpdateCommand.self, TrustShowCommand.self,
     ]
 
     /// Runs a command line (`arguments[0]` is the program name) and returns the exit code.
@@ -162,7 +163,8 @@ public enum TamgaCommandLine {
                 return (e.code, .serviceFailed)
             default: return (e.code, .signingFailed)
             }
-        case let e as TrustedListError: return (e.code, .inputRejected)
+        case let e as TrustedListError: return (e.code, e == .noTrustConfigured ? .trustNotEstablished : .inputRejected)
+        case let e as TrustCacheError: return (e.code, .writeFailed)
         case let e as PCSCError: return (e.code, .inputRejected)
         case let e as CardError:
             switch e {
@@ -218,8 +220,12 @@ public enum TamgaCommandLine {
     Signing and verifying:
       sign CONTAINER --with key:FILE|card|pkcs11|threshold   add a XAdES signature (LT by default: --tsa URL)
       extend CONTAINER --to LT|LTA         add time-stamps and OCSP to existing signatures
-      verify CONTAINER [--trust CA.pem]    check every signature
+      verify CONTAINER [--trust CA.pem]    check every signature (trust: the cache of `trust update`,
+                                           or --trust PEM anchors, or --tsl LIST.xml)
       compare CONTAINER --with A --with B  sign the same content with each signer, verify, time phase by phase
+    Trust:
+      trust update [--lotl URL]            download and check the EU list of lists and the national lists
+      trust show [--json]                  what is cached, how fresh, services per kind
 
     Readers:
       readers [--json] [--watch | --wait MEDIA]   PC/SC readers: state, ATR, card kind, Rutoken media family

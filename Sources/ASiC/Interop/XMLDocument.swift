@@ -37,7 +37,7 @@ final class XMLDocument: @unchecked Sendable {   // unchecked: read-only after p
     let name: String
 
     init(data: Data, name: String, limits: XMLLimits = .signature) throws {
-        if data.range(of: Data("<!DOCTYPE".utf8)) != nil || data.range(of: Data("<!ENTITY".utf8)) != nil {
+        if Self.contains(data, "<!DOCTYPE") || Self.contains(data, "<!ENTITY") {
             throw ContainerError.malformedXML(file: name, reason: "a DOCTYPE or entity declaration is not allowed")
         }
         if let violation = limits.violation(in: data) {
@@ -64,6 +64,27 @@ final class XMLDocument: @unchecked Sendable {   // unchecked: read-only after p
         self.name = name
     }
     deinit { xmlFreeDoc(pointer) }
+
+    /// A byte search: Foundation's `Data.range(of:)` costs ~3 ms per MB, which a 10 MB trusted
+    /// list would pay twice before parsing.
+    private static func contains(_ data: Data, _ needle: String) -> Bool {
+        let pattern = Array(needle.utf8)
+        return data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Bool in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard let first = pattern.first, bytes.count >= pattern.count else { return false }
+            var index = 0
+            let last = bytes.count - pattern.count
+            while index <= last {
+                if bytes[index] == first {
+                    var matched = true
+                    for offset in 1..<pattern.count where bytes[index + offset] != pattern[offset] { matched = false; break }
+                    if matched { return true }
+                }
+                index += 1
+            }
+            return false
+        }
+    }
 
     var root: XMLElement? {
         guard let node = xmlDocGetRootElement(pointer) else { return nil }
@@ -156,7 +177,14 @@ struct XMLElement {
     var namespace: String? { node.pointee.ns.flatMap { $0.pointee.href }.map { String(cString: $0) } }
 
     func `is`(_ localName: String, in namespace: String) -> Bool {
-        self.localName == localName && self.namespace == namespace
+        Self.matches(node, localName, namespace)
+    }
+
+    /// Compares the C strings in place: no Swift string per node (a trusted list has a million).
+    private static func matches(_ node: xmlNodePtr, _ localName: String, _ namespace: String) -> Bool {
+        guard let name = node.pointee.name, let href = node.pointee.ns?.pointee.href else { return false }
+        return localName.withCString { strcmp($0, UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self)) == 0 }
+            && namespace.withCString { strcmp($0, UnsafeRawPointer(href).assumingMemoryBound(to: CChar.self)) == 0 }
     }
 
     /// An attribute without a namespace (such as `Id`, `URI`, `Algorithm`).
@@ -204,17 +232,33 @@ struct XMLElement {
     }
 
     func children(_ localName: String, in namespace: String) -> [XMLElement] {
-        children.filter { $0.is(localName, in: namespace) }
+        var out: [XMLElement] = []
+        var child = node.pointee.children
+        while let c = child {
+            if c.pointee.type == XML_ELEMENT_NODE, Self.matches(c, localName, namespace) { out.append(XMLElement(node: c, document: document)) }
+            child = c.pointee.next
+        }
+        return out
     }
 
     func child(_ localName: String, in namespace: String) -> XMLElement? {
-        children(localName, in: namespace).first
+        var child = node.pointee.children
+        while let c = child {
+            if c.pointee.type == XML_ELEMENT_NODE, Self.matches(c, localName, namespace) { return XMLElement(node: c, document: document) }
+            child = c.pointee.next
+        }
+        return nil
     }
 
-    /// Depth-first over this element and all descendant elements.
+    /// Depth-first over this element and all descendant elements. Follows the node pointers
+    /// without building a children array per node (a trusted list has a million nodes).
     func walk(_ visit: (XMLElement) -> Void) {
         visit(self)
-        for c in children { c.walk(visit) }
+        var child = node.pointee.children
+        while let c = child {
+            if c.pointee.type == XML_ELEMENT_NODE { XMLElement(node: c, document: document).walk(visit) }
+            child = c.pointee.next
+        }
     }
 
     /// True when `self` lies inside `ancestor`'s subtree (or is it).

@@ -1,31 +1,77 @@
 import Foundation
 import TamgaCore
 
-/// An ETSI TS 119 612 national trusted list, read offline: its signature is checked against a
-/// pinned certificate *before* its content is used, it must not be past NextUpdate, and it
-/// yields, for any time, the certificates of the CA/QC, OCSP/QC and TSA/QTST services that
-/// were in a granted state then, with their qualifiers (trust.md §4).
+/// An ETSI TS 119 612 trusted list, read offline: its signature is checked against the
+/// certificates allowed to sign it *before* its content is used, it must not be past NextUpdate
+/// (unless the caller allows expired lists), and then it is one of two kinds (trust.md §4):
+///
+/// - a national (generic) list yields, for any time, the certificates of the CA/QC, OCSP/QC and
+///   TSA/QTST services that were in a granted state then, with their qualifiers;
+/// - a list of lists (the EU LOTL) yields the pointers to the national lists, each with the
+///   certificates allowed to sign that list. Its own services, if any, are ignored.
+///
+/// Parsing and the signature check happen once per process for the same bytes and signers
+/// (`TrustedListMemo`): a verify that reads thirty cached lists pays for each once.
 public struct TrustedList: Sendable {
+    public enum Kind: String, Sendable, Codable { case national, listOfLists = "list-of-lists" }
+
+    public let kind: Kind
     public let territory: String
     public let sequenceNumber: Int
     public let issued: Date?
     public let nextUpdate: Date?
+    /// The pointers of a list of lists (empty for a national list), in document order, with
+    /// the ones tamga follows already chosen (`TrustedListPointer.isFollowed`).
+    public let pointers: [TrustedListPointer]
+    /// `SchemeInformationURI` values: the EU LOTL names its pivot lists there.
+    public let schemeInformationURIs: [String]
     let services: [TrustedService]
 
     static let namespace = "http://uri.etsi.org/02231/v2#"
+    static let additionalTypesNamespace = "http://uri.etsi.org/02231/v2/additionaltypes#"
     static let eccNamespace = "http://uri.etsi.org/TrstSvc/SvcInfoExt/eSigDir-1999-93-EC-TrustedList/#"
     static let genericTypes: Set<String> = [
         "http://uri.etsi.org/TrstSvc/TrustedList/TSLType/EUgeneric",
         "http://uri.etsi.org/TrstSvc/TSLType/generic",
         "http://uri.etsi.org/TrstSvc/eSigDir-1999-93-EC-TrustedList/TSLType/generic",
     ]
+    static let listOfListsTypes: Set<String> = [
+        "http://uri.etsi.org/TrstSvc/TrustedList/TSLType/EUlistofthelists",
+        "http://uri.etsi.org/TrstSvc/TSLType/schemes",
+    ]
+    /// Larger documents are refused before libxml2 sees them. The biggest EU national lists are
+    /// a few MB; 32 MiB leaves room without letting a hostile file cost much memory.
+    public static let maximumSize = 32 << 20
 
     /// Reads and checks a list.
     /// - Parameters:
-    ///   - signers: the certificates allowed to sign it (pinned by the operator, `--tsl-cert`).
+    ///   - signers: the certificates allowed to sign it (pinned by the operator, `--tsl-cert`,
+    ///     the EU LOTL signers, or the certificates a LOTL pointer names).
     ///   - now: the time against NextUpdate.
-    public init(data: Data, signers: [Certificate], now: Date = Date()) throws {
-        let document = try XMLDocument(data: data, name: "trusted list", limits: .trustedList)
+    ///   - allowExpired: accept a list past its NextUpdate (validating archives offline);
+    ///     `isExpired(at:)` still tells, so the caller can say so.
+    public init(data: Data, signers: [Certificate], now: Date = Date(), allowExpired: Bool = false) throws {
+        self = try TrustedListMemo.shared.list(data: data, signers: signers)
+        if !allowExpired, isExpired(at: now) {
+            throw TrustedListError.expired(territory: territory, nextUpdate: nextUpdate)
+        }
+    }
+
+    /// Past NextUpdate, or without one (the reference counts an empty NextUpdate as expired).
+    public func isExpired(at now: Date) -> Bool {
+        guard let nextUpdate else { return true }
+        return nextUpdate < now
+    }
+
+    /// Parses and checks the signature; no expiry check (the memo keeps the result).
+    init(checking data: Data, signers: [Certificate]) throws {
+        guard data.count <= Self.maximumSize else { throw TrustedListError.tooLarge(data.count) }
+        let document: XMLDocument
+        do {
+            document = try XMLDocument(data: data, name: "trusted list", limits: .trustedList)
+        } catch {
+            throw TrustedListError.malformed("\(error)")   // one code for a list, whatever libxml2 says
+        }
         guard let root = document.root, root.is("TrustServiceStatusList", in: Self.namespace) else {
             throw TrustedListError.malformed("the root element is not TrustServiceStatusList")
         }
@@ -34,24 +80,57 @@ public struct TrustedList: Sendable {
             throw TrustedListError.malformed("no SchemeInformation")
         }
         func text(_ name: String) -> String? { scheme.child(name, in: Self.namespace)?.text.trimmingCharacters(in: .whitespacesAndNewlines) }
-        guard let type = text("TSLType"), Self.genericTypes.contains(type) else {
-            throw TrustedListError.unsupported("only national (generic) trusted lists are read, not \(text("TSLType") ?? "an untyped list")")
+        let type = text("TSLType") ?? ""
+        if Self.genericTypes.contains(type) {
+            kind = .national
+        } else if Self.listOfListsTypes.contains(type) {
+            kind = .listOfLists
+        } else {
+            throw TrustedListError.unsupported("the list type \(type.isEmpty ? "(none)" : type) is neither a national list nor a list of lists")
         }
         territory = text("SchemeTerritory") ?? "?"
         sequenceNumber = Int(text("TSLSequenceNumber") ?? "") ?? 0
-        issued = text("ListIssueDateTime").flatMap(XAdESTime.parse)
+        issued = text("ListIssueDateTime").flatMap(TrustedListTime.parse)
         nextUpdate = scheme.child("NextUpdate", in: Self.namespace)?.child("dateTime", in: Self.namespace)
-            .flatMap { XAdESTime.parse($0.text.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        if let nextUpdate, nextUpdate < now {
-            throw TrustedListError.expired(nextUpdate)
-        }
-        var services: [TrustedService] = []
-        for provider in root.child("TrustServiceProviderList", in: Self.namespace)?.children("TrustServiceProvider", in: Self.namespace) ?? [] {
-            for service in provider.child("TSPServices", in: Self.namespace)?.children("TSPService", in: Self.namespace) ?? [] {
-                if let parsed = TrustedService(service) { services.append(parsed) }
+            .flatMap { TrustedListTime.parse($0.text.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        schemeInformationURIs = scheme.child("SchemeInformationURI", in: Self.namespace)?.children("URI", in: Self.namespace)
+            .map { $0.text.trimmingCharacters(in: .whitespacesAndNewlines) } ?? []
+        if kind == .listOfLists {
+            // Pointers only from a list of lists; its own services are ignored, as the reference does.
+            pointers = scheme.child("PointersToOtherTSL", in: Self.namespace)?.children("OtherTSLPointer", in: Self.namespace)
+                .map(TrustedListPointer.init) ?? []
+            services = []
+        } else {
+            pointers = []
+            var services: [TrustedService] = []
+            for provider in root.child("TrustServiceProviderList", in: Self.namespace)?.children("TrustServiceProvider", in: Self.namespace) ?? [] {
+                for service in provider.child("TSPServices", in: Self.namespace)?.children("TSPService", in: Self.namespace) ?? [] {
+                    if let parsed = TrustedService(service) { services.append(parsed) }
+                }
             }
+            self.services = services
         }
-        self.services = services
+    }
+
+    /// Several national lists as one: the union of their services (a LOTL's lists together).
+    /// The territory reads `EE+LV`; sequence number and dates are those of the first list.
+    public init?(union lists: [TrustedList]) {
+        guard let first = lists.first else { return nil }
+        kind = .national
+        territory = lists.map(\.territory).joined(separator: "+")
+        sequenceNumber = first.sequenceNumber
+        issued = first.issued
+        nextUpdate = lists.compactMap(\.nextUpdate).min()
+        pointers = []
+        schemeInformationURIs = []
+        services = lists.flatMap(\.services)
+    }
+
+    /// How many services of each kind the list keeps (`ca`, `ocsp`, `tsa`).
+    public var serviceCounts: [String: Int] {
+        var counts = ["ca": 0, "ocsp": 0, "tsa": 0]
+        for service in services { counts[service.kind.name, default: 0] += 1 }
+        return counts
     }
 
     /// Certificates of the services of `kinds` that were trusted at `time`.
@@ -66,34 +145,5 @@ public struct TrustedList: Sendable {
                 && service.certificates.contains(where: { $0 == issuer || $0.isIssuer(of: certificate) })
         }) else { return [] }
         return service.qualifiers(at: time, for: certificate)
-    }
-}
-
-/// Why a trusted list cannot be used.
-public enum TrustedListError: Error, Equatable, CustomStringConvertible {
-    case malformed(String)
-    case unsupported(String)
-    case signatureInvalid(String)
-    case untrustedSigner
-    case expired(Date)
-
-    public var code: String {
-        switch self {
-        case .malformed: "tsl-malformed"
-        case .unsupported: "tsl-unsupported"
-        case .signatureInvalid: "tsl-signature-invalid"
-        case .untrustedSigner: "tsl-signer-not-pinned"
-        case .expired: "tsl-expired"
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .malformed(let why): "The trusted list cannot be read: \(why)."
-        case .unsupported(let why): "The trusted list is not usable: \(why)."
-        case .signatureInvalid(let why): "The trusted list's signature does not verify (\(why)); it was not used."
-        case .untrustedSigner: "The trusted list is not signed by the pinned certificate (--tsl-cert); it was not used."
-        case .expired(let date): "The trusted list expired (NextUpdate \(XSDDateTime.format(date))); get a current one."
-        }
     }
 }

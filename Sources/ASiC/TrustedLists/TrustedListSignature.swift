@@ -50,8 +50,8 @@ enum TrustedListSignature {
             let target: XMLElement
             if uri.isEmpty || uri == "#\(root.attribute("Id") ?? "\u{0}")" {
                 target = root
-            } else if uri.hasPrefix("#"), let element = document.elements(withID: String(uri.dropFirst())).first,
-                      document.elements(withID: String(uri.dropFirst())).count == 1 {
+            } else if uri.hasPrefix("#"), case let found = document.elements(withID: String(uri.dropFirst())), found.count == 1,
+                      let element = found.first {
                 target = element
             } else {
                 throw TrustedListError.signatureInvalid("reference \(uri) points at nothing")

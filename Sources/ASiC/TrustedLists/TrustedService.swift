@@ -4,7 +4,18 @@ import TamgaCore
 /// One TSPService of a trusted list: its type, certificates (pooled over its history) and
 /// its status over time, each status with the qualifiers it carried.
 struct TrustedService: Sendable {
-    enum Kind: Sendable, Hashable { case certificateAuthority, ocsp, timeStamping }
+    enum Kind: Sendable, Hashable {
+        case certificateAuthority, ocsp, timeStamping
+
+        /// The stable name in `tamga trust` output.
+        var name: String {
+            switch self {
+            case .certificateAuthority: "ca"
+            case .ocsp: "ocsp"
+            case .timeStamping: "tsa"
+            }
+        }
+    }
 
     struct Period: Sendable {
         let start: Date
@@ -75,7 +86,7 @@ struct TrustedService: Sendable {
                 }
             }
             guard let status = instance.child("ServiceStatus", in: ns)?.text.trimmingCharacters(in: .whitespacesAndNewlines),
-                  let start = instance.child("StatusStartingTime", in: ns).flatMap({ XAdESTime.parse($0.text.trimmingCharacters(in: .whitespacesAndNewlines)) })
+                  let start = instance.child("StatusStartingTime", in: ns).flatMap({ TrustedListTime.parse($0.text.trimmingCharacters(in: .whitespacesAndNewlines)) })
             else { continue }
             let extensions = instance.child("ServiceInformationExtensions", in: ns)?.children("Extension", in: ns) ?? []
             // A critical ExpiredCertsRevocationInfo drops the instance, as the reference does.

@@ -8,6 +8,7 @@ extension Container {
     public func validate(_ options: ValidationOptions = ValidationOptions()) -> ValidationReport {
         var findings = FindingList()
         for warning in structureWarnings { findings.warning("container-structure", warning) }
+        for notice in options.trustNotices { findings.add(notice.code, notice.severity, notice.message) }
         if !isSigned { findings.invalid("no-signatures", "the container holds no signatures") }
         let validator = SignatureValidator(container: self, options: options)
         var results: [ValidationReport.SignatureResult] = []

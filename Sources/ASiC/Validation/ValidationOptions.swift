@@ -18,6 +18,8 @@ public struct ValidationOptions: Sendable {
     /// CA/QC and OCSP/QC responders, each as granted at the time in question. Qualification
     /// (QC on a QSCD) is judged only with a list.
     public var trustedList: TrustedList?
+    /// Facts about the trust in use that the report must carry, as container-level findings.
+    public var trustNotices: [TrustNotice] = []
 
     /// Certificate policy OIDs that make an OCSP responder a BDOC 2.1 time-mark responder: the
     /// certificate of the responder that signed a time-mark's OCSP response must carry one.

@@ -27,6 +27,8 @@ public final class Terminal: @unchecked Sendable {   // unchecked: written from 
 
     func line(_ text: String = "") { writeOut(text + "\n") }
     func error(_ text: String) { writeErr(text + "\n") }
+    /// A self-overwriting status line on stderr (only call when `interactiveErrors`); "" clears it.
+    func status(_ text: String) { writeErr("\r\u{1B}[K" + text) }
 
     func json<T: Encodable>(_ value: T) {
         let encoder = JSONEncoder()
