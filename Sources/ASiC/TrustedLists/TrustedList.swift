@@ -90,9 +90,9 @@ public struct TrustedList: Sendable {
         }
         territory = text("SchemeTerritory") ?? "?"
         sequenceNumber = Int(text("TSLSequenceNumber") ?? "") ?? 0
-        issued = text("ListIssueDateTime").flatMap(TrustedListTime.parse)
+        issued = text("ListIssueDateTime").flatMap(XSDDateTime.parse)
         nextUpdate = scheme.child("NextUpdate", in: Self.namespace)?.child("dateTime", in: Self.namespace)
-            .flatMap { TrustedListTime.parse($0.text.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            .flatMap { XSDDateTime.parse($0.text.trimmingCharacters(in: .whitespacesAndNewlines)) }
         schemeInformationURIs = scheme.child("SchemeInformationURI", in: Self.namespace)?.children("URI", in: Self.namespace)
             .map { $0.text.trimmingCharacters(in: .whitespacesAndNewlines) } ?? []
         if kind == .listOfLists {

@@ -7,6 +7,7 @@ import TamgaCore
 /// that verifies many containers). A failed check is not remembered.
 final class TrustedListMemo: @unchecked Sendable {   // unchecked: every access holds `lock`
     static let shared = TrustedListMemo()
+    static let maximumLists = 256
 
     private let lock = NSLock()
     private var lists: [Data: TrustedList] = [:]
@@ -20,7 +21,13 @@ final class TrustedListMemo: @unchecked Sendable {   // unchecked: every access 
         }
         if let known = lock.withLock({ lists[key] }) { return known }
         let list = try TrustedList(checking: data, signers: signers)
-        lock.withLock { lists[key] = list; checks += 1 }
+        lock.withLock {
+            // A long-running verifier sees few distinct lists; past a bound, start afresh
+            // rather than grow without end.
+            if lists.count >= Self.maximumLists { lists.removeAll() }
+            lists[key] = list
+            checks += 1
+        }
         return list
     }
 }

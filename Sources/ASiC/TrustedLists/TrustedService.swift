@@ -86,7 +86,7 @@ struct TrustedService: Sendable {
                 }
             }
             guard let status = instance.child("ServiceStatus", in: ns)?.text.trimmingCharacters(in: .whitespacesAndNewlines),
-                  let start = instance.child("StatusStartingTime", in: ns).flatMap({ TrustedListTime.parse($0.text.trimmingCharacters(in: .whitespacesAndNewlines)) })
+                  let start = instance.child("StatusStartingTime", in: ns).flatMap({ XSDDateTime.parse($0.text.trimmingCharacters(in: .whitespacesAndNewlines)) })
             else { continue }
             let extensions = instance.child("ServiceInformationExtensions", in: ns)?.children("Extension", in: ns) ?? []
             // A critical ExpiredCertsRevocationInfo drops the instance, as the reference does.
