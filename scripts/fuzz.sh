@@ -91,7 +91,7 @@ export LSAN_OPTIONS=suppressions=$REPO/Fuzz/lsan.supp:print_suppressions=0
 failed=0
 passed_count=0
 failed_count=0
-printf '%-20s %12s %8s %8s  %s\n' target executions cov corpus result
+printf '%-22s %12s %8s %8s %8s %8s  %s\n' target executions cov corpus slowest rss_mb result
 for target in "${TARGETS[@]}"; do
   mkdir -p "$WORK/corpus/$target" "$WORK/artifacts/$target"
   log=$WORK/$target.log
@@ -109,7 +109,9 @@ for target in "${TARGETS[@]}"; do
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | cut -d' ' -f2)
   files=$(ls "$WORK/corpus/$target" | wc -l)
-  printf '%-20s %12s %8s %8s  %s\n' "$target" "${runs:-?}" "${cov:-?}" "$files" "$result"
+  slowest=$(sed -n 's/^stat::slowest_unit_time_sec: *//p' "$log" | tail -1)
+  rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -1)
+  printf '%-22s %12s %8s %8s %7ss %8s  %s\n' "$target" "${runs:-?}" "${cov:-?}" "$files" "${slowest:-?}" "${rss:-?}" "$result"
 done
 echo "fuzz targets: $passed_count passed, $failed_count failed"
 if [ "$failed" -ne 0 ]; then
