@@ -29,6 +29,22 @@ class ContainerTestCase: XCTestCase {
         return try Container(openingAt: container.path)
     }
 
+    /// Replaces the signature file of a signed container with `xml` (same entry name).
+    func withSignatureXML(_ xml: String, base: Container, name: String = "replaced.asice") throws -> String {
+        let out = path(name)
+        let script = """
+        import sys, zipfile
+        src = zipfile.ZipFile(sys.argv[1]); dst = zipfile.ZipFile(sys.argv[2], "w")
+        for info in src.infolist():
+            data = sys.stdin.buffer.read() if info.filename == "META-INF/signatures0.xml" else src.read(info.filename)
+            dst.writestr(info, data, compress_type=info.compress_type)
+        dst.close()
+        """
+        let result = try TestEnvironment.run("/usr/bin/python3", ["-c", script, base.path, out], input: Data(xml.utf8))
+        XCTAssertEqual(result.status, 0, result.error)
+        return out
+    }
+
     func validate(_ container: Container) throws -> ValidationReport {
         container.validate(ValidationOptions(trust: try TestEnvironment.testTrust(), minimumProfile: .B))
     }

@@ -19,37 +19,13 @@ final class LongTermValidationTests: LongTermTestCase {
         try replacing(element, with: "", in: container, remove: true)
     }
 
-    /// Replaces the text of the first element named `element` (any namespace) in signatures0.xml.
-    private func replacing(_ element: String, with base64: String, in container: Container, remove: Bool = false) throws -> Container {
-        let out = path("edited-\(element).asice")
-        let script = """
-        import sys, zipfile
-        from lxml import etree
-        src = zipfile.ZipFile(sys.argv[1]); dst = zipfile.ZipFile(sys.argv[2], "w")
-        for info in src.infolist():
-            data = src.read(info.filename)
-            if info.filename == "META-INF/signatures0.xml":
-                tree = etree.fromstring(data)
-                node = tree.xpath("//*[local-name()=$n]", n=sys.argv[3])[0]
-                if sys.argv[5] == "remove": node.getparent().remove(node)
-                else: node.text = sys.argv[4]
-                data = etree.tostring(tree, xml_declaration=True, encoding="UTF-8")
-            dst.writestr(info, data, compress_type=info.compress_type)
-        dst.close()
-        """
-        let result = try TestEnvironment.run("/usr/bin/python3", ["-c", script, container.path, out, element, base64, remove ? "remove" : "replace"])
-        XCTAssertEqual(result.status, 0, result.error)
-        return try Container(openingAt: out)
-    }
+    /// What `editing` does to the first element named `element` (any namespace) in signatures0.xml.
+    private enum Edit: String { case replace, remove, addBefore, addAfter }
 
-    private func codes(_ container: Container) throws -> (ValidationReport.Status, [String]) {
-        let report = container.validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
-        return (report.status, report.signatures[0].findings.map(\.code))
-    }
-
-    /// The signature with a second EncapsulatedOCSPValue holding `base64`, before or after the good one.
-    private func addingOCSP(_ base64: String, first: Bool, to container: Container) throws -> Container {
-        let out = path("two-ocsp-\(first).asice")
+    /// Replaces the text of the first element named `element` (any namespace) in signatures0.xml,
+    /// removes it, or adds a copy holding `text` before or after it.
+    private func editing(_ element: String, _ edit: Edit, text: String = "", in container: Container) throws -> Container {
+        let out = path("edited-\(element)-\(edit.rawValue).asice")
         let script = """
         import copy, sys, zipfile
         from lxml import etree
@@ -58,17 +34,29 @@ final class LongTermValidationTests: LongTermTestCase {
             data = src.read(info.filename)
             if info.filename == "META-INF/signatures0.xml":
                 tree = etree.fromstring(data)
-                node = tree.xpath("//*[local-name()='EncapsulatedOCSPValue']")[0]
-                extra = copy.deepcopy(node); extra.text = sys.argv[3]
-                if sys.argv[4] == "first": node.addprevious(extra)
-                else: node.addnext(extra)
+                node = tree.xpath("//*[local-name()=$n]", n=sys.argv[3])[0]
+                edit = sys.argv[5]
+                if edit == "remove": node.getparent().remove(node)
+                elif edit == "replace": node.text = sys.argv[4]
+                else:
+                    extra = copy.deepcopy(node); extra.text = sys.argv[4]
+                    node.addprevious(extra) if edit == "addBefore" else node.addnext(extra)
                 data = etree.tostring(tree, xml_declaration=True, encoding="UTF-8")
             dst.writestr(info, data, compress_type=info.compress_type)
         dst.close()
         """
-        let result = try TestEnvironment.run("/usr/bin/python3", ["-c", script, container.path, out, base64, first ? "first" : "last"])
+        let result = try TestEnvironment.run("/usr/bin/python3", ["-c", script, container.path, out, element, text, edit.rawValue])
         XCTAssertEqual(result.status, 0, result.error)
         return try Container(openingAt: out)
+    }
+
+    private func replacing(_ element: String, with base64: String, in container: Container, remove: Bool = false) throws -> Container {
+        try editing(element, remove ? .remove : .replace, text: base64, in: container)
+    }
+
+    private func codes(_ container: Container) throws -> (ValidationReport.Status, [String]) {
+        let report = container.validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
+        return (report.status, report.signatures[0].findings.map(\.code))
     }
 
     /// A good and a revoked answer for the signer: INVALID whatever their order, and reported.
@@ -76,13 +64,13 @@ final class LongTermValidationTests: LongTermTestCase {
         let container = try await ltContainer()
         let revoked = try fetchOCSP("ocsp/revoked").base64EncodedString()
         for first in [true, false] {
-            let (status, found) = try codes(addingOCSP(revoked, first: first, to: container))
+            let (status, found) = try codes(editing("EncapsulatedOCSPValue", first ? .addBefore : .addAfter, text: revoked, in: container))
             XCTAssertEqual(status, .invalid, "revoked \(first ? "first" : "last")")
             XCTAssertEqual(found, ["certificate-revoked", "conflicting-revocation"], "revoked \(first ? "first" : "last")")
         }
         // Two good answers are fine.
         let good = try fetchOCSP("ocsp").base64EncodedString()
-        let (status, found) = try codes(addingOCSP(good, first: false, to: container))
+        let (status, found) = try codes(editing("EncapsulatedOCSPValue", .addAfter, text: good, in: container))
         XCTAssertEqual(status, .valid, "\(found)")
     }
 

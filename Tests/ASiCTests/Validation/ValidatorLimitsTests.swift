@@ -5,22 +5,6 @@ import TamgaTestSupport
 
 /// Inputs built to exhaust the validator, look-alike evidence, and lenient decoding.
 final class ValidatorLimitsTests: ContainerTestCase {
-    /// Replaces the signature file of a signed container with `xml` (same entry name).
-    private func withSignatureXML(_ xml: String, base: Container) throws -> String {
-        let out = path("replaced.asice")
-        let script = """
-        import sys, zipfile
-        src = zipfile.ZipFile(sys.argv[1]); dst = zipfile.ZipFile(sys.argv[2], "w")
-        for info in src.infolist():
-            data = sys.stdin.buffer.read() if info.filename == "META-INF/signatures0.xml" else src.read(info.filename)
-            dst.writestr(info, data, compress_type=info.compress_type)
-        dst.close()
-        """
-        let result = try TestEnvironment.run("/usr/bin/python3", ["-c", script, base.path, out], input: Data(xml.utf8))
-        XCTAssertEqual(result.status, 0, result.error)
-        return out
-    }
-
     func testThousandsOfSignaturesInOneFileAreNotEachChecked() async throws {
         let base = try await signedContainer()
         let xml = "<asic:XAdESSignatures xmlns:asic=\"http://uri.etsi.org/02918/v1.2.1#\" xmlns:ds=\"http://www.w3.org/2000/09/xmldsig#\">"
