@@ -1,6 +1,7 @@
 #ifndef TAMGA_CMICROHTTPD_SHIM_H
 #define TAMGA_CMICROHTTPD_SHIM_H
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -10,6 +11,14 @@
 // MHD_start_daemon is variadic, which Swift cannot call: the options tamga uses, fixed here.
 // Loopback or any address, a thread pool, a connection limit and timeout, a per-request
 // completion callback (to release the request's accumulated body).
+// MHD's error log, less what a server sees all day: clients that close or drop their
+// connections (every slow client the deadline cuts would otherwise print a line).
+static void cmhd_log(void *cls, const char *format, va_list arguments) {
+    (void)cls;
+    if (strstr(format, "closed") || strstr(format, "Connection reset") || strstr(format, "timed out")) return;
+    vfprintf(stderr, format, arguments);
+}
+
 static inline struct MHD_Daemon *cmhd_start(uint16_t port, int loopbackOnly, unsigned int threads,
                                             unsigned int connectionLimit, unsigned int perAddressLimit,
                                             unsigned int timeoutSeconds, size_t memoryLimit,
@@ -32,6 +41,7 @@ static inline struct MHD_Daemon *cmhd_start(uint16_t port, int loopbackOnly, uns
                                 MHD_OPTION_CONNECTION_MEMORY_LIMIT, memoryLimit,
                                 MHD_OPTION_NOTIFY_COMPLETED, completed, context,
                                 MHD_OPTION_NOTIFY_CONNECTION, notify, context,
+                                MHD_OPTION_EXTERNAL_LOGGER, cmhd_log, NULL,
                                 MHD_OPTION_HTTPS_MEM_KEY, tlsKeyPEM,
                                 MHD_OPTION_HTTPS_MEM_CERT, tlsCertificatePEM,
                                 MHD_OPTION_END);
@@ -46,6 +56,7 @@ static inline struct MHD_Daemon *cmhd_start(uint16_t port, int loopbackOnly, uns
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, memoryLimit,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, context,
                             MHD_OPTION_NOTIFY_CONNECTION, notify, context,
+                            MHD_OPTION_EXTERNAL_LOGGER, cmhd_log, NULL,
                             MHD_OPTION_END);
 }
 
