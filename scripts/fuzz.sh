@@ -19,9 +19,13 @@ TARGETS=("$@")
 WORK=$REPO/.build/fuzz
 mkdir -p "$WORK/corpus" "$WORK/artifacts"
 
-echo "== fuzz: building ${#TARGETS[@]} targets with -sanitize=fuzzer,address"
-"$SWIFT" build --package-path Fuzz -Xswiftc -sanitize=fuzzer,address 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]' | grep -v '^warning: you may be able' | grep -v '^    apt-get install' || true
-BIN=$("$SWIFT" build --package-path Fuzz -Xswiftc -sanitize=fuzzer,address --show-bin-path)
+# FUZZ_CONFIGURATION=release runs several times faster (long campaigns); debug (the default)
+# builds sooner and gives exact stack traces.
+BUILD=(--package-path Fuzz -Xswiftc -sanitize=fuzzer,address)
+if [ "${FUZZ_CONFIGURATION:-debug}" = release ]; then BUILD+=(-c release -Xswiftc -enable-testing); fi
+echo "== fuzz: building ${#TARGETS[@]} targets with -sanitize=fuzzer,address (${FUZZ_CONFIGURATION:-debug})"
+"$SWIFT" build "${BUILD[@]}" 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]' | grep -v '^warning: you may be able' | grep -v '^    apt-get install' || true
+BIN=$("$SWIFT" build "${BUILD[@]}" --show-bin-path)
 for target in "${TARGETS[@]}"; do [ -x "$BIN/$target" ] || { echo "fuzz: $target did not build" >&2; exit 1; }; done
 
 # --- Seeds: fixtures, plus the parts of a real LT container signed through the loopback TSA/OCSP.
