@@ -30,7 +30,7 @@ for target in "${TARGETS[@]}"; do [ -x "$BIN/$target" ] || { echo "fuzz: $target
 
 # --- Seeds: fixtures, plus the parts of a real LT container signed through the loopback TSA/OCSP.
 seed() { mkdir -p "$WORK/corpus/$1"; cp "${@:2}" "$WORK/corpus/$1/" 2>/dev/null || true; }
-seed FuzzTrustedList Fixtures/tsl/*.xml
+seed FuzzTrustedList Fixtures/tsl/*.xml Fixtures/tsl/lotl/*.xml
 # Issuer names in the forms real CAs write them.
 mkdir -p "$WORK/corpus/FuzzDistinguishedName"
 for name in 'CN=TEST of ESTEID2018,2.5.4.97=#0c0e4e545245452d3130373437303133,O=SK ID Solutions AS,C=EE' \
