@@ -35,6 +35,10 @@ struct ContainerCreateCommand: Command {
 
     func run(_ context: CommandContext) async throws -> ExitCode {
         if FileManager.default.fileExists(atPath: output) && !force { throw ContainerError.alreadyExists(output) }
+        let lock = try ContainerLock(containerPath: output) {
+            context.terminal.error("tamga: waiting for another tamga that is changing \(TamgaCommandLine.printable(output))")
+        }
+        defer { withExtendedLifetime(lock) {} }
         let container = Container(creatingAt: output)
         container.progress = context.terminal.progress(quiet: global.quiet)
         try fileOptions.add(files, to: container)
@@ -67,6 +71,10 @@ struct ContainerAddCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
+        let lock = try ContainerLock(containerPath: container) {
+            context.terminal.error("tamga: waiting for another tamga that is changing \(TamgaCommandLine.printable(container))")
+        }
+        defer { withExtendedLifetime(lock) {} }
         let opened = try Container(openingAt: container)
         opened.progress = context.terminal.progress(quiet: global.quiet)
         try fileOptions.add(files, to: opened)
@@ -97,6 +105,10 @@ struct ContainerRemoveCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
+        let lock = try ContainerLock(containerPath: container) {
+            context.terminal.error("tamga: waiting for another tamga that is changing \(TamgaCommandLine.printable(container))")
+        }
+        defer { withExtendedLifetime(lock) {} }
         let opened = try Container(openingAt: container)
         for name in names { try opened.removeDataFile(named: name) }
         switch try opened.save() {

@@ -37,6 +37,10 @@ struct ExtendCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
+        let lock = try ContainerLock(containerPath: container) {
+            context.terminal.error("tamga: waiting for another tamga that is changing \(TamgaCommandLine.printable(container))")
+        }
+        defer { withExtendedLifetime(lock) {} }
         let opened = try Container(openingAt: container)
         let services = try longTerm.services(environment: context.environment)
         guard services.timeStamping != nil else {
