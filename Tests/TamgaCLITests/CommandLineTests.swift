@@ -117,6 +117,25 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(report["status"] as? String, "VALID")
     }
 
+    /// `--cert` beside a PKCS#12: its own certificate signs, another one or a missing file is
+    /// refused, and nothing is written.
+    func testACertThatIsNotThePKCS12sOwnIsRefused() async throws {
+        let container = try await createContainer()
+        let before = try TestEnvironment.bytes(container)
+        let pin = try TestEnvironment.write("test1234\n", named: "pin", in: folder)
+        let p12 = "key:\(TestEnvironment.pki("ec-p256.p12"))"
+        let (other, _, otherErr) = await tamga(["sign", container, "--with", p12, "--cert", TestEnvironment.pki("rsa-2048.cert.pem"),
+                                                "--pin-file", pin, "--profile", "B"])
+        XCTAssertNotEqual(other, .success)
+        XCTAssertTrue(otherErr.contains("does not belong"), otherErr)
+        let (missing, _, missingErr) = await tamga(["sign", container, "--with", p12, "--cert", path("nowhere.pem"), "--pin-file", pin, "--profile", "B"])
+        XCTAssertNotEqual(missing, .success)
+        XCTAssertTrue(missingErr.contains("nowhere.pem"), missingErr)
+        XCTAssertEqual(try TestEnvironment.bytes(container), before, "nothing was signed")
+        let (own, _, ownErr) = await tamga(["sign", container, "--with", p12, "--cert", TestEnvironment.pki("ec-p256.cert.pem"), "--pin-file", pin, "--profile", "B"])
+        XCTAssertEqual(own, .success, ownErr)
+    }
+
     func testEncryptedKeyFromEnvironmentAndWrongPasswordIsNotRetried() async throws {
         let container = try await createContainer()
         let before = try TestEnvironment.bytes(container)

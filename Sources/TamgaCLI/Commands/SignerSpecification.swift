@@ -117,9 +117,13 @@ enum SignerSpecification: Equatable {
                 return .rsaPSSSHA256
             }
             if SoftwareSigner.isPKCS12(bytes) {
+                // A --cert beside a PKCS#12 must be readable (checked before the password is asked)
+                // and must be the PKCS#12's own certificate: never sign with another one silently.
+                let given = try certificatePath.map { try Self.loadCertificate(certificatePath: $0, keyBytes: Data(), keyPath: path) }
                 // A PKCS#12 without a password is rare; ask straight away rather than guess.
                 let password = try secrets.read(prompt: "Password for \(path): ")
                 let probe = try SoftwareSigner(pkcs12: bytes, password: password)
+                if let given, given != probe.signingCertificate { throw CoreError.keyCertificateMismatch }
                 guard let override = algorithmOverride(probe.signingCertificate.publicKey) else { return probe }
                 return try SoftwareSigner(pkcs12: bytes, password: password, algorithm: override)
             }
