@@ -21,6 +21,24 @@ final class CoSignerProcessTests: XCTestCase {
         return (process, url.absoluteString)
     }
 
+    /// The operator's commands refuse a database that does not exist (a new one would hold
+    /// codes the running co-signer never sees) unless told to create one, and say where a code went.
+    func testIssueCodeAndAddRPRefuseAMissingDatabase() throws {
+        let missing = folder.appendingPathComponent("typo.db").path
+        for command in [["cosigner", "issue-code", "38001085718", "--db", missing], ["cosigner", "add-rp", "Bank", "--db", missing]] {
+            let result = try TestEnvironment.run(binary, command)
+            XCTAssertEqual(result.status, 2, result.error)
+            XCTAssertTrue(result.error.contains("no co-signer database at \(missing)"), result.error)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: missing), "nothing was created")
+        }
+        let created = try TestEnvironment.run(binary, ["cosigner", "issue-code", "38001085718", "--db", database, "--create"])
+        XCTAssertEqual(created.status, 0, created.error)
+        XCTAssertTrue(created.error.contains("written to \(database)"), created.error)
+        let again = try TestEnvironment.run(binary, ["cosigner", "issue-code", "49001010000", "--db", database, "--json"])
+        XCTAssertEqual(again.status, 0, again.error)
+        XCTAssertTrue(again.output.contains("\"database\""), again.output)
+    }
+
     func testKeysAndTheServerIdentitySurviveKill9AndRestart() async throws {
         let (first, base) = try serve()
         let code = try TestEnvironment.run(binary, ["cosigner", "issue-code", "38001085718", "--db", database]).output.trimmingCharacters(in: .whitespacesAndNewlines)

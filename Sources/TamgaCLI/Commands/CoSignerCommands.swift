@@ -16,6 +16,24 @@ private struct CoSignerFiles {
     func store() throws -> CoSignerStore {
         try CoSignerStore(path: database, serverKey: CoSignerStore.serverKey(file: key))
     }
+
+    /// The store of an existing co-signer (for the operator's commands): a missing database or
+    /// key is refused unless `create`, since a new one would hold codes and relying parties that
+    /// the running co-signer never sees.
+    func existingStore(create: Bool) throws -> CoSignerStore {
+        if !create {
+            guard FileManager.default.fileExists(atPath: database) else {
+                throw UsageError("there is no co-signer database at \(database): give the running co-signer's --db FILE (and --key FILE), or --create to make a new one")
+            }
+            guard FileManager.default.fileExists(atPath: key) else {
+                throw UsageError("the co-signer database \(database) has no server key at \(key): give --key FILE (a new key could not open its shares)")
+            }
+        }
+        return try store()
+    }
+
+    /// The database's full path, for telling the operator where something was written.
+    var databasePath: String { URL(fileURLWithPath: database).standardizedFileURL.path }
 }
 
 /// `tamga cosigner serve`
@@ -108,16 +126,19 @@ struct CoSignerServeCommand: Command {
 struct CoSignerIssueCodeCommand: Command {
     static let path = ["cosigner", "issue-code"]
     static let abstract = "Issues a one-time enrollment code for a document number (the operator's KYC step)."
-    static let usage = "DOCUMENT-NUMBER [--db FILE] [--key FILE] [--ttl SECONDS] [--json]"
+    static let usage = "DOCUMENT-NUMBER [--db FILE] [--key FILE] [--create] [--ttl SECONDS] [--json]"
     static let help = """
     Prints a 12-character code, valid once for --ttl seconds (default 86400), that lets a device
-    enroll threshold keys for DOCUMENT-NUMBER. Only its hash is stored.
+    enroll threshold keys for DOCUMENT-NUMBER. Only its hash is stored, in the running
+    co-signer's database (--db, default ./cosigner.db), which must exist unless --create; which
+    database it went to is said on stderr (and as "database" in --json).
     """
-    static let flags: Set<String> = GlobalOptions.flags
+    static let flags: Set<String> = GlobalOptions.flags.union(["--create"])
     static let options: Set<String> = ["--db", "--key", "--ttl"]
 
     fileprivate let files: CoSignerFiles
     let document: String
+    let create: Bool
     let lifetime: TimeInterval
     let global: GlobalOptions
 
@@ -127,17 +148,19 @@ struct CoSignerIssueCodeCommand: Command {
         }
         self.document = document
         files = CoSignerFiles(arguments)
+        create = arguments.has("--create")
         guard let ttl = TimeInterval(arguments.value("--ttl") ?? "86400"), ttl > 0 else { throw UsageError("--ttl takes seconds") }
         lifetime = ttl
         global = GlobalOptions(arguments)
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
-        let code = try files.store().issueEnrollmentCode(documentNumber: document, lifetime: lifetime)
+        let code = try files.existingStore(create: create).issueEnrollmentCode(documentNumber: document, lifetime: lifetime)
         if global.json {
-            context.terminal.json(["documentNumber": document, "code": code, "validSeconds": String(Int(lifetime))])
+            context.terminal.json(["documentNumber": document, "code": code, "validSeconds": String(Int(lifetime)), "database": files.databasePath])
         } else {
             context.terminal.line(code)
+            if !global.quiet { context.terminal.error("tamga: code for \(document) written to \(files.databasePath), valid \(Int(lifetime)) s") }
         }
         return .success
     }
@@ -147,27 +170,30 @@ struct CoSignerIssueCodeCommand: Command {
 struct CoSignerAddRelyingPartyCommand: Command {
     static let path = ["cosigner", "add-rp"]
     static let abstract = "Registers a relying party and prints its API key (shown once)."
-    static let usage = "NAME [--db FILE] [--key FILE] [--json]"
+    static let usage = "NAME [--db FILE] [--key FILE] [--create] [--json]"
     static let help = """
     The relying party calls /v3/rp/* with Authorization: Bearer <API key>. NAME is what devices
     show ("Test Bank asks…") and what AUTH signatures bind (ACSP_V2), whatever the requests say.
-    Only the key's hash is stored; a lost key means registering under a new name.
+    Only the key's hash is stored; a lost key means registering under a new name. The database
+    (--db) must exist unless --create.
     """
-    static let flags: Set<String> = GlobalOptions.flags
+    static let flags: Set<String> = GlobalOptions.flags.union(["--create"])
     static let options: Set<String> = ["--db", "--key"]
     fileprivate let files: CoSignerFiles
     let name: String
+    let create: Bool
     let global: GlobalOptions
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count == 1, let name = arguments.positionals.first, !name.isEmpty else { throw UsageError("give the relying party's name") }
         self.name = name
         files = CoSignerFiles(arguments)
+        create = arguments.has("--create")
         global = GlobalOptions(arguments)
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
-        let key = try files.store().addRelyingParty(name: name)
+        let key = try files.existingStore(create: create).addRelyingParty(name: name)
         if global.json { context.terminal.json(["name": name, "apiKey": key]) } else { context.terminal.line(key) }
         return .success
     }
