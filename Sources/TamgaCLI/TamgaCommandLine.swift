@@ -159,7 +159,7 @@ public enum TamgaCommandLine {
         case let e as CoreError:
             switch e {
             case .unreadableFile, .malformedCertificate: return (e.code, .inputRejected)
-            case .serviceUnreachable, .serviceHTTPStatus, .serviceResponseRejected, .serviceURLMissing, .certificateNotGood:
+            case .serviceUnreachable, .serviceHTTPStatus, .serviceRefused, .serviceResponseRejected, .serviceURLMissing, .certificateNotGood:
                 return (e.code, .serviceFailed)
             default: return (e.code, .signingFailed)
             }

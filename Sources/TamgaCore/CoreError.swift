@@ -29,6 +29,9 @@ public enum CoreError: Error, Equatable, Sendable {
     case serviceUnreachable(service: String, url: String, reason: String)
     /// A network service answered with an HTTP error status.
     case serviceHTTPStatus(service: String, url: String, status: Int)
+    /// A service refused with its own reason (an HTTP error status and a JSON
+    /// `{"error": {"code", "message"}}` body, as the co-signer answers).
+    case serviceRefused(service: String, url: String, status: Int, code: String, message: String)
     /// A network service answered, but not with something acceptable (garbage, a refusal, a
     /// nonce or imprint mismatch, a bad signature, a stale or unauthorised response).
     case serviceResponseRejected(service: String, url: String, reason: String)
@@ -56,6 +59,7 @@ public enum CoreError: Error, Equatable, Sendable {
         case .unreadableFile: "unreadable-file"
         case .serviceUnreachable: "service-unreachable"
         case .serviceHTTPStatus: "service-http-status"
+        case .serviceRefused: "service-refused"
         case .serviceResponseRejected: "service-response-rejected"
         case .certificateNotGood: "certificate-not-good"
         case .serviceURLMissing: "service-url-missing"
@@ -95,6 +99,8 @@ extension CoreError: CustomStringConvertible {
             "The \(service) at \(url) could not be reached (\(reason)). Nothing was changed; check the URL, the network or the proxy settings (http_proxy/https_proxy)."
         case .serviceHTTPStatus(let service, let url, let status):
             "The \(service) at \(url) answered HTTP \(status). Nothing was changed."
+        case .serviceRefused(let service, let url, let status, let code, let message):
+            "The \(service) at \(url) refused (HTTP \(status)): \(TerminalText.escaped(code)): \(TerminalText.escaped(message))."
         case .serviceResponseRejected(let service, let url, let reason):
             "The \(service) at \(url) gave an unacceptable answer: \(reason). Nothing was changed."
         case .certificateNotGood(let status):

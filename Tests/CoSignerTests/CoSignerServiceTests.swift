@@ -38,6 +38,8 @@ class CoSignerHTTPTestCase: XCTestCase {
             return (200, try await client.call(method, String(path.dropFirst()), body, token: token, apiKey: path.hasPrefix("/v3/rp/") ? rpKey : nil))
         } catch CoreError.serviceHTTPStatus(_, _, let status) {
             return (status, [:])
+        } catch CoreError.serviceRefused(_, _, let status, _, _) {
+            return (status, [:])
         }
     }
 
@@ -130,12 +132,12 @@ final class CoSignerServiceTests: CoSignerHTTPTestCase {
         do {
             _ = try await anonymous.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(digest)])
             XCTFail("an unauthenticated relying party opened a session")
-        } catch CoreError.serviceHTTPStatus(_, _, let status) { XCTAssertEqual(status, 401) }
+        } catch CoreError.serviceRefused(_, _, let status, _, _) { XCTAssertEqual(status, 401) }
         let otherRP = try service.store.addRelyingParty(name: "Other Shop")
         do {
             _ = try await anonymous.call("GET", "v3/rp/session/\(sessionID)", nil, apiKey: otherRP)
             XCTFail("another relying party read the session")
-        } catch CoreError.serviceHTTPStatus(_, _, let status) { XCTAssertEqual(status, 404) }
+        } catch CoreError.serviceRefused(_, _, let status, _, _) { XCTAssertEqual(status, 404) }
         // Nothing moved: the session is still pending and the key unlocked.
         XCTAssertEqual(try service.store.database.query("SELECT state FROM sessions WHERE id = ?", [.text(sessionID)]).first?.first?.text, "PENDING")
         XCTAssertEqual(try service.store.loadKey(share.keyID)?.locked, false)
@@ -224,7 +226,7 @@ final class DeviceAttestationTests: CoSignerHTTPTestCase {
         do {
             _ = try await bare.enrollShare(code: code, role: .sign, clientPID: Transcript.taggedHash("t", [[1]]))
             XCTFail("enrolled without a device key")
-        } catch CoreError.serviceHTTPStatus(_, _, let status) { XCTAssertEqual(status, 401) }
+        } catch CoreError.serviceRefused(_, _, let status, _, _) { XCTAssertEqual(status, 401) }
         XCTAssertEqual(try fixture.service.store.enrollmentCode(code, allows: .sign), "60001010000")
         XCTAssertEqual(try fixture.service.store.database.query("SELECT count(*) FROM keys").first?.first, .integer(0))
         // With one it works, and the stored key is the device's.
@@ -241,7 +243,7 @@ final class DeviceAttestationTests: CoSignerHTTPTestCase {
         do {
             _ = try await client.enrollShare(code: code, role: .sign, clientPID: Transcript.taggedHash("t", [[4]]))
             XCTFail("a second sign key with one code")
-        } catch CoreError.serviceHTTPStatus(_, _, let status) { XCTAssertEqual(status, 403) }
+        } catch CoreError.serviceRefused(_, _, let status, _, _) { XCTAssertEqual(status, 403) }
         let (auth, _) = try await client.enrollShare(code: code, role: .auth, clientPID: Transcript.taggedHash("t", [[5]]))
         XCTAssertNotEqual(sign.keyID, auth.keyID)
         let roles = try fixture.service.store.database.query("SELECT role FROM keys WHERE document_number = '70001010000' ORDER BY role").map { $0[0].text ?? "" }
@@ -457,7 +459,7 @@ final class CoSignerRestartTests: XCTestCase {
         do {
             _ = try await client().call("POST", "v3/mobile/session/\(first)/sign/prove", ["message": WireFormat.encode(prove)], token: registration.deviceToken)
             XCTFail("a prove after a restart cannot have a c3")
-        } catch CoreError.serviceHTTPStatus(_, _, let status) { XCTAssertEqual(status, 422) }
+        } catch CoreError.serviceRefused(_, _, let status, _, _) { XCTAssertEqual(status, 422) }
         XCTAssertEqual(try state(first), "FAILED")
         XCTAssertEqual(try service.store.loadKey(share.keyID)?.locked, false)
 

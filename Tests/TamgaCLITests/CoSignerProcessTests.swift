@@ -194,6 +194,13 @@ final class ThresholdCommandTests: XCTestCase {
                                                environment: environment)
         XCTAssertEqual(enrolled.status, 0, enrolled.error)
         XCTAssertTrue(enrolled.output.contains("PNOEE-38001085718"), enrolled.output)
+        // The code is used up: a second enrollment is refused, and the co-signer's reason is shown.
+        var other = environment
+        other["XDG_DATA_HOME"] = folder.appendingPathComponent("xdg2").path
+        let reused = try TestEnvironment.run(binary, ["threshold", "enroll", "--server", url.absoluteString, "--code", code, "--account", "again"],
+                                             environment: other)
+        XCTAssertEqual(reused.status, 7, reused.error)
+        XCTAssertTrue(reused.error.contains("bad-enrollment-code") && reused.error.contains("unknown, expired, or already used"), reused.error)
         XCTAssertTrue(enrolled.error.contains("enrollment 2/2"), "progress per round: \(enrolled.error)")
         let container = folder.appendingPathComponent("split.asice").path
         let document = try TestEnvironment.write("split key\n", named: "doc.txt", in: folder)

@@ -60,6 +60,24 @@ public struct HTTPTransport: Sendable {
         return try await performWithHeaders(method: method, url: url, body: body.map(Array.init), headers: headers, service: service)
     }
 
+    /// The same, answering every HTTP status instead of throwing for one other than 200 (for a
+    /// service whose error answers carry its reason).
+    public func requestAnyStatus(method: String, url: URL, body: Data?, headers: [String: String], service: String) async throws
+        -> (status: Int, body: Data, headers: [String: String]) {
+        for (name, value) in headers where name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" }) || value.contains(where: { $0 == "\r" || $0 == "\n" }) {
+            throw CoreError.serviceUnreachable(service: service, url: url.absoluteString, reason: "a header contains a line break")
+        }
+        let bytes = body.map(Array.init)
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    let answer = try self.exchange(method: method, url: url, body: bytes, headers: headers, service: service, anyStatus: true)
+                    return (answer.status, answer.body, answer.headers)
+                })
+            }
+        }
+    }
+
     /// SHA-256 of the https server's key, after the usual checks (system trust or
     /// `trustedCertificates`): what a client pins on first contact.
     public func serverKeyFingerprint(_ url: URL) async throws -> [UInt8] {
@@ -96,12 +114,17 @@ public struct HTTPTransport: Sendable {
     private func performWithHeaders(method: String, url: URL, body: [UInt8]?, headers: [String: String], service: String) async throws -> (body: Data, headers: [String: String]) {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try self.exchange(method: method, url: url, body: body, headers: headers, service: service) })
+                continuation.resume(with: Result {
+                    let answer = try self.exchange(method: method, url: url, body: body, headers: headers, service: service)
+                    return (answer.body, answer.headers)
+                })
             }
         }
     }
 
-    func exchange(method: String, url original: URL, body: [UInt8]?, headers: [String: String], service: String) throws -> (body: Data, headers: [String: String]) {
+    /// - Parameter anyStatus: answer any final status; otherwise a status other than 200 throws.
+    func exchange(method: String, url original: URL, body: [UInt8]?, headers: [String: String], service: String,
+                  anyStatus: Bool = false) throws -> (status: Int, body: Data, headers: [String: String]) {
         let deadline = Date().addingTimeInterval(timeout)
         var url = original
         var redirects = 0
@@ -123,10 +146,10 @@ public struct HTTPTransport: Sendable {
                 url = next
                 continue
             }
-            guard response.status == 200 else {
+            guard response.status == 200 || anyStatus else {
                 throw CoreError.serviceHTTPStatus(service: service, url: url.absoluteString, status: response.status)
             }
-            return (Data(response.body), response.headers)
+            return (response.status, Data(response.body), response.headers)
         }
     }
 

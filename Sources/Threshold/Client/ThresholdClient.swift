@@ -42,13 +42,14 @@ public struct ThresholdClient: Sendable {
             let cached = attestation.takeNonce()
             do {
                 answer = try await attested(method, url, data, headers, attestation, nonce: cached)
-            } catch CoreError.serviceHTTPStatus(_, _, 401) where cached != nil {
+            } catch CoreError.serviceRefused(_, _, 401, let code, _) where cached != nil && code == "stale-attestation-nonce" {
                 // The kept nonce expired or the co-signer restarted (nonces live in its memory):
                 // the call was refused before it did anything, so it is safe to send once more.
                 answer = try await attested(method, url, data, headers, attestation, nonce: nil)
             }
         } else {
-            answer = try await transport.request(method: method, url: url, body: data, headers: headers, service: "co-signer")
+            let reply = try await transport.requestAnyStatus(method: method, url: url, body: data, headers: headers, service: "co-signer")
+            answer = try Self.accepted(reply.status, reply.body, url: url)
         }
         guard let object = try JSONSerialization.jsonObject(with: answer) as? [String: Any] else {
             throw ThresholdError.unexpectedMessage("the co-signer's answer is not a JSON object")
@@ -70,13 +71,27 @@ public struct ThresholdClient: Sendable {
             }
             nonce = bytes
         }
+        guard let nonce else { throw ThresholdError.unexpectedMessage("no attestation nonce") }
         var headers = headers
-        headers["X-Attestation"] = try attestation.header(nonce: nonce!, method: method, path: url.path, body: body.map(Array.init) ?? [])
-        let answer = try await transport.requestWithHeaders(method: method, url: url, body: body, headers: headers, service: "co-signer")
+        headers["X-Attestation"] = try attestation.header(nonce: nonce, method: method, path: url.path, body: body.map(Array.init) ?? [])
+        let answer = try await transport.requestAnyStatus(method: method, url: url, body: body, headers: headers, service: "co-signer")
+        // Error answers carry the next nonce too.
         if let next = answer.headers["x-next-attestation-nonce"], next.count == 64, let bytes = Hex.bytes(next, count: 32) {
             attestation.keep(bytes)
         }
-        return answer.body
+        return try Self.accepted(answer.status, answer.body, url: url)
+    }
+
+    /// The body of a 200 answer; for any other status the co-signer's own code and message
+    /// (`{"error": {"code", "message"}}`), so that a person reads why, not just a number.
+    static func accepted(_ status: Int, _ body: Data, url: URL) throws -> Data {
+        guard status != 200 else { return body }
+        if let error = ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?["error"] as? [String: Any],
+           let code = error["code"] as? String, let message = error["message"] as? String {
+            throw CoreError.serviceRefused(service: "co-signer", url: url.absoluteString, status: status,
+                                           code: String(code.prefix(100)), message: String(message.prefix(500)))
+        }
+        throw CoreError.serviceHTTPStatus(service: "co-signer", url: url.absoluteString, status: status)
     }
 
     static func combined(_ object: WireFormat.Object, _ lists: WireFormat.Lists = [:]) -> [String: Any] {
