@@ -109,3 +109,35 @@ final class ContainerOperationTests: ContainerTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("none.asice")))
     }
 }
+
+/// What a killed run leaves beside a container is named after it and cleaned by the next write.
+final class LeftoverTemporaryFileTests: ContainerTestCase {
+    private func touch(_ name: String, age: TimeInterval) throws -> String {
+        let file = path(name)
+        FileManager.default.createFile(atPath: file, contents: Data(repeating: 7, count: 1024))
+        let when = Date().addingTimeInterval(-age)
+        try FileManager.default.setAttributes([.modificationDate: when], ofItemAtPath: file)
+        return file
+    }
+
+    func testTheNextWriteRemovesOnlyStaleUnlockedLeftoversOfTheSameTarget() throws {
+        let container = try makeContainer("c.asice")
+        let stale = try touch(".c.asice.tamga-Abc123", age: 600)
+        let held = try touch(".c.asice.tamga-Held01", age: 600)
+        let young = try touch(".c.asice.tamga-Young1", age: 0)
+        let other = try touch(".d.asice.tamga-Abc123", age: 600)
+        let notOurs = try touch(".c.asice.tamga-notmkstemp", age: 600)
+        // A live writer holds its temporary file locked.
+        let fd = open(held, O_RDONLY)
+        XCTAssertEqual(flock(fd, LOCK_EX), 0)
+        defer { close(fd) }
+        try container.addDataFile(path: TestEnvironment.write("third\n", named: "c.txt", in: folder))
+        try container.save()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: stale), "a leftover of a killed run is removed")
+        for kept in [held, young, other, notOurs] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: kept), kept)
+        }
+        XCTAssertEqual(AtomicOutputFile.temporaryPrefix(for: "c.asice"), ".c.asice.tamga-")
+        XCTAssertLessThanOrEqual(AtomicOutputFile.temporaryPrefix(for: String(repeating: "ö", count: 300)).utf8.count, 210)
+    }
+}

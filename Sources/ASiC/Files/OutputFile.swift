@@ -16,6 +16,36 @@ final class AtomicOutputFile {
     /// Bytes written so far (the current end of the file).
     private(set) var position: UInt64 = 0
 
+    /// `.NAME.tamga-` with NAME cut (at a character boundary) so that the whole name stays well
+    /// below NAME_MAX.
+    static func temporaryPrefix(for name: String) -> String {
+        var stem = ""
+        for character in name {
+            guard stem.utf8.count + String(character).utf8.count <= 200 else { break }
+            stem.append(character)
+        }
+        return ".\(stem).tamga-"
+    }
+
+    /// Removes what killed runs left for this target: `PREFIX` plus mkstemp's six characters,
+    /// a regular file, untouched for a minute, and not locked by a live writer.
+    static func removeStaleTemporaries(prefix: String, in folder: String, olderThan age: TimeInterval = 60) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        let now = Date().timeIntervalSince1970
+        for name in names where name.hasPrefix(prefix) {
+            let suffix = name.utf8.dropFirst(prefix.utf8.count)
+            guard suffix.count == 6, suffix.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }) else { continue }
+            let path = folder + "/" + name
+            let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            var info = stat()
+            guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, now - Double(info.st_mtim.tv_sec) > age,
+                  flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }
+            unlink(path)
+        }
+    }
+
     init(replacing requestedPath: String) throws {
         // Writing through a symlink replaces the file it points at, not the link.
         var existing = stat()
@@ -27,12 +57,18 @@ final class AtomicOutputFile {
         }
         self.targetPath = resolved
         let folder = URL(fileURLWithPath: resolved).deletingLastPathComponent().path
-        // A short name: a long target name plus a suffix could exceed NAME_MAX.
-        var template = Array("\(folder)/.tamga-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        // Named after the target (".NAME.tamga-XXXXXX"), so a person can tell what it was, and
+        // so the next write of the same target can find what a killed run left behind.
+        let prefix = Self.temporaryPrefix(for: URL(fileURLWithPath: resolved).lastPathComponent)
+        Self.removeStaleTemporaries(prefix: prefix, in: folder)
+        var template = Array("\(folder)/\(prefix)XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
         guard fd >= 0 else {
             throw ContainerError.ioFailure(path: targetPath, reason: "cannot create a temporary file in \(folder): \(String(cString: strerror(errno)))")
         }
+        // Held until the file is renamed or removed (the kernel drops it if the process dies):
+        // a temporary file nobody holds is a leftover.
+        _ = flock(fd, LOCK_EX | LOCK_NB)
         descriptor = fd
         temporaryPath = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         TemporaryFiles.register(temporaryPath)
