@@ -90,8 +90,9 @@ extension Container {
 
     /// Prepares the signature for `signer`'s certificate and asks the signer for its value.
     /// On any failure no signature stays pending.
-    private func requestSignatureValue(from signer: any Signer, options: SignatureOptions, services: LongTermServices?) async throws -> Data {
+    private func requestSignatureValue(from signer: any Signer, options: SignatureOptions, services given: LongTermServices?) async throws -> Data {
         let certificate = try await signer.certificate()
+        let services = try await settleBeforeSigning(certificate: certificate, profile: options.profile, services: given)
         let digest = try signingClock.measure(\.prepare) {
             try prepareSignature(certificate: certificate, algorithm: signer.algorithm, options: options, services: services)
         }
@@ -108,6 +109,28 @@ extension Container {
             pending = nil
             throw error
         }
+    }
+
+    /// Everything that can fail without the key, settled before the key is used (a card's PIN2
+    /// asked, a token unlocked, the co-signer's share spent): the container's folder is
+    /// writable, the TSA and the OCSP responder can be reached, and the signer's issuer is known
+    /// (it is what the OCSP request names). Returns the services with the issuer found first.
+    private func settleBeforeSigning(certificate: Certificate, profile: SignatureProfile, services: LongTermServices?) async throws -> LongTermServices? {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        guard access(folder.isEmpty ? "." : folder, W_OK) == 0 else {
+            throw ContainerError.ioFailure(path: path, reason: "its folder is not writable, so the signed container could not be saved; nothing was signed")
+        }
+        guard profile > .B, var settled = services else { return services }
+        if let tsa = settled.timeStamping { try await settled.transport.probe(tsa.url, service: "time-stamping authority") }
+        if profile >= .LT {
+            guard let ocsp = settled.ocspURL ?? certificate.ocspURLs.first.flatMap(URL.init(string:)) else {
+                throw CoreError.serviceURLMissing(service: "OCSP responder (--ocsp URL; the certificate names none)")
+            }
+            let issuer = try await settled.issuer(of: certificate)
+            settled.issuerCandidates.insert(issuer, at: 0)
+            try await settled.transport.probe(ocsp, service: "OCSP responder")
+        }
+        return settled
     }
 
     /// Checks a signature value against the pending signature and returns the finished file.

@@ -78,6 +78,31 @@ public struct HTTPTransport: Sendable {
         }
     }
 
+    /// Opens and closes a connection to `url`'s host (or its proxy): a service that cannot be
+    /// reached is found before anything that cannot be undone (a PIN asked, a key used).
+    public func probe(_ url: URL, service: String) async throws {
+        let deadline = Date().addingTimeInterval(min(timeout, 10))
+        let settings = environment
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    guard let host = url.host, !host.isEmpty, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                        throw CoreError.serviceUnreachable(service: service, url: url.absoluteString, reason: "only http and https URLs with a host are supported")
+                    }
+                    do {
+                        let proxy = try ProxySettings(environment: settings).proxy(for: url)
+                        _ = try NetworkConnection(host: proxy?.host ?? host, port: proxy?.port ?? url.port ?? (scheme == "https" ? 443 : 80), deadline: deadline)
+                    } catch let failure as NetworkFailure {
+                        if case .unreachable(let reason) = failure {
+                            throw CoreError.serviceUnreachable(service: service, url: url.absoluteString, reason: reason)
+                        }
+                        throw CoreError.serviceUnreachable(service: service, url: url.absoluteString, reason: "\(failure)")
+                    }
+                })
+            }
+        }
+    }
+
     /// SHA-256 of the https server's key, after the usual checks (system trust or
     /// `trustedCertificates`): what a client pins on first contact.
     public func serverKeyFingerprint(_ url: URL) async throws -> [UInt8] {
