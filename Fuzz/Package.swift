@@ -30,5 +30,6 @@ let package = Package(
         fuzzTarget("FuzzKoreanMobileID", ["MobileID"]),
         fuzzTarget("FuzzTextCodecs", ["TamgaCore"]),
         fuzzTarget("FuzzDistinguishedName", ["TamgaCore"]),
+        fuzzTarget("FuzzArchiveManifest", ["ASiC", "TamgaCore"]),
     ]
 )

@@ -13,7 +13,7 @@ SECONDS_EACH=${1:-60}
 shift || true
 SWIFT=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
 ALL=(FuzzZip FuzzManifest FuzzSignatureXML FuzzTrustedList FuzzOCSP FuzzTimeStamp FuzzBERTLV FuzzWireMessages
-     FuzzCoSignerRouter FuzzRemoteMessages FuzzKoreanMobileID FuzzTextCodecs FuzzDistinguishedName)
+     FuzzCoSignerRouter FuzzRemoteMessages FuzzKoreanMobileID FuzzTextCodecs FuzzDistinguishedName FuzzArchiveManifest)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL[@]}")
 WORK=$REPO/.build/fuzz
@@ -31,6 +31,24 @@ for target in "${TARGETS[@]}"; do [ -x "$BIN/$target" ] || { echo "fuzz: $target
 # --- Seeds: fixtures, plus the parts of a real LT container signed through the loopback TSA/OCSP.
 seed() { mkdir -p "$WORK/corpus/$1"; cp "${@:2}" "$WORK/corpus/$1/" 2>/dev/null || true; }
 seed FuzzTrustedList Fixtures/tsl/*.xml Fixtures/tsl/lotl/*.xml
+# An ASiC-S archive manifest as DigiDoc writes one (ETSI EN 319 162-1).
+mkdir -p "$WORK/corpus/FuzzArchiveManifest"
+cat > "$WORK/corpus/FuzzArchiveManifest/digidoc-manifest.xml" <<'XML'
+<?xml version="1.0" encoding="UTF-8" standalone="no"?>
+<asic:ASiCManifest xmlns:asic="http://uri.etsi.org/02918/v1.2.1#">
+  <asic:SigReference MimeType="application/vnd.etsi.timestamp-token" URI="META-INF/timestamp001.tst"/>
+  <asic:DataObjectReference MimeType="text/plain" URI="a.txt">
+    <ds:DigestMethod xmlns:ds="http://www.w3.org/2000/09/xmldsig#" Algorithm="http://www.w3.org/2001/04/xmlenc#sha256"/>
+    <ds:DigestValue xmlns:ds="http://www.w3.org/2000/09/xmldsig#">n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=</ds:DigestValue>
+  </asic:DataObjectReference>
+  <asic:DataObjectReference MimeType="text/xml" Rootfile="true" URI="META-INF/ASiCArchiveManifest001.xml">
+    <ds:DigestMethod xmlns:ds="http://www.w3.org/2000/09/xmldsig#" Algorithm="http://www.w3.org/2001/04/xmlenc#sha256"/>
+    <ds:DigestValue xmlns:ds="http://www.w3.org/2000/09/xmldsig#">47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=</ds:DigestValue>
+  </asic:DataObjectReference>
+</asic:ASiCManifest>
+XML
+printf '\x30\x31\x30\x0d\x06\x09\x60\x86\x48\x01\x65\x03\x04\x02\x01\x05\x00\x04\x20%s' "$(head -c 32 /dev/zero | tr '\0' 'A')" \
+  > "$WORK/corpus/FuzzArchiveManifest/digestinfo-sha256"
 # Issuer names in the forms real CAs write them.
 mkdir -p "$WORK/corpus/FuzzDistinguishedName"
 for name in 'CN=TEST of ESTEID2018,2.5.4.97=#0c0e4e545245452d3130373437303133,O=SK ID Solutions AS,C=EE' \

@@ -13,6 +13,12 @@ public func fuzzTextCodecs(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         fatalError("base64 does not round-trip: \(text)")
     }
     _ = try? Base64.decode(text, alphabet: .url, ignoringWhitespace: true)
+    // xsd:dateTime as signatures, OCSP reports and trusted lists carry it: what parses must
+    // format back to the same instant.
+    if let date = XSDDateTime.parse(text), let again = XSDDateTime.parse(XSDDateTime.format(date)),
+       abs(again.timeIntervalSince(date)) >= 1 {
+        fatalError("xsd:dateTime does not round-trip: \(text)")   // an oracle, not a guard on input
+    }
     return 0
 }
 
