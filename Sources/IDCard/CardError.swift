@@ -80,7 +80,7 @@ extension CardError: CustomStringConvertible {
         case .readerNotFound(let name): "No reader called \(name) is connected (tamga readers lists them)."
         case .unsupportedCard(let reader, let atr): "The card in \(reader) (ATR \(atr)) is not one tamga signs with."
         case .wrongPIN(let kind, let left):
-            "Wrong \(kind.rawValue): \(left) \(left == 1 ? "try" : "tries") left before it is blocked. Nothing was signed; tamga does not retry a PIN."
+            "Wrong \(kind.rawValue): \(left) \(left == 1 ? "try" : "tries") left before it is blocked. Nothing was signed or changed; tamga does not retry a PIN."
         case .pinBlocked(.puk): "The PUK is blocked. The card's PINs can no longer be unblocked; contact the card's issuer."
         case .pinBlocked(let kind): "\(kind.rawValue) is blocked. Unblock it with the PUK: tamga card unblock --\(kind.rawValue.lowercased())."
         case .pinNotActivated(let kind):

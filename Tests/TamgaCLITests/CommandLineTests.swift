@@ -117,6 +117,16 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(report["status"] as? String, "VALID")
     }
 
+    /// `--pin-file -` reads the password from standard input.
+    func testPinFileDashReadsStandardInput() async throws {
+        let container = try await createContainer()
+        let binary = TestEnvironment.productsDirectory.appendingPathComponent("tamga").path
+        let result = try TestEnvironment.run(binary, ["sign", container, "--with", "key:\(TestEnvironment.pki("ec-p256.p12"))", "--pin-file", "-",
+                                                      "--profile", "B", "-q"], input: Data("test1234\n".utf8))
+        XCTAssertEqual(result.status, 0, result.error)
+        XCTAssertEqual(try Container(openingAt: container).signatures.count, 1)
+    }
+
     /// `--cert` beside a PKCS#12: its own certificate signs, another one or a missing file is
     /// refused, and nothing is written.
     func testACertThatIsNotThePKCS12sOwnIsRefused() async throws {

@@ -26,8 +26,10 @@ struct SecretInput {
 
     func read(prompt: String) throws -> SecretBytes {
         if let pinFile {
-            // FileHandle rather than FileManager: process substitution (/dev/fd/N) is a pipe.
-            guard let handle = FileHandle(forReadingAtPath: pinFile), var data = try? handle.readToEnd() else {
+            // FileHandle rather than FileManager: process substitution (/dev/fd/N) is a pipe;
+            // "-" is standard input, as for most tools.
+            guard let handle = pinFile == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: pinFile),
+                  var data = try? handle.readToEnd() else {
                 throw Failure.unreadable(pinFile)
             }
             try? handle.close()
@@ -61,7 +63,7 @@ struct SecretInput {
     /// new), or `TAMGA_PIN` and `TAMGA_NEW_PIN`, or three prompts (current, new, new again; the
     /// two new ones must match or nothing is sent).
     func readChange(currentPrompt: String, newPrompt: String) throws -> (current: SecretBytes, new: SecretBytes) {
-        if pinFile != nil {
+        if let pinFile {
             let both = try read(prompt: currentPrompt)
             return try both.withUnsafeBytes { raw in
                 let lines = raw.split(separator: 0x0A, omittingEmptySubsequences: false).map { line -> [UInt8] in
@@ -69,7 +71,7 @@ struct SecretInput {
                     if bytes.last == 0x0D { bytes.removeLast() }
                     return bytes
                 }
-                guard lines.count == 2 else { throw Failure.unreadable("\(pinFile!) (it must hold two lines: the current PIN, then the new one)") }
+                guard lines.count == 2 else { throw Failure.unreadable("\(pinFile) (it must hold two lines: the current PIN, then the new one)") }
                 var current = lines[0], new = lines[1]
                 return (SecretBytes(consuming: &current), SecretBytes(consuming: &new))
             }
