@@ -56,10 +56,29 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
         otherMetaEntries = []
     }
 
+    /// The name of a signed-document format that is not a ZIP (DigiDoc's DDOC, an XML file), from
+    /// its first kilobytes; nil for anything else.
+    static func recognisedNonZipFormat(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 4096) else { return nil }
+        if head.range(of: Data("<SignedDoc".utf8)) != nil || head.range(of: Data(":SignedDoc".utf8)) != nil {
+            return "a DigiDoc DDOC file (XML, SignedDoc)"
+        }
+        return nil
+    }
+
     /// Opens and checks an existing container.
     public init(openingAt path: String) throws {
         self.path = path
-        let reader = try ZipReader(path: path)
+        let reader: ZipReader
+        do {
+            reader = try ZipReader(path: path)
+        } catch ContainerError.malformedZip(let why) {
+            // Not a ZIP: say what it is when it is a format people still receive.
+            if let format = Container.recognisedNonZipFormat(path) { throw ContainerError.unsupportedContainerFormat(format) }
+            throw ContainerError.malformedZip(why)
+        }
         self.reader = reader
         var warnings: [String] = []
 

@@ -11,6 +11,8 @@ public enum ContainerError: Error, Equatable, Sendable {
     case ioFailure(path: String, reason: String)
     /// The bytes are not a readable ZIP archive (truncated, corrupt directory, overlapping entries).
     case malformedZip(String)
+    /// A signed-document format tamga recognises but does not read (DDOC).
+    case unsupportedContainerFormat(String)
     /// A ZIP feature tamga refuses to read (encryption, an unknown compression method, multi-disk).
     case unsupportedZip(String)
     /// An entry name that could escape a folder or is ambiguous (`..`, absolute, `\`, empty or `.` segments).
@@ -82,6 +84,7 @@ public enum ContainerError: Error, Equatable, Sendable {
         case .unreadableInput: "unreadable-input"
         case .ioFailure: "io-failure"
         case .malformedZip: "malformed-zip"
+        case .unsupportedContainerFormat: "unsupported-container-format"
         case .unsupportedZip: "unsupported-zip"
         case .unsafeEntryName: "unsafe-entry-name"
         case .duplicateEntry: "duplicate-entry"
@@ -129,6 +132,7 @@ extension ContainerError: CustomStringConvertible {
         case .unreadableInput(let p, let why): "\(p) cannot be read: \(why)."
         case .ioFailure(let p, let why): "\(p): \(why)."
         case .malformedZip(let why): "Not a readable ASiC container: \(why). The file may be truncated or not a container."
+        case .unsupportedContainerFormat(let what): "This is \(what), an older format tamga does not read: open it with DigiDoc, or ask for an ASiC-E (.asice) container."
         case .unsupportedZip(let why): "Unsupported ZIP feature: \(why)."
         case .unsafeEntryName(let n): "Refused: the container holds an unsafe entry name \"\(n)\" (.., absolute path, backslash, or empty/. segment)."
         case .duplicateEntry(let n): "Refused: the container holds two entries named \"\(n)\"."
