@@ -27,6 +27,14 @@ final class MobileIDCommandTests: XCTestCase {
         let m400 = #"{"type":"mip","version":"1.0.0","cmd":"400","trxcode":"20240813025840401CBEAB157","vp":{"presentType":1,"encryptType":2,"keyType":2,"authType":["pin"],"nonce":"ab12","type":"VERIFY","data":"00"}}"#
         let accepted = try TestEnvironment.run(binary, ["mobileid", "check", m400, "--trxcode", "20240813025840401CBEAB157", "--nonce", "ab12"])
         XCTAssertEqual(accepted.status, 0, accepted.output + accepted.error)
+        // The same from a file, named with or without @.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("m400-\(UUID().uuidString).json").path
+        try Data(m400.utf8).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        for argument in [file, "@" + file] {
+            let fromFile = try TestEnvironment.run(binary, ["mobileid", "check", argument, "--trxcode", "20240813025840401CBEAB157", "--nonce", "ab12"])
+            XCTAssertEqual(fromFile.status, 0, argument + ": " + fromFile.output + fromFile.error)
+        }
         let refused = try TestEnvironment.run(binary, ["mobileid", "check", m400, "--trxcode", "20240813025840401CBEAB157", "--nonce", "ab12",
                                                        "--auth-type", "pin,face", "--json"])
         XCTAssertEqual(refused.status, 1)

@@ -9,11 +9,20 @@ private func printJSON(_ data: Data, _ terminal: Terminal) {
     terminal.line(String(decoding: pretty, as: UTF8.self))
 }
 
-/// Reads `@FILE` or the text itself.
+/// Reads `@FILE`, a FILE that exists (a message is never a file name: JSON starts with `{`),
+/// or the text itself.
 private func argumentText(_ value: String) throws -> String {
-    guard value.hasPrefix("@") else { return value }
-    guard let data = FileManager.default.contents(atPath: String(value.dropFirst())) else {
-        throw CoreError.unreadableFile(path: String(value.dropFirst()), reason: "cannot read")
+    var isFolder: ObjCBool = false
+    let path: String
+    if value.hasPrefix("@") {
+        path = String(value.dropFirst())
+    } else if !value.hasPrefix("{"), FileManager.default.fileExists(atPath: value, isDirectory: &isFolder), !isFolder.boolValue {
+        path = value
+    } else {
+        return value
+    }
+    guard let data = FileManager.default.contents(atPath: path) else {
+        throw CoreError.unreadableFile(path: path, reason: "cannot read")
     }
     return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
@@ -144,7 +153,7 @@ struct MobileIDDecodeCommand: Command {
 struct MobileIDCheckCommand: Command {
     static let path = ["mobileid", "check"]
     static let abstract = "Checks an M400 presentation as an SP server must, before decrypting it."
-    static let usage = "M400|@FILE --trxcode CODE --nonce NONCE [--auth-type pin,face] [--json]"
+    static let usage = "M400|FILE|@FILE --trxcode CODE --nonce NONCE [--auth-type pin,face] [--json]"
     static let help = """
     The presentation (JSON or base64) must be for --trxcode, carry the profile's --nonce, use
     supported VP values (RSA key, AES-128/256), and satisfy the profile's authentication
