@@ -386,6 +386,17 @@ final class ReadersWaitWatchTests: XCTestCase {
         let wrong = try TestEnvironment.run(binary, ["readers", "--wait", "rutoken_lt", "--timeout", "2"], environment: rig.environment)
         XCTAssertEqual(wrong.status, 8, wrong.error)
         XCTAssertTrue(wrong.error.contains("no rutoken_lt token appeared") && wrong.error.contains("instead"), wrong.error)
+        // --json: one object either way.
+        let readyJSON = try TestEnvironment.run(binary, ["readers", "--wait", "rutoken_ecp", "--timeout", "10", "--json"], environment: rig.environment)
+        XCTAssertEqual(readyJSON.status, 0, readyJSON.error)
+        let object = try JSONSerialization.jsonObject(with: Data(readyJSON.output.utf8)) as? [String: Any]
+        XCTAssertEqual(object?["ready"] as? Bool, true)
+        XCTAssertEqual(object?["mediaFamily"] as? String, "rutoken_ecp")
+        let wrongJSON = try TestEnvironment.run(binary, ["readers", "--wait", "rutoken_lt", "--timeout", "2", "--json"], environment: rig.environment)
+        XCTAssertEqual(wrongJSON.status, 8)
+        let refused = try JSONSerialization.jsonObject(with: Data(wrongJSON.output.utf8)) as? [String: Any]
+        XCTAssertEqual(refused?["ready"] as? Bool, false)
+        XCTAssertNotNil(refused?["instead"] as? String)
     }
 
     func testWatchReportsAnInsertionAsItHappens() throws {

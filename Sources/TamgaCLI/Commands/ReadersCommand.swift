@@ -88,13 +88,30 @@ struct ReadersCommand: Command {
         for try await event in events where event.reader.state.contains(.present) {
             let family = event.reader.mediaFamily
             if family == expected {
-                context.terminal.line("ready: \(event.reader.name) (\(event.reader.card?.name ?? "token"), media family \(expected))")
+                if global.json {
+                    context.terminal.json(WaitResult(ready: true, reader: event.reader.name, card: event.reader.card?.name, mediaFamily: expected, instead: nil))
+                } else {
+                    context.terminal.line("ready: \(event.reader.name) (\(event.reader.card?.name ?? "token"), media family \(expected))")
+                }
                 return .success
             }
             wrong = "\(event.reader.name) holds \(event.reader.card?.name ?? "an unknown card (ATR \(event.reader.atrHex))")"
         }
-        context.terminal.error("tamga: no \(expected) token appeared within \(Int(timeout)) s" + (wrong.map { "; instead: \($0)" } ?? "") + ".")
+        if global.json {
+            context.terminal.json(WaitResult(ready: false, reader: nil, card: nil, mediaFamily: expected, instead: wrong))
+        } else {
+            context.terminal.error("tamga: no \(expected) token appeared within \(Int(timeout)) s" + (wrong.map { "; instead: \($0)" } ?? "") + ".")
+        }
         return .waitTimedOut
+    }
+
+    /// `readers --wait … --json`: one object, whether the token came (exit 0) or not (exit 8).
+    struct WaitResult: Encodable {
+        let ready: Bool
+        let reader: String?
+        let card: String?
+        let mediaFamily: String
+        let instead: String?
     }
 
     struct Listing: Encodable {
