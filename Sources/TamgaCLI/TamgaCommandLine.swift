@@ -165,7 +165,8 @@ public enum TamgaCommandLine {
             }
         case let e as TrustedListError: return (e.code, e == .noTrustConfigured ? .trustNotEstablished : .inputRejected)
         case let e as TrustCacheError: return (e.code, .writeFailed)
-        case let e as PCSCError: return (e.code, .inputRejected)
+        // No pcscd, no reader, no card: the same exit whichever command met it (readers, card, sign).
+        case let e as PCSCError: return (e.code, .cardUnavailable)
         case let e as CardError:
             switch e {
             case .wrongPIN, .pinBlocked, .pinNotActivated, .pinLength, .newPINRejected: return (e.code, .pinRejected)

@@ -357,9 +357,17 @@ final class ReadersCommandTests: XCTestCase {
         var environment = ProcessInfo.processInfo.environment
         environment["PCSCLITE_CSOCK_NAME"] = "/nonexistent/pcscd.comm"
         let result = try TestEnvironment.run(binary, ["readers", "--json"], environment: environment)
-        XCTAssertEqual(result.status, 3)
+        XCTAssertEqual(result.status, 10)
         XCTAssertTrue(result.output.contains("pcsc-service-not-running"), result.output)
         XCTAssertTrue(result.error.contains("pcscd"), result.error)
+        // card and sign agree on the exit code.
+        let card = try TestEnvironment.run(binary, ["card", "info"], environment: environment)
+        XCTAssertEqual(card.status, 10, card.error)
+        let document = try TestEnvironment.write("x\n", named: "x.txt", in: FileManager.default.temporaryDirectory)
+        let container = FileManager.default.temporaryDirectory.appendingPathComponent("pcscd-down-\(UUID().uuidString).asice").path
+        defer { try? FileManager.default.removeItem(atPath: container) }
+        let sign = try TestEnvironment.run(binary, ["sign", container, document, "--with", "card", "--profile", "B"], environment: environment)
+        XCTAssertEqual(sign.status, 10, sign.error)
     }
 
     func testReadersWithNoReadersConnected() throws {

@@ -20,7 +20,7 @@ struct ReadersCommand: Command {
       --media              also the full CryptoPro media name of each Rutoken (rutoken_ecp_<serial>),
                            from its PKCS#11 token: the module's slot is named after the reader
       --module PATH        with --media: this PKCS#11 library instead of the p11-kit registered ones
-    Exit codes: 0 listed / ready, 3 pcscd not running, 8 --wait timed out (the message says whether
+    Exit codes: 0 listed / ready, 10 pcscd not running (as card and sign say), 8 --wait timed out (the message says whether
     another token was connected instead).
     """
     static let flags: Set<String> = GlobalOptions.flags.union(["--watch", "--media"])
