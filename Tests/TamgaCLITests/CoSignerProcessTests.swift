@@ -346,6 +346,7 @@ final class CoSignerTLSTests: XCTestCase {
         // Without trusting its certificate the first contact is refused …
         let untrusted = try TestEnvironment.run(binary, ["threshold", "enroll", "--server", url.absoluteString, "--code", code, "--account", "a"], environment: environment)
         XCTAssertEqual(untrusted.status, 7, untrusted.error)
+        XCTAssertTrue(untrusted.error.contains("not trusted") && untrusted.error.contains("--ca-file"), "names the option, not the network: \(untrusted.error)")
         // … with it, enrollment pins the key.
         // (both keys with one code: PIN2 from TAMGA_PIN, PIN1 from TAMGA_PIN1)
         environment["TAMGA_PIN1"] = "1111"
