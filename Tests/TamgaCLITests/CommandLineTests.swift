@@ -192,9 +192,9 @@ final class CommandLineTests: XCTestCase {
         do { let r = await tamga(["container", "extract", container, "--to", out]).0; XCTAssertEqual(r, .inputRejected, "no overwrite without --force") }
         do { let r = await tamga(["container", "extract", container, "c.txt", "--to", out, "--force"]).0; XCTAssertEqual(r, .success) }
         _ = await tamga(["container", "remove", container, "b ö.txt"])
-        let (last, lastOut, _) = await tamga(["container", "remove", container, "c.txt"])
+        let (last, lastOut, _) = await tamga(["container", "remove", container, "c.txt", "--json"])
         XCTAssertEqual(last, .success)
-        XCTAssertTrue(lastOut.contains("deleted"))
+        XCTAssertEqual(try json(lastOut)["deleted"] as? Bool, true, "a JSON boolean")
         XCTAssertFalse(FileManager.default.fileExists(atPath: container))
     }
 

@@ -157,7 +157,8 @@ struct CoSignerIssueCodeCommand: Command {
     func run(_ context: CommandContext) async throws -> ExitCode {
         let code = try files.existingStore(create: create).issueEnrollmentCode(documentNumber: document, lifetime: lifetime)
         if global.json {
-            context.terminal.json(["documentNumber": document, "code": code, "validSeconds": String(Int(lifetime)), "database": files.databasePath])
+            struct Issued: Encodable { let documentNumber: String; let code: String; let validSeconds: Int; let database: String }
+            context.terminal.json(Issued(documentNumber: document, code: code, validSeconds: Int(lifetime), database: files.databasePath))
         } else {
             context.terminal.line(code)
             if !global.quiet { context.terminal.error("tamga: code for \(document) written to \(files.databasePath), valid \(Int(lifetime)) s") }

@@ -114,7 +114,8 @@ struct ContainerRemoveCommand: Command {
         switch try opened.save() {
         case .deleted:
             if global.json {
-                context.terminal.json(["container": container, "deleted": "true"])
+                struct Deleted: Encodable { let container: String; let deleted: Bool }
+                context.terminal.json(Deleted(container: container, deleted: true))
             } else {
                 context.terminal.line("Removed the last data file; \(TerminalText.escaped(container)) was deleted.")
             }
