@@ -7,6 +7,9 @@ extension Container {
         public let id: String?
         public let signer: String?
         public let signingTime: String?
+        /// The signer's claimed roles and place of signing (nil when absent).
+        public var claimedRoles: [String]? = nil
+        public var productionPlace: String? = nil
     }
 
     /// Light summaries of the signatures (no checks: use `validate` for a verdict).
@@ -37,8 +40,10 @@ extension Container {
                     .child("X509Certificate", in: XMLNamespace.ds).flatMap { XMLBase64.decode($0.text) }
                 var time: String? = nil
                 signature.walk { if $0.is("SigningTime", in: XMLNamespace.xades) { time = $0.text } }
+                let claims = ClaimedProperties(signature: signature)
                 return SignatureSummary(file: file.name, id: signature.attribute("Id"),
-                                        signer: der.flatMap { try? Certificate(der: $0) }?.subject, signingTime: time)
+                                        signer: der.flatMap { try? Certificate(der: $0) }?.subject, signingTime: time,
+                                        claimedRoles: claims.roles.isEmpty ? nil : claims.roles, productionPlace: claims.productionPlace)
             }
         }
     }

@@ -115,6 +115,12 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(verifyCode, .success, verifyOut)
         let report = try json(verifyOut)
         XCTAssertEqual(report["status"] as? String, "VALID")
+        // The claims are shown by verify and ls, as the signer wrote them.
+        XCTAssertEqual((report["signatures"] as? [[String: Any]])?.first?["claimedRoles"] as? [String], ["Auditor"])
+        let (_, listed, _) = await tamga(["container", "ls", container, "--json"])
+        XCTAssertEqual((try json(listed)["signatures"] as? [[String: Any]])?.first?["claimedRoles"] as? [String], ["Auditor"])
+        let (_, text, _) = await tamga(["verify", container, "--trust", TestEnvironment.pki("root.cert.pem"), "--min-profile", "B"])
+        XCTAssertTrue(text.contains("claimed roles: Auditor"), text)
     }
 
     /// `--pin-file -` reads the password from standard input.

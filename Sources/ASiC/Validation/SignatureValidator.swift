@@ -199,9 +199,13 @@ struct SignatureValidator {
         let profile = longTerm.profileLabel
         let timeStampTime = longTerm.timeStampTime
 
-        return .init(file: file.name, id: id, signer: certificate?.subject, signerSerial: certificate?.serialNumber,
+        let claims = ClaimedProperties(signature: signature)
+        var result = ValidationReport.SignatureResult(file: file.name, id: id, signer: certificate?.subject, signerSerial: certificate?.serialNumber,
                      signingTime: signingTime, timeStampTime: timeStampTime, signatureMethod: methodURI, profile: profile,
                      status: findings.status, findings: findings.capped(Self.maximumFindings))
+        result.claimedRoles = claims.roles.isEmpty ? nil : claims.roles
+        result.productionPlace = claims.productionPlace
+        return result
     }
 
     /// The reference checks the signer's chain, with the CA's trusted-list status, at the

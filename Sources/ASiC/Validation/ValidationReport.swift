@@ -50,6 +50,10 @@ public struct ValidationReport: Sendable, Codable, Equatable {
         public let findings: [Finding]
         /// ASiC-S time-stamp renewals (archive manifests), oldest first; nil elsewhere.
         public var archiveTimeStamps: [ArchiveTimeStamp]? = nil
+        /// The signer's claimed roles (SignerRole), as written; nil when there are none.
+        public var claimedRoles: [String]? = nil
+        /// The claimed place of signing (SignatureProductionPlace), as written; nil when absent.
+        public var productionPlace: String? = nil
     }
 
     /// One renewal of an ASiC-S time-stamp token: the manifest, its token, the TSA and time.

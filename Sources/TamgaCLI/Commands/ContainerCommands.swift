@@ -191,6 +191,8 @@ struct ContainerListCommand: Command {
             let what = isToken ? "time-stamp token \(e(signature.id ?? "?"))" : "signature \(e(signature.id ?? "?"))"
             let signer = isToken ? "TSA \(e(signature.signer ?? "unknown"))" : e(signature.signer ?? "unknown signer")
             t.line("  \(what) in \(e(signature.file)): \(signer), \(e(signature.signingTime ?? "no time"))")
+            if let roles = signature.claimedRoles { t.line("    roles: \(e(roles.joined(separator: "; ")))") }
+            if let place = signature.productionPlace { t.line("    place: \(e(place))") }
         }
         for warning in listing.warnings { t.line("  warning: \(e(warning))") }
     }

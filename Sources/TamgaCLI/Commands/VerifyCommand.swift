@@ -205,6 +205,8 @@ struct VerifyCommand: Command {
             if let signer = s.signer { t.line(s.profile == "TimeStampToken" ? "    TSA: \(signer)" : "    signer: \(signer)") }
             if let time = s.timeStampTime { t.line(s.profile.hasPrefix("TM") ? "    time-marked: \(time)" : "    time-stamped: \(time)") }
             if let time = s.signingTime, s.profile != "TimeStampToken" { t.line("    claimed signing time: \(time)") }
+            if let roles = s.claimedRoles { t.line("    claimed roles: \(roles.joined(separator: "; "))") }
+            if let place = s.productionPlace { t.line("    claimed place: \(place)") }
             for renewal in s.archiveTimeStamps ?? [] {
                 t.line("    renewed: \(renewal.timeStampTime) by \(renewal.tsa ?? "unknown TSA") (\(renewal.file), \(renewal.manifest))")
             }
