@@ -1,5 +1,5 @@
 /// tamga's exit codes. Stable: scripts depend on them (documented in docs/cli.md).
-public enum ExitCode: Int32, Sendable {
+public enum ExitCode: Int32, Sendable, CaseIterable {
     /// Success; for `verify`, every signature is VALID (or WARNING).
     case success = 0
     /// `verify`: at least one signature is INVALID, or the container holds none.
