@@ -281,7 +281,9 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         own["kind"] = "SIGN"
         own.removeValue(forKey: "documentNumber")
         return try createSession(HTTPRequest(method: request.method, path: request.path, headers: request.headers,
-                                             body: Array(try JSONSerialization.data(withJSONObject: own))), relyingParty: "this device")
+                                             body: Array(try JSONSerialization.data(withJSONObject: own))), relyingParty: "this device",
+                                 // Every device's own sessions are "this device": the limits count per person.
+                                 limitedAs: "device:\(caller.document)")
     }
 
     /// A relying party's session → `{sessionID}`. The key is named by `keyID`, or by
@@ -290,7 +292,8 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     /// AUTH: `{kind: "AUTH", rpChallenge (base64, 32–64 bytes), displayText}`: the key signs
     /// `AuthenticationChallenge` over the challenge, its own key and the relying party's
     /// registered name.
-    func createSession(_ request: HTTPRequest, relyingParty rpName: String) throws -> HTTPResponse {
+    /// - Parameter limitedAs: whose rate and open-session limits apply; nil: the relying party's.
+    func createSession(_ request: HTTPRequest, relyingParty rpName: String, limitedAs own: String? = nil) throws -> HTTPResponse {
         let body = try Self.object(request)
         let kind = (body["kind"] as? String ?? "SIGN").uppercased()
         guard kind == "SIGN" || kind == "AUTH" else { throw Failure(status: 400, code: "bad-request", message: "kind is SIGN or AUTH") }
@@ -303,7 +306,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         if let why = TerminalText.refusal(in: displayText) {
             throw Failure(status: 400, code: "bad-display-text", message: "displayText is shown to a person as it is and \(why)")
         }
-        guard creationBuckets.take(rpName) else {
+        guard creationBuckets.take(own ?? rpName) else {
             throw Failure(status: 429, code: "rate-limited",
                           message: "\(rpName) opens sessions faster than \(Int(limits.creationRate)) a second; wait and try again")
         }
@@ -321,11 +324,13 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         }
         guard let key = try store.loadKey(keyID) else { throw Failure(status: 404, code: "unknown-key", message: "no such key") }
         let now = CoSignerStore.now()
-        let openByParty = try store.database.query("""
-            SELECT COUNT(*) FROM sessions WHERE rp_name = ? AND state IN ('PENDING', 'COMMITTED', 'PROVED') AND expires_at >= ?
-            """, [.text(rpName), .integer(now)]).first?.first?.integer ?? 0
-        guard openByParty < limits.perRelyingParty else {
-            throw Failure(status: 429, code: "too-many-sessions", message: "\(rpName) has \(openByParty) open sessions, the most allowed; let some finish or expire")
+        if own == nil {
+            let openByParty = try store.database.query("""
+                SELECT COUNT(*) FROM sessions WHERE rp_name = ? AND state IN ('PENDING', 'COMMITTED', 'PROVED') AND expires_at >= ?
+                """, [.text(rpName), .integer(now)]).first?.first?.integer ?? 0
+            guard openByParty < limits.perRelyingParty else {
+                throw Failure(status: 429, code: "too-many-sessions", message: "\(rpName) has \(openByParty) open sessions, the most allowed; let some finish or expire")
+            }
         }
         let waitingForPerson = try store.database.query("""
             SELECT COUNT(*) FROM sessions s JOIN keys k ON k.key_id = s.key_id

@@ -104,6 +104,32 @@ final class AbuseTests: CoSignerHTTPTestCase {
         XCTAssertEqual(open(keys[1]), 429, "rate-limited although nothing is open any more")
     }
 
+    /// A device's own sessions ("this device") are limited per person, not all devices together.
+    func testOwnSessionsAreLimitedPerPersonNotAcrossEveryDevice() async throws {
+        let (shareA, tokenA) = try await enroll(document: "1001")
+        let (shareB, tokenB) = try await enroll(document: "1002")
+        let capped = CoSignerService(store: service.store, party: service.party,
+                                     limits: .init(perRelyingParty: 1, perPerson: 20, creationRate: 0.001, creationBurst: 2))
+        let cappedServer = try HTTPServer { capped.handle($0) }
+        defer { cappedServer.stop() }
+        func open(_ share: ClientKeyShare, _ token: String, _ index: UInt8) async throws -> Int {
+            let client = ThresholdClient(server: URL(string: "http://127.0.0.1:\(cappedServer.port)")!, transport: transport, attestation: devices[token])
+            do {
+                _ = try await client.call("POST", "v3/mobile/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex([UInt8](repeating: index, count: 32))],
+                                          token: token)
+                return 200
+            } catch CoreError.serviceRefused(_, _, let status, _, _) {
+                return status
+            }
+        }
+        var statuses: [Int] = []
+        for index in 0..<2 { statuses.append(try await open(shareA, tokenA, UInt8(index))) }
+        for index in 0..<2 { statuses.append(try await open(shareB, tokenB, UInt8(10 + index))) }
+        XCTAssertEqual(statuses, [200, 200, 200, 200], "each person has their own bucket and no relying-party cap")
+        let third = try await open(shareA, tokenA, 99)
+        XCTAssertEqual(third, 429, "but one person's burst is bounded")
+    }
+
     func testThePendingListIsPaged() async throws {
         let (share, token) = try await enroll(document: "38001085718")
         for index in 0..<5 {
