@@ -1,3 +1,4 @@
+import ASiC
 import Foundation
 
 /// What a command needs from the process: output streams and the environment.
@@ -7,6 +8,14 @@ public struct CommandContext: Sendable {
     public init(terminal: Terminal, environment: [String: String]) {
         self.terminal = terminal
         self.environment = environment
+    }
+
+    /// Locks `container` for a whole read–change–rename (`ContainerLock`), saying on stderr when
+    /// another tamga holds it. Keep the lock alive until the change is renamed into place.
+    func lockContainer(_ container: String) throws -> ContainerLock {
+        try ContainerLock(containerPath: container) {
+            terminal.error("tamga: waiting for another tamga that is changing \(TamgaCommandLine.printable(container))")
+        }
     }
 }
 

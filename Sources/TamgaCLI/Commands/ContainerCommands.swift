@@ -35,9 +35,7 @@ struct ContainerCreateCommand: Command {
 
     func run(_ context: CommandContext) async throws -> ExitCode {
         if FileManager.default.fileExists(atPath: output) && !force { throw ContainerError.alreadyExists(output) }
-        let lock = try ContainerLock(containerPath: output) {
-            context.terminal.error("tamga: waiting for another tamga that is changing \(TamgaCommandLine.printable(output))")
-        }
+        let lock = try context.lockContainer(output)
         defer { withExtendedLifetime(lock) {} }
         let container = Container(creatingAt: output)
         container.progress = context.terminal.progress(quiet: global.quiet)
@@ -71,9 +69,7 @@ struct ContainerAddCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
-        let lock = try ContainerLock(containerPath: container) {
-            context.terminal.error("tamga: waiting for another tamga that is changing \(TamgaCommandLine.printable(container))")
-        }
+        let lock = try context.lockContainer(container)
         defer { withExtendedLifetime(lock) {} }
         let opened = try Container(openingAt: container)
         opened.progress = context.terminal.progress(quiet: global.quiet)
@@ -105,9 +101,7 @@ struct ContainerRemoveCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
-        let lock = try ContainerLock(containerPath: container) {
-            context.terminal.error("tamga: waiting for another tamga that is changing \(TamgaCommandLine.printable(container))")
-        }
+        let lock = try context.lockContainer(container)
         defer { withExtendedLifetime(lock) {} }
         let opened = try Container(openingAt: container)
         for name in names { try opened.removeDataFile(named: name) }

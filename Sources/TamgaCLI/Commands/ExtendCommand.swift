@@ -37,9 +37,7 @@ struct ExtendCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
-        let lock = try ContainerLock(containerPath: container) {
-            context.terminal.error("tamga: waiting for another tamga that is changing \(TamgaCommandLine.printable(container))")
-        }
+        let lock = try context.lockContainer(container)
         defer { withExtendedLifetime(lock) {} }
         let opened = try Container(openingAt: container)
         let services = try longTerm.services(environment: context.environment)

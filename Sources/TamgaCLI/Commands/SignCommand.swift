@@ -117,9 +117,7 @@ struct SignCommand: Command {
     func run(_ context: CommandContext) async throws -> ExitCode {
         // One run at a time per container, from reading it to renaming the signed one into place:
         // otherwise two runs both read the old container and the later rename drops a signature.
-        let lock = try ContainerLock(containerPath: container) {
-            context.terminal.error("tamga: waiting for another tamga that is changing \(TamgaCommandLine.printable(container))")
-        }
+        let lock = try context.lockContainer(container)
         defer { withExtendedLifetime(lock) {} }
         // Open (or assemble) first: a bad container or file is reported before anyone is asked for a password.
         let opened: Container
