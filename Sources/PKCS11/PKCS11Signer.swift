@@ -48,7 +48,7 @@ public final class PKCS11Signer: UnlockTimingSigner, @unchecked Sendable {   // 
         let chosen: TokenObjects.CertificateObject
         if let keyID {
             guard let match = certificates.first(where: { $0.id == keyID }) else {
-                throw PKCS11Error.certificateNotFound(token: token.info.label, id: keyID.map { String(format: "%02x", $0) }.joined())
+                throw PKCS11Error.certificateNotFound(token: token.info.label, id: Hex.encode(keyID))
             }
             chosen = match
         } else {
@@ -123,7 +123,7 @@ public final class PKCS11Signer: UnlockTimingSigner, @unchecked Sendable {   // 
         } else {
             let keyHandles = try session.findObjects([(0x000, PKCS11Session.ulongBytes(3)), (0x102, keyID)])   // CKA_CLASS = CKO_PRIVATE_KEY, CKA_ID
             guard let handle = keyHandles.first else {
-                throw PKCS11Error.keyNotFound(token: token.info.label, id: keyID.map { String(format: "%02x", $0) }.joined())
+                throw PKCS11Error.keyNotFound(token: token.info.label, id: Hex.encode(keyID))
             }
             found = (UInt(handle), try session.boolAttribute(0x202, of: handle))   // CKA_ALWAYS_AUTHENTICATE
             state.withLock { self.key = found }

@@ -10,15 +10,8 @@ final class CommandLineTests: XCTestCase {
     override func setUpWithError() throws { folder = try TestEnvironment.temporaryFolder("cli") }
     override func tearDown() { TestEnvironment.removeFolder(folder) }
 
-    final class Capture: @unchecked Sendable {
-        var out = "", err = ""
-    }
-
     private func tamga(_ words: [String], environment: [String: String] = [:]) async -> (ExitCode, String, String) {
-        let capture = Capture()
-        let terminal = Terminal(out: { capture.out += $0 }, err: { capture.err += $0 }, interactiveErrors: false)
-        let code = await TamgaCommandLine.run(words, CommandContext(terminal: terminal, environment: environment))
-        return (code, capture.out, capture.err)
+        await runTamgaInProcess(words, environment: environment)
     }
 
     private func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
@@ -207,11 +200,9 @@ final class CommandLineTests: XCTestCase {
     func testProgressIsDrawnOnATerminalAndNotOtherwise() async throws {
         let big = folder.appendingPathComponent("big.bin")
         try Data(count: 9 << 20).write(to: big)
-        let capture = Capture()
-        let terminal = Terminal(out: { capture.out += $0 }, err: { capture.err += $0 }, interactiveErrors: true)
-        let code = await TamgaCommandLine.run(["container", "create", path("p.asice"), big.path], CommandContext(terminal: terminal, environment: [:]))
+        let (code, _, err) = await runTamgaInProcess(["container", "create", path("p.asice"), big.path], interactive: true)
         XCTAssertEqual(code, .success)
-        XCTAssertTrue(capture.err.contains("writing big.bin: 100%"), capture.err)
+        XCTAssertTrue(err.contains("writing big.bin: 100%"), err)
         let (_, _, quietErr) = await tamga(["container", "create", path("q.asice"), big.path])
         XCTAssertEqual(quietErr, "", "no progress when stderr is not a terminal")
     }

@@ -20,13 +20,8 @@ final class ContainerTimestampCommandTests: XCTestCase {
         TestEnvironment.removeFolder(folder)
     }
 
-    final class Capture: @unchecked Sendable { var out = "", err = "" }
-
     private func tamga(_ words: [String], environment: [String: String] = [:]) async -> (ExitCode, String, String) {
-        let capture = Capture()
-        let terminal = Terminal(out: { capture.out += $0 }, err: { capture.err += $0 }, interactiveErrors: false)
-        let code = await TamgaCommandLine.run(words, CommandContext(terminal: terminal, environment: environment))
-        return (code, capture.out, capture.err)
+        await runTamgaInProcess(words, environment: environment)
     }
 
     private func path(_ name: String) -> String { folder.appendingPathComponent(name).path }

@@ -12,16 +12,7 @@ final class HostileNameCommandTests: XCTestCase {
     override func setUpWithError() throws { folder = try TestEnvironment.temporaryFolder("cli-names") }
     override func tearDown() { TestEnvironment.removeFolder(folder) }
 
-    final class Capture: @unchecked Sendable {
-        var out = "", err = ""
-    }
-
-    private func tamga(_ words: [String]) async -> (ExitCode, String, String) {
-        let capture = Capture()
-        let terminal = Terminal(out: { capture.out += $0 }, err: { capture.err += $0 }, interactiveErrors: false)
-        let code = await TamgaCommandLine.run(words, CommandContext(terminal: terminal, environment: [:]))
-        return (code, capture.out, capture.err)
-    }
+    private func tamga(_ words: [String]) async -> (ExitCode, String, String) { await runTamgaInProcess(words) }
 
     private func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
 

@@ -31,14 +31,8 @@ final class TrustCommandTests: XCTestCase {
         TestEnvironment.removeFolder(folder)
     }
 
-    final class Capture: @unchecked Sendable { var out = "", err = "" }
-
     private func tamga(_ words: [String], cache: String? = nil, onTerminal: Bool = false) async -> (ExitCode, String, String) {
-        let capture = Capture()
-        let terminal = Terminal(out: { capture.out += $0 }, err: { capture.err += $0 }, interactiveErrors: onTerminal)
-        let environment = ["XDG_CACHE_HOME": cache ?? folder.appendingPathComponent("cache").path]
-        let code = await TamgaCommandLine.run(words, CommandContext(terminal: terminal, environment: environment))
-        return (code, capture.out, capture.err)
+        await runTamgaInProcess(words, environment: ["XDG_CACHE_HOME": cache ?? folder.appendingPathComponent("cache").path], interactive: onTerminal)
     }
 
     private var cacheFolder: URL { folder.appendingPathComponent("cache/tamga/trust") }

@@ -80,7 +80,7 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
 
     public static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
     public static func hash(_ text: String) -> String {
-        Digest.compute(.sha256, over: Data(text.utf8)).bytes.map { String(format: "%02x", $0) }.joined()
+        Digest.compute(.sha256, over: Data(text.utf8)).hex
     }
 
     // MARK: Server identity

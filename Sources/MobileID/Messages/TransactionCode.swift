@@ -12,7 +12,7 @@ public enum TransactionCode {
         formatter.timeZone = timeZone
         formatter.dateFormat = "yyyyMMddHHmmssSSS"
         let bytes = random ?? (0..<4).map { _ in UInt8.random(in: 0...255) }
-        return formatter.string(from: date) + bytes.prefix(4).map { String(format: "%02X", $0) }.joined()
+        return formatter.string(from: date) + Hex.encode(bytes.prefix(4), uppercase: true)
     }
 
     public static func isValid(_ code: String) -> Bool {

@@ -6,7 +6,7 @@ public struct TokenObjects: Sendable {
         public let id: [UInt8]
         public let label: String
         public let certificate: Certificate
-        public var idHex: String { id.map { String(format: "%02x", $0) }.joined() }
+        public var idHex: String { Hex.encode(id) }
     }
 
     public struct KeyObject: Sendable {
@@ -17,7 +17,7 @@ public struct TokenObjects: Sendable {
         /// `CKA_ALWAYS_AUTHENTICATE`: a PIN for every signature (the PIN2 pattern of eID cards).
         public let alwaysAuthenticate: Bool
         let handle: UInt
-        public var idHex: String { id.map { String(format: "%02x", $0) }.joined() }
+        public var idHex: String { Hex.encode(id) }
 
         static func describe(_ keyType: UInt) -> String {
             switch keyType {

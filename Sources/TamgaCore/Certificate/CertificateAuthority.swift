@@ -75,7 +75,7 @@ public final class CertificateAuthority: @unchecked Sendable {   // unchecked: i
         guard X509_sign(cert, key.pointer, EVP_sha256()) > 0 else { throw CoreError.cryptoFailure(operation: "X509_sign", reason: openSSLErrorText()) }
         guard let der = encodeDER({ i2d_X509(cert, &$0) }) else { throw CoreError.cryptoFailure(operation: "i2d_X509", reason: openSSLErrorText()) }
         let issued = try Certificate(der: der)
-        if let indexFile { try appendToIndex(issued, serialHex: serialBytes.map { String(format: "%02X", $0) }.joined(), file: indexFile) }
+        if let indexFile { try appendToIndex(issued, serialHex: Hex.encode(serialBytes, uppercase: true), file: indexFile) }
         return issued
     }
 

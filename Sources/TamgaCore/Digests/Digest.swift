@@ -23,7 +23,7 @@ public struct Digest: Sendable, Hashable {
     }
 
     /// Hex in lower case, for display.
-    public var hex: String { bytes.map { String(format: "%02x", $0) }.joined() }
+    public var hex: String { Hex.encode(bytes) }
 }
 
 extension Digest: CustomStringConvertible {

@@ -74,7 +74,7 @@ public struct BigInt: @unchecked Sendable {   // unchecked: shared storage is ne
         return [UInt8](repeating: 0, count: width - raw.count) + raw
     }
 
-    public var hex: String { bytes.isEmpty ? "0" : bytes.map { String(format: "%02x", $0) }.joined() }
+    public var hex: String { bytes.isEmpty ? "0" : Hex.encode(bytes) }
 
     public var bitWidth: Int { cgmp_sgn(pointer) == 0 ? 0 : cgmp_sizeinbase2(pointer) }
     public var isZero: Bool { cgmp_sgn(pointer) == 0 }

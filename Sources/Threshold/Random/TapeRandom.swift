@@ -1,4 +1,5 @@
 import Foundation
+import TamgaCore
 
 /// Randomness for golden vectors. Recording: bytes from a seeded, deterministic stream
 /// (RFC 9380 XMD over the seed and a counter), each draw written to the tape with its label.
@@ -32,7 +33,7 @@ public final class TapeRandom: RandomSource, @unchecked Sendable {   // unchecke
             switch mode {
             case .record(let seed):
                 let bytes = Transcript.expandMessageXMD(Array("\(seed)/\(entries.count)/\(label)".utf8), domain: Array("tamga/golden-tape".utf8), length: count)
-                entries.append(Entry(label: label, hex: bytes.map { String(format: "%02x", $0) }.joined()))
+                entries.append(Entry(label: label, hex: Hex.encode(bytes)))
                 return bytes
             case .replay:
                 guard cursor < entries.count else { throw ThresholdError.unexpectedMessage("the tape ended before draw \(cursor) (\(label))") }
