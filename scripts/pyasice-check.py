@@ -428,7 +428,6 @@ class Checker:
     def ecdsa_format(cert_der, value):
         from cryptography import x509
         from cryptography.hazmat.primitives.asymmetric import ec
-        from pyasice.signature_verifier import ECDSASignature
         try:
             key = x509.load_der_x509_certificate(cert_der).public_key()
         except ValueError:
@@ -436,9 +435,13 @@ class Checker:
         if not isinstance(key, ec.EllipticCurvePublicKey):
             return "not-an-EC-key"
         field = (key.curve.key_size + 7) // 8
+        # pyasice's own first try (asn1crypto's ECDSASignature.load) is lenient: a raw r||s that
+        # begins with 0x30 often "loads". Only a strict DER encoding (decoded and re-encoded to
+        # the same bytes) counts as DER here, so such a raw value is still called raw.
+        from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
         try:
-            ECDSASignature.load(value)  # what pyasice tries first
-            return "DER(%d)" % len(value)
+            if encode_dss_signature(*decode_dss_signature(value)) == value:
+                return "DER(%d)" % len(value)
         except ValueError:
             pass
         return ("raw%d" if len(value) == 2 * field else "raw-wrong-length%d") % len(value)

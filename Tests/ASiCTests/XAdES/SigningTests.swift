@@ -84,6 +84,23 @@ final class SigningTests: ContainerTestCase {
         XCTAssertEqual(try validate(Container(openingAt: container.path)).status, .valid)
     }
 
+    /// About one ECDSA signature in 600 has a raw r‖s that begins like a DER SEQUENCE: 0x30 and a
+    /// length byte that fits in the value, which a lenient DER reader (pyasice's asn1crypto load)
+    /// accepts. Such a value is still raw (and valid); the external check must say so, not call it DER.
+    func testARawECDSAValueBeginningWith0x30IsRawAndVerifies() async throws {
+        let container = try makeContainer()
+        let signer = try TestEnvironment.signer("ec-p256")
+        let digest = try container.prepareSignature(certificate: signer.signingCertificate, algorithm: signer.algorithm, options: .baselineB)
+        var value = try signer.signSynchronously(digest: digest)
+        func looksLikeDER(_ value: Data) -> Bool { value[value.startIndex] == 0x30 && value[value.startIndex + 1] <= 62 }
+        for _ in 0..<50_000 where !looksLikeDER(value) { value = try signer.signSynchronously(digest: digest) }
+        XCTAssertTrue(looksLikeDER(value))
+        XCTAssertEqual(value.count, 64)
+        _ = try await container.addSignature(value)
+        XCTAssertEqual(try validate(Container(openingAt: container.path)).status, .valid)
+        try assertPyasiceVerifies(container.path)
+    }
+
     func testAWrongSignatureValueIsRefusedAndNothingIsWritten() async throws {
         let container = try makeContainer()
         let before = try TestEnvironment.bytes(container.path)
