@@ -33,6 +33,7 @@ static inline int cgmp_perfect_square_p(mpz_srcptr a) { return mpz_perfect_squar
 static inline int cgmp_jacobi(mpz_srcptr a, mpz_srcptr b) { return mpz_jacobi(a, b); }
 static inline void cgmp_mul_2exp(mpz_ptr r, mpz_srcptr a, mp_bitcnt_t n) { mpz_mul_2exp(r, a, n); }
 static inline void cgmp_neg(mpz_ptr r, mpz_srcptr a) { mpz_neg(r, a); }
+static inline void cgmp_sqrt(mpz_ptr r, mpz_srcptr a) { mpz_sqrt(r, a); }
 
 // Big-endian bytes in and out.
 static inline void cgmp_import_be(mpz_ptr r, const unsigned char *bytes, size_t count) { mpz_import(r, count, 1, 1, 1, 0, bytes); }

@@ -15,7 +15,8 @@ final class GoldenVectorTests: XCTestCase {
         var sharing = "multiplicative"
         var constants: [String: Int] = ["paillier_bits": 2048, "nicorrectkey_rounds": PaillierModulusProof.rounds, "small_prime_bound": 6379,
                                         "prm_rounds": RingPedersenProof.rounds, "logstar_l": PDLProof.l, "logstar_eps": PDLProof.epsilon,
-                                        "sign_rho_bits": TwoPartySigning.maskBits]
+                                        "sign_rho_bits": TwoPartySigning.maskBits, "pimod_rounds": PaillierBlumProof.rounds,
+                                        "pifac_l": NoSmallFactorProof.l, "pifac_eps": NoSmallFactorProof.epsilon]
         var ringPedersen: [String: String]
         var clientPID: String
         var serverPID: String
@@ -41,7 +42,7 @@ final class GoldenVectorTests: XCTestCase {
         let initResponse = try server.enrollInit(initRequest)
         messages["enroll/init.resp"] = ["serverNonce": hex(initResponse.serverNonce), "Q2": hex(initResponse.q2.compressed),
                                         "pi_Q2": hex(initResponse.proofQ2.encoded), "ringPedersen": hex(initResponse.ringPedersen.fingerprint),
-                                        "prm_A0": fixed(initResponse.ringPedersenProof.commitments[0], 256), "prm_z79": fixed(initResponse.ringPedersenProof.responses[79], 256)]
+                                        "prm_A0": fixed(initResponse.ringPedersenProof.commitments[0], 256), "prm_z127": fixed(initResponse.ringPedersenProof.responses[RingPedersenProof.rounds - 1], 256)]
         let complete = try client.complete(initResponse)
         messages["enroll/complete.req"] = [
             "Q1": hex(complete.q1.compressed), "blind": hex(complete.blind), "pi_Q1": hex(complete.proofQ1.encoded),
@@ -50,6 +51,15 @@ final class GoldenVectorTests: XCTestCase {
             "pdl_S": fixed(complete.proofPDL.s, 256), "pdl_A": fixed(complete.proofPDL.a, 512), "pdl_Y": hex(complete.proofPDL.y.compressed),
             "pdl_D": fixed(complete.proofPDL.d, 256), "pdl_z1": fixed(complete.proofPDL.z1, 97), "pdl_z2": fixed(complete.proofPDL.z2, 256),
             "pdl_z3": fixed(complete.proofPDL.z3, 353),
+            "pi_mod_w": fixed(complete.proofMod.w, 256), "pi_mod_x0": fixed(complete.proofMod.roots[0], 256),
+            "pi_mod_x127": fixed(complete.proofMod.roots[PaillierBlumProof.rounds - 1], 256),
+            "pi_mod_a": WireFormat.packed(complete.proofMod.a), "pi_mod_b": WireFormat.packed(complete.proofMod.b),
+            "pi_fac_P": fixed(complete.proofFac.commitmentP, 256), "pi_fac_Q": fixed(complete.proofFac.commitmentQ, 256),
+            "pi_fac_A": fixed(complete.proofFac.commitmentA, 256), "pi_fac_B": fixed(complete.proofFac.commitmentB, 256),
+            "pi_fac_T": fixed(complete.proofFac.commitmentT, 256), "pi_fac_sigma": fixed(complete.proofFac.sigma, NoSmallFactorProof.sigmaBytes),
+            "pi_fac_z1": fixed(complete.proofFac.z1, NoSmallFactorProof.zBytes), "pi_fac_z2": fixed(complete.proofFac.z2, NoSmallFactorProof.zBytes),
+            "pi_fac_w1": fixed(complete.proofFac.w1, NoSmallFactorProof.wBytes), "pi_fac_w2": fixed(complete.proofFac.w2, NoSmallFactorProof.wBytes),
+            "pi_fac_v": fixed(complete.proofFac.v, NoSmallFactorProof.vBytes),
         ]
         let (completeResponse, serverShare) = try server.enrollComplete(clientNonce: initRequest.clientNonce, complete)
         messages["enroll/complete.resp"] = ["keyID": hex(completeResponse.keyID), "Q": hex(completeResponse.publicKey.compressed)]

@@ -95,9 +95,10 @@ final class PartyTests: XCTestCase {
         }
         let other = try P256.multiplyGenerator(BigInt(UInt(12345)))
         func with(_ r: ThresholdMessage.EnrollCompleteRequest, q1: Point? = nil, blind: [UInt8]? = nil, n: BigInt? = nil, ckey: BigInt? = nil,
-                  proofN: PaillierModulusProof? = nil, proofPDL: PDLProof? = nil, proofQ1: SchnorrProof? = nil) -> ThresholdMessage.EnrollCompleteRequest {
+                  proofN: PaillierModulusProof? = nil, proofMod: PaillierBlumProof? = nil, proofFac: NoSmallFactorProof? = nil,
+                  proofPDL: PDLProof? = nil, proofQ1: SchnorrProof? = nil) -> ThresholdMessage.EnrollCompleteRequest {
             .init(q1: q1 ?? r.q1, blind: blind ?? r.blind, proofQ1: proofQ1 ?? r.proofQ1, paillierN: n ?? r.paillierN, ckey: ckey ?? r.ckey,
-                  proofN: proofN ?? r.proofN, proofPDL: proofPDL ?? r.proofPDL)
+                  proofN: proofN ?? r.proofN, proofMod: proofMod ?? r.proofMod, proofFac: proofFac ?? r.proofFac, proofPDL: proofPDL ?? r.proofPDL)
         }
         let cases: [(String, (ThresholdMessage.EnrollCompleteRequest) throws -> ThresholdMessage.EnrollCompleteRequest)] = [
             ("another Q1", { with($0, q1: other) }),
@@ -105,6 +106,16 @@ final class PartyTests: XCTestCase {
             ("a proof of x1 for another statement", { r in with(r, proofQ1: SchnorrProof(commitment: r.proofQ1.commitment, response: (r.proofQ1.response + 1).modulo(P256.order))) }),
             ("N of 2047 bits", { r in with(r, n: r.paillierN / BigInt(UInt(2))) }),
             ("an N proof with a wrong root", { r in var roots = r.proofN.roots; roots[0] = roots[0] + 1; return with(r, proofN: PaillierModulusProof(roots: roots)) }),
+            ("a Π^mod with a wrong fourth root", { r in
+                var roots = r.proofMod.roots; roots[5] = roots[5] + 1
+                return with(r, proofMod: PaillierBlumProof(w: r.proofMod.w, roots: roots, a: r.proofMod.a, b: r.proofMod.b)) }),
+            ("a Π^mod with a flipped sign bit", { r in
+                var a = r.proofMod.a; a[7].toggle()
+                return with(r, proofMod: PaillierBlumProof(w: r.proofMod.w, roots: r.proofMod.roots, a: a, b: r.proofMod.b)) }),
+            ("a Π^fac with z1 changed", { r in
+                let f = r.proofFac
+                return with(r, proofFac: NoSmallFactorProof(commitmentP: f.commitmentP, commitmentQ: f.commitmentQ, commitmentA: f.commitmentA, commitmentB: f.commitmentB,
+                                                            commitmentT: f.commitmentT, sigma: f.sigma, z1: f.z1 + 1, z2: f.z2, w1: f.w1, w2: f.w2, v: f.v)) }),
             ("ckey not a unit", { r in with(r, ckey: BigInt.zero) }),
             ("ckey of another value", { r in with(r, ckey: PaillierPublicKey(n: r.paillierN).add(r.ckey, PaillierPublicKey(n: r.paillierN).encrypt(.one, randomizer: BigInt(UInt(7))))) }),
             ("a PDL with z1 over its bound", { r in

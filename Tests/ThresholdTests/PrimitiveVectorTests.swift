@@ -5,7 +5,8 @@ import TamgaTestSupport
 import XCTest
 
 /// `Fixtures/threshold/primitives.json`: one vector per building block (Paillier, commitment,
-/// Schnorr, the N proof with all 11 roots, Π^prm with all 80 rounds, Π^log*), made from a
+/// Schnorr, the N proof with all 11 roots, Π^prm with all 128 rounds, Π^log*, Π^mod with all
+/// 128 roots, Π^fac), made from a
 /// recorded tape and the ring-Pedersen primes of the transcript file; replayed byte for byte.
 /// Regenerated with the transcript by `make vectors`.
 final class PrimitiveVectorTests: XCTestCase {
@@ -60,6 +61,16 @@ final class PrimitiveVectorTests: XCTestCase {
                                      x: x, rho: rho, sid: sid, pid: pid, random: random)
         values["pdl"] = ["ckey": fixed(ckey, 512), "S": fixed(pdl.s, 256), "A": fixed(pdl.a, 512), "Y": hex(pdl.y.compressed), "D": fixed(pdl.d, 256),
                          "z1": fixed(pdl.z1, 97), "z2": fixed(pdl.z2, 256), "z3": fixed(pdl.z3, 353)]
+
+        let blum = try PaillierBlumProof.prove(secretKey: key, sid: sid, random: random)
+        values["pimod"] = ["sid": hex(sid), "w": fixed(blum.w, 256), "a": WireFormat.packed(blum.a), "b": WireFormat.packed(blum.b)]
+        lists["pimod.roots"] = blum.roots.map { fixed($0, 256) }
+
+        let fac = try NoSmallFactorProof.prove(n0: key.publicKey.n, p: key.p, q: key.q, ringPedersen: ringPedersen.parameters, sid: sid, pid: pid, random: random)
+        values["pifac"] = ["P": fixed(fac.commitmentP, 256), "Q": fixed(fac.commitmentQ, 256), "A": fixed(fac.commitmentA, 256), "B": fixed(fac.commitmentB, 256),
+                           "T": fixed(fac.commitmentT, 256), "sigma": fixed(fac.sigma, NoSmallFactorProof.sigmaBytes),
+                           "z1": fixed(fac.z1, NoSmallFactorProof.zBytes), "z2": fixed(fac.z2, NoSmallFactorProof.zBytes),
+                           "w1": fixed(fac.w1, NoSmallFactorProof.wBytes), "w2": fixed(fac.w2, NoSmallFactorProof.wBytes), "v": fixed(fac.v, NoSmallFactorProof.vBytes)]
         return (values, lists)
     }
 
@@ -84,7 +95,8 @@ final class PrimitiveVectorTests: XCTestCase {
         }
         for (name, list) in vectors.lists { XCTAssertEqual(result.lists[name], list, name) }
         XCTAssertEqual(vectors.lists["nicorrectkey.roots"]?.count, 11)
-        XCTAssertEqual(vectors.lists["prm.responses"]?.count, 80)
+        XCTAssertEqual(vectors.lists["prm.responses"]?.count, 128)
+        XCTAssertEqual(vectors.lists["pimod.roots"]?.count, 128)
         XCTAssertTrue(tape.isExhausted)
         // The vectors hold their own relations, checked without the tape: Dec(c) = m.
         XCTAssertEqual(vectors.values["paillier"]?["decrypted"], vectors.values["paillier"]?["m"])

@@ -126,6 +126,12 @@ public struct BigInt: @unchecked Sendable {   // unchecked: shared storage is ne
 
     public func isPerfectSquare() -> Bool { cgmp_perfect_square_p(pointer) != 0 }
 
+    /// `⌊√self⌋` of a non-negative number (Π^fac's bounds are multiples of `√N0`).
+    public func squareRoot() -> BigInt {
+        precondition(!isNegative, "the square root of a negative number")
+        return BigInt { cgmp_sqrt($0, pointer) }
+    }
+
     /// `self mod d` for a machine word.
     public func remainder(dividingBy d: UInt) -> UInt { UInt(cgmp_fdiv_ui(pointer, d)) }
 

@@ -31,7 +31,8 @@ public struct ClientKeyShare: Sendable {
 
 /// The client party (P1) of enrollment: commit to Q1, check the server's Q2 proof and its
 /// ring-Pedersen parameters (their Π^prm on first contact; afterwards the pinned fingerprint
-/// of parameters already verified), then prove N and the PDL.
+/// of parameters already verified), then prove N (NiCorrectKey, Π^mod, and Π^fac under the
+/// server's parameters: no small factor, issue 15 §1) and the PDL.
 public final class ClientEnrollment {
     let pid: [UInt8]
     let random: RandomSource
@@ -71,7 +72,7 @@ public final class ClientEnrollment {
             }
             try response.ringPedersen.validate()
         } else {
-            // First contact: verify Π^prm (80 rounds, most of an enrollment's time); the caller
+            // First contact: verify Π^prm (128 rounds, most of an enrollment's time); the caller
             // pins `response.ringPedersen.fingerprint` for next time.
             try response.ringPedersenProof.verify(response.ringPedersen, pid: response.serverPID)
         }
@@ -84,6 +85,9 @@ public final class ClientEnrollment {
             proofQ1: try SchnorrProof.prove(secret: x1, statement: q1, sid: sid, label: "keygen/Q1", pid: pid, random: random),
             paillierN: secretKey.publicKey.n, ckey: ckey,
             proofN: try PaillierModulusProof.prove(secretKey: secretKey, sid: sid),
+            proofMod: try PaillierBlumProof.prove(secretKey: secretKey, sid: sid, random: random),
+            proofFac: try NoSmallFactorProof.prove(n0: secretKey.publicKey.n, p: secretKey.p, q: secretKey.q, ringPedersen: response.ringPedersen,
+                                                   sid: sid, pid: pid, random: random),
             proofPDL: try PDLProof.prove(statement, x: x1, rho: rho, sid: sid, pid: pid, random: random))
         pending = (response.serverPID, response.q2, secretKey, ckey)
         return request

@@ -39,15 +39,22 @@ public enum ThresholdMessage {
         public let paillierN: BigInt
         public let ckey: BigInt
         public let proofN: PaillierModulusProof
+        /// Π^mod: N is a product of two primes ≡ 3 (mod 4).
+        public let proofMod: PaillierBlumProof
+        /// Π^fac: neither prime is below 2^255 (under the server's ring-Pedersen parameters).
+        public let proofFac: NoSmallFactorProof
         public let proofPDL: PDLProof
 
-        public init(q1: Point, blind: [UInt8], proofQ1: SchnorrProof, paillierN: BigInt, ckey: BigInt, proofN: PaillierModulusProof, proofPDL: PDLProof) {
+        public init(q1: Point, blind: [UInt8], proofQ1: SchnorrProof, paillierN: BigInt, ckey: BigInt, proofN: PaillierModulusProof,
+                    proofMod: PaillierBlumProof, proofFac: NoSmallFactorProof, proofPDL: PDLProof) {
             self.q1 = q1
             self.blind = blind
             self.proofQ1 = proofQ1
             self.paillierN = paillierN
             self.ckey = ckey
             self.proofN = proofN
+            self.proofMod = proofMod
+            self.proofFac = proofFac
             self.proofPDL = proofPDL
         }
     }

@@ -103,6 +103,11 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
         }
         try request.proofN.verify(n: request.paillierN, sid: sid)
         let paillier = try PaillierPublicKey.validated(request.paillierN)
+        // N is p·q with p ≡ q ≡ 3 (mod 4) (Π^mod, with NiCorrectKey for square-freeness) and
+        // neither factor is below 2^255 (Π^fac under this server's Ñ): a modulus with a small
+        // prime factor (BitForge: N0 = p·P·Q, Enc(x1 + N0/p)) would leak v mod p per signature.
+        try request.proofMod.verify(n: paillier.n, sid: sid)
+        try request.proofFac.verify(n0: paillier.n, ringPedersen: ringPedersen.parameters, sid: sid, pid: initRequest.clientPID)
         try paillier.validateCiphertext(request.ckey)
         let statement = PDLProof.Statement(paillier: paillier, ciphertext: request.ckey, point: request.q1, ringPedersen: ringPedersen.parameters)
         try request.proofPDL.verify(statement, sid: sid, pid: initRequest.clientPID)

@@ -22,6 +22,24 @@ public enum WireFormat {
         return hex(bytes)
     }
 
+    /// A list of exactly `count` fixed-width integers: a proof's round count is a suite
+    /// constant, so a longer list is refused before any element is read.
+    static func integers(_ texts: [String]?, count: Int, width: Int, field: String) throws -> [BigInt] {
+        guard let texts, texts.count == count else { throw ThresholdError.unexpectedMessage("\(field) must hold \(count) values") }
+        return try texts.map { try integer($0, count: width, field: field) }
+    }
+
+    /// Round bits, most significant first, in ⌈count/8⌉ bytes.
+    static func bits(_ text: String?, count: Int, field: String) throws -> [Bool] {
+        let packed = try bytes(text, count: (count + 7) / 8, field: field)
+        return (0..<count).map { packed[$0 / 8] >> (7 - UInt8($0 % 8)) & 1 == 1 }
+    }
+    static func packed(_ bits: [Bool]) -> String {
+        var out = [UInt8](repeating: 0, count: (bits.count + 7) / 8)
+        for (index, bit) in bits.enumerated() where bit { out[index / 8] |= 0x80 >> UInt8(index % 8) }
+        return hex(out)
+    }
+
     public typealias Object = [String: String]
     public typealias Lists = [String: [String]]
 
@@ -42,8 +60,8 @@ public enum WireFormat {
           "prmResponses": try m.ringPedersenProof.responses.map { try fixed($0, 256, field: "prm") }])
     }
     public static func decodeEnrollInitResponse(_ o: Object, _ l: Lists) throws -> ThresholdMessage.EnrollInitResponse {
-        let commitments = try (l["prmCommitments"] ?? []).map { try integer($0, count: 256, field: "prmCommitments") }
-        let responses = try (l["prmResponses"] ?? []).map { try integer($0, count: 256, field: "prmResponses") }
+        let commitments = try integers(l["prmCommitments"], count: RingPedersenProof.rounds, width: 256, field: "prmCommitments")
+        let responses = try integers(l["prmResponses"], count: RingPedersenProof.rounds, width: 256, field: "prmResponses")
         return .init(serverPID: try bytes(o["serverPID"], count: 32, field: "serverPID"), serverNonce: try bytes(o["serverNonce"], count: 32, field: "serverNonce"),
                      q2: try point(o["q2"], field: "q2"), proofQ2: try SchnorrProof(encoded: bytes(o["proofQ2"], count: 65, field: "proofQ2")),
                      ringPedersen: RingPedersenParameters(n: try integer(o["ntilde"], count: 256, field: "ntilde"), s: try integer(o["s"], count: 256, field: "s"),
@@ -51,21 +69,44 @@ public enum WireFormat {
                      ringPedersenProof: RingPedersenProof(commitments: commitments, responses: responses))
     }
 
-    /// Π^log* response widths: z1 < 2^(ℓ+ε+1) (97 bytes), z3 < 2^(ℓ+ε+1)·Ñ (353 bytes).
+    /// Π^log* response widths: z1 < 2^(ℓ+ε+1) (97 bytes), z3 < 2^(ℓ+ε+1)·Ñ (353 bytes). Π^mod:
+    /// `w` and 128 roots in Z_N, the a and b bits packed in 16 bytes each. Π^fac: commitments
+    /// in Z_Ñ, the responses at `NoSmallFactorProof`'s widths.
     public static func encode(_ m: ThresholdMessage.EnrollCompleteRequest) throws -> (Object, Lists) {
-        let pdl = m.proofPDL
+        let pdl = m.proofPDL, fac = m.proofFac
         return (["q1": hex(m.q1.compressed), "blind": hex(m.blind), "proofQ1": hex(m.proofQ1.encoded),
                  "n": try fixed(m.paillierN, 256, field: "n"), "ckey": try fixed(m.ckey, 512, field: "ckey"),
                  "pdlS": try fixed(pdl.s, 256, field: "pdlS"), "pdlA": try fixed(pdl.a, 512, field: "pdlA"), "pdlY": hex(pdl.y.compressed),
                  "pdlD": try fixed(pdl.d, 256, field: "pdlD"), "pdlZ1": try fixed(pdl.z1, 97, field: "pdlZ1"), "pdlZ2": try fixed(pdl.z2, 256, field: "pdlZ2"),
-                 "pdlZ3": try fixed(pdl.z3, 353, field: "pdlZ3")],
-                ["proofN": try m.proofN.roots.map { try fixed($0, 256, field: "proofN") }])
+                 "pdlZ3": try fixed(pdl.z3, 353, field: "pdlZ3"),
+                 "modW": try fixed(m.proofMod.w, 256, field: "modW"), "modA": packed(m.proofMod.a), "modB": packed(m.proofMod.b),
+                 "facP": try fixed(fac.commitmentP, 256, field: "facP"), "facQ": try fixed(fac.commitmentQ, 256, field: "facQ"),
+                 "facA": try fixed(fac.commitmentA, 256, field: "facA"), "facB": try fixed(fac.commitmentB, 256, field: "facB"),
+                 "facT": try fixed(fac.commitmentT, 256, field: "facT"), "facSigma": try fixed(fac.sigma, NoSmallFactorProof.sigmaBytes, field: "facSigma"),
+                 "facZ1": try fixed(fac.z1, NoSmallFactorProof.zBytes, field: "facZ1"), "facZ2": try fixed(fac.z2, NoSmallFactorProof.zBytes, field: "facZ2"),
+                 "facW1": try fixed(fac.w1, NoSmallFactorProof.wBytes, field: "facW1"), "facW2": try fixed(fac.w2, NoSmallFactorProof.wBytes, field: "facW2"),
+                 "facV": try fixed(fac.v, NoSmallFactorProof.vBytes, field: "facV")],
+                ["proofN": try m.proofN.roots.map { try fixed($0, 256, field: "proofN") },
+                 "modX": try m.proofMod.roots.map { try fixed($0, 256, field: "modX") }])
     }
     public static func decodeEnrollCompleteRequest(_ o: Object, _ l: Lists) throws -> ThresholdMessage.EnrollCompleteRequest {
         .init(q1: try point(o["q1"], field: "q1"), blind: try bytes(o["blind"], count: 32, field: "blind"),
               proofQ1: try SchnorrProof(encoded: bytes(o["proofQ1"], count: 65, field: "proofQ1")),
               paillierN: try integer(o["n"], count: 256, field: "n"), ckey: try integer(o["ckey"], count: 512, field: "ckey"),
-              proofN: PaillierModulusProof(roots: try (l["proofN"] ?? []).map { try integer($0, count: 256, field: "proofN") }),
+              proofN: PaillierModulusProof(roots: try integers(l["proofN"], count: PaillierModulusProof.rounds, width: 256, field: "proofN")),
+              proofMod: PaillierBlumProof(w: try integer(o["modW"], count: 256, field: "modW"),
+                                          roots: try integers(l["modX"], count: PaillierBlumProof.rounds, width: 256, field: "modX"),
+                                          a: try bits(o["modA"], count: PaillierBlumProof.rounds, field: "modA"),
+                                          b: try bits(o["modB"], count: PaillierBlumProof.rounds, field: "modB")),
+              proofFac: NoSmallFactorProof(commitmentP: try integer(o["facP"], count: 256, field: "facP"), commitmentQ: try integer(o["facQ"], count: 256, field: "facQ"),
+                                           commitmentA: try integer(o["facA"], count: 256, field: "facA"), commitmentB: try integer(o["facB"], count: 256, field: "facB"),
+                                           commitmentT: try integer(o["facT"], count: 256, field: "facT"),
+                                           sigma: try integer(o["facSigma"], count: NoSmallFactorProof.sigmaBytes, field: "facSigma"),
+                                           z1: try integer(o["facZ1"], count: NoSmallFactorProof.zBytes, field: "facZ1"),
+                                           z2: try integer(o["facZ2"], count: NoSmallFactorProof.zBytes, field: "facZ2"),
+                                           w1: try integer(o["facW1"], count: NoSmallFactorProof.wBytes, field: "facW1"),
+                                           w2: try integer(o["facW2"], count: NoSmallFactorProof.wBytes, field: "facW2"),
+                                           v: try integer(o["facV"], count: NoSmallFactorProof.vBytes, field: "facV")),
               proofPDL: PDLProof(s: try integer(o["pdlS"], count: 256, field: "pdlS"), a: try integer(o["pdlA"], count: 512, field: "pdlA"),
                                  y: try point(o["pdlY"], field: "pdlY"), d: try integer(o["pdlD"], count: 256, field: "pdlD"),
                                  z1: try integer(o["pdlZ1"], count: 97, field: "pdlZ1"), z2: try integer(o["pdlZ2"], count: 256, field: "pdlZ2"),

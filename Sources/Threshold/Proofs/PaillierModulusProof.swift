@@ -19,8 +19,12 @@ public struct PaillierModulusProof: Sendable, Equatable {
 
     /// σ_i = ρ_i^(N⁻¹ mod φ(N)) mod N, with the secret exponent in constant time.
     public static func prove(secretKey: PaillierSecretKey, sid: [UInt8]) throws -> PaillierModulusProof {
-        let n = secretKey.publicKey.n
-        let phi = (secretKey.p - 1) * (secretKey.q - 1)
+        try prove(n: secretKey.publicKey.n, phi: (secretKey.p - 1) * (secretKey.q - 1), sid: sid)
+    }
+
+    /// The same from `φ(N)` of any modulus (a test's malicious client proves a three-prime N:
+    /// this proof alone cannot tell, which is why Π^mod and Π^fac come with it).
+    public static func prove(n: BigInt, phi: BigInt, sid: [UInt8]) throws -> PaillierModulusProof {
         guard let exponent = n.inverse(modulo: phi) else { throw ThresholdError.invalidPaillierModulus("gcd(N, φ(N)) ≠ 1") }
         return PaillierModulusProof(roots: challenges(n: n, sid: sid).map { $0.power(exponent, modulo: n, exponentIsSecret: true) })
     }

@@ -92,9 +92,13 @@ public struct RingPedersenSecret: Sendable {
     }
 }
 
-/// Π^prm (CGGMP21 Fig. 17): knowledge of λ with `s = t^λ mod Ñ`, 80 binary challenges.
+/// Π^prm (CGGMP21 Fig. 17): knowledge of λ with `s = t^λ mod Ñ`, 128 binary challenges. Each
+/// round is special-sound with challenge space {0, 1}, so a prover without λ passes one round
+/// with probability 1/2: 128 rounds give 2^-128, the suite's bound, where the paper's 80 gave
+/// 2^-80 — and non-interactively a forger can grind the hash offline, so 2^-80 is an 80-bit
+/// work factor (issue 15 §4).
 public struct RingPedersenProof: Sendable, Equatable {
-    public static let rounds = 80
+    public static let rounds = 128
     public let commitments: [BigInt]   // A_i = t^a_i
     public let responses: [BigInt]     // z_i = a_i + e_i·λ mod φ(Ñ)
 
