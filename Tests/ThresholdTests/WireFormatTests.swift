@@ -59,6 +59,42 @@ final class WireFormatTests: XCTestCase {
         XCTAssertThrowsError(try WireFormat.decodeSignProveResponse(["c3": String(repeating: "ff", count: 513)]), "c3 wider than Z_N²")
     }
 
+    /// Issue 15's new fields (Π^mod, Π^fac, 128-round Π^prm) survive JSON unchanged, and a list
+    /// of the wrong length or a field of the wrong width is refused while decoding.
+    func testTheModulusProofFieldsRoundTripAndAreBounded() throws {
+        let client = try ClientEnrollment(pid: PartyTests.clientPID)
+        let initResponse = try PartyTests.server.enrollInit(client.initRequest)
+        let complete = try client.complete(initResponse)
+        let (object, lists) = try WireFormat.encode(complete)
+        let (ro, rl) = try roundTrip(object, lists)
+        let decoded = try WireFormat.decodeEnrollCompleteRequest(ro, rl)
+        XCTAssertEqual(decoded.proofMod, complete.proofMod)
+        XCTAssertEqual(decoded.proofFac, complete.proofFac)
+        XCTAssertEqual(rl["modX"]?.count, 128)
+        XCTAssertEqual(ro["modA"]?.count, 32, "128 bits in 16 bytes")
+
+        func refused(_ change: (inout WireFormat.Object, inout WireFormat.Lists) -> Void, _ name: String) {
+            var o = ro, l = rl
+            change(&o, &l)
+            XCTAssertThrowsError(try WireFormat.decodeEnrollCompleteRequest(o, l), name)
+        }
+        refused({ _, l in let first = l["modX"]![0]; l["modX"]?.append(first) }, "129 roots")
+        refused({ _, l in l["modX"]?.removeLast() }, "127 roots")
+        refused({ _, l in l["modX"] = nil }, "no roots")
+        refused({ _, l in let first = l["proofN"]![0]; l["proofN"]?.append(first) }, "12 NiCorrectKey roots")
+        refused({ o, _ in o["modA"] = (o["modA"] ?? "") + "00" }, "17 bytes of a bits")
+        refused({ o, _ in o["modW"] = "00" + (o["modW"] ?? "") }, "w wider than Z_N")
+        refused({ o, _ in o["facV"] = "00" + (o["facV"] ?? "") }, "v wider than its bound")
+        refused({ o, _ in o["facZ1"] = nil }, "no z1")
+        refused({ o, _ in o["facSigma"] = String(repeating: "zz", count: NoSmallFactorProof.sigmaBytes) }, "sigma not hex")
+
+        let (io, il) = try WireFormat.encode(initResponse)
+        XCTAssertEqual(il["prmResponses"]?.count, 128)
+        var short = il
+        short["prmResponses"]?.removeLast()
+        XCTAssertThrowsError(try WireFormat.decodeEnrollInitResponse(io, short), "127 Π^prm responses")
+    }
+
     /// Digits that `Character.isHexDigit` accepts but no radix parser reads (fullwidth,
     /// Arabic-Indic): every field and the attestation header refuse them without trapping.
     func testNonASCIIDigitsAreRefusedInEveryField() throws {

@@ -89,28 +89,30 @@ public enum WireFormat {
                 ["proofN": try m.proofN.roots.map { try fixed($0, 256, field: "proofN") },
                  "modX": try m.proofMod.roots.map { try fixed($0, 256, field: "modX") }])
     }
+    /// Every fixed-width field first, the round lists last: a list is refused on its count
+    /// before any element is read, and a short input (a fuzzer's) still reaches every field.
     public static func decodeEnrollCompleteRequest(_ o: Object, _ l: Lists) throws -> ThresholdMessage.EnrollCompleteRequest {
-        .init(q1: try point(o["q1"], field: "q1"), blind: try bytes(o["blind"], count: 32, field: "blind"),
-              proofQ1: try SchnorrProof(encoded: bytes(o["proofQ1"], count: 65, field: "proofQ1")),
-              paillierN: try integer(o["n"], count: 256, field: "n"), ckey: try integer(o["ckey"], count: 512, field: "ckey"),
-              proofN: PaillierModulusProof(roots: try integers(l["proofN"], count: PaillierModulusProof.rounds, width: 256, field: "proofN")),
-              proofMod: PaillierBlumProof(w: try integer(o["modW"], count: 256, field: "modW"),
-                                          roots: try integers(l["modX"], count: PaillierBlumProof.rounds, width: 256, field: "modX"),
-                                          a: try bits(o["modA"], count: PaillierBlumProof.rounds, field: "modA"),
-                                          b: try bits(o["modB"], count: PaillierBlumProof.rounds, field: "modB")),
-              proofFac: NoSmallFactorProof(commitmentP: try integer(o["facP"], count: 256, field: "facP"), commitmentQ: try integer(o["facQ"], count: 256, field: "facQ"),
-                                           commitmentA: try integer(o["facA"], count: 256, field: "facA"), commitmentB: try integer(o["facB"], count: 256, field: "facB"),
-                                           commitmentT: try integer(o["facT"], count: 256, field: "facT"),
-                                           sigma: try integer(o["facSigma"], count: NoSmallFactorProof.sigmaBytes, field: "facSigma"),
-                                           z1: try integer(o["facZ1"], count: NoSmallFactorProof.zBytes, field: "facZ1"),
-                                           z2: try integer(o["facZ2"], count: NoSmallFactorProof.zBytes, field: "facZ2"),
-                                           w1: try integer(o["facW1"], count: NoSmallFactorProof.wBytes, field: "facW1"),
-                                           w2: try integer(o["facW2"], count: NoSmallFactorProof.wBytes, field: "facW2"),
-                                           v: try integer(o["facV"], count: NoSmallFactorProof.vBytes, field: "facV")),
-              proofPDL: PDLProof(s: try integer(o["pdlS"], count: 256, field: "pdlS"), a: try integer(o["pdlA"], count: 512, field: "pdlA"),
-                                 y: try point(o["pdlY"], field: "pdlY"), d: try integer(o["pdlD"], count: 256, field: "pdlD"),
-                                 z1: try integer(o["pdlZ1"], count: 97, field: "pdlZ1"), z2: try integer(o["pdlZ2"], count: 256, field: "pdlZ2"),
-                                 z3: try integer(o["pdlZ3"], count: 353, field: "pdlZ3")))
+        let q1 = try point(o["q1"], field: "q1"), blind = try bytes(o["blind"], count: 32, field: "blind")
+        let proofQ1 = try SchnorrProof(encoded: bytes(o["proofQ1"], count: 65, field: "proofQ1"))
+        let n = try integer(o["n"], count: 256, field: "n"), ckey = try integer(o["ckey"], count: 512, field: "ckey")
+        let pdl = PDLProof(s: try integer(o["pdlS"], count: 256, field: "pdlS"), a: try integer(o["pdlA"], count: 512, field: "pdlA"),
+                           y: try point(o["pdlY"], field: "pdlY"), d: try integer(o["pdlD"], count: 256, field: "pdlD"),
+                           z1: try integer(o["pdlZ1"], count: 97, field: "pdlZ1"), z2: try integer(o["pdlZ2"], count: 256, field: "pdlZ2"),
+                           z3: try integer(o["pdlZ3"], count: 353, field: "pdlZ3"))
+        let fac = NoSmallFactorProof(commitmentP: try integer(o["facP"], count: 256, field: "facP"), commitmentQ: try integer(o["facQ"], count: 256, field: "facQ"),
+                                     commitmentA: try integer(o["facA"], count: 256, field: "facA"), commitmentB: try integer(o["facB"], count: 256, field: "facB"),
+                                     commitmentT: try integer(o["facT"], count: 256, field: "facT"),
+                                     sigma: try integer(o["facSigma"], count: NoSmallFactorProof.sigmaBytes, field: "facSigma"),
+                                     z1: try integer(o["facZ1"], count: NoSmallFactorProof.zBytes, field: "facZ1"),
+                                     z2: try integer(o["facZ2"], count: NoSmallFactorProof.zBytes, field: "facZ2"),
+                                     w1: try integer(o["facW1"], count: NoSmallFactorProof.wBytes, field: "facW1"),
+                                     w2: try integer(o["facW2"], count: NoSmallFactorProof.wBytes, field: "facW2"),
+                                     v: try integer(o["facV"], count: NoSmallFactorProof.vBytes, field: "facV"))
+        let w = try integer(o["modW"], count: 256, field: "modW")
+        let a = try bits(o["modA"], count: PaillierBlumProof.rounds, field: "modA"), b = try bits(o["modB"], count: PaillierBlumProof.rounds, field: "modB")
+        let proofN = PaillierModulusProof(roots: try integers(l["proofN"], count: PaillierModulusProof.rounds, width: 256, field: "proofN"))
+        let proofMod = PaillierBlumProof(w: w, roots: try integers(l["modX"], count: PaillierBlumProof.rounds, width: 256, field: "modX"), a: a, b: b)
+        return .init(q1: q1, blind: blind, proofQ1: proofQ1, paillierN: n, ckey: ckey, proofN: proofN, proofMod: proofMod, proofFac: fac, proofPDL: pdl)
     }
 
     public static func encode(_ m: ThresholdMessage.EnrollCompleteResponse) -> Object { ["keyID": hex(m.keyID), "publicKey": hex(m.publicKey.compressed)] }
