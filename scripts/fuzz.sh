@@ -103,6 +103,16 @@ for index, (name, message) in enumerate(items):
     body = message if isinstance(message, dict) else {"value": message}
     for selector in range(9):
         open(os.path.join(out, "m%d-%d" % (index, selector)), "wb").write(bytes([selector]) + json.dumps(body).encode())
+# An enroll/complete request with every fixed-width field at its width (issue 15's Π^mod and
+# Π^fac fields included) and the short NiCorrectKey list, so mutations start past the field
+# checks; the 128-entry lists would not fit -max_len and are refused on their count anyway.
+g = "036b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296"
+widths = {"blind": 32, "n": 256, "ckey": 512, "pdlS": 256, "pdlA": 512, "pdlD": 256, "pdlZ1": 97, "pdlZ2": 256, "pdlZ3": 353,
+          "facP": 256, "facQ": 256, "facA": 256, "facB": 256, "facT": 256, "facSigma": 544, "facZ1": 224, "facZ2": 224,
+          "facW1": 353, "facW2": 353, "facV": 609, "modW": 256, "modA": 16, "modB": 16}
+complete = {name: "01" * width for name, width in widths.items()}
+complete.update({"q1": g, "pdlY": g, "proofQ1": g + "00" * 31 + "01", "proofN": ["01" * 256] * 11})
+open(os.path.join(out, "enroll-complete-fields"), "wb").write(bytes([2]) + json.dumps(complete).encode())
 PY
   touch "$WORK/seeded"
 fi

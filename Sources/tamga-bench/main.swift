@@ -71,7 +71,8 @@ func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNa
     var lines: [String] = []
     let random = SystemRandom()
     let clientPID = Transcript.taggedHash("bench", [Array("client".utf8)]), serverPID = Transcript.taggedHash("bench", [Array("server".utf8)])
-    let server = try ServerParty(pid: serverPID, ringPedersen: RingPedersenSecret.generate(random: random))
+    let ringPedersen = try RingPedersenSecret.generate(random: random)
+    let server = try ServerParty(pid: serverPID, ringPedersen: ringPedersen)
     var share: (ClientKeyShare, ServerKeyShare)? = nil
     var pin: [UInt8]? = nil
     for _ in 0..<runs {
@@ -84,6 +85,24 @@ func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNa
         pin = server.ringPedersenFingerprint
     }
     guard let (clientShare, serverShare) = share else { return lines }
+    // What each enrollment proof costs its prover (the device) and its verifier (the co-signer),
+    // on the enrolled key and the server's parameters (issue 15: Π^mod and Π^fac are new).
+    func time(_ name: String, _ work: () throws -> Void) rethrows {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try work()
+        lines.append("\(name) \(seconds(since: start))")
+    }
+    let sid = Transcript.taggedHash("bench", [Array("sid".utf8)])
+    let key = clientShare.secretKey, n = key.publicKey.n
+    for _ in 0..<runs {
+        var blum: PaillierBlumProof?, fac: NoSmallFactorProof?, nProof: PaillierModulusProof?
+        try time("pimod-prove") { blum = try PaillierBlumProof.prove(secretKey: key, sid: sid, random: random) }
+        try time("pimod-verify") { try blum?.verify(n: n, sid: sid) }
+        try time("pifac-prove") { fac = try NoSmallFactorProof.prove(n0: n, p: key.p, q: key.q, ringPedersen: ringPedersen.parameters, sid: sid, pid: clientPID, random: random) }
+        try time("pifac-verify") { try fac?.verify(n0: n, ringPedersen: ringPedersen.parameters, sid: sid, pid: clientPID) }
+        try time("nicorrectkey-prove") { nProof = try PaillierModulusProof.prove(secretKey: key, sid: sid) }
+        try time("nicorrectkey-verify") { try nProof?.verify(n: n, sid: sid) }
+    }
     /// One whole signature, both parties in process: commit, prove, finish.
     func sign(_ label: String) throws -> Double {
         let digest = Array(Digest.compute(.sha256, over: Data(label.utf8)).bytes)
