@@ -203,6 +203,10 @@ final class RangeProofTests: XCTestCase {
         XCTAssertThrowsError(try proof.verify(secret.parameters, pid: client), "bound to the server's identity")
         XCTAssertThrowsError(try RingPedersenProof(commitments: Array(proof.commitments.dropLast()), responses: Array(proof.responses.dropLast()))
             .verify(secret.parameters, pid: server), "the round count is a constant, not the prover's choice")
+        // Issue 15 §4: 128 binary rounds (2^-128); a proof of the paper's 80 is refused.
+        XCTAssertEqual(proof.commitments.count, 128)
+        XCTAssertThrowsError(try RingPedersenProof(commitments: Array(proof.commitments.prefix(80)), responses: Array(proof.responses.prefix(80)))
+            .verify(secret.parameters, pid: server), "80 rounds")
         // s outside ⟨t⟩: a random unit the prover knows no λ for.
         let forged = RingPedersenParameters(n: secret.parameters.n, s: secret.parameters.s + 2, t: secret.parameters.t)
         XCTAssertThrowsError(try proof.verify(forged, pid: server))

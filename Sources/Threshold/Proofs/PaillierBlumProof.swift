@@ -65,6 +65,9 @@ public struct PaillierBlumProof: Sendable, Equatable {
         let wModP = w.modulo(p).jacobi(p)
         var roots: [BigInt] = [], aBits: [Bool] = [], bBits: [Bool] = []
         for y in challenges(n: n, w: w, sid: sid) {
+            // The Legendre symbols go through GMP's (variable-time) Jacobi algorithm: the bits
+            // they decide are published as a_i, b_i, and enrollment runs once on the device;
+            // Euler's criterion by powm_sec would double the prover's time.
             let legendreP = y.modulo(p).jacobi(p), legendreQ = y.modulo(q).jacobi(q)
             guard legendreP != 0, legendreQ != 0 else { throw ThresholdError.invalidPaillierModulus("a challenge shares a factor with N") }
             // −1 is a non-residue modulo both primes; w modulo exactly one. b makes the two

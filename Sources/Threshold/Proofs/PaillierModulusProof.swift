@@ -2,6 +2,9 @@
 /// (GRSB18, parameters from ePrint 2018/987 §6.2.3) — N-th roots `σ_i` of 11 values `ρ_i` the
 /// verifier derives itself from `(N, sid)` — together with the check that N has no prime factor
 /// below 6379 (`PaillierPublicKey.validated`). Only the holder of `φ(N)` can take N-th roots.
+/// This shows square-freeness, not how many factors N has or how large they are: enrollment
+/// pairs it with Π^mod (two primes, of which this is the N-th-root half) and Π^fac (both above
+/// 2^255); `docs/threshold-proofs.md`.
 public struct PaillierModulusProof: Sendable, Equatable {
     public static let rounds = 11
     public let roots: [BigInt]
