@@ -22,15 +22,20 @@ public final class ThresholdSigner: UnlockTimingSigner, @unchecked Sendable {   
     /// The co-signer holding the other share.
     public var coSigner: String { registration.server }
     private let signingCertificate: Certificate
+    /// Hears what a person should know that does not stop the signature (a `finish` the
+    /// co-signer never confirmed).
+    private let warning: @Sendable (String) -> Void
 
-    public init(account: String, store: ShareKeyStore, role: ShareRole = .sign, pinProvider: ThresholdPINProvider, timeout: TimeInterval = 30) throws {
+    public init(account: String, store: ShareKeyStore, role: ShareRole = .sign, pinProvider: ThresholdPINProvider, timeout: TimeInterval = 30,
+                retry: RetryPolicy = RetryPolicy(), warning: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.account = account
+        self.warning = warning
         self.store = store
         self.role = role
         self.pinProvider = pinProvider
         registration = try store.registration(role)
         guard let server = URL(string: registration.server) else { throw ThresholdError.keyStore("the stored co-signer URL is not a URL") }
-        client = ThresholdClient(server: server, transport: registration.transport(timeout: timeout), attestation: try store.deviceAttestation())
+        client = ThresholdClient(server: server, transport: registration.transport(timeout: timeout), attestation: try store.deviceAttestation(), retry: retry)
         signingCertificate = try store.certificate(role)
     }
 
@@ -48,9 +53,15 @@ public final class ThresholdSigner: UnlockTimingSigner, @unchecked Sendable {   
         guard let id = session["sessionID"] as? String else { throw ThresholdError.unexpectedMessage("no signing session") }
         let (store, role, account, provider) = (self.store, self.role, self.account, self.pinProvider)
         let clock = unlockClock
-        let signature = try await client.approve(sessionID: id, digest: bytes, share: share, token: registration.deviceToken, guard: store.shareGuard(role)) {
+        let approval = try await client.approveSession(sessionID: id, digest: bytes, share: share, token: registration.deviceToken, guard: store.shareGuard(role)) {
             try await clock.measure { try store.unlock(role, pin: try await provider.pin(role: role, account: account)).secretKey }
         }
-        return Data(Scalar.encode(signature.r) + Scalar.encode(signature.s))
+        // The session is this device's own and the signature verified here under the joint key:
+        // it is good whether or not the co-signer heard `finish` (its session then expires,
+        // unlocked), so a lost answer does not cost the signature.
+        if let reason = approval.notDelivered {
+            warning("warning: the co-signer did not confirm the signature (\(reason)); it verified on this device and is used, and the co-signer's session \(id) will expire without locking the key")
+        }
+        return Data(Scalar.encode(approval.r) + Scalar.encode(approval.s))
     }
 }
