@@ -8,7 +8,7 @@ import XCTest
 final class LostPacketCommandTests: XCTestCase {
     private var binary: String { TestEnvironment.productsDirectory.appendingPathComponent("tamga").path }
 
-    func testSigningSucceedsWhenOnlyTheFinishAnswerOrEveryFinishIsLost() throws {
+    func testSigningSucceedsWhenAFinishAnswerAProveAnswerOrEveryFinishIsLost() throws {
         let folder = try TestEnvironment.temporaryFolder("lost-packet-cli")
         defer { TestEnvironment.removeFolder(folder) }
         let fixture = try CoSignerFixture(folder: folder)
@@ -44,6 +44,15 @@ final class LostPacketCommandTests: XCTestCase {
         let verified = try TestEnvironment.run(binary, ["verify", container, "--trust", TestEnvironment.pki("root.cert.pem")])
         XCTAssertEqual(verified.status, 0, verified.output + verified.error)
 
+        // The co-signer's c3 never arrives: the session is abandoned (nothing was decrypted,
+        // nothing locks) and tamga signs once more with a new session, without asking again.
+        proxy.inject(.dropAnswer(), whenPathContains: "/sign/prove")
+        let retried = folder.appendingPathComponent("retried.asice").path
+        let again = try TestEnvironment.run(binary, ["sign", retried, document, "--with", "threshold:38001085718"] + lt, environment: environment)
+        XCTAssertEqual(again.status, 0, again.error)
+        XCTAssertTrue(again.error.contains("signing once more with a new session"), again.error)
+        XCTAssertEqual(try TestEnvironment.run(binary, ["verify", retried, "--trust", TestEnvironment.pki("root.cert.pem")]).status, 0)
+
         // Every finish lost: the signature verified on this device is still used (its own
         // session), with a warning; nothing is locked (the co-signer's session expires).
         proxy.inject(.dropRequest, whenPathContains: "/sign/finish", times: 4)
@@ -54,6 +63,7 @@ final class LostPacketCommandTests: XCTestCase {
         XCTAssertEqual(try TestEnvironment.run(binary, ["verify", second, "--trust", TestEnvironment.pki("root.cert.pem")]).status, 0)
         let activity = try TestEnvironment.run(binary, ["threshold", "activity", "--account", "38001085718"], environment: environment)
         XCTAssertFalse(activity.output.contains("key-locked"), activity.output)
-        XCTAssertEqual(activity.output.components(separatedBy: "session-signed").count - 1, 2, "the enrollment's certificate session and the first signature: \(activity.output)")
+        XCTAssertEqual(activity.output.components(separatedBy: "session-signed").count - 1, 3, "the certificate's session, the first and the retried signature: \(activity.output)")
+        XCTAssertTrue(activity.output.contains("session-abandoned"), activity.output)
     }
 }

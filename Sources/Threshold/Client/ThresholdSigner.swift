@@ -47,15 +47,38 @@ public final class ThresholdSigner: UnlockTimingSigner, @unchecked Sendable {   
         }
         let share = try store.publicShare(role)
         let bytes = Array(digest.bytes)
-        // The device opens the session for its own key (no relying party in between).
-        let session = try await client.call("POST", "v3/mobile/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(bytes),
-                                                                          "displayText": "Sign a document with tamga"], token: registration.deviceToken)
-        guard let id = session["sessionID"] as? String else { throw ThresholdError.unexpectedMessage("no signing session") }
         let (store, role, account, provider) = (self.store, self.role, self.account, self.pinProvider)
         let clock = unlockClock
-        let approval = try await client.approveSession(sessionID: id, digest: bytes, share: share, token: registration.deviceToken, guard: store.shareGuard(role)) {
-            try await clock.measure { try store.unlock(role, pin: try await provider.pin(role: role, account: account)).secretKey }
+        // Unlocked once per signature: a second session after a lost answer does not ask again.
+        var unlocked: PaillierSecretKey?
+        var attempt = 0
+        while true {
+            attempt += 1
+            // The device opens the session for its own key (no relying party in between).
+            let session = try await client.call("POST", "v3/mobile/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(bytes),
+                                                                              "displayText": "Sign a document with tamga"], token: registration.deviceToken)
+            guard let id = session["sessionID"] as? String else { throw ThresholdError.unexpectedMessage("no signing session") }
+            let approval: Approval
+            do {
+                approval = try await client.approveSession(sessionID: id, digest: bytes, share: share, token: registration.deviceToken,
+                                                           guard: store.shareGuard(role)) {
+                    if let unlocked { return unlocked }
+                    let key = try await clock.measure { try store.unlock(role, pin: try await provider.pin(role: role, account: account)).secretKey }
+                    unlocked = key
+                    return key
+                }
+            } catch ThresholdError.sessionAbandoned(let why) where attempt == 1 {
+                // Nothing was decrypted and nothing locked (the co-signer's c3, or its answer
+                // to commit, never arrived): one new session — new nonces, a new k2 — is safe.
+                warning("warning: \(why); the session was abandoned without locking anything, signing once more with a new session")
+                continue
+            }
+            return delivered(approval, session: id)
         }
+    }
+
+    /// The signature's bytes, said when the co-signer never confirmed them.
+    private func delivered(_ approval: Approval, session id: String) -> Data {
         // The session is this device's own and the signature verified here under the joint key:
         // it is good whether or not the co-signer heard `finish` (its session then expires,
         // unlocked), so a lost answer does not cost the signature.
