@@ -260,6 +260,32 @@ final class LostPacketTests: XCTestCase {
         try assertNothingLocked(id)
     }
 
+    /// The one failure that still locks, unchanged: a c3 changed on the wire fails the device's
+    /// own checks, so the device locks its share (before decrypting) and reports crypto_fail,
+    /// which locks the key on the co-signer.
+    func testATamperedC3StillLocksBothSides() async throws {
+        proxy.inject(.rewriteAnswer { answer in
+            var bytes = answer
+            let marker = Array("\"c3\":\"".utf8)
+            guard let start = (0...(bytes.count - marker.count)).first(where: { bytes[$0..<$0 + marker.count].elementsEqual(marker) }) else { return bytes }
+            let digit = start + marker.count + 200
+            bytes[digit] = bytes[digit] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
+            return bytes
+        }, whenPathContains: "/sign/prove")
+        let (id, digest) = try await newSession("tampered")
+        do {
+            _ = try await lossy.approveSession(sessionID: id, digest: digest, share: share.publicShare, token: registration.deviceToken,
+                                               guard: guardian) { self.share.secretKey }
+            XCTFail("signed with a tampered c3")
+        } catch let error as ThresholdError {
+            XCTAssertNotEqual(error.code, ThresholdError.sessionAbandoned("").code, "a c3 that arrived and failed is not a lost packet")
+        }
+        XCTAssertEqual(proxy.log.filter { $0.path.contains("/sign/prove") }.map(\.fault), ["rewriteAnswer"])
+        XCTAssertTrue(try guardian.isLocked(), "the device's share is locked")
+        XCTAssertEqual(try state(id), "FAILED")
+        XCTAssertEqual(try service.store.loadKey(share.keyID)?.locked, true, "crypto_fail locked the key on the co-signer")
+    }
+
     // MARK: restarts and expiry
 
     /// The co-signer restarts after its c3 left and before the device's abandon: the abandon

@@ -5,7 +5,8 @@ import Glibc
 
 /// A test tool: a loopback TCP proxy put between an HTTP client and a real server, which loses
 /// the exchanges it is told to — the request never delivered, the answer never delivered after
-/// the server acted on the request, or an error status answered in the server's place. For
+/// the server acted on the request, or an error status answered in the server's place (or a
+/// tampered answer, for the failures that must still lock). For
 /// showing what one dropped segment does to a protocol (issue 15 §2). One request per
 /// connection (`Connection: close`, as `HTTPTransport` sends); plain HTTP only.
 public final class LossyProxy: @unchecked Sendable {   // unchecked: `mutex` guards every mutable field
@@ -17,6 +18,9 @@ public final class LossyProxy: @unchecked Sendable {   // unchecked: `mutex` gua
         case dropAnswer(before: (@Sendable () -> Void)? = nil)
         /// Answered by the proxy itself with this status and a JSON error body; not forwarded.
         case answer(status: Int)
+        /// The server's answer (head and body, as bytes) is changed on its way to the client:
+        /// a tampered message rather than a lost one.
+        case rewriteAnswer(@Sendable ([UInt8]) -> [UInt8])
     }
 
     /// One exchange that went through: its request line, the fault met (if any), and the
@@ -121,6 +125,11 @@ public final class LossyProxy: @unchecked Sendable {   // unchecked: `mutex` gua
             before?()
             Self.reset(client)
             record("dropAnswer", answer.flatMap(Self.status))
+        case .rewriteAnswer(let change)?:
+            guard let answer = Self.forward(request, to: port) else { Self.reset(client); record("upstream unreachable", nil); return }
+            Self.writeAll(client, change(answer))
+            close(client)
+            record("rewriteAnswer", Self.status(answer))
         case nil:
             guard let answer = Self.forward(request, to: port) else { Self.reset(client); record("upstream unreachable", nil); return }
             Self.writeAll(client, answer)
