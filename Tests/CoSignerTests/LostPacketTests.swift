@@ -1,4 +1,4 @@
-import CoSigner
+@testable import CoSigner
 import Foundation
 import TamgaCore
 import TamgaTestSupport
@@ -341,5 +341,32 @@ final class RestartHook: @unchecked Sendable {   // unchecked: `failure` is writ
     init(_ test: LostPacketTests) { self.test = test }
     func restart() {
         do { try test.restart() } catch { failure = error }
+    }
+}
+
+/// The sessions table learns ABANDONED by a rebuild (SQLite cannot change a CHECK): an existing
+/// database keeps its sessions and takes the new state.
+final class AbandonedStateMigrationTests: XCTestCase {
+    func testAnExistingDatabaseKeepsItsSessionsAndAcceptsAbandoned() throws {
+        let folder = try TestEnvironment.temporaryFolder("abandon-migration")
+        defer { TestEnvironment.removeFolder(folder) }
+        let path = folder.appendingPathComponent("cosigner.db").path
+        let rebuild = try XCTUnwrap(CoSignerStore.migrations.firstIndex { $0.contains("sessions_new") })
+        do {
+            let old = try Database(path: path, migrations: Array(CoSignerStore.migrations.prefix(rebuild)))
+            try old.execute("INSERT INTO keys (key_id, document_number, role, share, public_key, created_at) VALUES ('k', 'd', 'sign', x'00', x'00', 1)")
+            try old.execute("""
+                INSERT INTO sessions (id, key_id, kind, digest, rp_name, display_text, state, created_at, expires_at, signature, rp_challenge)
+                VALUES ('s', 'k', 'AUTH', x'01', 'rp', 'text', 'PROVED', 2, 3, x'02', x'03')
+                """)
+            XCTAssertThrowsError(try old.execute("UPDATE sessions SET state = 'ABANDONED' WHERE id = 's'"), "the old CHECK refuses it")
+        }
+        let store = try CoSignerStore(path: path, serverKey: [UInt8](repeating: 1, count: 32))
+        XCTAssertEqual(try store.database.query("SELECT id, key_id, kind, digest, rp_name, display_text, state, created_at, expires_at, signature, rp_challenge FROM sessions"),
+                       [[.text("s"), .text("k"), .text("AUTH"), .blob([1]), .text("rp"), .text("text"), .text("PROVED"), .integer(2), .integer(3), .blob([2]), .blob([3])]])
+        XCTAssertEqual(try store.database.execute("UPDATE sessions SET state = 'ABANDONED' WHERE id = 's'"), 1)
+        XCTAssertThrowsError(try store.database.execute("UPDATE sessions SET state = 'LOST' WHERE id = 's'"), "still checked")
+        XCTAssertEqual(try store.database.query("PRAGMA integrity_check").first?.first?.text, "ok")
+        XCTAssertEqual(try store.database.query("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'sessions_by_key'").first?.first, .integer(1))
     }
 }
