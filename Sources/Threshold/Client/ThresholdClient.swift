@@ -271,10 +271,10 @@ public struct ThresholdClient: Sendable {
                                secretKey: () async throws -> PaillierSecretKey) async throws -> Approval {
         let signing = try ClientSigning(share: share, digest: digest, guard: guardian)
         let base = "v3/mobile/session/\(sessionID)/sign/"
-        let prove: ThresholdMessage.SignProveRequest
+        let committed: ThresholdMessage.SignCommitResponse
         do {
             let commit = try await call("POST", base + "commit", ["message": WireFormat.encode(signing.commitRequest)], token: token)
-            prove = try signing.prove(WireFormat.decodeSignCommitResponse((commit["message"] as? [String: String]) ?? [:]))
+            committed = try WireFormat.decodeSignCommitResponse((commit["message"] as? [String: String]) ?? [:])
         } catch {
             // The commit may have arrived with its answer lost, or the answer was unusable: the
             // session is ended (no c3 exists), or the key's one open session stays taken until
@@ -282,6 +282,15 @@ public struct ThresholdClient: Sendable {
             guard !RetryPolicy.isRefusal(error) else { throw error }
             await abandon(base, token: token)
             throw ThresholdError.sessionAbandoned("commit: \(error)")
+        }
+        let prove: ThresholdMessage.SignProveRequest
+        do {
+            prove = try signing.prove(committed)
+        } catch {
+            // The co-signer's R2 or its proof is wrong: no c3 exists yet, so the session ends
+            // unlocked, but this is the co-signer's failure, not a lost packet (not retried).
+            await abandon(base, token: token)
+            throw error
         }
         let key: PaillierSecretKey
         do {
