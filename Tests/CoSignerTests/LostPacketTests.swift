@@ -228,6 +228,22 @@ final class LostPacketTests: XCTestCase {
         try await assertNextSigningWorks()
     }
 
+    /// The answer to finish is held past the device's timeout (a stalled link): the device
+    /// gives up on that try, resends, and finds the session COMPLETE.
+    func testAFinishAnswerThatTimesOutIsResent() async throws {
+        proxy.inject(.dropAnswer(before: { usleep(4_000_000) }), whenPathContains: "/sign/finish")
+        let (id, digest) = try await newSession("finish times out")
+        let impatient = ThresholdClient(server: proxy.url, transport: HTTPTransport(timeout: 2), attestation: device, retry: RetryPolicy(attempts: 4, firstDelay: 0.05))
+        let started = Date()
+        let approval = try await impatient.approveSession(sessionID: id, digest: digest, share: share.publicShare, token: registration.deviceToken,
+                                                          guard: guardian) { self.share.secretKey }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 4, "the device did not wait for the stalled answer")
+        XCTAssertNil(approval.notDelivered)
+        XCTAssertTrue(try verifies(approval, digest))
+        XCTAssertEqual(try state(id), "COMPLETE")
+        try assertNothingLocked(id)
+    }
+
     func testAFinishAnswered502OnceIsResent() async throws {
         proxy.inject(.answer(status: 502), whenPathContains: "/sign/finish")
         let signed = try await approve("finish 502")
