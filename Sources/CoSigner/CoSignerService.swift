@@ -487,16 +487,19 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         return Self.json(["activity": try store.activity(documentNumber: document).map { ["event": $0.event, "detail": $0.detail, "at": dates.string(from: $0.at)] }])
     }
 
-    /// Locks a key (durably) whose signing session got its c3 and never finished: past its
-    /// deadline with room for the party's own (which counts from commit), it is abandoned.
-    func lockIfAbandoned(_ keyID: [UInt8], keyText: String) throws {
+    /// Ends, without locking, the key's sessions that got their c3 and never finished: past their
+    /// deadline with room for the party's own (which counts from commit), they are EXPIRED. The
+    /// server alone cannot tell an answer lost on the network (or its own restart) from an
+    /// attack, and locking on a timeout would let anyone who drops one segment force a
+    /// re-enrollment; the device locks its own share when a c3 it decrypted fails (ShareGuard),
+    /// and reports that as `crypto_fail`, which does lock here. Logged, so the person sees it.
+    func expireUnfinished(_ keyText: String, document: String) throws {
         let now = CoSignerStore.now()
-        let abandoned = try store.database.query("SELECT id FROM sessions WHERE key_id = ? AND state = 'PROVED' AND expires_at + ? < ?",
-                                                 [.text(keyText), .integer(Int64(sessionLifetime)), .integer(now)]).compactMap { $0.first?.text }
-        guard let first = abandoned.first else { return }
-        try store.database.transaction {
-            try store.lockKey(keyID, reason: "session \(first) got its c3 and never finished")
-            for id in abandoned { try store.database.execute("UPDATE sessions SET state = 'FAILED' WHERE id = ? AND state = 'PROVED'", [.text(id)]) }
+        let unfinished = try store.database.query("SELECT id FROM sessions WHERE key_id = ? AND state = 'PROVED' AND expires_at + ? < ?",
+                                                  [.text(keyText), .integer(Int64(sessionLifetime)), .integer(now)]).compactMap { $0.first?.text }
+        for id in unfinished {
+            guard try store.database.execute("UPDATE sessions SET state = 'EXPIRED' WHERE id = ? AND state = 'PROVED'", [.text(id)]) == 1 else { continue }
+            try store.log(document, "session-expired", "\(id) after c3, never finished")
         }
     }
 
@@ -510,9 +513,10 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         guard row[4].text == caller.document, caller.keys.contains(keyText) else {
             throw Failure(status: 403, code: "not-your-session", message: "the session is for a key this device did not enroll")
         }
-        // finish is judged by the party's own deadline (from commit), not the session's.
-        guard step == "finish" || (row[3].integer ?? 0) >= CoSignerStore.now() else { throw Failure(status: 410, code: "session-expired", message: "the session expired") }
-        if step == "commit" { try lockIfAbandoned(keyID, keyText: keyText) }
+        // finish is judged by the party's own deadline (from commit), not the session's; an
+        // expired session can still be abandoned.
+        guard step == "finish" || step == "abandon" || (row[3].integer ?? 0) >= CoSignerStore.now() else { throw Failure(status: 410, code: "session-expired", message: "the session expired") }
+        if step == "commit" { try expireUnfinished(keyText, document: caller.document) }
         guard let key = try store.loadKey(keyID), !key.locked else { throw Failure(status: 423, code: "key-locked", message: "the key is locked") }
         let body = try Self.object(request)
         let message = Self.strings(body["message"])
@@ -546,6 +550,9 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
                 try? party.signCancel(key.share)
                 try store.log(caller.document, "session-declined", sessionID)
                 return Self.json(["state": "FAILED"])
+            case "abandon":
+                return try abandonSession(sessionID, share: key.share, reason: body["reason"] as? String, document: caller.document,
+                                          requireOwnPartySession: requireOwnPartySession)
             case "prove":
                 try requireOwnPartySession()
                 try move(from: "COMMITTED", to: "PROVED")
@@ -571,6 +578,30 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
             if party.lockedKeys.contains(keyID) { try? store.lockKey(keyID, reason: "the co-signer locked it during \(step) of \(sessionID)") }
             throw error
         }
+    }
+
+    /// `{reason: "c3-not-received"}`: the device never got (or never decrypted) this session's
+    /// c3 — the answer to `prove` or `commit` was lost, the co-signer restarted, or the answer
+    /// was unusable — and ends the session. COMMITTED or PROVED → ABANDONED, the party's k2
+    /// dropped, the key NOT locked: a device that decrypted a c3 which failed its checks sends
+    /// `crypto_fail` instead (and locks its own share first). The device must not retry `prove`
+    /// for the session (the party refuses a second c3 for one k2); it starts a new session.
+    func abandonSession(_ sessionID: String, share: ServerKeyShare, reason: String?, document: String,
+                        requireOwnPartySession: () throws -> Void) throws -> HTTPResponse {
+        guard reason == "c3-not-received" else {
+            throw Failure(status: 400, code: "bad-request", message: "abandon needs reason \"c3-not-received\"; report a failed c3 with finish (crypto_fail)")
+        }
+        try requireOwnPartySession()
+        // The state first (a conditional UPDATE: a session that already ended is left alone),
+        // then the party: a prove still computing finds its session gone and releases no c3.
+        guard let before = try store.database.query("SELECT state FROM sessions WHERE id = ?", [.text(sessionID)]).first?.first?.text,
+              before == "COMMITTED" || before == "PROVED",
+              try store.database.execute("UPDATE sessions SET state = 'ABANDONED' WHERE id = ? AND state = ?", [.text(sessionID), .text(before)]) == 1 else {
+            throw Failure(status: 409, code: "wrong-state", message: "only a committed or proved session can be abandoned; this one is not open")
+        }
+        party.signAbandon(share)
+        try store.log(document, "session-abandoned", "\(sessionID) \(before == "PROVED" ? "after" : "before") c3: the device did not receive it")
+        return Self.json(["state": "ABANDONED"])
     }
 
     /// The last step: the signature checked under the key and this session's digest, then the

@@ -179,6 +179,8 @@ public enum TamgaCommandLine {
             switch e {
             case .wrongPIN: return (e.code, .pinRejected)
             case .keyStore, .notEnrolled: return (e.code, .inputRejected)
+            // A network loss at the co-signer: a service failure, nothing locked.
+            case .sessionAbandoned, .signatureNotDelivered: return (e.code, .serviceFailed)
             default: return (e.code, .signingFailed)
             }
         case is DatabaseError: return ("database", .writeFailed)

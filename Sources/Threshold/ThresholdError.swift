@@ -19,6 +19,12 @@ public enum ThresholdError: Error, Equatable, Sendable {
     case wrongPIN(triesLeft: Int)
     case notEnrolled
     case keyStore(String)
+    /// The co-signer's c3 never reached this device (a lost answer to `prove`, a reset, a 5xx, a
+    /// restart); the device ended the session without decrypting anything, so nothing is locked.
+    case sessionAbandoned(String)
+    /// The joint signature was made and verified on this device, but the co-signer did not
+    /// confirm `finish` after several tries: the relying party does not have it.
+    case signatureNotDelivered(String)
 
     public var code: String {
         switch self {
@@ -35,6 +41,8 @@ public enum ThresholdError: Error, Equatable, Sendable {
         case .wrongPIN: "wrong-pin"
         case .notEnrolled: "threshold-not-enrolled"
         case .keyStore: "threshold-key-store"
+        case .sessionAbandoned: "threshold-session-abandoned"
+        case .signatureNotDelivered: "threshold-signature-not-delivered"
         }
     }
 }
@@ -55,6 +63,10 @@ extension ThresholdError: CustomStringConvertible {
         case .wrongPIN(let left): "Wrong PIN: \(left) \(left == 1 ? "try" : "tries") left before this device's share is deleted. tamga does not retry a PIN."
         case .notEnrolled: "This device has no threshold key for that account; enroll first (tamga threshold enroll)."
         case .keyStore(let what): "The threshold key store failed: \(what)."
+        case .sessionAbandoned(let what):
+            "The co-signer's answer did not arrive (\(what)); the session was abandoned before anything was decrypted, so neither side locked the key. Sign again."
+        case .signatureNotDelivered(let what):
+            "The signature was made and verified on this device, but the co-signer did not confirm receiving it (\(what)), so whoever asked for it does not have it. The key is not locked; ask for a new session."
         }
     }
 }

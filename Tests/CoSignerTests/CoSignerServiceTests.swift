@@ -363,20 +363,7 @@ final class SessionIsolationTests: CoSignerHTTPTestCase {
         XCTAssertEqual(try service.store.loadKey(share.keyID)?.locked, true, "in the database, not only in memory")
     }
 
-    func testASessionAbandonedAfterItsC3LocksTheKeyAtTheNextCommit() async throws {
-        let (share, token) = try await enroll(document: "50001010000")
-        let (id, digest) = try await session(share, "abandoned")
-        let (_, prove) = try await commit(id, share, digest, token: token)
-        _ = try await call("POST", "/v3/mobile/session/\(id)/sign/prove", ["message": WireFormat.encode(prove)], token: token)
-        // The device never finishes; time passes beyond both deadlines.
-        try service.store.database.execute("UPDATE sessions SET expires_at = ? WHERE id = ?", [.integer(CoSignerStore.now() - 10_000), .text(id)])
-        let (next, nextDigest) = try await session(share, "next")
-        let signing = try ClientSigning(share: share.publicShare, digest: nextDigest, guard: MemoryGuardForService())
-        let (status, _) = try await call("POST", "/v3/mobile/session/\(next)/sign/commit", ["message": WireFormat.encode(signing.commitRequest)], token: token)
-        XCTAssertEqual(status, 423)
-        XCTAssertEqual(try service.store.loadKey(share.keyID)?.locked, true)
-        XCTAssertEqual(try state(id), "FAILED")
-    }
+    // A session left PROVED no longer locks its key when it expires: LostPacketTests.
 
     func testADeviceReachesOnlyTheKeysItEnrolledAndReEnrollmentRevokesTheOldDevice() async throws {
         let code = try service.store.issueEnrollmentCode(documentNumber: "60001010000")

@@ -54,6 +54,21 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
         CREATE TABLE relying_parties (
             name TEXT PRIMARY KEY, key_hash TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL);
         """,
+        // A session the device abandoned (it never received the c3) is ABANDONED, not FAILED:
+        // it ends without locking the key. SQLite cannot change a CHECK, so the table is rebuilt
+        // (nothing references sessions).
+        """
+        CREATE TABLE sessions_new (
+            id TEXT PRIMARY KEY, key_id TEXT NOT NULL REFERENCES keys(key_id), kind TEXT NOT NULL CHECK (kind IN ('SIGN', 'AUTH')),
+            digest BLOB NOT NULL, rp_name TEXT NOT NULL, display_text TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('PENDING', 'COMMITTED', 'PROVED', 'COMPLETE', 'FAILED', 'EXPIRED', 'ABANDONED')),
+            created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, signature BLOB, rp_challenge BLOB);
+        INSERT INTO sessions_new (id, key_id, kind, digest, rp_name, display_text, state, created_at, expires_at, signature, rp_challenge)
+            SELECT id, key_id, kind, digest, rp_name, display_text, state, created_at, expires_at, signature, rp_challenge FROM sessions;
+        DROP TABLE sessions;
+        ALTER TABLE sessions_new RENAME TO sessions;
+        CREATE INDEX sessions_by_key ON sessions(key_id, state);
+        """,
     ]
 
     /// Opens the database at `path`; `serverKey` is the 32-byte key sealing the server shares.

@@ -93,7 +93,10 @@ enum SignerSpecification: Equatable {
                 }
             }
             let store = try ShareKeyStore(account: account, environment: secrets.environment)
-            return try ThresholdSigner(account: account, store: store, pinProvider: ThresholdPINPrompt(secrets: secrets))
+            // A signature the co-signer never confirmed is still good for this device's own
+            // signing: said on standard error (escaped: the reason may quote the network).
+            return try ThresholdSigner(account: account, store: store, pinProvider: ThresholdPINPrompt(secrets: secrets),
+                                       warning: { terminal.error(TerminalText.escaped($0)) })
         case .pkcs11(let label, let keyID):
             let token = try PKCS11Tokens.choose(label: label, in: PKCS11Tokens.modules(path: module))
             return try PKCS11Signer(token: token, keyID: keyID, pinProvider: TokenPINPrompt(secrets: secrets, terminal: terminal), pss: pss)

@@ -9,11 +9,14 @@ public struct ThresholdClient: Sendable {
     public let transport: HTTPTransport
     /// Signs device calls with the device key; nil only against a co-signer that does not ask.
     public let attestation: DeviceAttestation?
+    /// How `finish` and `abandon` are resent when their answer may have been lost.
+    public var retry: RetryPolicy
 
-    public init(server: URL, transport: HTTPTransport = HTTPTransport(timeout: 30), attestation: DeviceAttestation? = nil) {
+    public init(server: URL, transport: HTTPTransport = HTTPTransport(timeout: 30), attestation: DeviceAttestation? = nil, retry: RetryPolicy = RetryPolicy()) {
         self.server = server
         self.transport = transport
         self.attestation = attestation
+        self.retry = retry
     }
 
     /// The subject the co-signer's CA writes into a threshold key's certificate; the device builds
@@ -241,15 +244,54 @@ public struct ThresholdClient: Sendable {
         return (answer["activity"] as? [[String: Any]] ?? []).map { $0.compactMapValues { $0 as? String } }
     }
 
-    /// Commit → (PIN) → prove → finish for one session. The Paillier key is unlocked after the
-    /// commit and before prove, so a wrong or refused PIN cancels the session before the
-    /// co-signer computes any c3 (nothing leaks, nothing locks); after c3, any failure locks.
+    /// Commit → (PIN) → prove → finish for one session; throws `signatureNotDelivered` when the
+    /// signature verified here but the co-signer never confirmed it (see `approveSession`).
     public func approve(sessionID: String, digest: [UInt8], share: ClientPublicShare, token: String, guard guardian: ShareGuard,
                         secretKey: () async throws -> PaillierSecretKey) async throws -> (r: BigInt, s: BigInt) {
+        let approval = try await approveSession(sessionID: sessionID, digest: digest, share: share, token: token, guard: guardian, secretKey: secretKey)
+        if let reason = approval.notDelivered { throw ThresholdError.signatureNotDelivered(reason) }
+        return approval.signature
+    }
+
+    /// Commit → (PIN) → prove → finish for one session. The Paillier key is unlocked after the
+    /// commit and before prove, so a wrong or refused PIN cancels the session before the
+    /// co-signer computes any c3 (nothing leaks, nothing locks).
+    ///
+    /// A lost segment costs at most a retry, never a lock (docs/cosigner-api.md, "Lost packets"):
+    /// - `crypto_fail` is sent only when this device's own checks of a c3 it decrypted failed;
+    ///   the share is locked then (ShareGuard, before decryption), whatever happens to the report.
+    /// - No usable c3 (the answer to commit or prove lost, reset, 5xx, garbled, or the co-signer
+    ///   restarted): the device abandons the session (`c3-not-received`) and throws
+    ///   `sessionAbandoned`; it never sends prove again for it (no second c3 for one k2).
+    /// - A verified signature whose `finish` gets no answer is resent a few times (409 with the
+    ///   session COMPLETE means an earlier try arrived). If it still is not confirmed, the
+    ///   signature is returned anyway with `notDelivered` set: the device's own signing can use
+    ///   it; for a relying party's session the caller must say it was not delivered.
+    public func approveSession(sessionID: String, digest: [UInt8], share: ClientPublicShare, token: String, guard guardian: ShareGuard,
+                               secretKey: () async throws -> PaillierSecretKey) async throws -> Approval {
         let signing = try ClientSigning(share: share, digest: digest, guard: guardian)
         let base = "v3/mobile/session/\(sessionID)/sign/"
-        let commit = try await call("POST", base + "commit", ["message": WireFormat.encode(signing.commitRequest)], token: token)
-        let prove = try signing.prove(WireFormat.decodeSignCommitResponse((commit["message"] as? [String: String]) ?? [:]))
+        let committed: ThresholdMessage.SignCommitResponse
+        do {
+            let commit = try await call("POST", base + "commit", ["message": WireFormat.encode(signing.commitRequest)], token: token)
+            committed = try WireFormat.decodeSignCommitResponse((commit["message"] as? [String: String]) ?? [:])
+        } catch {
+            // The commit may have arrived with its answer lost, or the answer was unusable: the
+            // session is ended (no c3 exists), or the key's one open session stays taken until
+            // it expires. A refusal changed nothing on the co-signer.
+            guard !RetryPolicy.isRefusal(error) else { throw error }
+            await abandon(base, token: token)
+            throw ThresholdError.sessionAbandoned("commit: \(error)")
+        }
+        let prove: ThresholdMessage.SignProveRequest
+        do {
+            prove = try signing.prove(committed)
+        } catch {
+            // The co-signer's R2 or its proof is wrong: no c3 exists yet, so the session ends
+            // unlocked, but this is the co-signer's failure, not a lost packet (not retried).
+            await abandon(base, token: token)
+            throw error
+        }
         let key: PaillierSecretKey
         do {
             key = try await secretKey()
@@ -257,15 +299,64 @@ public struct ThresholdClient: Sendable {
             _ = try? await call("POST", base + "cancel", [:], token: token)
             throw error
         }
-        let proved = try await call("POST", base + "prove", ["message": WireFormat.encode(prove)], token: token)
-        let c3 = try WireFormat.decodeSignProveResponse((proved["message"] as? [String: String]) ?? [:])
+        let c3: ThresholdMessage.SignProveResponse
         do {
-            let signature = try signing.finish(c3, secretKey: key)
-            _ = try await call("POST", base + "finish", ["message": WireFormat.encode(ThresholdMessage.SignFinishRequest(signature: signature))], token: token)
-            return signature
+            let proved = try await call("POST", base + "prove", ["message": WireFormat.encode(prove)], token: token)
+            c3 = try WireFormat.decodeSignProveResponse((proved["message"] as? [String: String]) ?? [:])
         } catch {
-            _ = try? await call("POST", base + "finish", ["message": WireFormat.encode(ThresholdMessage.SignFinishRequest(signature: nil))], token: token)
+            // Nothing was decrypted, so nothing can have leaked: not a crypto failure. The
+            // co-signer may hold a PROVED session whose c3 never arrived; the device says so.
+            guard !RetryPolicy.isRefusal(error) else { throw error }
+            await abandon(base, token: token)
+            throw ThresholdError.sessionAbandoned("prove: \(error)")
+        }
+        let signature: (r: BigInt, s: BigInt)
+        do {
+            signature = try signing.finish(c3, secretKey: key)
+        } catch {
+            // The device's own checks of the c3 failed (its share is locked now): the one case
+            // reported as crypto_fail, which locks the key on the co-signer too.
+            try? await deliverFinish(base, ThresholdMessage.SignFinishRequest(signature: nil), sessionID: sessionID, token: token)
             throw error
+        }
+        do {
+            try await deliverFinish(base, ThresholdMessage.SignFinishRequest(signature: signature), sessionID: sessionID, token: token)
+            return Approval(r: signature.r, s: signature.s, notDelivered: nil)
+        } catch {
+            return Approval(r: signature.r, s: signature.s, notDelivered: "finish: \(error)")
+        }
+    }
+
+    /// Ends a session whose c3 this device never received or never used (best effort: resent
+    /// like `finish`; if it is lost too, the session expires on the co-signer, unlocked).
+    func abandon(_ base: String, token: String) async {
+        _ = try? await resend("POST", base + "abandon", ["reason": "c3-not-received"], token: token)
+    }
+
+    /// Sends `finish` until the co-signer answers. A 409 means an earlier try arrived and its
+    /// answer was lost (or the session ended otherwise): a signature counts as delivered only
+    /// when the session is then COMPLETE; a failure report once the session has ended at all.
+    func deliverFinish(_ base: String, _ finish: ThresholdMessage.SignFinishRequest, sessionID: String, token: String) async throws {
+        do {
+            _ = try await resend("POST", base + "finish", ["message": WireFormat.encode(finish)], token: token)
+        } catch where RetryPolicy.status(error) == 409 {
+            guard finish.signature != nil else { return }
+            let state = try await resend("GET", "v3/mobile/session/\(sessionID)", nil, token: token)["state"] as? String
+            guard state == "COMPLETE" else { throw error }
+        }
+    }
+
+    /// One call, sent again (after a pause) while its failure may be a lost segment; a refusal
+    /// (4xx) is thrown at once.
+    func resend(_ method: String, _ path: String, _ body: [String: Any]?, token: String) async throws -> [String: Any] {
+        var attempt = 0
+        while true {
+            do {
+                return try await call(method, path, body, token: token)
+            } catch where !RetryPolicy.isRefusal(error) && attempt + 1 < retry.attempts {
+                attempt += 1
+                try await Task.sleep(nanoseconds: UInt64(retry.delay(before: attempt) * 1_000_000_000))
+            }
         }
     }
 

@@ -22,15 +22,20 @@ public final class ThresholdSigner: UnlockTimingSigner, @unchecked Sendable {   
     /// The co-signer holding the other share.
     public var coSigner: String { registration.server }
     private let signingCertificate: Certificate
+    /// Hears what a person should know that does not stop the signature (a `finish` the
+    /// co-signer never confirmed).
+    private let warning: @Sendable (String) -> Void
 
-    public init(account: String, store: ShareKeyStore, role: ShareRole = .sign, pinProvider: ThresholdPINProvider, timeout: TimeInterval = 30) throws {
+    public init(account: String, store: ShareKeyStore, role: ShareRole = .sign, pinProvider: ThresholdPINProvider, timeout: TimeInterval = 30,
+                retry: RetryPolicy = RetryPolicy(), warning: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.account = account
+        self.warning = warning
         self.store = store
         self.role = role
         self.pinProvider = pinProvider
         registration = try store.registration(role)
         guard let server = URL(string: registration.server) else { throw ThresholdError.keyStore("the stored co-signer URL is not a URL") }
-        client = ThresholdClient(server: server, transport: registration.transport(timeout: timeout), attestation: try store.deviceAttestation())
+        client = ThresholdClient(server: server, transport: registration.transport(timeout: timeout), attestation: try store.deviceAttestation(), retry: retry)
         signingCertificate = try store.certificate(role)
     }
 
@@ -42,15 +47,44 @@ public final class ThresholdSigner: UnlockTimingSigner, @unchecked Sendable {   
         }
         let share = try store.publicShare(role)
         let bytes = Array(digest.bytes)
-        // The device opens the session for its own key (no relying party in between).
-        let session = try await client.call("POST", "v3/mobile/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(bytes),
-                                                                          "displayText": "Sign a document with tamga"], token: registration.deviceToken)
-        guard let id = session["sessionID"] as? String else { throw ThresholdError.unexpectedMessage("no signing session") }
         let (store, role, account, provider) = (self.store, self.role, self.account, self.pinProvider)
         let clock = unlockClock
-        let signature = try await client.approve(sessionID: id, digest: bytes, share: share, token: registration.deviceToken, guard: store.shareGuard(role)) {
-            try await clock.measure { try store.unlock(role, pin: try await provider.pin(role: role, account: account)).secretKey }
+        // Unlocked once per signature: a second session after a lost answer does not ask again.
+        var unlocked: PaillierSecretKey?
+        var attempt = 0
+        while true {
+            attempt += 1
+            // The device opens the session for its own key (no relying party in between).
+            let session = try await client.call("POST", "v3/mobile/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(bytes),
+                                                                              "displayText": "Sign a document with tamga"], token: registration.deviceToken)
+            guard let id = session["sessionID"] as? String else { throw ThresholdError.unexpectedMessage("no signing session") }
+            let approval: Approval
+            do {
+                approval = try await client.approveSession(sessionID: id, digest: bytes, share: share, token: registration.deviceToken,
+                                                           guard: store.shareGuard(role)) {
+                    if let unlocked { return unlocked }
+                    let key = try await clock.measure { try store.unlock(role, pin: try await provider.pin(role: role, account: account)).secretKey }
+                    unlocked = key
+                    return key
+                }
+            } catch ThresholdError.sessionAbandoned(let why) where attempt == 1 {
+                // Nothing was decrypted and nothing locked (the co-signer's c3, or its answer
+                // to commit, never arrived): one new session — new nonces, a new k2 — is safe.
+                warning("warning: \(why); the session was abandoned without locking anything, signing once more with a new session")
+                continue
+            }
+            return delivered(approval, session: id)
         }
-        return Data(Scalar.encode(signature.r) + Scalar.encode(signature.s))
+    }
+
+    /// The signature's bytes, said when the co-signer never confirmed them.
+    private func delivered(_ approval: Approval, session id: String) -> Data {
+        // The session is this device's own and the signature verified here under the joint key:
+        // it is good whether or not the co-signer heard `finish` (its session then expires,
+        // unlocked), so a lost answer does not cost the signature.
+        if let reason = approval.notDelivered {
+            warning("warning: the co-signer did not confirm the signature (\(reason)); it verified on this device and is used, and the co-signer's session \(id) will expire without locking the key")
+        }
+        return Data(Scalar.encode(approval.r) + Scalar.encode(approval.s))
     }
 }

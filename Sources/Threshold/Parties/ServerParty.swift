@@ -38,8 +38,10 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
         case finished
     }
 
-    /// How long a signing session may stay open: an expired COMMITTED session ends (its k2 is
-    /// dropped); an expired PROVED one — a c3 that was never followed by `finish` — locks the key.
+    /// How long a signing session may stay open. An expired session ends without locking the
+    /// key, whether COMMITTED (its k2 is dropped) or PROVED: a c3 never followed by `finish`
+    /// may be an answer lost on the network or a co-signer restart, which the server cannot tell
+    /// from an attack, and the device locks its own share when it decrypted a c3 that failed.
     public let sessionLifetime: TimeInterval
     private var usedClientNonces: [[UInt8]: Set<[UInt8]>] = [:]   // by key id
 
@@ -139,9 +141,8 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
             case .committed(_, _, _, let deadline)? where deadline < now:
                 signings[share.keyID] = .finished   // abandoned before prove: k2 dropped
             case .proved(_, _, _, let deadline)? where deadline < now:
-                lockedKeys.insert(share.keyID)       // a c3 went out and no finish came back
+                // A c3 went out and no finish came back: expired, not locked (see sessionLifetime).
                 signings[share.keyID] = .finished
-                throw ThresholdError.shareLocked
             case .committed?, .proving?, .proved?:
                 throw ThresholdError.unexpectedMessage("another signing session for this key is open")
             default:
@@ -210,6 +211,19 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
             case .committed(_, let request, _, _)?: request.digest
             case .proved(_, let request, _, _)?: request.digest
             default: nil
+            }
+        }
+    }
+
+    /// Ends the key's open session, whatever step it is at, without locking: the device says it
+    /// never decrypted a c3 (the answer to `prove` was lost, or the co-signer restarted). k2 is
+    /// dropped, so the session cannot be proved again (never a second c3 for one k2); a prove
+    /// still computing finds its session gone and does not hand out its c3.
+    public func signAbandon(_ share: ServerKeyShare) {
+        lock.withLock {
+            switch signings[share.keyID] {
+            case .committed?, .proving?, .proved?: signings[share.keyID] = .finished
+            default: break
             }
         }
     }
