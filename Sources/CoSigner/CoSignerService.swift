@@ -568,7 +568,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
             }
         } catch {
             // The party locks a key in memory (a c3 abandoned past its deadline); make it durable.
-            if party.lockedKeys.contains(keyID) { try? store.lockKey(keyID, reason: "the co-signer locked it during \(step) of \(sessionID)") }
+            if party.isLocked(keyID) { try? store.lockKey(keyID, reason: "the co-signer locked it during \(step) of \(sessionID)") }
             throw error
         }
     }
