@@ -178,7 +178,7 @@ public enum TamgaCommandLine {
         case let e as ThresholdError:
             switch e {
             case .wrongPIN: return (e.code, .pinRejected)
-            case .keyStore, .notEnrolled: return (e.code, .inputRejected)
+            case .keyStore, .notEnrolled, .reservedName: return (e.code, .inputRejected)
             default: return (e.code, .signingFailed)
             }
         case is DatabaseError: return ("database", .writeFailed)

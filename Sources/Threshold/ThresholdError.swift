@@ -19,6 +19,8 @@ public enum ThresholdError: Error, Equatable, Sendable {
     case wrongPIN(triesLeft: Int)
     case notEnrolled
     case keyStore(String)
+    /// A relying party's name that the co-signer uses itself (or one that reads the same).
+    case reservedName(String)
 
     public var code: String {
         switch self {
@@ -35,6 +37,7 @@ public enum ThresholdError: Error, Equatable, Sendable {
         case .wrongPIN: "wrong-pin"
         case .notEnrolled: "threshold-not-enrolled"
         case .keyStore: "threshold-key-store"
+        case .reservedName: "threshold-reserved-name"
         }
     }
 }
@@ -55,6 +58,7 @@ extension ThresholdError: CustomStringConvertible {
         case .wrongPIN(let left): "Wrong PIN: \(left) \(left == 1 ? "try" : "tries") left before this device's share is deleted. tamga does not retry a PIN."
         case .notEnrolled: "This device has no threshold key for that account; enroll first (tamga threshold enroll)."
         case .keyStore(let what): "The threshold key store failed: \(what)."
+        case .reservedName(let what): "\(what); register the relying party under a name of its own."
         }
     }
 }

@@ -39,6 +39,19 @@ final class CoSignerProcessTests: XCTestCase {
         XCTAssertTrue(again.output.contains("\"database\""), again.output)
     }
 
+    /// `add-rp` refuses the names the co-signer gives its own sessions, says why, and its help
+    /// lists them.
+    func testAddRPRefusesTheCoSignersOwnNames() throws {
+        XCTAssertEqual(try TestEnvironment.run(binary, ["cosigner", "issue-code", "38001085718", "--db", database, "--create"]).status, 0)
+        for name in ["this device", "Co-Signer CA"] {
+            let refused = try TestEnvironment.run(binary, ["cosigner", "add-rp", name, "--db", database, "--json"])
+            XCTAssertEqual(refused.status, 3, refused.error)
+            XCTAssertTrue(refused.output.contains("threshold-reserved-name") || refused.error.contains("threshold-reserved-name"), refused.output + refused.error)
+        }
+        let help = try TestEnvironment.run(binary, ["cosigner", "add-rp", "--help"])
+        XCTAssertTrue(help.output.contains("\"this device\", \"co-signer CA\""), help.output + help.error)
+    }
+
     func testKeysAndTheServerIdentitySurviveKill9AndRestart() async throws {
         let (first, base) = try serve()
         let code = try TestEnvironment.run(binary, ["cosigner", "issue-code", "38001085718", "--db", database]).output.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -270,13 +270,15 @@ public struct ThresholdClient: Sendable {
     }
 
     /// A certificate for the enrolled key: the request's digest is signed through a session the
-    /// device approves itself.
+    /// device approves itself. The co-signer gets the request's to-be-signed bytes and rebuilds
+    /// them itself (it signs no digest it did not compute).
     func requestCertificate(share: ClientPublicShare, secretKey: PaillierSecretKey, role: ShareRole, registration: Registration,
                             guard guardian: ShareGuard) async throws -> Certificate {
         let spki = TwoPartySigning.subjectPublicKeyInfo(share.publicKey)
         let request = try CertificateRequest(subjectPublicKeyInfo: spki, subject: Self.certificateSubject(document: registration.documentNumber, role: role))
         let digest = Array(request.digest.bytes)
-        let session = try await call("POST", "v3/mobile/certificate/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(digest)],
+        let session = try await call("POST", "v3/mobile/certificate/session", ["keyID": WireFormat.hex(share.keyID), "request": WireFormat.hex(Array(request.toBeSigned)),
+                                                                                     "digest": WireFormat.hex(digest)],
                                      token: registration.deviceToken)
         guard let id = session["sessionID"] as? String else { throw ThresholdError.unexpectedMessage("no session for the certificate request") }
         let signature = try await approve(sessionID: id, digest: digest, share: share, token: registration.deviceToken, guard: guardian) { secretKey }
