@@ -365,7 +365,9 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
             """, [.text(id), .text(WireFormat.hex(keyID)), .text(kind), .blob(digest), .text(rpName), .text(displayText),
                   .integer(CoSignerStore.now()), .integer(CoSignerStore.now() + Int64(sessionLifetime)), challenge.map { .blob($0) } ?? .null])
         try store.log(key.documentNumber, "session-created", "\(kind) \(id) by \(rpName.isEmpty ? "?" : rpName)")
-        return Self.json(["sessionID": id])
+        // The code the relying party shows its user; the device computes the same from the digest
+        // it signs (Smart-ID's rule), so the person can tell this session from any other.
+        return Self.json(["sessionID": id, "verificationCode": VerificationCode.smartID(hash: digest)])
     }
 
     /// `{state, kind}`, and once COMPLETE `signature` (r‖s hex) and the key's `certificate`

@@ -205,6 +205,14 @@ public struct ThresholdClient: Sendable {
             }
             return own
         }
+
+        /// The four digits the person compares with what the relying party shows (Smart-ID's
+        /// rule: SHA-256 of the digest, its last two bytes as a number mod 10000). Computed
+        /// here from the digest this device would sign, never taken from the co-signer: a
+        /// co-signer that swapped the digest cannot make the codes agree.
+        public func verificationCode(subjectPublicKeyInfo: Data) throws -> String {
+            VerificationCode.smartID(hash: try digestToSign(subjectPublicKeyInfo: subjectPublicKeyInfo))
+        }
     }
 
     static func sessionInfo(_ object: [String: Any]) throws -> SessionInfo {
