@@ -168,7 +168,9 @@ final class TwoPartySigningTests: XCTestCase {
         var values = [BigInt.one, BigInt(UInt(2)), q - 1, q - 2]
         for _ in 0..<500 { values.append(try random.nonZeroInteger(below: q, label: "test.k")) }
         for k in values {
+            let before = BigInt.constantTimePowers.count
             let inverse = try XCTUnwrap(TwoPartySigning.nonceInverse(k))
+            XCTAssertGreaterThan(BigInt.constantTimePowers.count, before, "the inverse of \(k) ran mpz_powm_sec")
             XCTAssertEqual(inverse, k.inverse(modulo: q), "\(k)")
             XCTAssertEqual((inverse * k).modulo(q), .one)
         }

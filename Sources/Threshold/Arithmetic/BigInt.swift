@@ -123,11 +123,24 @@ public struct BigInt: @unchecked Sendable {   // unchecked: shared storage is ne
         secret && modulus.isOdd && cgmp_sgn(exponent.pointer) > 0 ? .constantTime : .variableTime
     }
 
+    #if DEBUG
+    /// The `mpz_powm_sec` calls so far (debug builds: tests check which routine a secret took).
+    static let constantTimePowers = RoutineCounter()
+    #endif
+
+    /// `mpz_powm_sec`, counted in debug builds.
+    private func constantTimePower(_ exponent: BigInt, modulo modulus: BigInt) -> BigInt {
+        #if DEBUG
+        Self.constantTimePowers.increment()
+        #endif
+        return BigInt { cgmp_powm_sec($0, pointer, exponent.pointer, modulus.pointer) }
+    }
+
     /// `self^exponent mod modulus`. A secret exponent takes GMP's constant-time `mpz_powm_sec`
     /// (which needs an odd modulus and a positive exponent).
     public func power(_ exponent: BigInt, modulo modulus: BigInt, exponentIsSecret: Bool) -> BigInt {
         if Self.powerRoutine(exponent: exponent, modulus: modulus, secret: exponentIsSecret) == .constantTime {
-            return BigInt { cgmp_powm_sec($0, pointer, exponent.pointer, modulus.pointer) }
+            return constantTimePower(exponent, modulo: modulus)
         }
         precondition(!exponentIsSecret || exponent.isZero, "a secret exponent needs an odd modulus")
         return BigInt { cgmp_powm($0, pointer, exponent.pointer, modulus.pointer) }
@@ -142,7 +155,7 @@ public struct BigInt: @unchecked Sendable {   // unchecked: shared storage is ne
         let exponent = p - 2
         // Never a silent fall back to mpz_powm: for an even or tiny p there is no constant-time answer.
         guard Self.powerRoutine(exponent: exponent, modulus: p, secret: true) == .constantTime else { return nil }
-        let result = BigInt { cgmp_powm_sec($0, pointer, exponent.pointer, p.pointer) }
+        let result = constantTimePower(exponent, modulo: p)
         return result.isZero ? nil : result
     }
 
