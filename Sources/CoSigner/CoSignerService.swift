@@ -281,9 +281,9 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         own["kind"] = "SIGN"
         own.removeValue(forKey: "documentNumber")
         return try createSession(HTTPRequest(method: request.method, path: request.path, headers: request.headers,
-                                             body: Array(try JSONSerialization.data(withJSONObject: own))), relyingParty: "this device",
+                                             body: Array(try JSONSerialization.data(withJSONObject: own))), relyingParty: ReservedNames.thisDevice,
                                  // Every device's own sessions are "this device": the limits count per person.
-                                 limitedAs: "device:\(caller.document)")
+                                 limitedAs: ReservedNames.ownSessionLimiterKey(document: caller.document))
     }
 
     /// A relying party's session → `{sessionID}`. The key is named by `keyID`, or by
@@ -365,7 +365,9 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
             """, [.text(id), .text(WireFormat.hex(keyID)), .text(kind), .blob(digest), .text(rpName), .text(displayText),
                   .integer(CoSignerStore.now()), .integer(CoSignerStore.now() + Int64(sessionLifetime)), challenge.map { .blob($0) } ?? .null])
         try store.log(key.documentNumber, "session-created", "\(kind) \(id) by \(rpName.isEmpty ? "?" : rpName)")
-        return Self.json(["sessionID": id])
+        // The code the relying party shows its user; the device computes the same from the digest
+        // it signs (Smart-ID's rule), so the person can tell this session from any other.
+        return Self.json(["sessionID": id, "verificationCode": VerificationCode.smartID(hash: digest)])
     }
 
     /// `{state, kind}`, and once COMPLETE `signature` (r‖s hex) and the key's `certificate`
@@ -388,22 +390,39 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
 
     // MARK: Certificates
 
-    /// `{keyID, digest}` (the SHA-256 of the device's certificate request's to-be-signed bytes)
-    /// → `{sessionID}`: a SIGN session the device approves like any other, proving it holds the
-    /// joint key.
+    /// `{keyID, request}` (`request`: the to-be-signed DER of the device's certificate request,
+    /// hex; `digest`, if sent, must be its SHA-256) → `{sessionID}`: a SIGN session the device
+    /// approves like any other, proving it holds the joint key.
+    /// The co-signer rebuilds the request itself from what it knows (the enrolled key and the
+    /// account's subject, as `issueCertificate` does) and signs only that digest: the session
+    /// shows the person "co-signer CA: certificate request", so it must not be a way to have
+    /// any other digest signed under that name.
     func certificateSession(_ request: HTTPRequest, _ caller: Caller) throws -> HTTPResponse {
         let document = caller.document
+        guard certificateAuthority != nil else { throw Failure(status: 501, code: "no-ca", message: "this co-signer issues no certificates") }
         let body = try Self.object(request)
-        guard let keyText = body["keyID"] as? String, keyText.count == 64, let keyID = Hex.bytes(keyText, count: 32), caller.keys.contains(keyText.lowercased()),
-              let digestText = body["digest"] as? String, digestText.count == 64, let digest = Hex.bytes(digestText, count: 32) else {
-            throw Failure(status: 400, code: "bad-request", message: "keyID and digest are required")
+        guard let keyText = body["keyID"] as? String, keyText.count == 64, let keyID = Hex.bytes(keyText, count: 32), caller.keys.contains(keyText.lowercased()) else {
+            throw Failure(status: 400, code: "bad-request", message: "keyID (one of this device's keys) and request are required")
+        }
+        // A P-256 request's to-be-signed part is a few hundred bytes; 4 KiB bounds the work.
+        guard let requestText = body["request"] as? String, requestText.utf8.count <= 8192, let sent = Hex.bytes(requestText) else {
+            throw Failure(status: 400, code: "bad-request", message: "request (the certificate request's to-be-signed DER, hex, at most 4096 bytes) is required")
         }
         guard let key = try store.loadKey(keyID), key.documentNumber == document else { throw Failure(status: 404, code: "unknown-key", message: "no such key for this device") }
+        let rebuilt = try CertificateRequest(subjectPublicKeyInfo: TwoPartySigning.subjectPublicKeyInfo(key.share.publicKey),
+                                             subject: Self.subject(document: document, role: key.role))
+        let digest = Array(rebuilt.digest.bytes)
+        let claimed = (body["digest"] as? String).map { Hex.bytes($0, count: 32) ?? [] }
+        guard Data(sent) == rebuilt.toBeSigned, claimed == nil || claimed == digest else {
+            throw Failure(status: 422, code: "request-mismatch",
+                          message: "a certificate session signs only the request this co-signer builds for the key (its subject and public key); build the request with ThresholdClient.certificateSubject and the enrolled key")
+        }
         let id = UUID().uuidString.lowercased()
         try store.database.execute("""
             INSERT INTO sessions (id, key_id, kind, digest, rp_name, display_text, state, created_at, expires_at)
-            VALUES (?, ?, 'SIGN', ?, 'co-signer CA', 'certificate request', 'PENDING', ?, ?)
-            """, [.text(id), .text(keyText.lowercased()), .blob(digest), .integer(CoSignerStore.now()), .integer(CoSignerStore.now() + Int64(sessionLifetime))])
+            VALUES (?, ?, 'SIGN', ?, ?, 'certificate request', 'PENDING', ?, ?)
+            """, [.text(id), .text(keyText.lowercased()), .blob(digest), .text(ReservedNames.certificateAuthority),
+                  .integer(CoSignerStore.now()), .integer(CoSignerStore.now() + Int64(sessionLifetime))])
         return Self.json(["sessionID": id])
     }
 
@@ -575,7 +594,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
             }
         } catch {
             // The party locks a key in memory (a c3 abandoned past its deadline); make it durable.
-            if party.lockedKeys.contains(keyID) { try? store.lockKey(keyID, reason: "the co-signer locked it during \(step) of \(sessionID)") }
+            if party.isLocked(keyID) { try? store.lockKey(keyID, reason: "the co-signer locked it during \(step) of \(sessionID)") }
             throw error
         }
     }

@@ -178,7 +178,7 @@ public enum TamgaCommandLine {
         case let e as ThresholdError:
             switch e {
             case .wrongPIN: return (e.code, .pinRejected)
-            case .keyStore, .notEnrolled: return (e.code, .inputRejected)
+            case .keyStore, .notEnrolled, .reservedName: return (e.code, .inputRejected)
             // A network loss at the co-signer: a service failure, nothing locked.
             case .sessionAbandoned, .signatureNotDelivered: return (e.code, .serviceFailed)
             default: return (e.code, .signingFailed)

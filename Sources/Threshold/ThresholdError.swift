@@ -25,6 +25,8 @@ public enum ThresholdError: Error, Equatable, Sendable {
     /// The joint signature was made and verified on this device, but the co-signer did not
     /// confirm `finish` after several tries: the relying party does not have it.
     case signatureNotDelivered(String)
+    /// A relying party's name that the co-signer uses itself (or one that reads the same).
+    case reservedName(String)
 
     public var code: String {
         switch self {
@@ -43,6 +45,7 @@ public enum ThresholdError: Error, Equatable, Sendable {
         case .keyStore: "threshold-key-store"
         case .sessionAbandoned: "threshold-session-abandoned"
         case .signatureNotDelivered: "threshold-signature-not-delivered"
+        case .reservedName: "threshold-reserved-name"
         }
     }
 }
@@ -67,6 +70,7 @@ extension ThresholdError: CustomStringConvertible {
             "The co-signer's answer did not arrive (\(what)); the session was abandoned before anything was decrypted, so neither side locked the key. Sign again."
         case .signatureNotDelivered(let what):
             "The signature was made and verified on this device, but the co-signer did not confirm receiving it (\(what)), so whoever asked for it does not have it. The key is not locked; ask for a new session."
+        case .reservedName(let what): "\(what); register the relying party under a name of its own."
         }
     }
 }

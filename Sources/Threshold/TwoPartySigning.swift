@@ -18,7 +18,7 @@ public enum TwoPartySigning {
     public static func serverCiphertext(message m: BigInt, r: BigInt, k2: BigInt, x2: BigInt, ckey: BigInt,
                                         publicKey: PaillierPublicKey, random: RandomSource, pool: RandomizerPool? = nil) throws -> BigInt {
         let q = P256.order
-        guard let k2Inverse = k2.inverse(modulo: q) else { throw ThresholdError.invalidScalar("k2 has no inverse") }
+        guard let k2Inverse = nonceInverse(k2) else { throw ThresholdError.invalidScalar("k2 has no inverse") }
         let rho = try random.integer(below: BigInt.one.shiftedLeft(maskBits), label: "sign.rho")
         let plaintext = rho * q + (k2Inverse * m).modulo(q)
         let c1 = try pool?.take().map { publicKey.encrypt(plaintext, randomizerPower: $0) }
@@ -32,12 +32,20 @@ public enum TwoPartySigning {
         let q = P256.order
         let sPrime = try secretKey.decrypt(c3)
         guard sPrime < decryptionBound else { throw ThresholdError.invalidCiphertext("decrypts out of the honest range") }
-        guard let k1Inverse = k1.inverse(modulo: q) else { throw ThresholdError.invalidScalar("k1 has no inverse") }
+        guard let k1Inverse = nonceInverse(k1) else { throw ThresholdError.invalidScalar("k1 has no inverse") }
         var s = (k1Inverse * sPrime).modulo(q)
         guard !s.isZero else { throw ThresholdError.signatureCheckFailed }
         let half = q / BigInt(UInt(2))
         if s > half { s = q - s }
         return (r, s)
+    }
+
+    /// A nonce's inverse modulo the group order q, in constant time (k^(q−2) mod q by
+    /// `mpz_powm_sec`, never `mpz_invert`: k1 and k2 are secret, and a timing leak of a few
+    /// bits of ECDSA nonces over many signatures recovers the key by lattice reduction).
+    /// nil for k ≡ 0.
+    static func nonceInverse(_ k: BigInt) -> BigInt? {
+        k.secretInverse(modulo: P256.order)
     }
 
     /// The DER SubjectPublicKeyInfo of a P-256 point (id-ecPublicKey, prime256v1).

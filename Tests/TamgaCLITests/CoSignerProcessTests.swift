@@ -39,6 +39,19 @@ final class CoSignerProcessTests: XCTestCase {
         XCTAssertTrue(again.output.contains("\"database\""), again.output)
     }
 
+    /// `add-rp` refuses the names the co-signer gives its own sessions, says why, and its help
+    /// lists them.
+    func testAddRPRefusesTheCoSignersOwnNames() throws {
+        XCTAssertEqual(try TestEnvironment.run(binary, ["cosigner", "issue-code", "38001085718", "--db", database, "--create"]).status, 0)
+        for name in ["this device", "Co-Signer CA"] {
+            let refused = try TestEnvironment.run(binary, ["cosigner", "add-rp", name, "--db", database, "--json"])
+            XCTAssertEqual(refused.status, 3, refused.error)
+            XCTAssertTrue(refused.output.contains("threshold-reserved-name") || refused.error.contains("threshold-reserved-name"), refused.output + refused.error)
+        }
+        let help = try TestEnvironment.run(binary, ["cosigner", "add-rp", "--help"])
+        XCTAssertTrue(help.output.contains("\"this device\", \"co-signer CA\""), help.output + help.error)
+    }
+
     func testKeysAndTheServerIdentitySurviveKill9AndRestart() async throws {
         let (first, base) = try serve()
         let code = try TestEnvironment.run(binary, ["cosigner", "issue-code", "38001085718", "--db", database]).output.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -228,12 +241,22 @@ final class ThresholdCommandTests: XCTestCase {
         let created = try TestEnvironment.run("/usr/bin/curl", ["-s", "-X", "POST", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer \(rpKey)", "-d",
                                                                 "{\"keyID\":\"\(keyID)\",\"digest\":\"\(digest)\",\"displayText\":\"Open an account\"}",
                                                                 url.absoluteString + "/v3/rp/session"])
-        let sessionID = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(created.output.utf8)) as? [String: String])?["sessionID"], created.output)
+        let answer = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(created.output.utf8)) as? [String: String], created.output)
+        let sessionID = try XCTUnwrap(answer["sessionID"], created.output)
+        // The verification code: the relying party gets it with the session, the device shows the
+        // same, computed from the digest it signs (Smart-ID's rule).
+        let shownCode = try XCTUnwrap(answer["verificationCode"], created.output)
+        XCTAssertEqual(shownCode, "7310", "SHA-256 of the digest, its last two bytes mod 10000 (python3 hashlib)")
         let pending = try TestEnvironment.run(binary, ["threshold", "pending", "--account", "38001085718"], environment: environment)
         XCTAssertTrue(pending.output.contains(sessionID) && pending.output.contains("Test Bank: Open an account"), pending.output + pending.error)
+        XCTAssertTrue(pending.output.contains("\(sessionID)  SIGN  \(shownCode)  Test Bank"), pending.output)
+        let pendingJSON = try TestEnvironment.run(binary, ["threshold", "pending", "--account", "38001085718", "--json"], environment: environment)
+        let listed = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(pendingJSON.output.utf8)) as? [String: [[String: String]]])?["sessions"], pendingJSON.output)
+        XCTAssertEqual(listed.first { $0["id"] == sessionID }?["verificationCode"], shownCode, pendingJSON.output)
         let approved = try TestEnvironment.run(binary, ["threshold", "approve", sessionID, "--account", "38001085718"], environment: environment)
         XCTAssertEqual(approved.status, 0, approved.error)
         XCTAssertTrue(approved.error.contains("Test Bank asks (SIGN): Open an account"), approved.error)
+        XCTAssertTrue(approved.error.contains("Verification code: \(shownCode)"), approved.error)
         let result = try TestEnvironment.run("/usr/bin/curl", ["-s", "-H", "Authorization: Bearer \(rpKey)", url.absoluteString + "/v3/rp/session/" + sessionID])
         XCTAssertTrue(result.output.contains("\"state\":\"COMPLETE\""), result.output)
         let activity = try TestEnvironment.run(binary, ["threshold", "activity", "--account", "38001085718"], environment: environment)

@@ -159,6 +159,27 @@ final class TwoPartySigningTests: XCTestCase {
             XCTAssertFalse(TwoPartySigning.verify(r: wrong.r, s: wrong.s, digest: digest, publicKey: joint))
         }
     }
+
+    /// k1⁻¹ and k2⁻¹ are k^(q−2) mod q by `mpz_powm_sec` (the secret in the base), the same
+    /// values `mpz_invert` gave, and never by a variable-time routine.
+    func testNonceInversesAreFermatInConstantTimeAndEqualTheExtendedEuclidOnes() throws {
+        let random = SystemRandom(), q = P256.order
+        XCTAssertEqual(BigInt.powerRoutine(exponent: q - 2, modulus: q, secret: true), .constantTime, "q odd, q−2 positive: mpz_powm_sec")
+        var values = [BigInt.one, BigInt(UInt(2)), q - 1, q - 2]
+        for _ in 0..<500 { values.append(try random.nonZeroInteger(below: q, label: "test.k")) }
+        for k in values {
+            let before = BigInt.constantTimePowers.count
+            let inverse = try XCTUnwrap(TwoPartySigning.nonceInverse(k))
+            XCTAssertGreaterThan(BigInt.constantTimePowers.count, before, "the inverse of \(k) ran mpz_powm_sec")
+            XCTAssertEqual(inverse, k.inverse(modulo: q), "\(k)")
+            XCTAssertEqual((inverse * k).modulo(q), .one)
+        }
+        XCTAssertNil(TwoPartySigning.nonceInverse(.zero))
+        XCTAssertNil(TwoPartySigning.nonceInverse(q), "a multiple of q has no inverse")
+        // The helper refuses where mpz_powm_sec cannot run rather than fall back to mpz_powm.
+        XCTAssertEqual(BigInt.powerRoutine(exponent: q - 2, modulus: q + 1, secret: true), .variableTime)
+        XCTAssertNil(BigInt(UInt(3)).secretInverse(modulo: q + 1), "even modulus: no constant-time routine, no answer")
+    }
 }
 
 final class PaillierModulusProofTests: XCTestCase {

@@ -169,6 +169,9 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
         // The name is what a person sees on their device before approving: nothing that could
         // rewrite the prompt, and nothing that reads like a name already registered.
         if let why = TerminalText.refusal(in: name) { throw ThresholdError.keyStore("the relying party's name is refused: \(why)") }
+        if let taken = ReservedNames.reserved(name) {
+            throw ThresholdError.reservedName("\"\(name)\" reads as \"\(taken)\", a name the co-signer gives its own sessions (reserved: \(ReservedNames.all.joined(separator: ", ")) and names starting \(ReservedNames.ownSessionLimiterPrefix))")
+        }
         let lookAlike = TerminalText.lookAlikeKey(name)
         if let existing = try database.query("SELECT name FROM relying_parties").compactMap({ $0.first?.text })
             .first(where: { TerminalText.lookAlikeKey($0) == lookAlike }) {

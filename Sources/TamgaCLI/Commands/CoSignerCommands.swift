@@ -177,6 +177,9 @@ struct CoSignerAddRelyingPartyCommand: Command {
     show ("Test Bank asks…") and what AUTH signatures bind (ACSP_V2), whatever the requests say.
     Only the key's hash is stored; a lost key means registering under a new name. The database
     (--db) must exist unless --create.
+    Reserved (the co-signer's own sessions use them): \(ReservedNames.all.map { "\"\($0)\"" }.joined(separator: ", "))
+    and names starting "device:", compared ignoring case, accents, width, spaces and
+    punctuation (error threshold-reserved-name).
     """
     static let flags: Set<String> = GlobalOptions.flags.union(["--create"])
     static let options: Set<String> = ["--db", "--key"]

@@ -150,6 +150,13 @@ private struct ThresholdAccountOptions {
     }
 
     func secrets(_ context: CommandContext) -> SecretInput { SecretInput(pinFile: pinFile, environment: context.environment) }
+
+    /// The session's verification code as this device computes it from the digest it would
+    /// sign with its own key; nil when it holds no key for the session or would refuse it.
+    func verificationCode(of session: ThresholdClient.SessionInfo, store: ShareKeyStore) -> String? {
+        guard let share = try? store.publicShare(session.role), share.keyID == session.keyID else { return nil }
+        return try? session.verificationCode(subjectPublicKeyInfo: TwoPartySigning.subjectPublicKeyInfo(share.publicKey))
+    }
 }
 
 /// `tamga threshold pending`
@@ -157,7 +164,13 @@ struct ThresholdPendingCommand: Command {
     static let path = ["threshold", "pending"]
     static let abstract = "Lists the signing sessions waiting for this device's approval."
     static let usage = "--account NAME [--role sign|auth] [--store DIR] [--json]"
-    static let help = "One line per session: id, relying party, what it asks to sign."
+    static let help = """
+    One line per session: id, kind, verification code, relying party, what it asks to sign.
+    The four-digit code is computed on this device from the digest it would sign (Smart-ID's
+    rule); it must be the code the relying party shows. "????": this device would refuse the
+    session (an AUTH digest that is not its own, or a key it does not hold).
+    --json: {"sessions": [{"id", "kind", "rpName", "displayText", "digest", "verificationCode"}]}.
+    """
     static let flags: Set<String> = GlobalOptions.flags
     static let options: Set<String> = ThresholdAccountOptions.options
     fileprivate let account: ThresholdAccountOptions
@@ -165,17 +178,23 @@ struct ThresholdPendingCommand: Command {
     init(_ arguments: ParsedArguments) throws { account = try ThresholdAccountOptions(arguments); global = GlobalOptions(arguments) }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
-        let (client, registration) = try account.client(account.store(context))
+        let store = try account.store(context)
+        let (client, registration) = try account.client(store)
         let sessions = try await client.pending(registration)
+        let codes = sessions.map { account.verificationCode(of: $0, store: store) }
         if global.json {
-            context.terminal.json(["sessions": sessions.map { ["id": $0.id, "kind": $0.kind, "rpName": $0.rpName, "displayText": $0.displayText,
-                                                               "digest": WireFormat.hex($0.digest)] }])
+            context.terminal.json(["sessions": zip(sessions, codes).map { session, code in
+                var object = ["id": session.id, "kind": session.kind, "rpName": session.rpName, "displayText": session.displayText,
+                              "digest": WireFormat.hex(session.digest)]
+                object["verificationCode"] = code
+                return object
+            }])
         } else if sessions.isEmpty {
             context.terminal.line("No session is waiting.")
         } else {
             // Everything here came from the network: escaped, so it cannot rewrite the screen.
-            for session in sessions {
-                context.terminal.line(TerminalText.escaped("\(session.id)  \(session.kind)  \(session.rpName): \(session.displayText)"))
+            for (session, code) in zip(sessions, codes) {
+                context.terminal.line(TerminalText.escaped("\(session.id)  \(session.kind)  \(code ?? "????")  \(session.rpName): \(session.displayText)"))
             }
         }
         return .success
@@ -219,10 +238,12 @@ struct ThresholdInfoCommand: Command {
             }
         }
         let expires = info.expiresAt.map { ISO8601DateFormatter().string(from: $0) } ?? ""
+        let code = account.verificationCode(of: info, store: store)
         if global.json {
             var object: [String: String] = ["id": info.id, "kind": info.kind, "state": info.state, "rpName": info.rpName, "displayText": info.displayText,
                                          "digest": WireFormat.hex(info.digest), "keyID": WireFormat.hex(info.keyID), "expiresAt": expires, "digestCheck": check]
             if let challenge = info.rpChallenge { object["rpChallenge"] = Data(challenge).base64EncodedString() }
+            object["verificationCode"] = code
             context.terminal.json(object)
         } else {
             context.terminal.line("session       \(TerminalText.escaped(info.id))")
@@ -232,6 +253,7 @@ struct ThresholdInfoCommand: Command {
             context.terminal.line("text          \(TerminalText.escaped(info.displayText))")
             if let challenge = info.rpChallenge { context.terminal.line("challenge     \(Data(challenge).base64EncodedString())") }
             context.terminal.line("digest        \(WireFormat.hex(info.digest)) (\(check))")
+            context.terminal.line("code          \(code ?? "???? (this device would refuse it)")")
             if !expires.isEmpty { context.terminal.line("expires       \(expires)") }
         }
         return .success
@@ -248,7 +270,9 @@ struct ThresholdApproveCommand: Command {
     for the PIN. A SIGN session uses the sign key and PIN2, an AUTH session the auth key and PIN1;
     for AUTH the device computes ACSP_V2 over the relying party's challenge and its own key and
     refuses a session whose digest differs. The joint signature is checked against this
-    device's certificate before it is sent back (what you see is what you sign).
+    device's certificate before it is sent back (what you see is what you sign). Before the PIN
+    it shows the verification code, computed here from the digest it signs: approve only when
+    it is the code the relying party shows. --json adds "verificationCode".
     """
     static let flags: Set<String> = GlobalOptions.flags
     static let options: Set<String> = ThresholdAccountOptions.options
@@ -280,7 +304,9 @@ struct ThresholdApproveCommand: Command {
         // key before finish goes out, is then checked under the certificate.
         guard certificate.publicKey.subjectPublicKeyInfo == spki else { throw ThresholdError.keyStore("the stored certificate is not for this share's key") }
         let digest = try info.digestToSign(subjectPublicKeyInfo: spki)
+        let code = VerificationCode.smartID(hash: digest)
         context.terminal.error(TerminalText.escaped("\(info.rpName) asks (\(info.kind)): \(info.displayText)"))
+        context.terminal.error("Verification code: \(code) (approve only if the relying party shows the same)")
         let prompt = ThresholdPINPrompt(secrets: account.secrets(context))
         let name = account.account
         let signature = try await client.approve(sessionID: session, digest: digest, share: share, token: registration.deviceToken,
@@ -292,7 +318,7 @@ struct ThresholdApproveCommand: Command {
             throw ThresholdError.signatureCheckFailed
         }
         if global.json {
-            context.terminal.json(["session": session, "kind": info.kind, "state": "COMPLETE", "signature": WireFormat.hex(Array(raw))])
+            context.terminal.json(["session": session, "kind": info.kind, "state": "COMPLETE", "signature": WireFormat.hex(Array(raw)), "verificationCode": code])
         } else {
             context.terminal.line("Approved \(info.kind) session \(session): signed as \(certificate.subject)")
         }

@@ -9,6 +9,9 @@ public final class CertificateRequest: @unchecked Sendable {   // unchecked: own
     private let request: OpaquePointer
     /// SHA-256 of the request's to-be-signed DER.
     public let digest: Digest
+    /// The request's to-be-signed DER (CertificationRequestInfo): what a co-signer compares
+    /// with the request it rebuilds itself before it signs the digest.
+    public let toBeSigned: Data
 
     /// `subject`: RDNs in order, e.g. `[("C", "EE"), ("CN", "…")]`.
     public init(subjectPublicKeyInfo spki: Data, subject: [(String, String)]) throws {
@@ -30,6 +33,7 @@ public final class CertificateRequest: @unchecked Sendable {   // unchecked: own
         guard let tbs = encodeDER({ i2d_re_X509_REQ_tbs(request, &$0) }) else {
             throw CoreError.cryptoFailure(operation: "i2d_re_X509_REQ_tbs", reason: openSSLErrorText())
         }
+        toBeSigned = tbs
         digest = Digest.compute(.sha256, over: tbs)
     }
 

@@ -108,14 +108,55 @@ public struct BigInt: @unchecked Sendable {   // unchecked: shared storage is ne
 
     public func gcd(_ other: BigInt) -> BigInt { BigInt { cgmp_gcd($0, pointer, other.pointer) } }
 
+    /// Which GMP routine a modular power runs on.
+    public enum PowerRoutine: Sendable, Equatable {
+        /// `mpz_powm_sec`: the same time and memory accesses for any base and exponent of the
+        /// same sizes; for secrets (in the base or the exponent).
+        case constantTime
+        /// `mpz_powm`: faster, its timing depends on the values; public inputs only.
+        case variableTime
+    }
+
+    /// The routine `power` uses: constant time when asked and GMP allows it (`mpz_powm_sec`
+    /// needs an odd modulus and a positive exponent).
+    public static func powerRoutine(exponent: BigInt, modulus: BigInt, secret: Bool) -> PowerRoutine {
+        secret && modulus.isOdd && cgmp_sgn(exponent.pointer) > 0 ? .constantTime : .variableTime
+    }
+
+    #if DEBUG
+    /// The `mpz_powm_sec` calls so far (debug builds: tests check which routine a secret took).
+    static let constantTimePowers = RoutineCounter()
+    #endif
+
+    /// `mpz_powm_sec`, counted in debug builds.
+    private func constantTimePower(_ exponent: BigInt, modulo modulus: BigInt) -> BigInt {
+        #if DEBUG
+        Self.constantTimePowers.increment()
+        #endif
+        return BigInt { cgmp_powm_sec($0, pointer, exponent.pointer, modulus.pointer) }
+    }
+
     /// `self^exponent mod modulus`. A secret exponent takes GMP's constant-time `mpz_powm_sec`
     /// (which needs an odd modulus and a positive exponent).
     public func power(_ exponent: BigInt, modulo modulus: BigInt, exponentIsSecret: Bool) -> BigInt {
-        if exponentIsSecret && modulus.isOdd && cgmp_sgn(exponent.pointer) > 0 {
-            return BigInt { cgmp_powm_sec($0, pointer, exponent.pointer, modulus.pointer) }
+        if Self.powerRoutine(exponent: exponent, modulus: modulus, secret: exponentIsSecret) == .constantTime {
+            return constantTimePower(exponent, modulo: modulus)
         }
         precondition(!exponentIsSecret || exponent.isZero, "a secret exponent needs an odd modulus")
         return BigInt { cgmp_powm($0, pointer, exponent.pointer, modulus.pointer) }
+    }
+
+    /// The inverse of a secret (a nonce) modulo an odd prime `p`, as `self^(p−2) mod p` with
+    /// `mpz_powm_sec` (Fermat): `mpz_invert` runs a variable-time extended Euclid whose steps
+    /// depend on the value. The base is secret here and the exponent public; `mpz_powm_sec`'s
+    /// time and memory accesses depend on neither. nil for a multiple of `p` (no inverse).
+    /// `p` must be prime (for a composite modulus Fermat's inverse is wrong).
+    public func secretInverse(modulo p: BigInt) -> BigInt? {
+        let exponent = p - 2
+        // Never a silent fall back to mpz_powm: for an even or tiny p there is no constant-time answer.
+        guard Self.powerRoutine(exponent: exponent, modulus: p, secret: true) == .constantTime else { return nil }
+        let result = constantTimePower(exponent, modulo: p)
+        return result.isZero ? nil : result
     }
 
     /// `self · 2^bits`.

@@ -208,6 +208,14 @@ public struct ThresholdClient: Sendable {
             }
             return own
         }
+
+        /// The four digits the person compares with what the relying party shows (Smart-ID's
+        /// rule: SHA-256 of the digest, its last two bytes as a number mod 10000). Computed
+        /// here from the digest this device would sign, never taken from the co-signer: a
+        /// co-signer that swapped the digest cannot make the codes agree.
+        public func verificationCode(subjectPublicKeyInfo: Data) throws -> String {
+            VerificationCode.smartID(hash: try digestToSign(subjectPublicKeyInfo: subjectPublicKeyInfo))
+        }
     }
 
     static func sessionInfo(_ object: [String: Any]) throws -> SessionInfo {
@@ -361,13 +369,15 @@ public struct ThresholdClient: Sendable {
     }
 
     /// A certificate for the enrolled key: the request's digest is signed through a session the
-    /// device approves itself.
+    /// device approves itself. The co-signer gets the request's to-be-signed bytes and rebuilds
+    /// them itself (it signs no digest it did not compute).
     func requestCertificate(share: ClientPublicShare, secretKey: PaillierSecretKey, role: ShareRole, registration: Registration,
                             guard guardian: ShareGuard) async throws -> Certificate {
         let spki = TwoPartySigning.subjectPublicKeyInfo(share.publicKey)
         let request = try CertificateRequest(subjectPublicKeyInfo: spki, subject: Self.certificateSubject(document: registration.documentNumber, role: role))
         let digest = Array(request.digest.bytes)
-        let session = try await call("POST", "v3/mobile/certificate/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(digest)],
+        let session = try await call("POST", "v3/mobile/certificate/session", ["keyID": WireFormat.hex(share.keyID), "request": WireFormat.hex(Array(request.toBeSigned)),
+                                                                                     "digest": WireFormat.hex(digest)],
                                      token: registration.deviceToken)
         guard let id = session["sessionID"] as? String else { throw ThresholdError.unexpectedMessage("no session for the certificate request") }
         let signature = try await approve(sessionID: id, digest: digest, share: share, token: registration.deviceToken, guard: guardian) { secretKey }

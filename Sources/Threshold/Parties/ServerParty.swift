@@ -47,7 +47,14 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
 
     private var enrollments: [[UInt8]: EnrollState] = [:]        // by client nonce
     private var signings: [[UInt8]: SignState] = [:]             // by key id (one at a time)
-    public private(set) var lockedKeys: Set<[UInt8]> = []
+    /// Keys locked in this process (read through `lockedKeys`, under the lock).
+    private var locked: Set<[UInt8]> = []
+    /// A snapshot of the locked keys. Read under the lock: the service reads it from request
+    /// threads while others lock keys, and an unsynchronised read of a `Set` that another thread
+    /// grows is a data race that can crash (it may retain storage the writer just freed).
+    public var lockedKeys: Set<[UInt8]> { lock.withLock { locked } }
+    /// Whether this process locked `keyID` (under the lock, like `lockedKeys`).
+    public func isLocked(_ keyID: [UInt8]) -> Bool { lock.withLock { locked.contains(keyID) } }
 
     /// What clients pin after verifying Π^prm once.
     public var ringPedersenFingerprint: [UInt8] { ringPedersen.parameters.fingerprint }
@@ -135,7 +142,7 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
                                        extra: [request.digest, request.commitmentR1.value])
         let proof = try SchnorrProof.prove(secret: k2, statement: r2, sid: sid, label: "sign/R2", pid: pid, random: random)
         try lock.withLock {
-            guard !lockedKeys.contains(share.keyID) else { throw ThresholdError.shareLocked }
+            guard !locked.contains(share.keyID) else { throw ThresholdError.shareLocked }
             let now = Date()
             switch signings[share.keyID] {
             case .committed(_, _, _, let deadline)? where deadline < now:
@@ -245,7 +252,7 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
         }
         guard let signature = request.signature, signature.r == r,
               TwoPartySigning.verify(r: signature.r, s: signature.s, digest: try .init(algorithm: .sha256, bytes: Data(commit.digest)), publicKey: share.publicKey) else {
-            _ = lock.withLock { lockedKeys.insert(share.keyID) }
+            _ = lock.withLock { locked.insert(share.keyID) }
             throw ThresholdError.signatureCheckFailed
         }
         return signature

@@ -1,8 +1,9 @@
 import Foundation
-import TamgaCore
 
 /// The four digits the person compares on the phone before confirming, computed from the hash
-/// being signed exactly as the phone computes them.
+/// being signed exactly as the phone computes them. Mobile-ID and Smart-ID sessions show them;
+/// the co-signer's sessions use Smart-ID's rule (the relying party gets the code when it opens
+/// the session, and the device computes it from the digest it is about to sign).
 public enum VerificationCode {
     /// Mobile-ID: the top 6 bits of the first byte of the hash, then the low 7 bits of the last
     /// byte, read as one 13-bit number, as four digits (0000–8191).
