@@ -177,8 +177,9 @@ public enum TamgaCommandLine {
         case SecretInput.Failure.mismatch: return ("new-pin-mismatch", .pinRejected)
         case let e as ThresholdError:
             switch e {
-            case .wrongPIN: return (e.code, .pinRejected)
-            case .keyStore, .notEnrolled: return (e.code, .inputRejected)
+            case .wrongPIN, .pinTooShort, .pinTooLong, .pinBlocked: return (e.code, .pinRejected)
+            case .keyStore, .notEnrolled, .outdatedShareFormat: return (e.code, .inputRejected)
+            case .coSignerNeeded: return (e.code, .serviceFailed)
             default: return (e.code, .signingFailed)
             }
         case is DatabaseError: return ("database", .writeFailed)

@@ -19,6 +19,17 @@ public enum ThresholdError: Error, Equatable, Sendable {
     case wrongPIN(triesLeft: Int)
     case notEnrolled
     case keyStore(String)
+    /// A PIN shorter than its role allows (PIN1 ≥ 4, PIN2 ≥ 5 characters), refused before
+    /// anything is sent or tried.
+    case pinTooShort(role: String, minimum: Int)
+    /// A PIN longer than any keypad would take (refused like a short one).
+    case pinTooLong(maximum: Int)
+    /// The co-signer refuses to evaluate this key's PIN any more: too many unconfirmed tries.
+    case pinBlocked
+    /// Every PIN check needs the co-signer's answer, and it could not be had.
+    case coSignerNeeded(String)
+    /// A share sealed before PIN hardening (format 0 or 1): it is refused, not migrated.
+    case outdatedShareFormat
 
     public var code: String {
         switch self {
@@ -35,6 +46,11 @@ public enum ThresholdError: Error, Equatable, Sendable {
         case .wrongPIN: "wrong-pin"
         case .notEnrolled: "threshold-not-enrolled"
         case .keyStore: "threshold-key-store"
+        case .pinTooShort: "threshold-pin-too-short"
+        case .pinTooLong: "threshold-pin-too-long"
+        case .pinBlocked: "threshold-pin-blocked"
+        case .coSignerNeeded: "threshold-cosigner-needed"
+        case .outdatedShareFormat: "threshold-share-outdated"
         }
     }
 }
@@ -55,6 +71,15 @@ extension ThresholdError: CustomStringConvertible {
         case .wrongPIN(let left): "Wrong PIN: \(left) \(left == 1 ? "try" : "tries") left before this device's share is deleted. tamga does not retry a PIN."
         case .notEnrolled: "This device has no threshold key for that account; enroll first (tamga threshold enroll)."
         case .keyStore(let what): "The threshold key store failed: \(what)."
+        case .pinTooShort(let role, let minimum):
+            "\(role) must have at least \(minimum) characters (digits or letters); choose a longer one. Nothing was sent or tried."
+        case .pinTooLong(let maximum): "A PIN has at most \(maximum) bytes; choose a shorter one. Nothing was sent or tried."
+        case .pinBlocked:
+            "The co-signer has blocked this key's PIN after too many tries that were not followed by a correct PIN; enroll this device again (tamga threshold enroll) with a new code from the co-signer's operator."
+        case .coSignerNeeded(let why):
+            "Every PIN check of a split key needs the co-signer, which could not answer (\(why)); nothing was unlocked and no try was counted on this device. Try again when the co-signer can be reached."
+        case .outdatedShareFormat:
+            "This share was sealed by an older tamga under the PIN alone, which a copy of the folder could be searched for offline; it is not used any more. Enroll this device again (tamga threshold enroll) and delete the old account."
         }
     }
 }

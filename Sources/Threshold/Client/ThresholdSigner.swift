@@ -48,8 +48,10 @@ public final class ThresholdSigner: UnlockTimingSigner, @unchecked Sendable {   
         guard let id = session["sessionID"] as? String else { throw ThresholdError.unexpectedMessage("no signing session") }
         let (store, role, account, provider) = (self.store, self.role, self.account, self.pinProvider)
         let clock = unlockClock
+        // The unlock includes the co-signer's PIN evaluation and confirmation (two round trips).
+        let hardening = CoSignerPINHardening(client: client, token: registration.deviceToken)
         let signature = try await client.approve(sessionID: id, digest: bytes, share: share, token: registration.deviceToken, guard: store.shareGuard(role)) {
-            try await clock.measure { try store.unlock(role, pin: try await provider.pin(role: role, account: account)).secretKey }
+            try await clock.measure { try await store.unlock(role, pin: try await provider.pin(role: role, account: account), hardening: hardening).secretKey }
         }
         return Data(Scalar.encode(signature.r) + Scalar.encode(signature.s))
     }
