@@ -10,8 +10,9 @@ public protocol PINHardening: Sendable {
 }
 
 /// `PINHardening` over the co-signer's HTTP API, as an attested device call with the device's
-/// token. A co-signer that cannot be reached, or answers with anything but a PIN verdict,
-/// becomes `coSignerNeeded` (nothing unlocks offline); a blocked PIN is `pinBlocked`.
+/// token. A co-signer that cannot be reached or fails (5xx) becomes `coSignerNeeded` (nothing
+/// unlocks offline); a blocked PIN is `pinBlocked`; any other refusal keeps the co-signer's
+/// code and message (`CoreError.serviceRefused`).
 public struct CoSignerPINHardening: PINHardening {
     public let client: ThresholdClient
     public let token: String
@@ -37,6 +38,11 @@ public struct CoSignerPINHardening: PINHardening {
             throw ThresholdError.pinBlocked
         } catch let error as ThresholdError {
             throw error
+        } catch let refusal as CoreError {
+            // The co-signer answered with its reason (a bad proof, a stale attempt, too fast):
+            // that reason, as it said it; only a co-signer that did not answer is "needed".
+            if case .serviceRefused(_, _, let status, _, _) = refusal, status < 500 { throw refusal }
+            throw ThresholdError.coSignerNeeded(String(describing: refusal))
         } catch {
             throw ThresholdError.coSignerNeeded(String(describing: error))
         }
