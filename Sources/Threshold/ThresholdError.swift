@@ -15,7 +15,8 @@ public enum ThresholdError: Error, Equatable, Sendable {
     /// The share is locked after a failure past the server's ciphertext (terminal abort), or
     /// deleted after ten wrong PINs.
     case shareLocked
-    /// Wrong PIN; the share is deleted when no tries are left.
+    /// Wrong PIN; the tries left before the co-signer blocks the PIN or the device deletes the
+    /// share, whichever comes first.
     case wrongPIN(triesLeft: Int)
     case notEnrolled
     case keyStore(String)
@@ -68,7 +69,8 @@ extension ThresholdError: CustomStringConvertible {
         case .unexpectedMessage(let what): "A message came out of order (\(what))."
         case .signatureCheckFailed: "The joint signature did not verify; it was not released."
         case .shareLocked: "This device's key share is locked (a failed signature, or too many wrong PINs); enroll again to sign."
-        case .wrongPIN(let left): "Wrong PIN: \(left) \(left == 1 ? "try" : "tries") left before this device's share is deleted. tamga does not retry a PIN."
+        case .wrongPIN(let left):
+            "Wrong PIN: \(left) \(left == 1 ? "try" : "tries") left before the PIN is blocked (by the co-signer, or by this device, which deletes its share after 10 in a row). tamga does not retry a PIN."
         case .notEnrolled: "This device has no threshold key for that account; enroll first (tamga threshold enroll)."
         case .keyStore(let what): "The threshold key store failed: \(what)."
         case .pinTooShort(let role, let minimum):
