@@ -147,7 +147,7 @@ final class PINHardeningTests: XCTestCase {
     /// the verifier registered at enrollment); a forged proof, a replayed one, or a thief's own
     /// verifier does not.
     func testTheCoSignersCounterResetsAfterTheRightPINOnly() async throws {
-        try start(limits: PINLimits(maximumUnconfirmed: 5, rate: 100, burst: 100))   // many tries in a second here
+        try start(limits: PINLimits(maximumUnconfirmed: 5, rate: 100, burst: 100))   // the rate limit is another test's
         let (device, registration) = try await enrollDevice()
         let hardening = try hardening(device)
         for _ in 0..<4 { await assertThrows({ _ = try await device.unlock(.sign, pin: self.pin("11111"), hardening: hardening) }) }
@@ -211,20 +211,27 @@ final class PINHardeningTests: XCTestCase {
         XCTAssertEqual(try unconfirmed(device), 0)
     }
 
-    /// The evaluations of one key are rate-limited on top of the count.
-    func testPINEvaluationsAreRateLimitedPerKey() async throws {
+    /// Tries after an unconfirmed one are rate-limited per key on top of the count; a device
+    /// whose PINs are right is never slowed down.
+    func testWrongPINTriesAreRateLimitedPerKey() async throws {
         try start(limits: PINLimits(maximumUnconfirmed: 50, rate: 0.01, burst: 3))
-        let (device, _) = try await enrollDevice()   // one evaluation
+        let (device, _) = try await enrollDevice()
         let hardening = try hardening(device)
-        _ = try await device.unlock(.sign, pin: pin("24680"), hardening: hardening)
-        _ = try await device.unlock(.sign, pin: pin("24680"), hardening: hardening)
+        for _ in 0..<6 { _ = try await device.unlock(.sign, pin: pin("24680"), hardening: hardening) }   // more than the burst: all confirmed
+        // The first wrong try starts from 0; the next three take the burst; the fifth waits.
+        for _ in 0..<4 {
+            await assertThrows({ _ = try await device.unlock(.sign, pin: self.pin("11111"), hardening: hardening) }) {
+                guard case ThresholdError.wrongPIN? = $0 as? ThresholdError else { return XCTFail("\($0)") }
+            }
+        }
         do {
-            _ = try await device.unlock(.sign, pin: pin("24680"), hardening: hardening)
+            _ = try await device.unlock(.sign, pin: pin("11111"), hardening: hardening)
             XCTFail("not rate-limited")
         } catch CoreError.serviceRefused(_, _, let status, let code, _) {
             XCTAssertEqual(status, 429)
             XCTAssertEqual(code, "rate-limited")
         }
+        XCTAssertEqual(try unconfirmed(device), 4, "a refused try is not counted")
     }
 
     func assertThrows(_ body: () async throws -> Void, file: StaticString = #filePath, line: UInt = #line, _ check: (Error) -> Void = { _ in }) async {

@@ -8,7 +8,8 @@ public struct PINLimits: Sendable {
     /// (`pin-blocked`) until the person enrolls again. The last allowed one can still be
     /// confirmed, so a person gets exactly this many tries.
     public var maximumUnconfirmed: Int
-    /// Evaluations per second per key, sustained, and in one burst.
+    /// Evaluations per second per key, sustained, and in one burst, while earlier ones are
+    /// unconfirmed (a device whose last PIN was right is not slowed down).
     public var rate: Double
     public var burst: Double
     public init(maximumUnconfirmed: Int = 5, rate: Double = 1, burst: Double = 10) {
@@ -61,9 +62,6 @@ final class PINGuards: @unchecked Sendable {   // unchecked: immutable; the stor
     /// One evaluation of k over the blinded PIN, counted first.
     func evaluate(_ request: PINMessages.EvaluateRequest, document: String) throws -> PINMessages.EvaluateResponse {
         let keyText = Hex.encode(request.keyID)
-        guard buckets.take(keyText) else {
-            throw Failure(status: 429, code: "rate-limited", message: "PIN checks for this key come faster than \(limits.rate) a second; wait and try again")
-        }
         let outcome: (key: BigInt, attempt: [UInt8], used: Int)? = try store.database.transaction {
             let row = try store.database.query("SELECT secrets, unconfirmed FROM pin_guards WHERE key_id = ?", [.text(keyText)]).first
             let key: BigInt, used: Int
@@ -77,6 +75,12 @@ final class PINGuards: @unchecked Sendable {   // unchecked: immutable; the stor
                                            [.text(keyText), .blob(try seal(key: key, verifier: nil, keyText: keyText)), .integer(CoSignerStore.now())])
             }
             guard used < limits.maximumUnconfirmed else { return nil }
+            // A device that confirms its PINs always starts from 0 and is never slowed down;
+            // tries after an unconfirmed one (guessing) are rate-limited.
+            if used > 0, !buckets.take(keyText) {
+                throw Failure(status: 429, code: "rate-limited",
+                              message: "PIN tries for this key after a wrong one come faster than \(limits.rate) a second; wait and try again")
+            }
             let attempt = try random.bytes(32, label: "cosigner.pin-attempt")
             try store.database.execute("UPDATE pin_guards SET unconfirmed = ?, attempt = ?, updated_at = ? WHERE key_id = ?",
                                        [.integer(Int64(used + 1)), .blob(attempt), .integer(CoSignerStore.now()), .text(keyText)])
