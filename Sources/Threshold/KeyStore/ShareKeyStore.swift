@@ -132,13 +132,13 @@ public final class ShareKeyStore: @unchecked Sendable {   // unchecked: every op
         var secret = Self.secretBytes(share)
         defer { wipe(&secret) }
         guard secret.count == 32 + 256 else { throw ThresholdError.keyStore("the share does not have the expected sizes") }
-        let evaluation = try await harden(pin, role: role, keyID: share.keyID, hardening: hardening)
-        var hardened = evaluation.hardened
-        defer { wipe(&hardened) }
-        let sealing = try seal(secret, pin: pin, hardened: hardened, role: role, keyID: share.keyID, wrapper: wrapper)
-        var keys = sealing.keys
-        defer { keys.erase() }
-        try await confirm(hardening, keyID: share.keyID, attempt: evaluation.attempt, proofKey: keys.authKey, verifier: keys.authKey)
+        // Secrets are wiped in place (through the tuples that own them: a copy would be wiped
+        // instead of the original buffer).
+        var evaluation = try await harden(pin, role: role, keyID: share.keyID, hardening: hardening)
+        defer { wipe(&evaluation.hardened) }
+        var sealing = try seal(secret, pin: pin, hardened: evaluation.hardened, role: role, keyID: share.keyID, wrapper: wrapper)
+        defer { sealing.keys.erase() }
+        try await confirm(hardening, keyID: share.keyID, attempt: evaluation.attempt, proofKey: sealing.keys.authKey, verifier: sealing.keys.authKey)
         let publicPart = PublicPart(keyID: Self.hex(share.keyID), clientPID: Self.hex(share.clientPID), serverPID: Self.hex(share.serverPID),
                                     publicKey: Self.hex(share.publicKey.compressed), q2: Self.hex(share.q2.compressed),
                                     ckey: share.ckey.hex, paillierN: share.secretKey.publicKey.n.hex)
@@ -195,10 +195,9 @@ public final class ShareKeyStore: @unchecked Sendable {   // unchecked: every op
     /// sealed share. A locked share does not open at all. The public part is checked against
     /// the secrets (x1·Q2 = Q, Dec(ckey) = x1).
     public func unlock(_ role: ShareRole, pin: SecretBytes, hardening: PINHardening, wrapper: ShareWrapper? = nil) async throws -> ClientKeyShare {
-        let opened = try await openShare(role, pin: pin, hardening: hardening, wrapper: wrapper)
-        var keys = opened.keys
-        defer { keys.erase() }
-        try await confirm(hardening, keyID: opened.share.keyID, attempt: opened.attempt, proofKey: keys.authKey, verifier: nil)
+        var opened = try await openShare(role, pin: pin, hardening: hardening, wrapper: wrapper)
+        defer { opened.keys.erase() }
+        try await confirm(hardening, keyID: opened.share.keyID, attempt: opened.attempt, proofKey: opened.keys.authKey, verifier: nil)
         return opened.share
     }
 
@@ -221,9 +220,9 @@ public final class ShareKeyStore: @unchecked Sendable {   // unchecked: every op
         guard let data = FileManager.default.contents(atPath: file(role, "public")) else { throw ThresholdError.keyStore("the stored share is damaged") }
         let publicPart = try JSONDecoder().decode(PublicPart.self, from: data)
         let keyID = try Self.unhex(publicPart.keyID)
-        let evaluation = try await harden(pin, role: role, keyID: keyID, hardening: hardening)
-        var hardened = evaluation.hardened
-        defer { wipe(&hardened) }
+        var evaluation = try await harden(pin, role: role, keyID: keyID, hardening: hardening)
+        defer { wipe(&evaluation.hardened) }
+        let attempt = evaluation.attempt, serverLeft = evaluation.left
         return try exclusively(role) {
             guard let stored = FileManager.default.contents(atPath: file(role, "share")) else { throw ThresholdError.shareLocked }
             let count = failures(role)
@@ -241,7 +240,7 @@ public final class ShareKeyStore: @unchecked Sendable {   // unchecked: every op
                 sealed = Array(bytes.dropFirst())
             }
             guard sealed.count >= 16 + 12 + 16 + 1 else { throw ThresholdError.keyStore("the sealed share is truncated") }
-            var keys = try PINKeys.derive(pin: pin, salt: Array(sealed.prefix(16)), hardened: hardened)
+            var keys = try PINKeys.derive(pin: pin, salt: Array(sealed.prefix(16)), hardened: evaluation.hardened)
             guard var secret = try SealedBox.open(Array(sealed.dropFirst(16)), key: keys.sealKey, additionalData: additionalData(role: role, keyID: keyID)) else {
                 keys.erase()
                 if count + 1 >= Self.maximumWrongPINs {
@@ -249,12 +248,12 @@ public final class ShareKeyStore: @unchecked Sendable {   // unchecked: every op
                     throw ThresholdError.shareLocked
                 }
                 // The co-signer blocks sooner than the device deletes: say what is nearer.
-                throw ThresholdError.wrongPIN(triesLeft: min(Self.maximumWrongPINs - count - 1, evaluation.left))
+                throw ThresholdError.wrongPIN(triesLeft: min(Self.maximumWrongPINs - count - 1, serverLeft))
             }
             defer { wipe(&secret) }
             try writeAtomically(Array("0\n".utf8), to: file(role, "pin-failures"))
             do {
-                return (try share(from: secret, publicPart: publicPart), keys, evaluation.attempt)
+                return (try share(from: secret, publicPart: publicPart), keys, attempt)
             } catch {
                 keys.erase()
                 throw error
@@ -292,19 +291,16 @@ public final class ShareKeyStore: @unchecked Sendable {   // unchecked: every op
     public func changePIN(_ role: ShareRole, old: SecretBytes, new: SecretBytes, hardening: PINHardening, wrapper: ShareWrapper? = nil) async throws {
         try PINPolicy.check(old, role: role)
         try PINPolicy.check(new, role: role)
-        let opened = try await openShare(role, pin: old, hardening: hardening, wrapper: wrapper)
+        var opened = try await openShare(role, pin: old, hardening: hardening, wrapper: wrapper)
+        defer { opened.keys.erase() }
         let share = opened.share
-        var oldKeys = opened.keys
-        defer { oldKeys.erase() }
         var secret = Self.secretBytes(share)
         defer { wipe(&secret) }
-        let evaluation = try await harden(new, role: role, keyID: share.keyID, hardening: hardening)
-        var hardened = evaluation.hardened
-        defer { wipe(&hardened) }
-        let sealing = try seal(secret, pin: new, hardened: hardened, role: role, keyID: share.keyID, wrapper: wrapper)
-        var newKeys = sealing.keys
-        defer { newKeys.erase() }
-        try await confirm(hardening, keyID: share.keyID, attempt: evaluation.attempt, proofKey: oldKeys.authKey, verifier: newKeys.authKey)
+        var evaluation = try await harden(new, role: role, keyID: share.keyID, hardening: hardening)
+        defer { wipe(&evaluation.hardened) }
+        var sealing = try seal(secret, pin: new, hardened: evaluation.hardened, role: role, keyID: share.keyID, wrapper: wrapper)
+        defer { sealing.keys.erase() }
+        try await confirm(hardening, keyID: share.keyID, attempt: evaluation.attempt, proofKey: opened.keys.authKey, verifier: sealing.keys.authKey)
         try writeAtomically(sealing.bytes, to: file(role, "share"))
     }
 
