@@ -74,13 +74,14 @@ final class PINGuards: @unchecked Sendable {   // unchecked: immutable; the stor
                 try store.database.execute("INSERT INTO pin_guards (key_id, secrets, unconfirmed, updated_at) VALUES (?, ?, 0, ?)",
                                            [.text(keyText), .blob(try seal(key: key, verifier: nil, keyText: keyText)), .integer(CoSignerStore.now())])
             }
-            guard used < limits.maximumUnconfirmed else { return nil }
             // A device that confirms its PINs always starts from 0 and is never slowed down;
-            // tries after an unconfirmed one (guessing) are rate-limited.
+            // tries after an unconfirmed one (guessing) are rate-limited, refused ones too (each
+            // refusal is logged in the person's activity).
             if used > 0, !buckets.take(keyText) {
                 throw Failure(status: 429, code: "rate-limited",
                               message: "PIN tries for this key after a wrong one come faster than \(limits.rate) a second; wait and try again")
             }
+            guard used < limits.maximumUnconfirmed else { return nil }
             let attempt = try random.bytes(32, label: "cosigner.pin-attempt")
             try store.database.execute("UPDATE pin_guards SET unconfirmed = ?, attempt = ?, updated_at = ? WHERE key_id = ?",
                                        [.integer(Int64(used + 1)), .blob(attempt), .integer(CoSignerStore.now()), .text(keyText)])
