@@ -25,6 +25,7 @@ let package = Package(
         fuzzTarget("FuzzTimeStamp", ["TamgaCore"]),
         fuzzTarget("FuzzBERTLV", ["PCSC"]),
         fuzzTarget("FuzzWireMessages", ["Threshold"]),
+        fuzzTarget("FuzzPINMessages", ["Threshold"]),
         fuzzTarget("FuzzCoSignerRouter", ["CoSigner", "Threshold", "TamgaCore"]),
         fuzzTarget("FuzzRemoteMessages", ["RemoteSigning", "TamgaCore"]),
         fuzzTarget("FuzzKoreanMobileID", ["MobileID"]),

@@ -2,7 +2,8 @@
 # cosigner.sh BUILD_DIR [RUNS] — the co-signer over loopback HTTP as a separate process with its
 # SQLite file: enrollment latency, the device's approve latency (commit → prove → finish,
 # median and p95 of RUNS, default 50), sustained signatures per second with 8 concurrent
-# clients (500 signatures), and the server's resident memory afterwards.
+# clients (500 signatures), the PIN's unlock with the co-signer's OPRF round trip and its
+# confirmation (docs/threshold-pin.md), and the server's resident memory afterwards.
 # Targets (issue 8): approve ≤ 40 ms median, ≥ 50 signatures/s with 8 clients on 2 cores.
 set -euo pipefail
 BUILD=${1:?usage: cosigner.sh BUILD_DIR (e.g. .build/release) [RUNS]}
@@ -33,6 +34,10 @@ print(f"co-signer over loopback HTTP, separate process, SQLite WAL:")
 print(f"  enrollment          median {statistics.median(enroll):7.1f} ms  p95 {p95(enroll):7.1f} ms")
 print(f"  approve             median {statistics.median(approve):7.1f} ms  p95 {p95(approve):7.1f} ms   target <= 40 ms: {'met' if statistics.median(approve) <= 40 else 'NOT met'}")
 print(f"  8 clients, 500 sig  {rate:7.1f} signatures/s               target >= 50/s: {'met' if rate >= 50 else 'NOT met'}")
+for name, label in [("pin-unlock", "PIN unlock (all)"), ("pin-evaluate", "  OPRF round trip"), ("pin-confirm", "  confirm round trip")]:
+    xs = [x * 1000 for x in values.get(name, [])]
+    if xs:
+        print(f"  {label:<19} median {statistics.median(xs):7.1f} ms  p95 {p95(xs):7.1f} ms")
 print(f"  server RSS          {int(sys.argv[2]) / 1024:7.1f} MiB after the load")
 print(f"SUMMARY|co-signer over loopback|approve median / 40 ms target|{statistics.median(approve):.1f} ms|40 ms|{statistics.median(approve) / 40:.2f}|{'met' if statistics.median(approve) <= 40 else 'NOT met'}")
 print(f"SUMMARY|co-signer over loopback|8 clients: signatures/s vs 50/s target|{rate:.1f}/s|50/s|{rate / 50:.2f}|{'met' if rate >= 50 else 'NOT met'}")

@@ -12,7 +12,7 @@ REPO=$PWD
 SECONDS_EACH=${1:-60}
 shift || true
 SWIFT=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
-ALL=(FuzzZip FuzzManifest FuzzSignatureXML FuzzTrustedList FuzzOCSP FuzzTimeStamp FuzzBERTLV FuzzWireMessages
+ALL=(FuzzZip FuzzManifest FuzzSignatureXML FuzzTrustedList FuzzOCSP FuzzTimeStamp FuzzBERTLV FuzzWireMessages FuzzPINMessages
      FuzzCoSignerRouter FuzzRemoteMessages FuzzKoreanMobileID FuzzTextCodecs FuzzDistinguishedName FuzzArchiveManifest)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL[@]}")
@@ -115,6 +115,16 @@ complete.update({"q1": g, "pdlY": g, "proofQ1": g + "00" * 31 + "01", "proofN": 
 open(os.path.join(out, "enroll-complete-fields"), "wb").write(bytes([2]) + json.dumps(complete).encode())
 PY
   touch "$WORK/seeded"
+fi
+
+# PIN endpoint bodies (a selector byte, then the JSON): well-formed ones around P-256's generator.
+if [ ! -e "$WORK/corpus/FuzzPINMessages/evaluate" ]; then
+  mkdir -p "$WORK/corpus/FuzzPINMessages"
+  G=036b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296
+  H=$(printf '%064d' 1)
+  printf '\000{"keyID":"%s","blindedElement":"%s"}' "$H" "$G" > "$WORK/corpus/FuzzPINMessages/evaluate"
+  printf '\001{"evaluatedElement":"%s","attempt":"%s","attemptsLeft":4}' "$G" "$H" > "$WORK/corpus/FuzzPINMessages/answer"
+  printf '\002{"keyID":"%s","attempt":"%s","proof":"%s","verifier":"%s"}' "$H" "$H" "$H" "$H" > "$WORK/corpus/FuzzPINMessages/confirm"
 fi
 
 # --- Run.

@@ -42,12 +42,16 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     }
     public let limits: SessionLimits
     let creationBuckets: RateLimiter
+    /// The co-signer's half of every PIN check (counts, lockout, the OPRF secrets).
+    let pinGuards: PINGuards
     /// The most sessions one page of `GET /v3/mobile/pending/…` lists.
     static let pendingPageLimit = 50
 
     public init(store: CoSignerStore, party: ServerParty, random: RandomSource = SystemRandom(), sessionLifetime: TimeInterval = 300,
                 certificateAuthority: CertificateAuthority? = nil, requireAttestation: Bool = true, limits: SessionLimits = SessionLimits(),
-                errorLog: @escaping @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }) {
+                errorLog: @escaping @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) },
+                pinLimits: PINLimits = PINLimits()) {
+        pinGuards = PINGuards(store: store, limits: pinLimits, random: random)
         self.errorLog = errorLog
         self.limits = limits
         creationBuckets = RateLimiter(rate: limits.creationRate, burst: limits.creationBurst)
@@ -120,6 +124,8 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         case ("POST", 6) where parts[2] == "session" && parts[4] == "sign": return try signStep(request, caller, sessionID: parts[3], step: parts[5])
         case ("POST", 4) where parts[2] == "certificate" && parts[3] == "session": return try certificateSession(request, caller)
         case ("POST", 3) where parts[2] == "certificate": return try issueCertificate(request, caller)
+        case ("POST", 4) where parts[2] == "pin" && parts[3] == "evaluate": return try evaluatePIN(request, caller)
+        case ("POST", 4) where parts[2] == "pin" && parts[3] == "confirm": return try confirmPIN(request, caller)
         default: throw Failure(status: 404, code: "not-found", message: "no route \(request.method) \(Self.printable(request.path))")
         }
     }

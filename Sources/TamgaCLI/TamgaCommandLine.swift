@@ -177,10 +177,10 @@ public enum TamgaCommandLine {
         case SecretInput.Failure.mismatch: return ("new-pin-mismatch", .pinRejected)
         case let e as ThresholdError:
             switch e {
-            case .wrongPIN: return (e.code, .pinRejected)
-            case .keyStore, .notEnrolled, .reservedName: return (e.code, .inputRejected)
+            case .wrongPIN, .pinTooShort, .pinTooLong, .pinBlocked: return (e.code, .pinRejected)
+            case .keyStore, .notEnrolled, .reservedName, .outdatedShareFormat: return (e.code, .inputRejected)
             // A network loss at the co-signer: a service failure, nothing locked.
-            case .sessionAbandoned, .signatureNotDelivered: return (e.code, .serviceFailed)
+            case .sessionAbandoned, .signatureNotDelivered, .coSignerNeeded: return (e.code, .serviceFailed)
             default: return (e.code, .signingFailed)
             }
         case is DatabaseError: return ("database", .writeFailed)

@@ -15,7 +15,8 @@ public enum ThresholdError: Error, Equatable, Sendable {
     /// The share is locked after a failure past the server's ciphertext (terminal abort), or
     /// deleted after ten wrong PINs.
     case shareLocked
-    /// Wrong PIN; the share is deleted when no tries are left.
+    /// Wrong PIN; the tries left before the co-signer blocks the PIN or the device deletes the
+    /// share, whichever comes first.
     case wrongPIN(triesLeft: Int)
     case notEnrolled
     case keyStore(String)
@@ -27,6 +28,17 @@ public enum ThresholdError: Error, Equatable, Sendable {
     case signatureNotDelivered(String)
     /// A relying party's name that the co-signer uses itself (or one that reads the same).
     case reservedName(String)
+    /// A PIN shorter than its role allows (PIN1 ≥ 4, PIN2 ≥ 5 characters), refused before
+    /// anything is sent or tried.
+    case pinTooShort(role: String, minimum: Int)
+    /// A PIN longer than any keypad would take (refused like a short one).
+    case pinTooLong(maximum: Int)
+    /// The co-signer refuses to evaluate this key's PIN any more: too many unconfirmed tries.
+    case pinBlocked
+    /// Every PIN check needs the co-signer's answer, and it could not be had.
+    case coSignerNeeded(String)
+    /// A share sealed before PIN hardening (format 0 or 1): it is refused, not migrated.
+    case outdatedShareFormat
 
     public var code: String {
         switch self {
@@ -46,6 +58,11 @@ public enum ThresholdError: Error, Equatable, Sendable {
         case .sessionAbandoned: "threshold-session-abandoned"
         case .signatureNotDelivered: "threshold-signature-not-delivered"
         case .reservedName: "threshold-reserved-name"
+        case .pinTooShort: "threshold-pin-too-short"
+        case .pinTooLong: "threshold-pin-too-long"
+        case .pinBlocked: "threshold-pin-blocked"
+        case .coSignerNeeded: "threshold-cosigner-needed"
+        case .outdatedShareFormat: "threshold-share-outdated"
         }
     }
 }
@@ -63,7 +80,8 @@ extension ThresholdError: CustomStringConvertible {
         case .unexpectedMessage(let what): "A message came out of order (\(what))."
         case .signatureCheckFailed: "The joint signature did not verify; it was not released."
         case .shareLocked: "This device's key share is locked (a failed signature, or too many wrong PINs); enroll again to sign."
-        case .wrongPIN(let left): "Wrong PIN: \(left) \(left == 1 ? "try" : "tries") left before this device's share is deleted. tamga does not retry a PIN."
+        case .wrongPIN(let left):
+            "Wrong PIN: \(left) \(left == 1 ? "try" : "tries") left before the PIN is blocked (by the co-signer, or by this device, which deletes its share after 10 in a row). tamga does not retry a PIN."
         case .notEnrolled: "This device has no threshold key for that account; enroll first (tamga threshold enroll)."
         case .keyStore(let what): "The threshold key store failed: \(what)."
         case .sessionAbandoned(let what):
@@ -71,6 +89,15 @@ extension ThresholdError: CustomStringConvertible {
         case .signatureNotDelivered(let what):
             "The signature was made and verified on this device, but the co-signer did not confirm receiving it (\(what)), so whoever asked for it does not have it. The key is not locked; ask for a new session."
         case .reservedName(let what): "\(what); register the relying party under a name of its own."
+        case .pinTooShort(let role, let minimum):
+            "\(role) must have at least \(minimum) characters (digits or letters); choose a longer one. Nothing was sent or tried."
+        case .pinTooLong(let maximum): "A PIN has at most \(maximum) bytes; choose a shorter one. Nothing was sent or tried."
+        case .pinBlocked:
+            "The co-signer has blocked this key's PIN after too many tries that were not followed by a correct PIN; enroll this device again (tamga threshold enroll) with a new code from the co-signer's operator."
+        case .coSignerNeeded(let why):
+            "Every PIN check of a split key needs the co-signer, which could not answer (\(why)); nothing was unlocked and no try was counted on this device. Try again when the co-signer can be reached."
+        case .outdatedShareFormat:
+            "This share was sealed by an older tamga under the PIN alone, which a copy of the folder could be searched for offline; it is not used any more. Enroll this device again (tamga threshold enroll) and delete the old account."
         }
     }
 }

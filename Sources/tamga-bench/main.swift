@@ -158,6 +158,7 @@ func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNa
         return seconds(since: start)
     }
     for index in 0..<runs { lines.append("approve \(try await signOnce(devices[0], "approve \(index)"))") }
+    lines += try await measurePINUnlock(devices[0], runs: runs)
     let total = 500
     let start = DispatchTime.now().uptimeNanoseconds
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -167,6 +168,40 @@ func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNa
         try await group.waitForAll()
     }
     lines.append("throughput \(Double(total) / seconds(since: start))")
+    return lines
+}
+
+/// The PIN at unlock (docs/threshold-pin.md): the device's share sealed under a PIN hardened by
+/// the co-signer, then opened `runs` times. `pin-unlock` is the whole unlock (PBKDF2, the OPRF
+/// round trip, the share's checks, the confirmation); `pin-evaluate` (blind, the co-signer's
+/// evaluation over HTTP, finalize) and `pin-confirm` (the proof's round trip) are its two round
+/// trips, done by hand with the same public API.
+func measurePINUnlock(_ device: (ClientKeyShare, String, ThresholdClient), runs: Int) async throws -> [String] {
+    var lines: [String] = []
+    let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("tamga-bench-pin-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: root) }
+    let store = try ShareKeyStore(account: "bench", root: root)
+    let hardening = CoSignerPINHardening(client: device.2, token: device.1)
+    let pin = SecretBytes(Array("24680".utf8))
+    try await store.store(device.0, role: .sign, pin: pin, hardening: hardening)
+    let salt = Array(try Data(contentsOf: store.folder.appendingPathComponent("sign.share")).dropFirst().prefix(16))
+    let input = PINKeys.oprfInput(pin: pin, account: "bench", role: .sign, keyID: device.0.keyID)
+    for _ in 0..<runs {
+        var start = DispatchTime.now().uptimeNanoseconds
+        _ = try await store.unlock(.sign, pin: pin, hardening: hardening)
+        lines.append("pin-unlock \(seconds(since: start))")
+        start = DispatchTime.now().uptimeNanoseconds
+        let blinded = try OPRF.blind(input, random: SystemRandom())
+        let answer = try await hardening.evaluate(.init(keyID: device.0.keyID, blinded: blinded.element))
+        let hardened = try OPRF.finalize(input, blind: blinded.blind, evaluated: answer.evaluated)
+        lines.append("pin-evaluate \(seconds(since: start))")
+        var keys = try PINKeys.derive(pin: pin, salt: salt, hardened: hardened)
+        start = DispatchTime.now().uptimeNanoseconds
+        try await hardening.confirm(.init(keyID: device.0.keyID, attempt: answer.attempt,
+                                          proof: PINKeys.proof(authKey: keys.authKey, keyID: device.0.keyID, attempt: answer.attempt), verifier: nil))
+        lines.append("pin-confirm \(seconds(since: start))")
+        keys.erase()
+    }
     return lines
 }
 

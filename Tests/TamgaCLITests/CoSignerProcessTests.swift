@@ -203,6 +203,13 @@ final class ThresholdCommandTests: XCTestCase {
         environment["XDG_DATA_HOME"] = folder.appendingPathComponent("xdg").path
         environment["TAMGA_PIN"] = "24680"
         let code = try TestEnvironment.run(binary, ["cosigner", "issue-code", "38001085718", "--db", database]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        // PIN2 shorter than 5 characters: refused (exit 9) before anything is sent.
+        var short = environment
+        short["TAMGA_PIN"] = "2468"
+        let refused = try TestEnvironment.run(binary, ["threshold", "enroll", "--server", url.absoluteString, "--code", code, "--account", "38001085718"],
+                                              environment: short)
+        XCTAssertEqual(refused.status, 9, refused.error)
+        XCTAssertTrue(refused.error.contains("PIN2 (signing) must have at least 5 characters") && !refused.error.contains("enrollment 1/2"), refused.error)
         let enrolled = try TestEnvironment.run(binary, ["threshold", "enroll", "--server", url.absoluteString, "--code", code, "--account", "38001085718"],
                                                environment: environment)
         XCTAssertEqual(enrolled.status, 0, enrolled.error)

@@ -384,17 +384,18 @@ final class ReviewRegressionTests: XCTestCase {
         }
     }
 
-    func testPresignNeedsNoPINAndTheStoreChecksItsPublicPart() throws {
+    func testPresignNeedsNoPINAndTheStoreChecksItsPublicPart() async throws {
+        let hardening = InProcessPINHardening()
         let root = try TestEnvironment.temporaryFolder("presign")
         defer { TestEnvironment.removeFolder(root) }
         let (client, server) = try PartyTests.enroll()
         let store = try ShareKeyStore(account: "presign", root: root)
-        try store.store(client, role: .sign, pin: SecretBytes(Array("24680".utf8)))
+        try await store.store(client, role: .sign, pin: SecretBytes(Array("24680".utf8)), hardening: hardening)
         // commit and prove from the public part only…
         let signing = try ClientSigning(share: try store.publicShare(.sign), digest: [UInt8](repeating: 6, count: 32), guard: store.shareGuard(.sign))
         let c3 = try PartyTests.server.signProve(server, signing.prove(PartyTests.server.signCommit(server, signing.commitRequest)))
         // …the PIN only at finish.
-        let unlocked = try store.unlock(.sign, pin: SecretBytes(Array("24680".utf8)))
+        let unlocked = try await store.unlock(.sign, pin: SecretBytes(Array("24680".utf8)), hardening: hardening)
         _ = try PartyTests.server.signFinish(server, .init(signature: try signing.finish(c3, secretKey: unlocked.secretKey)))
         // A public part changed on disk (another joint key) is caught at unlock.
         let publicFile = store.folder.appendingPathComponent("sign.public")
@@ -405,24 +406,25 @@ final class ReviewRegressionTests: XCTestCase {
         let currentKey = client.publicKey.compressed.map { String(format: "%02x", $0) }.joined()
         text = text.replacingOccurrences(of: currentKey, with: otherKey)
         try text.write(to: publicFile, atomically: true, encoding: .utf8)
-        XCTAssertThrowsError(try store.unlock(.sign, pin: SecretBytes(Array("24680".utf8)))) {
+        await assertThrowsAsync({ _ = try await store.unlock(.sign, pin: SecretBytes(Array("24680".utf8)), hardening: hardening) }) {
             guard case ThresholdError.keyStore(let why)? = $0 as? ThresholdError else { return XCTFail("\($0)") }
             XCTAssertTrue(why.contains("does not match"), why)
         }
     }
 
-    func testParallelWrongPINsAreEachCounted() throws {
+    func testParallelWrongPINsAreEachCounted() async throws {
+        let hardening = InProcessPINHardening()
         let root = try TestEnvironment.temporaryFolder("parallel")
         defer { TestEnvironment.removeFolder(root) }
         let (client, _) = try PartyTests.enroll()
         let store = try ShareKeyStore(account: "parallel", root: root)
-        try store.store(client, role: .auth, pin: SecretBytes(Array("1234".utf8)))
-        DispatchQueue.concurrentPerform(iterations: 4) { _ in
-            _ = try? store.verifyPIN(.auth, pin: SecretBytes(Array("0000".utf8)))
+        try await store.store(client, role: .auth, pin: SecretBytes(Array("1234".utf8)), hardening: hardening)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 { group.addTask { _ = try? await store.verifyPIN(.auth, pin: SecretBytes(Array("0000".utf8)), hardening: hardening) } }
         }
         XCTAssertEqual(try String(contentsOf: store.folder.appendingPathComponent("auth.pin-failures"), encoding: .utf8), "4\n")
         // An unreadable counter counts as exhausted (fail closed).
         try "garbage".write(to: store.folder.appendingPathComponent("auth.pin-failures"), atomically: true, encoding: .utf8)
-        XCTAssertThrowsError(try store.verifyPIN(.auth, pin: SecretBytes(Array("1234".utf8)))) { XCTAssertEqual($0 as? ThresholdError, .shareLocked) }
+        await assertThrowsAsync({ try await store.verifyPIN(.auth, pin: SecretBytes(Array("1234".utf8)), hardening: hardening) }) { XCTAssertEqual($0 as? ThresholdError, .shareLocked) }
     }
 }

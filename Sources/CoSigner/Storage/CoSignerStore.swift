@@ -7,7 +7,8 @@ import Threshold
 /// file (WAL); every state change is one transaction.
 public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database serialises; `serverKey` is immutable
     public let database: Database
-    private let serverKey: [UInt8]
+    /// Seals what the co-signer keeps secret at rest (server shares, PIN guards).
+    let serverKey: [UInt8]
     private let random: RandomSource
 
     /// Schema versions, applied in order (never edited once released; add a new one).
@@ -68,6 +69,14 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
         DROP TABLE sessions;
         ALTER TABLE sessions_new RENAME TO sessions;
         CREATE INDEX sessions_by_key ON sessions(key_id, state);
+        """,
+        // Per key, the co-signer's half of every PIN check (docs/threshold-pin.md): the OPRF
+        // secret and the PIN's verifier (sealed with the server key), the evaluations not yet
+        // followed by a proof of the right PIN, and the nonce of the last one.
+        """
+        CREATE TABLE pin_guards (
+            key_id TEXT PRIMARY KEY REFERENCES keys(key_id), secrets BLOB NOT NULL,
+            unconfirmed INTEGER NOT NULL DEFAULT 0, attempt BLOB, updated_at INTEGER NOT NULL);
         """,
     ]
 

@@ -21,8 +21,9 @@ struct ThresholdEnrollCommand: Command {
     static let usage = "--server URL --code CODE --account NAME [--role sign|auth|both] [--ca-file PEM] [--pin-file FILE] [--pin1-file FILE] [--store DIR] [--json]"
     static let help = """
     Runs the two enrollment round trips with the co-signer (the one-time CODE from its operator),
-    seals this device's share under a new PIN (PIN2 for sign, PIN1 for auth; asked twice on a
-    terminal, or --pin-file / TAMGA_PIN), and fetches the key's certificate by signing a request
+    seals this device's share under a new PIN (PIN2 for sign, at least 5 characters; PIN1 for
+    auth, at least 4; asked twice on a terminal, or --pin-file / TAMGA_PIN) hardened by the
+    co-signer (every later PIN check needs it: docs/threshold-pin.md), and fetches the key's certificate by signing a request
     with the new key. --role both enrolls the sign key and then the auth key with the same code:
     PIN2 as above, PIN1 from --pin1-file / TAMGA_PIN1 or asked. The share lives under
     $XDG_DATA_HOME/tamga/threshold/NAME (or --store DIR), with the device key (device.key) that
@@ -79,7 +80,10 @@ struct ThresholdEnrollCommand: Command {
         // Every PIN first, so nothing is enrolled when one cannot be read.
         var pins: [ShareRole: SecretBytes] = [:]
         for role in roles {
-            pins[role] = try secrets(for: role, context.environment).readNew(prompt: "New \(role == .sign ? "PIN2 (signing)" : "PIN1 (authentication)") for this split key: ")
+            let pin = try secrets(for: role, context.environment).readNew(prompt: "New \(role == .sign ? "PIN2 (signing)" : "PIN1 (authentication)") for this split key: ")
+            // Too short: refused before any request, so no code is half used.
+            try PINPolicy.check(pin, role: role)
+            pins[role] = pin
         }
         let store = try ShareKeyStore(account: account, root: storeRoot.map { URL(fileURLWithPath: $0) }, environment: context.environment)
         var transport = HTTPTransport(timeout: 60)
@@ -156,6 +160,12 @@ private struct ThresholdAccountOptions {
     func verificationCode(of session: ThresholdClient.SessionInfo, store: ShareKeyStore) -> String? {
         guard let share = try? store.publicShare(session.role), share.keyID == session.keyID else { return nil }
         return try? session.verificationCode(subjectPublicKeyInfo: TwoPartySigning.subjectPublicKeyInfo(share.publicKey))
+    }
+
+    /// The co-signer's part of every PIN check of `role`'s key, as this device.
+    func hardening(_ store: ShareKeyStore, role: ShareRole) throws -> CoSignerPINHardening {
+        let (client, registration) = try client(store, role: role)
+        return CoSignerPINHardening(client: client, token: registration.deviceToken)
     }
 }
 
@@ -309,9 +319,10 @@ struct ThresholdApproveCommand: Command {
         context.terminal.error("Verification code: \(code) (approve only if the relying party shows the same)")
         let prompt = ThresholdPINPrompt(secrets: account.secrets(context))
         let name = account.account
+        let hardening = CoSignerPINHardening(client: client, token: registration.deviceToken)
         let signature = try await client.approve(sessionID: session, digest: digest, share: share, token: registration.deviceToken,
                                                  guard: store.shareGuard(role)) {
-            try store.unlock(role, pin: try await prompt.pin(role: role, account: name)).secretKey
+            try await store.unlock(role, pin: try await prompt.pin(role: role, account: name), hardening: hardening).secretKey
         }
         let raw = Data(Scalar.encode(signature.r) + Scalar.encode(signature.s))
         guard certificate.publicKey.verify(signature: raw, digest: try Digest(algorithm: .sha256, bytes: Data(digest)), algorithm: .ecdsaP256SHA256) else {
@@ -351,9 +362,14 @@ struct ThresholdActivityCommand: Command {
 /// `tamga threshold verify-pin`, `change-pin`, `delete`
 struct ThresholdVerifyPINCommand: Command {
     static let path = ["threshold", "verify-pin"]
-    static let abstract = "Checks this device's PIN for the split key (a wrong one counts; ten delete the share)."
+    static let abstract = "Checks this device's PIN for the split key (a wrong one counts here and at the co-signer)."
     static let usage = "--account NAME [--role sign|auth] [--store DIR] [--pin-file FILE]"
-    static let help = "Exit 0 when the PIN opens the share, 9 with the tries left when it does not."
+    static let help = """
+    Exit 0 when the PIN opens the share, 9 with the tries left when it does not (or when it is
+    shorter than 4 characters for PIN1, 5 for PIN2: refused before anything is sent). Every PIN
+    check needs the co-signer (exit 7 when it cannot be reached; nothing is counted then); it
+    blocks the PIN after 5 wrong tries in a row, the device deletes the share after 10.
+    """
     static let flags: Set<String> = GlobalOptions.flags
     static let options: Set<String> = ThresholdAccountOptions.options
     fileprivate let account: ThresholdAccountOptions
@@ -361,7 +377,8 @@ struct ThresholdVerifyPINCommand: Command {
 
     func run(_ context: CommandContext) async throws -> ExitCode {
         let store = try account.store(context)
-        try store.verifyPIN(account.role, pin: account.secrets(context).read(prompt: "PIN of threshold account \(account.account): "))
+        let hardening = try account.hardening(store, role: account.role)
+        try await store.verifyPIN(account.role, pin: account.secrets(context).read(prompt: "PIN of threshold account \(account.account): "), hardening: hardening)
         context.terminal.line("PIN correct.")
         return .success
     }
@@ -371,7 +388,11 @@ struct ThresholdChangePINCommand: Command {
     static let path = ["threshold", "change-pin"]
     static let abstract = "Changes this device's PIN for the split key (the key and certificate stay)."
     static let usage = "--account NAME [--role sign|auth] [--store DIR] [--pin-file FILE]"
-    static let help = "The current PIN, then the new one twice; --pin-file holds two lines, or TAMGA_PIN and TAMGA_NEW_PIN."
+    static let help = """
+    The current PIN, then the new one twice; --pin-file holds two lines, or TAMGA_PIN and
+    TAMGA_NEW_PIN. The new PIN has at least 4 characters (PIN1) or 5 (PIN2), checked before
+    anything is sent. The co-signer takes part (it evaluates both PINs and registers the new one).
+    """
     static let flags: Set<String> = GlobalOptions.flags
     static let options: Set<String> = ThresholdAccountOptions.options
     fileprivate let account: ThresholdAccountOptions
@@ -380,7 +401,8 @@ struct ThresholdChangePINCommand: Command {
     func run(_ context: CommandContext) async throws -> ExitCode {
         let store = try account.store(context)
         let pins = try account.secrets(context).readChange(currentPrompt: "Current PIN: ", newPrompt: "New PIN: ")
-        try store.changePIN(account.role, old: pins.current, new: pins.new)
+        let hardening = try account.hardening(store, role: account.role)
+        try await store.changePIN(account.role, old: pins.current, new: pins.new, hardening: hardening)
         context.terminal.line("PIN changed.")
         return .success
     }

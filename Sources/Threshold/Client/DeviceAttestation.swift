@@ -10,7 +10,8 @@ import TamgaCore
 /// call of a run pays for `GET /v3/attestation/challenge` (the seed's saved round trip).
 ///
 /// This binds requests to a key file, not to hardware: whoever copies the account folder can
-/// act as the device (the share itself still needs the PIN).
+/// act as the device (the share itself still needs the PIN, and every PIN try goes through the
+/// co-signer's count: docs/threshold-pin.md).
 public final class DeviceAttestation: @unchecked Sendable {   // unchecked: `nonces` behind `lock`; `key` immutable
     public let key: DeviceKey
     private let lock = NSLock()

@@ -135,6 +135,8 @@ public struct ThresholdClient: Sendable {
         // Pin the co-signer's key on first contact (checked against the system's trust or the
         // given anchors); every later call accepts that key only (the seed's CertPinner). The
         // device key of the account's folder (made on first use) attests every device call.
+        // A PIN too short for its role is refused before the first request.
+        try PINPolicy.check(pinValue, role: role)
         let device = try attestation ?? store.deviceAttestation()
         var pinned = transport
         var pin: [UInt8]?
@@ -151,7 +153,8 @@ public struct ThresholdClient: Sendable {
         let clientPID = Transcript.taggedHash("L17v1/device", [Array(store.folder.path.utf8), Array(role.rawValue.utf8)])
         let (share, registration) = try await enrollShare(code: code, role: role, clientPID: clientPID, pinnedRingPedersen: pinnedRingPedersen,
                                                           serverKey: serverKey, progress: progress)
-        try store.store(share, role: role, pin: pin)
+        // The co-signer knows the key now: it hardens the PIN the share is sealed under.
+        try await store.store(share, role: role, pin: pin, hardening: CoSignerPINHardening(client: self, token: registration.deviceToken))
         try store.saveRegistration(registration, role: role)
         progress("certificate: signing the request with the new key")
         let certificate = try await requestCertificate(share: share.publicShare, secretKey: share.secretKey, role: role, registration: registration,

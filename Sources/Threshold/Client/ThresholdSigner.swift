@@ -51,6 +51,8 @@ public final class ThresholdSigner: UnlockTimingSigner, @unchecked Sendable {   
         let clock = unlockClock
         // Unlocked once per signature: a second session after a lost answer does not ask again.
         var unlocked: PaillierSecretKey?
+        // The unlock includes the co-signer's PIN evaluation and confirmation (two round trips).
+        let hardening = CoSignerPINHardening(client: client, token: registration.deviceToken)
         var attempt = 0
         while true {
             attempt += 1
@@ -63,7 +65,7 @@ public final class ThresholdSigner: UnlockTimingSigner, @unchecked Sendable {   
                 approval = try await client.approveSession(sessionID: id, digest: bytes, share: share, token: registration.deviceToken,
                                                            guard: store.shareGuard(role)) {
                     if let unlocked { return unlocked }
-                    let key = try await clock.measure { try store.unlock(role, pin: try await provider.pin(role: role, account: account)).secretKey }
+                    let key = try await clock.measure { try await store.unlock(role, pin: try await provider.pin(role: role, account: account), hardening: hardening).secretKey }
                     unlocked = key
                     return key
                 }

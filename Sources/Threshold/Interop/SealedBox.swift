@@ -1,11 +1,11 @@
 internal import COpenSSL
 import TamgaCore
 
-/// AES-256-GCM sealing (12-byte IV, 16-byte tag), under a key or under a PIN. With a PIN,
-/// PBKDF2-HMAC-SHA256 (210,000 iterations, 16-byte salt) derives the key; layout
-/// `[salt 16 | iv 12 | ciphertext | tag 16]`. With a key: `[iv 12 | ciphertext | tag 16]`, the
-/// additional data binding the sealed bytes to their place (the co-signer binds a share to its
-/// key id). Derived keys and plaintext buffers are wiped after use.
+/// AES-256-GCM sealing (12-byte IV, 16-byte tag) under a 32-byte key: `[iv 12 | ciphertext |
+/// tag 16]`, the additional data binding the sealed bytes to their place (the co-signer binds a
+/// share to its key id; the device its share to account, role and key id). `deriveKey` is the
+/// PBKDF2-HMAC-SHA256 (210,000 iterations) half of a PIN's key; the co-signer's OPRF is the
+/// other half (`PINKeys`). Derived keys and plaintext buffers are wiped after use.
 public enum SealedBox {
     static let iterations: Int32 = 210_000
 
@@ -16,21 +16,6 @@ public enum SealedBox {
         }
         guard ok == 1 else { throw ThresholdError.keyStore("key derivation failed") }
         return key
-    }
-
-    static func seal(_ plaintext: [UInt8], pin: SecretBytes, random: RandomSource) throws -> [UInt8] {
-        let salt = try random.bytes(16, label: "keystore.salt")
-        var key = try deriveKey(pin: pin, salt: salt)
-        defer { wipe(&key) }
-        return salt + (try seal(plaintext, key: key, additionalData: [], random: random))
-    }
-
-    /// Nil when the PIN is wrong (the GCM tag does not verify); throws for a malformed blob.
-    static func open(_ blob: [UInt8], pin: SecretBytes) throws -> [UInt8]? {
-        guard blob.count >= 16 + 12 + 16 + 1 else { throw ThresholdError.keyStore("the sealed share is truncated") }
-        var key = try deriveKey(pin: pin, salt: Array(blob[0..<16]))
-        defer { wipe(&key) }
-        return try open(Array(blob.dropFirst(16)), key: key, additionalData: [])
     }
 
     /// Seals under a 32-byte key: `[iv 12 | ciphertext | tag 16]`.
