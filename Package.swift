@@ -44,7 +44,12 @@ let package = Package(
         .target(name: "CoSigner", dependencies: ["CSQLite", "CMicroHTTPD", "Threshold", "TamgaCore"]),
         .target(name: "RemoteSigning", dependencies: ["TamgaCore"]),
         .target(name: "MobileID", dependencies: ["TamgaCore"]),
-        .target(name: "TamgaCLI", dependencies: ["TamgaCore", "ASiC", "PCSC", "IDCard", "PKCS11", "Threshold", "CoSigner", "RemoteSigning", "MobileID"]),
+        // The C modules too, for the library versions `tamga --version` prints; EmbedCommit
+        // writes the source commit it prints (scripts/build-commit.sh).
+        .target(name: "TamgaCLI", dependencies: ["TamgaCore", "ASiC", "PCSC", "IDCard", "PKCS11", "Threshold", "CoSigner", "RemoteSigning", "MobileID",
+                                                 "COpenSSL", "CLibXML2", "CPCSC"],
+                plugins: ["EmbedCommit"]),
+        .plugin(name: "EmbedCommit", capability: .buildTool(), path: "Plugins/EmbedCommit"),
         .executableTarget(name: "tamga", dependencies: ["TamgaCLI"]),
         // The virtual card that tests and the demo put into pcscd's vpcd reader.
         .executableTarget(name: "tamga-bench", dependencies: ["IDCard", "PKCS11", "TamgaCore", "Threshold", "CoSigner"], path: "Sources/tamga-bench"),

@@ -63,7 +63,12 @@ public enum TamgaCommandLine {
         }
         switch first {
         case "--version", "version":
-            terminal.line("tamga \(version)")
+            let rest = words.dropFirst()
+            guard rest.allSatisfy({ $0 == "--json" }) else {
+                terminal.error("tamga --version takes only --json")
+                return .usage
+            }
+            if rest.isEmpty { terminal.line(VersionReport.current.text) } else { terminal.json(VersionReport.current) }
             return .success
         case "--help", "-h", "help":
             let topic = Array(words.dropFirst())
