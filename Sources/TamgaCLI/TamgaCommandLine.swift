@@ -23,6 +23,9 @@ public enum TamgaCommandLine {
         TrustUpdateCommand.self, TrustShowCommand.self,
     ]
 
+    /// This process's arguments, with paths that are not UTF-8 made reachable (`RawArguments`).
+    public static func processArguments() -> [String] { RawArguments.processArguments() }
+
     /// Runs a command line (`arguments[0]` is the program name) and returns the exit code.
     public static func main(_ arguments: [String], context: CommandContext = CommandContext(
         terminal: .standard(), environment: ProcessInfo.processInfo.environment)) async -> Int32 {
@@ -101,6 +104,10 @@ public enum TamgaCommandLine {
             terminal.line(command.helpText)
             return .success
         }
+        if let refusal = RawArguments.refusal(rest) {
+            terminal.error("tamga \(command.path.joined(separator: " ")): \(refusal)")
+            return .usage
+        }
         let json = rest.contains("--json")
         do {
             let parsed = try ParsedArguments(rest, flags: command.flags.union(["--help", "-h"]), options: command.options)
@@ -111,12 +118,24 @@ public enum TamgaCommandLine {
             return .usage
         } catch {
             let (code, exit) = classify(error)
+            let message = message(for: error)
             if json {
-                terminal.json(["error": ["code": code, "message": "\(error)"]])
+                terminal.json(["error": ["code": code, "message": message]])
             }
-            terminal.error("tamga: \(printable("\(error)"))")
+            terminal.error("tamga: \(printable(message))")
             return exit
         }
+    }
+
+    /// What an error says to a person. Foundation's file errors describe themselves as a dump
+    /// (`Error Domain=NSCocoaErrorDomain Code=642 … UserInfo={…}`): they become the file and the
+    /// system's reason.
+    static func message(for error: Error) -> String {
+        guard let cocoa = error as? CocoaError else { return "\(error)" }
+        let path = cocoa.filePath ?? cocoa.url?.path ?? "a file"
+        let underlying = (cocoa.userInfo[NSUnderlyingErrorKey] as? NSError).flatMap { $0.domain == NSPOSIXErrorDomain ? String(cString: strerror(Int32($0.code))) : nil }
+        return "Cannot use \(path) (\(underlying ?? cocoa.localizedDescription)); check that its folder exists and is writable, "
+            + "or set the XDG_* variable for it (XDG_DATA_HOME, XDG_CACHE_HOME, XDG_CONFIG_HOME) or HOME."
     }
 
     /// The help of a command group (`container`, `threshold`, `cosigner`, `mobileid`, `card`):
@@ -204,6 +223,13 @@ public enum TamgaCommandLine {
             case .notConfigured: return (e.code, .usage)
             default: return (e.code, .signingFailed)
             }
+        case let e as CommandLineError:
+            switch e {
+            case .folderNotWritable: return (e.code, .writeFailed)
+            case .configurationMalformed: return (e.code, .inputRejected)
+            }
+        // Foundation's file errors, should one get through: a plain message (`message(for:)`), exit 6.
+        case is CocoaError: return ("file-system", .writeFailed)
         case SecretInput.Failure.cancelled: return ("cancelled", .cancelled)
         case SecretInput.Failure.noTerminal: return ("no-terminal", .signingFailed)
         case SecretInput.Failure.unreadable: return ("unreadable-pin-file", .inputRejected)

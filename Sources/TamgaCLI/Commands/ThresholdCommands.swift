@@ -76,12 +76,13 @@ struct ThresholdEnrollCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
+        // The account's folder first: a read-only home is reported before any PIN is asked.
+        let store = try ThresholdAccountFolder.creating(account: account, store: storeRoot, environment: context.environment)
         // Every PIN first, so nothing is enrolled when one cannot be read.
         var pins: [ShareRole: SecretBytes] = [:]
         for role in roles {
             pins[role] = try secrets(for: role, context.environment).readNew(prompt: "New \(role == .sign ? "PIN2 (signing)" : "PIN1 (authentication)") for this split key: ")
         }
-        let store = try ShareKeyStore(account: account, root: storeRoot.map { URL(fileURLWithPath: $0) }, environment: context.environment)
         var transport = HTTPTransport(timeout: 60)
         if let caFile {
             guard let pem = FileManager.default.contents(atPath: caFile) else { throw CoreError.unreadableFile(path: caFile, reason: "cannot read") }
@@ -135,7 +136,7 @@ private struct ThresholdAccountOptions {
     }
 
     func store(_ context: CommandContext) throws -> ShareKeyStore {
-        try ShareKeyStore(account: account, root: storeRoot.map { URL(fileURLWithPath: $0) }, environment: context.environment)
+        try ThresholdAccountFolder.existing(account: account, store: storeRoot, environment: context.environment)
     }
 
     /// The role to talk to the co-signer with: `--role`, else whichever key is enrolled (sign first).
