@@ -106,7 +106,9 @@ struct SignCommand: Command {
     struct Outcome: Encodable {
         let container: String
         let signatureFile: String
+        /// The full RFC 4514 subject; `signerName` as a person reads it.
         let signer: String
+        let signerName: String
         let algorithm: String
         let profile: String
         let dataFiles: [String]
@@ -141,12 +143,12 @@ struct SignCommand: Command {
         let file = try await opened.sign(with: signer, options: options, services: services)
         let certificate = try await signer.certificate()
         let outcome = Outcome(container: container, signatureFile: file, signer: certificate.subject,
-                              algorithm: signer.algorithm.description, profile: options.profile.rawValue,
+                              signerName: DistinguishedName.readableName(rfc4514: certificate.subject), algorithm: signer.algorithm.description, profile: options.profile.rawValue,
                               dataFiles: opened.dataFiles.map(\.name), phases: opened.lastSigningPhases)
         if global.json {
             context.terminal.json(outcome)
         } else {
-            context.terminal.line(TamgaCommandLine.printable("Signed \(container) as \(certificate.subject)"))
+            context.terminal.line(TamgaCommandLine.printable("Signed \(container) as \(outcome.signerName)"))
             context.terminal.line(TamgaCommandLine.printable("  \(outcome.algorithm), profile \(outcome.profile); signature written to \(file); \(outcome.dataFiles.count) data file(s) covered"))
         }
         return .success
