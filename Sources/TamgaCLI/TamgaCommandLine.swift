@@ -48,14 +48,26 @@ public enum TamgaCommandLine {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
-                TemporaryFiles.removeAll()
+                let removed = TemporaryFiles.removeAll()
                 TerminalRestore.restore()
-                FileHandle.standardError.write(Data("\ntamga: interrupted; unfinished files were removed.\n".utf8))
+                FileHandle.standardError.write(Data("\n\(interruptionMessage(removedFiles: removed))\n".utf8))
                 exit(128 + number)
             }
             source.resume()
             return source
         }
+    }
+
+    /// Set by a command that serves until stopped (`cosigner serve`): its SIGTERM is an
+    /// ordinary stop, not an interruption.
+    nonisolated(unsafe) static var serving = false
+
+    /// What an interrupted tamga says last: a stopped server that it stopped; a run that was
+    /// writing that the unfinished files were removed; otherwise only that it was interrupted.
+    static func interruptionMessage(removedFiles: Int) -> String {
+        if serving { return "tamga: stopped." }
+        if removedFiles > 0 { return "tamga: interrupted; the unfinished file was removed and the original is untouched." }
+        return "tamga: interrupted."
     }
 
     static func run(_ words: [String], _ context: CommandContext) async -> ExitCode {
@@ -223,6 +235,7 @@ public enum TamgaCommandLine {
             case .notConfigured: return (e.code, .usage)
             default: return (e.code, .signingFailed)
             }
+        case let e as OperationError: return classify(e.underlying)
         case let e as CommandLineError:
             switch e {
             case .folderNotWritable: return (e.code, .writeFailed)

@@ -87,6 +87,17 @@ final class CardCommandTests: XCTestCase {
         XCTAssertEqual(signed.status, 0, signed.error)
     }
 
+    /// A wrong current PIN while changing it speaks of nothing changed: nothing was being signed.
+    func testAWrongPINInChangePINSaysNothingWasChanged() throws {
+        rig = try PCSCRig(readers: [.init(name: "Card Reader", cards: ["idemia", nil])])
+        let wrong = try tamga(["card", "change-pin", "--pin1"], pin: "9999", newPIN: "4321")
+        XCTAssertEqual(wrong.status, 9, wrong.error)
+        XCTAssertTrue(wrong.error.contains("Wrong PIN1: 2 tries left before it is blocked. Nothing was changed"), wrong.error)
+        XCTAssertFalse(wrong.error.lowercased().contains("signed"), wrong.error)
+        let json = try tamga(["card", "change-pin", "--pin1", "--json"], pin: "9999", newPIN: "4321")
+        XCTAssertTrue(json.output.contains("\"code\" : \"wrong-pin\""), json.output)
+    }
+
     func testBlockedPIN2IsUnblockedWithThePUK() throws {
         rig = try PCSCRig(readers: [.init(name: "Card Reader", cards: ["idemia", nil])])
         let container = folder.appendingPathComponent("c.asice").path

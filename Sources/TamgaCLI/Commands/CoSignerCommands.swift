@@ -125,7 +125,9 @@ struct CoSignerServeCommand: Command {
         }
         let server = try HTTPServer(port: port, loopbackOnly: loopback, tls: tls) { service.handle($0) }
         context.terminal.line("listening \(tls == nil ? "http" : "https")://\(loopback ? "127.0.0.1" : "0.0.0.0"):\(server.port)")
-        // Until SIGINT/SIGTERM: the interrupt handlers end the process (SQLite commits are durable).
+        // Until SIGINT/SIGTERM: the interrupt handlers end the process (SQLite commits are durable)
+        // and say that the server stopped.
+        TamgaCommandLine.serving = true
         while true { try await Task.sleep(nanoseconds: 3_600_000_000_000) }
     }
 }

@@ -134,7 +134,7 @@ struct SignCommand: Command {
         let secrets = SecretInput(pinFile: pinFile, environment: context.environment)
         var services = try longTerm.services(environment: context.environment)
         if options.profile > .B && services.timeStamping == nil {   // say so before asking for a password
-            throw UsageError("a \(options.profile.rawValue) signature needs a time-stamping authority: give --tsa URL or set "
+            throw UsageError("\(options.profile.withArticle) signature needs a time-stamping authority: give --tsa URL or set "
                              + "\(LongTermOptions.environmentTSA) (or choose --profile B)")
         }
         let signer = try await self.signer.makeSigner(certificatePath: certificatePath, secrets: secrets, pss: pss, terminal: context.terminal,
