@@ -137,6 +137,9 @@ struct SignCommand: Command {
             throw UsageError("\(options.profile.withArticle) signature needs a time-stamping authority: give --tsa URL or set "
                              + "\(LongTermOptions.environmentTSA) (or choose --profile B)")
         }
+        // --module, else the configuration's pkcs11Module (else p11-kit's registered modules).
+        var module = self.module
+        if module == nil, case .pkcs11 = self.signer { module = try Configuration.load(environment: context.environment).pkcs11Module }
         let signer = try await self.signer.makeSigner(certificatePath: certificatePath, secrets: secrets, pss: pss, terminal: context.terminal,
                                                       module: module, remote: remote)
         services.issuerCandidates += (signer as? SoftwareSigner)?.chain ?? []

@@ -21,8 +21,8 @@ struct VerifyCommand: Command {
     TimeStampToken) must cover the data object's bytes, its TSA trusted at genTime (untrusted:
     UNKNOWN), and its archive-manifest renewals are checked oldest first. For DigiDoc's archive
     x.asice.asics only the token is checked: extract x.asice and verify it too.
-    Trust: without --trust and --tsl, the lists of `tamga trust update` (the trust cache); with
-    no trust option and no cache, every signature is at best UNKNOWN and tamga says "no trust
+    Trust: without --trust and --tsl, "trust" in config.json (anchors, or "cache"), else the lists
+    of `tamga trust update` (the trust cache); with no trust option and no cache, every signature is at best UNKNOWN and tamga says "no trust
     configured".
     Options:
       --trust FILE    PEM certificates to trust as anchors (repeatable); without any, a signature
@@ -109,11 +109,18 @@ struct VerifyCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
-        let trust = TrustStore(anchors: try Self.loadCertificates(trustFiles),
-                               intermediates: try Self.loadCertificates(certificateFiles))
+        // Without --trust and --tsl, the configuration file may name anchors (else: the trust cache).
+        var anchors = trustFiles, intermediates = certificateFiles
+        if trustFiles.isEmpty && trustedListFile == nil,
+           case .anchors(let configured, let more) = try Configuration.load(environment: context.environment).trust {
+            anchors = configured
+            intermediates += more
+        }
+        let trust = TrustStore(anchors: try Self.loadCertificates(anchors),
+                               intermediates: try Self.loadCertificates(intermediates))
         // The container first: a missing or hostile one is the error to report, not the trust.
         let opened = try Container(openingAt: container)
-        let (trustedList, notices) = try resolveTrustedLists(context, explicitAnchors: !trustFiles.isEmpty)
+        let (trustedList, notices) = try resolveTrustedLists(context, explicitAnchors: !anchors.isEmpty)
         opened.progress = context.terminal.progress(quiet: global.quiet)
         var options = ValidationOptions(trust: trust, trustedList: trustedList, minimumProfile: minimumProfile)
         options.timeMarkResponderPolicies.formUnion(timeMarkResponderPolicies)
