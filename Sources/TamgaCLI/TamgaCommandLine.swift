@@ -143,7 +143,7 @@ public enum TamgaCommandLine {
     /// (`Error Domain=NSCocoaErrorDomain Code=642 … UserInfo={…}`): they become the file and the
     /// system's reason.
     static func message(for error: Error) -> String {
-        guard let cocoa = error as? CocoaError else { return "\(error)" }
+        guard (error as NSError).domain == NSCocoaErrorDomain, let cocoa = error as? CocoaError else { return "\(error)" }
         let path = cocoa.filePath ?? cocoa.url?.path ?? "a file"
         let underlying = (cocoa.userInfo[NSUnderlyingErrorKey] as? NSError).flatMap { $0.domain == NSPOSIXErrorDomain ? String(cString: strerror(Int32($0.code))) : nil }
         return "Cannot use \(path) (\(underlying ?? cocoa.localizedDescription)); check that its folder exists and is writable, "
@@ -241,11 +241,12 @@ public enum TamgaCommandLine {
             case .folderNotWritable: return (e.code, .writeFailed)
             case .configurationMalformed: return (e.code, .inputRejected)
             }
-        // Foundation's file errors, should one get through: a plain message (`message(for:)`), exit 6.
-        case is CocoaError: return ("file-system", .writeFailed)
         case SecretInput.Failure.cancelled: return ("cancelled", .cancelled)
         case SecretInput.Failure.noTerminal: return ("no-terminal", .signingFailed)
         case SecretInput.Failure.unreadable: return ("unreadable-pin-file", .inputRejected)
+        // Foundation's file errors, should one get through: a plain message (`message(for:)`), exit 6.
+        // (On Linux every Error bridges to NSError, so the domain decides, not the type.)
+        case let e as NSError where e.domain == NSCocoaErrorDomain: return ("file-system", .writeFailed)
         default: return ("failure", .signingFailed)
         }
     }
