@@ -65,6 +65,8 @@ let package = Package(
         .testTarget(name: "IDCardTests", dependencies: ["IDCard", "PCSC", "TamgaCore", "ASiC", "TamgaTestSupport"]),
         .testTarget(name: "MobileIDTests", dependencies: ["MobileID", "TamgaTestSupport"]),
         .testTarget(name: "RemoteSigningTests", dependencies: ["RemoteSigning", "TamgaCore", "ASiC", "TamgaTestSupport"]),
+        // README.md's library snippet, compiled (and compared with the README) by the tests.
+        .testTarget(name: "ReadmeSnippetTests", dependencies: ["ASiC", "TamgaCore", "TamgaTestSupport"]),
         .testTarget(name: "TamgaCLITests", dependencies: ["TamgaCLI", "ASiC", "TamgaCore", "Threshold", "CoSigner", "TamgaTestSupport",
                                                       "PCSC", "IDCard", "PKCS11", "MobileID", "RemoteSigning"]),
     ]
