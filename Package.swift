@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "MobileID", targets: ["MobileID"]),
         .library(name: "Threshold", targets: ["Threshold"]),
         .library(name: "CoSigner", targets: ["CoSigner"]),
+        // The commands as a library: the fuzz targets reach the command line's own decoders.
+        .library(name: "TamgaCLI", targets: ["TamgaCLI"]),
     ],
     targets: [
         // C shims: a module map and a header each, no code.

@@ -31,5 +31,6 @@ let package = Package(
         fuzzTarget("FuzzTextCodecs", ["TamgaCore"]),
         fuzzTarget("FuzzDistinguishedName", ["TamgaCore"]),
         fuzzTarget("FuzzArchiveManifest", ["ASiC", "TamgaCore"]),
+        fuzzTarget("FuzzCommandLineInput", ["TamgaCLI", "TamgaCore"]),
     ]
 )

@@ -46,17 +46,24 @@ struct Configuration {
 
     init() {}
 
+    /// A configuration is a few hundred bytes; a larger file is a mistake, not something to parse.
+    static let maximumSize = 1 << 20
+
     init(file path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.read(upToCount: Self.maximumSize + 1) else {
+            throw CommandLineError.configurationMalformed(file: path, key: nil, problem: "it cannot be read")
+        }
+        try? handle.close()
+        try self.init(data: data, file: path)
+    }
+
+    /// The configuration in `data`, read from `path` (which relative names are taken against).
+    init(data: Data, file path: String) throws {
         file = path
         func malformed(_ key: String?, _ problem: String) -> CommandLineError {
             .configurationMalformed(file: path, key: key, problem: problem)
         }
-        // A configuration is a few hundred bytes; a huge file is a mistake, not something to parse.
-        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.read(upToCount: 1 << 20 + 1) else {
-            throw malformed(nil, "it cannot be read")
-        }
-        try? handle.close()
-        guard data.count <= 1 << 20 else { throw malformed(nil, "it is larger than 1 MiB") }
+        guard data.count <= Self.maximumSize else { throw malformed(nil, "it is larger than 1 MiB") }
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
             throw malformed(nil, "it is not a JSON object")
         }
