@@ -66,6 +66,7 @@ final class CardCommandTests: XCTestCase {
         XCTAssertTrue(text.output.contains("document number: AS0012345"), text.output)
         XCTAssertTrue(text.output.contains("PIN2: 3 of 3 tries left"), text.output)
         let json = try tamga(["card", "info", "--json"])
+        try JSONOutputSchemaTests.conform(json.output, to: "card-info")
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
         XCTAssertEqual(object["documentNumber"] as? String, "AS0012345")
         XCTAssertEqual((object["certificates"] as? [[String: Any]])?.count, 2)

@@ -345,6 +345,7 @@ final class ReadersCommandTests: XCTestCase {
         XCTAssertTrue(text.output.contains("Aktiv Rutoken ECP 00 00: present, ATR 3B8B015275746F6B656E20445320C1, Rutoken ECP, media rutoken_ecp_"), text.output)
         XCTAssertTrue(text.output.contains("Aktiv Rutoken ECP 00 01: empty"), text.output)
         let json = try TestEnvironment.run(binary, ["readers", "--json"], environment: rig.environment)
+        try JSONOutputSchemaTests.conform(json.output, to: "readers")
         let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: [[String: String]]]
         XCTAssertEqual(object?["readers"]?.count, 2)
         XCTAssertEqual(object?["readers"]?.first { $0["name"] == "Aktiv Rutoken ECP 00 00" }?["card"], "Rutoken ECP")
@@ -394,11 +395,13 @@ final class ReadersWaitWatchTests: XCTestCase {
         // --json: one object either way.
         let readyJSON = try TestEnvironment.run(binary, ["readers", "--wait", "rutoken_ecp", "--timeout", "10", "--json"], environment: rig.environment)
         XCTAssertEqual(readyJSON.status, 0, readyJSON.error)
+        try JSONOutputSchemaTests.conform(readyJSON.output, to: "readers-wait")
         let object = try JSONSerialization.jsonObject(with: Data(readyJSON.output.utf8)) as? [String: Any]
         XCTAssertEqual(object?["ready"] as? Bool, true)
         XCTAssertEqual(object?["mediaFamily"] as? String, "rutoken_ecp")
         let wrongJSON = try TestEnvironment.run(binary, ["readers", "--wait", "rutoken_lt", "--timeout", "2", "--json"], environment: rig.environment)
         XCTAssertEqual(wrongJSON.status, 8)
+        try JSONOutputSchemaTests.conform(wrongJSON.output, to: "readers-wait")
         let refused = try JSONSerialization.jsonObject(with: Data(wrongJSON.output.utf8)) as? [String: Any]
         XCTAssertEqual(refused?["ready"] as? Bool, false)
         XCTAssertNotNil(refused?["instead"] as? String)
