@@ -20,8 +20,8 @@ final class JSONOutputSchemaTests: XCTestCase {
     private var checked: Set<String> = []
 
     /// Schemas checked by the tests that have the rigs their commands need (pcscd with virtual
-    /// cards, SoftHSM): `conform(_:to:)` there.
-    static let checkedElsewhere: Set<String> = ["readers", "readers-wait", "card-info", "tokens"]
+    /// cards, SoftHSM, the trusted-list server): `conform(_:to:)` there.
+    static let checkedElsewhere: Set<String> = ["readers", "readers-wait", "card-info", "tokens", "trust-update"]
 
     /// Asserts that `output` (one JSON object) conforms to docs/cli.md's schema `name`.
     static func conform(_ output: String, to name: String, file: StaticString = #filePath, line: UInt = #line) throws {

@@ -54,6 +54,8 @@ final class TrustCommandTests: XCTestCase {
                                             "--proxy", serverURL.absoluteString, "--lotl-cert", lotl("lotl-signer.cert.pem"),
                                             "--timeout", "3", "--json"] + extra)
         let report = (try? JSONSerialization.jsonObject(with: Data(out.utf8))) as? [String: Any] ?? [:]
+        // Every report these tests see conforms to docs/cli.md's schema (failed runs print an error object).
+        if report["lists"] != nil { try? JSONOutputSchemaTests.conform(out, to: "trust-update") }
         return (code, report, out + err)
     }
 
