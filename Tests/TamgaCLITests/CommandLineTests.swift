@@ -425,6 +425,7 @@ final class ReadersWaitWatchTests: XCTestCase {
         process.waitUntilExit()
         let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
         let events = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] }
+        for line in lines { try JSONOutputSchemaTests.conform(String(line), to: "readers-watch") }
         XCTAssertEqual(events.filter { $0["event"] == "reader-present" }.count, 2, "\(lines)")
         let inserted = events.first { $0["event"] == "card-inserted" }
         XCTAssertEqual(inserted?["reader"], "Watched Reader 00 00", "\(lines)")
