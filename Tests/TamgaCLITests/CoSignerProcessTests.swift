@@ -193,7 +193,6 @@ final class ThresholdCommandTests: XCTestCase {
         let enrolled = try TestEnvironment.run(binary, ["threshold", "enroll", "--server", url.absoluteString, "--code", code, "--account", "38001085718"],
                                                environment: environment)
         XCTAssertEqual(enrolled.status, 0, enrolled.error)
-        try JSONOutputSchemaTests.conform(enrolled.output, to: "threshold-enroll")
         XCTAssertTrue(enrolled.output.contains("PNOEE-38001085718"), enrolled.output)
         // The code is used up: a second enrollment is refused, and the co-signer's reason is shown.
         var other = environment
@@ -234,7 +233,6 @@ final class ThresholdCommandTests: XCTestCase {
         XCTAssertTrue(pending.output.contains(sessionID) && pending.output.contains("Test Bank: Open an account"), pending.output + pending.error)
         let approved = try TestEnvironment.run(binary, ["threshold", "approve", sessionID, "--account", "38001085718"], environment: environment)
         XCTAssertEqual(approved.status, 0, approved.error)
-        try JSONOutputSchemaTests.conform(approved.output, to: "threshold-approve")
         XCTAssertTrue(approved.error.contains("Test Bank asks (SIGN): Open an account"), approved.error)
         let result = try TestEnvironment.run("/usr/bin/curl", ["-s", "-H", "Authorization: Bearer \(rpKey)", url.absoluteString + "/v3/rp/session/" + sessionID])
         XCTAssertTrue(result.output.contains("\"state\":\"COMPLETE\""), result.output)
@@ -292,6 +290,7 @@ extension ThresholdCommandTests {
         environment["TAMGA_PIN"] = "1357"
         let approved = try TestEnvironment.run(binary, ["threshold", "approve", session2, "--account", "38001085718", "--json"], environment: environment)
         XCTAssertEqual(approved.status, 0, approved.error)
+        try JSONOutputSchemaTests.conform(approved.output, to: "threshold-approve")
         XCTAssertTrue(approved.error.contains("Test Bank asks (AUTH): Log in"), approved.error)
 
         // The relying party's side, with openssl only.
@@ -355,6 +354,7 @@ final class CoSignerTLSTests: XCTestCase {
         let enrolled = try TestEnvironment.run(binary, ["threshold", "enroll", "--server", url.absoluteString, "--code", code, "--account", "a", "--ca-file", cert,
                                                         "--role", "both", "--json"], environment: environment)
         XCTAssertEqual(enrolled.status, 0, enrolled.error)
+        try JSONOutputSchemaTests.conform(enrolled.output, to: "threshold-enroll")
         let keys = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(enrolled.output.utf8)) as? [String: Any])?["keys"] as? [[String: String]], enrolled.output)
         XCTAssertEqual(keys.map { $0["role"] ?? "" }, ["sign", "auth"])
         XCTAssertTrue(keys[1]["certificate"]?.contains("AUTHENTICATION") == true, "\(keys)")
