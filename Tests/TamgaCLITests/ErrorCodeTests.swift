@@ -59,6 +59,27 @@ final class ErrorCodeTests: XCTestCase {
         }
     }
 
+    /// Each error enum's source has as many cases as ErrorExamples has values of it: a new case
+    /// (and with it perhaps a new code) cannot be left out of the table unnoticed.
+    func testTheExamplesCoverEveryCaseOfEveryErrorType() throws {
+        let sources = ["ContainerError": "ASiC/ContainerError.swift", "CoreError": "TamgaCore/CoreError.swift",
+                       "TrustedListError": "ASiC/TrustedLists/TrustedListError.swift", "TrustCacheError": "ASiC/TrustedLists/TrustCacheError.swift",
+                       "PCSCError": "PCSC/PCSCError.swift", "CardError": "IDCard/CardError.swift", "ThresholdError": "Threshold/ThresholdError.swift",
+                       "PKCS11Error": "PKCS11/PKCS11Error.swift", "MobileIDError": "MobileID/MobileIDError.swift",
+                       "RemoteSigningError": "RemoteSigning/RemoteSigningError.swift"]
+        var examples: [String: Int] = [:]
+        for error in ErrorExamples.all { examples[String(describing: type(of: error)), default: 0] += 1 }
+        for (type, path) in sources {
+            let text = try String(contentsOf: TestEnvironment.repository.appendingPathComponent("Sources/\(path)"), encoding: .utf8)
+            // The enum's own cases: lines "    case name…" before its first member that is not a case.
+            let body = try XCTUnwrap(text.components(separatedBy: "enum \(type)").dropFirst().first)
+            let cases = body.split(separator: "\n").prefix { !$0.hasPrefix("    public var") && !$0.hasPrefix("    var") && !$0.hasPrefix("    public static")
+                && !$0.hasPrefix("    static") && !$0.hasPrefix("    init") && !$0.hasPrefix("    public init") && !$0.hasPrefix("}") }
+                .filter { $0.hasPrefix("    case ") }
+            XCTAssertEqual(examples[type], cases.count, "\(type) has \(cases.count) cases; ErrorExamples.swift has \(examples[type] ?? 0)")
+        }
+    }
+
     /// The binary passes classify's exit code through, and --json carries the same code.
     func testTheBinaryExitsWithTheDocumentedCode() throws {
         let binary = TestEnvironment.productsDirectory.appendingPathComponent("tamga").path
