@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "MobileID", targets: ["MobileID"]),
         .library(name: "Threshold", targets: ["Threshold"]),
         .library(name: "CoSigner", targets: ["CoSigner"]),
+        // The commands as a library: the fuzz targets reach the command line's own decoders.
+        .library(name: "TamgaCLI", targets: ["TamgaCLI"]),
     ],
     targets: [
         // C shims: a module map and a header each, no code.
@@ -44,7 +46,12 @@ let package = Package(
         .target(name: "CoSigner", dependencies: ["CSQLite", "CMicroHTTPD", "Threshold", "TamgaCore"]),
         .target(name: "RemoteSigning", dependencies: ["TamgaCore"]),
         .target(name: "MobileID", dependencies: ["TamgaCore"]),
-        .target(name: "TamgaCLI", dependencies: ["TamgaCore", "ASiC", "PCSC", "IDCard", "PKCS11", "Threshold", "CoSigner", "RemoteSigning", "MobileID"]),
+        // The C modules too, for the library versions `tamga --version` prints; EmbedCommit
+        // writes the source commit it prints (scripts/build-commit.sh).
+        .target(name: "TamgaCLI", dependencies: ["TamgaCore", "ASiC", "PCSC", "IDCard", "PKCS11", "Threshold", "CoSigner", "RemoteSigning", "MobileID",
+                                                 "COpenSSL", "CLibXML2", "CPCSC"],
+                plugins: ["EmbedCommit"]),
+        .plugin(name: "EmbedCommit", capability: .buildTool(), path: "Plugins/EmbedCommit"),
         .executableTarget(name: "tamga", dependencies: ["TamgaCLI"]),
         // The virtual card that tests and the demo put into pcscd's vpcd reader.
         .executableTarget(name: "tamga-bench", dependencies: ["IDCard", "PKCS11", "TamgaCore", "Threshold", "CoSigner"], path: "Sources/tamga-bench"),
@@ -60,6 +67,9 @@ let package = Package(
         .testTarget(name: "IDCardTests", dependencies: ["IDCard", "PCSC", "TamgaCore", "ASiC", "TamgaTestSupport"]),
         .testTarget(name: "MobileIDTests", dependencies: ["MobileID", "TamgaTestSupport"]),
         .testTarget(name: "RemoteSigningTests", dependencies: ["RemoteSigning", "TamgaCore", "ASiC", "TamgaTestSupport"]),
-        .testTarget(name: "TamgaCLITests", dependencies: ["TamgaCLI", "ASiC", "TamgaCore", "Threshold", "CoSigner", "TamgaTestSupport"]),
+        // README.md's library snippet, compiled (and compared with the README) by the tests.
+        .testTarget(name: "ReadmeSnippetTests", dependencies: ["ASiC", "TamgaCore", "TamgaTestSupport"]),
+        .testTarget(name: "TamgaCLITests", dependencies: ["TamgaCLI", "ASiC", "TamgaCore", "Threshold", "CoSigner", "TamgaTestSupport",
+                                                      "PCSC", "IDCard", "PKCS11", "MobileID", "RemoteSigning"]),
     ]
 )

@@ -32,5 +32,6 @@ let package = Package(
         fuzzTarget("FuzzTextCodecs", ["TamgaCore"]),
         fuzzTarget("FuzzDistinguishedName", ["TamgaCore"]),
         fuzzTarget("FuzzArchiveManifest", ["ASiC", "TamgaCore"]),
+        fuzzTarget("FuzzCommandLineInput", ["TamgaCLI", "TamgaCore"]),
     ]
 )

@@ -13,7 +13,8 @@ SECONDS_EACH=${1:-60}
 shift || true
 SWIFT=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
 ALL=(FuzzZip FuzzManifest FuzzSignatureXML FuzzTrustedList FuzzOCSP FuzzTimeStamp FuzzBERTLV FuzzWireMessages FuzzPINMessages
-     FuzzCoSignerRouter FuzzRemoteMessages FuzzKoreanMobileID FuzzTextCodecs FuzzDistinguishedName FuzzArchiveManifest)
+     FuzzCoSignerRouter FuzzRemoteMessages FuzzKoreanMobileID FuzzTextCodecs FuzzDistinguishedName FuzzArchiveManifest
+     FuzzCommandLineInput)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL[@]}")
 WORK=$REPO/.build/fuzz
@@ -31,6 +32,11 @@ for target in "${TARGETS[@]}"; do [ -x "$BIN/$target" ] || { echo "fuzz: $target
 # --- Seeds: fixtures, plus the parts of a real LT container signed through the loopback TSA/OCSP.
 seed() { mkdir -p "$WORK/corpus/$1"; cp "${@:2}" "$WORK/corpus/$1/" 2>/dev/null || true; }
 seed FuzzTrustedList Fixtures/tsl/*.xml Fixtures/tsl/lotl/*.xml
+# config.json as docs/cli.md shows it, and a name that is not UTF-8.
+mkdir -p "$WORK/corpus/FuzzCommandLineInput"
+printf '%s' '{ "tsa": "https://tsa.example/tsa", "trust": { "anchors": ["root.pem"], "intermediates": ["ca.pem"] }, "pkcs11Module": "/usr/lib/x.so", "cosigner": "https://cosigner.example", "mobileID": { "url": "https://mid.example" } }' \
+    > "$WORK/corpus/FuzzCommandLineInput/config.json"
+printf 'd\376/a\377.txt' > "$WORK/corpus/FuzzCommandLineInput/latin1-name"
 # An ASiC-S archive manifest as DigiDoc writes one (ETSI EN 319 162-1).
 mkdir -p "$WORK/corpus/FuzzArchiveManifest"
 cat > "$WORK/corpus/FuzzArchiveManifest/digidoc-manifest.xml" <<'XML'

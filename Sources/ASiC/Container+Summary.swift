@@ -1,4 +1,5 @@
 import Foundation
+import TamgaCore
 
 extension Container {
     /// What `container ls` shows for a signature, read without verifying anything.
@@ -10,11 +11,17 @@ extension Container {
         /// The signer's claimed roles and place of signing (nil when absent).
         public var claimedRoles: [String]? = nil
         public var productionPlace: String? = nil
+        /// The signer (for a time-stamp token, the TSA) as a person reads it: `GN SN, code`.
+        public var signerName: String? = nil
     }
 
     /// Light summaries of the signatures (no checks: use `validate` for a verdict).
     public func signatureSummaries() -> [SignatureSummary] {
-        xadesSignatureSummaries() + timeStampSummaries()
+        (xadesSignatureSummaries() + timeStampSummaries()).map { summary in
+            var named = summary
+            named.signerName = summary.signer.map(DistinguishedName.readableName(rfc4514:))
+            return named
+        }
     }
 
     /// ASiC-S: the token signature (id = TSTInfo serial, signer = the TSA, time = genTime).

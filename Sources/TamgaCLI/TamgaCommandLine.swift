@@ -23,6 +23,9 @@ public enum TamgaCommandLine {
         TrustUpdateCommand.self, TrustShowCommand.self,
     ]
 
+    /// This process's arguments, with paths that are not UTF-8 made reachable (`RawArguments`).
+    public static func processArguments() -> [String] { RawArguments.processArguments() }
+
     /// Runs a command line (`arguments[0]` is the program name) and returns the exit code.
     public static func main(_ arguments: [String], context: CommandContext = CommandContext(
         terminal: .standard(), environment: ProcessInfo.processInfo.environment)) async -> Int32 {
@@ -45,14 +48,26 @@ public enum TamgaCommandLine {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
-                TemporaryFiles.removeAll()
+                let removed = TemporaryFiles.removeAll()
                 TerminalRestore.restore()
-                FileHandle.standardError.write(Data("\ntamga: interrupted; unfinished files were removed.\n".utf8))
+                FileHandle.standardError.write(Data("\n\(interruptionMessage(removedFiles: removed))\n".utf8))
                 exit(128 + number)
             }
             source.resume()
             return source
         }
+    }
+
+    /// Set by a command that serves until stopped (`cosigner serve`): its SIGTERM is an
+    /// ordinary stop, not an interruption.
+    nonisolated(unsafe) static var serving = false
+
+    /// What an interrupted tamga says last: a stopped server that it stopped; a run that was
+    /// writing that the unfinished files were removed; otherwise only that it was interrupted.
+    static func interruptionMessage(removedFiles: Int) -> String {
+        if serving { return "tamga: stopped." }
+        if removedFiles > 0 { return "tamga: interrupted; the unfinished file was removed and the original is untouched." }
+        return "tamga: interrupted."
     }
 
     static func run(_ words: [String], _ context: CommandContext) async -> ExitCode {
@@ -63,7 +78,12 @@ public enum TamgaCommandLine {
         }
         switch first {
         case "--version", "version":
-            terminal.line("tamga \(version)")
+            let rest = words.dropFirst()
+            guard rest.allSatisfy({ $0 == "--json" }) else {
+                terminal.error("tamga --version takes only --json")
+                return .usage
+            }
+            if rest.isEmpty { terminal.line(VersionReport.current.text) } else { terminal.json(VersionReport.current) }
             return .success
         case "--help", "-h", "help":
             let topic = Array(words.dropFirst())
@@ -96,6 +116,10 @@ public enum TamgaCommandLine {
             terminal.line(command.helpText)
             return .success
         }
+        if let refusal = RawArguments.refusal(rest) {
+            terminal.error("tamga \(command.path.joined(separator: " ")): \(refusal)")
+            return .usage
+        }
         let json = rest.contains("--json")
         do {
             let parsed = try ParsedArguments(rest, flags: command.flags.union(["--help", "-h"]), options: command.options)
@@ -106,12 +130,24 @@ public enum TamgaCommandLine {
             return .usage
         } catch {
             let (code, exit) = classify(error)
+            let message = message(for: error)
             if json {
-                terminal.json(["error": ["code": code, "message": "\(error)"]])
+                terminal.json(["error": ["code": code, "message": message]])
             }
-            terminal.error("tamga: \(printable("\(error)"))")
+            terminal.error("tamga: \(printable(message))")
             return exit
         }
+    }
+
+    /// What an error says to a person. Foundation's file errors describe themselves as a dump
+    /// (`Error Domain=NSCocoaErrorDomain Code=642 … UserInfo={…}`): they become the file and the
+    /// system's reason.
+    static func message(for error: Error) -> String {
+        guard (error as NSError).domain == NSCocoaErrorDomain, let cocoa = error as? CocoaError else { return "\(error)" }
+        let path = cocoa.filePath ?? cocoa.url?.path ?? "a file"
+        let underlying = (cocoa.userInfo[NSUnderlyingErrorKey] as? NSError).flatMap { $0.domain == NSPOSIXErrorDomain ? String(cString: strerror(Int32($0.code))) : nil }
+        return "Cannot use \(path) (\(underlying ?? cocoa.localizedDescription)); check that its folder exists and is writable, "
+            + "or set the XDG_* variable for it (XDG_DATA_HOME, XDG_CACHE_HOME, XDG_CONFIG_HOME) or HOME."
     }
 
     /// The help of a command group (`container`, `threshold`, `cosigner`, `mobileid`, `card`):
@@ -201,9 +237,18 @@ public enum TamgaCommandLine {
             case .notConfigured: return (e.code, .usage)
             default: return (e.code, .signingFailed)
             }
+        case let e as OperationError: return classify(e.underlying)
+        case let e as CommandLineError:
+            switch e {
+            case .folderNotWritable: return (e.code, .writeFailed)
+            case .configurationMalformed: return (e.code, .inputRejected)
+            }
         case SecretInput.Failure.cancelled: return ("cancelled", .cancelled)
         case SecretInput.Failure.noTerminal: return ("no-terminal", .signingFailed)
         case SecretInput.Failure.unreadable: return ("unreadable-pin-file", .inputRejected)
+        // Foundation's file errors, should one get through: a plain message (`message(for:)`), exit 6.
+        // (On Linux every Error bridges to NSError, so the domain decides, not the type.)
+        case let e as NSError where e.domain == NSCocoaErrorDomain: return ("file-system", .writeFailed)
         default: return ("failure", .signingFailed)
         }
     }

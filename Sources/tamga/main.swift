@@ -1,3 +1,3 @@
 import Foundation
 import TamgaCLI
-exit(await TamgaCommandLine.main(CommandLine.arguments))
+exit(await TamgaCommandLine.main(TamgaCommandLine.processArguments()))

@@ -66,6 +66,7 @@ final class CardCommandTests: XCTestCase {
         XCTAssertTrue(text.output.contains("document number: AS0012345"), text.output)
         XCTAssertTrue(text.output.contains("PIN2: 3 of 3 tries left"), text.output)
         let json = try tamga(["card", "info", "--json"])
+        try JSONOutputSchemaTests.conform(json.output, to: "card-info")
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
         XCTAssertEqual(object["documentNumber"] as? String, "AS0012345")
         XCTAssertEqual((object["certificates"] as? [[String: Any]])?.count, 2)
@@ -85,6 +86,17 @@ final class CardCommandTests: XCTestCase {
         XCTAssertEqual(changed.status, 0, changed.error)
         let signed = try tamga(["sign", container, document, "--with", "card", "--profile", "B"], pin: "86420")
         XCTAssertEqual(signed.status, 0, signed.error)
+    }
+
+    /// A wrong current PIN while changing it speaks of nothing changed: nothing was being signed.
+    func testAWrongPINInChangePINSaysNothingWasChanged() throws {
+        rig = try PCSCRig(readers: [.init(name: "Card Reader", cards: ["idemia", nil])])
+        let wrong = try tamga(["card", "change-pin", "--pin1"], pin: "9999", newPIN: "4321")
+        XCTAssertEqual(wrong.status, 9, wrong.error)
+        XCTAssertTrue(wrong.error.contains("Wrong PIN1: 2 tries left before it is blocked. Nothing was changed"), wrong.error)
+        XCTAssertFalse(wrong.error.lowercased().contains("signed"), wrong.error)
+        let json = try tamga(["card", "change-pin", "--pin1", "--json"], pin: "9999", newPIN: "4321")
+        XCTAssertTrue(json.output.contains("\"code\" : \"wrong-pin\""), json.output)
     }
 
     func testBlockedPIN2IsUnblockedWithThePUK() throws {

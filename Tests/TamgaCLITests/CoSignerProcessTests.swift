@@ -320,6 +320,7 @@ extension ThresholdCommandTests {
         environment["TAMGA_PIN"] = "1357"
         let approved = try TestEnvironment.run(binary, ["threshold", "approve", session2, "--account", "38001085718", "--json"], environment: environment)
         XCTAssertEqual(approved.status, 0, approved.error)
+        try JSONOutputSchemaTests.conform(approved.output, to: "threshold-approve")
         XCTAssertTrue(approved.error.contains("Test Bank asks (AUTH): Log in"), approved.error)
 
         // The relying party's side, with openssl only.
@@ -383,6 +384,7 @@ final class CoSignerTLSTests: XCTestCase {
         let enrolled = try TestEnvironment.run(binary, ["threshold", "enroll", "--server", url.absoluteString, "--code", code, "--account", "a", "--ca-file", cert,
                                                         "--role", "both", "--json"], environment: environment)
         XCTAssertEqual(enrolled.status, 0, enrolled.error)
+        try JSONOutputSchemaTests.conform(enrolled.output, to: "threshold-enroll")
         let keys = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(enrolled.output.utf8)) as? [String: Any])?["keys"] as? [[String: String]], enrolled.output)
         XCTAssertEqual(keys.map { $0["role"] ?? "" }, ["sign", "auth"])
         XCTAssertTrue(keys[1]["certificate"]?.contains("AUTHENTICATION") == true, "\(keys)")

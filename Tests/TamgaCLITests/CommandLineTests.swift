@@ -31,7 +31,7 @@ final class CommandLineTests: XCTestCase {
     func testVersionAndHelpForEveryCommand() async {
         let (code, out, _) = await tamga(["--version"])
         XCTAssertEqual(code, .success)
-        XCTAssertEqual(out, "tamga \(TamgaCommandLine.version)\n")
+        XCTAssertTrue(out.hasPrefix("tamga \(TamgaCommandLine.version) (commit "), out)
         for command in TamgaCommandLine.commands {
             let (code, out, _) = await tamga(command.path + ["--help"])
             XCTAssertEqual(code, .success)
@@ -294,7 +294,7 @@ final class CommandLineTests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             return XCTFail("the tamga binary is not beside the test bundle at \(binary); build with swift build first")
         }
-        XCTAssertEqual(try TestEnvironment.run(binary, ["--version"]).output, "tamga \(TamgaCommandLine.version)\n")
+        XCTAssertTrue(try TestEnvironment.run(binary, ["--version"]).output.hasPrefix("tamga \(TamgaCommandLine.version) (commit "))
         XCTAssertEqual(try TestEnvironment.run(binary, ["verify", path("missing.asice")]).status, 3)
         XCTAssertEqual(try TestEnvironment.run(binary, ["--nonsense"]).status, 2)
         // No terminal and no PIN source: a clear error instead of a hang.
@@ -345,6 +345,7 @@ final class ReadersCommandTests: XCTestCase {
         XCTAssertTrue(text.output.contains("Aktiv Rutoken ECP 00 00: present, ATR 3B8B015275746F6B656E20445320C1, Rutoken ECP, media rutoken_ecp_"), text.output)
         XCTAssertTrue(text.output.contains("Aktiv Rutoken ECP 00 01: empty"), text.output)
         let json = try TestEnvironment.run(binary, ["readers", "--json"], environment: rig.environment)
+        try JSONOutputSchemaTests.conform(json.output, to: "readers")
         let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: [[String: String]]]
         XCTAssertEqual(object?["readers"]?.count, 2)
         XCTAssertEqual(object?["readers"]?.first { $0["name"] == "Aktiv Rutoken ECP 00 00" }?["card"], "Rutoken ECP")
@@ -394,11 +395,13 @@ final class ReadersWaitWatchTests: XCTestCase {
         // --json: one object either way.
         let readyJSON = try TestEnvironment.run(binary, ["readers", "--wait", "rutoken_ecp", "--timeout", "10", "--json"], environment: rig.environment)
         XCTAssertEqual(readyJSON.status, 0, readyJSON.error)
+        try JSONOutputSchemaTests.conform(readyJSON.output, to: "readers-wait")
         let object = try JSONSerialization.jsonObject(with: Data(readyJSON.output.utf8)) as? [String: Any]
         XCTAssertEqual(object?["ready"] as? Bool, true)
         XCTAssertEqual(object?["mediaFamily"] as? String, "rutoken_ecp")
         let wrongJSON = try TestEnvironment.run(binary, ["readers", "--wait", "rutoken_lt", "--timeout", "2", "--json"], environment: rig.environment)
         XCTAssertEqual(wrongJSON.status, 8)
+        try JSONOutputSchemaTests.conform(wrongJSON.output, to: "readers-wait")
         let refused = try JSONSerialization.jsonObject(with: Data(wrongJSON.output.utf8)) as? [String: Any]
         XCTAssertEqual(refused?["ready"] as? Bool, false)
         XCTAssertNotNil(refused?["instead"] as? String)
@@ -422,6 +425,7 @@ final class ReadersWaitWatchTests: XCTestCase {
         process.waitUntilExit()
         let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
         let events = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] }
+        for line in lines { try JSONOutputSchemaTests.conform(String(line), to: "readers-watch") }
         XCTAssertEqual(events.filter { $0["event"] == "reader-present" }.count, 2, "\(lines)")
         let inserted = events.first { $0["event"] == "card-inserted" }
         XCTAssertEqual(inserted?["reader"], "Watched Reader 00 00", "\(lines)")

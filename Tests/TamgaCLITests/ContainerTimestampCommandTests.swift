@@ -54,7 +54,7 @@ final class ContainerTimestampCommandTests: XCTestCase {
         XCTAssertEqual(lsCode, .success)
         XCTAssertTrue(lsOut.contains("(ASiC-S)"), lsOut)
         XCTAssertTrue(lsOut.contains("time-stamp token"), lsOut)
-        XCTAssertTrue(lsOut.contains("TSA CN=tamga Test TSA"), lsOut)
+        XCTAssertTrue(lsOut.contains("TSA tamga Test TSA"), lsOut)
 
         let (verifyCode, verifyOut, _) = await tamga(["verify", output, "--json"] + trust)
         XCTAssertEqual(verifyCode, .success, verifyOut)
@@ -71,7 +71,7 @@ final class ContainerTimestampCommandTests: XCTestCase {
         let (textCode, text, _) = await tamga(["verify", output] + trust)
         XCTAssertEqual(textCode, .success)
         XCTAssertTrue(text.contains("profile TimeStampToken"), text)
-        XCTAssertTrue(text.contains("TSA: CN=tamga Test TSA"), text)
+        XCTAssertTrue(text.contains("TSA: tamga Test TSA"), text)
         XCTAssertTrue(text.contains("x.asice is itself a container and was not validated"), text)
 
         let (extractCode, _, extractErr) = await tamga(["container", "extract", output, "--to", path("out"), "-q"])

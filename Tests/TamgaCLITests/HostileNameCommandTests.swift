@@ -141,27 +141,8 @@ final class HostileNameCommandTests: XCTestCase {
         .asicsDataObjectInFolder("n"), .asicsSignatureConflict("s"), .unsupportedSignatureFormat("f"), .asicsReadOnly,
     ]
 
-    /// The codes of the "Errors" paragraph of docs/cli.md with the exit code each group ends with.
-    private func documentedErrorExits() throws -> [String: Set<Int32>] {
-        let docs = try String(contentsOf: TestEnvironment.repository.appendingPathComponent("docs/cli.md"), encoding: .utf8)
-        let start = try XCTUnwrap(docs.range(of: "`code` is one of"))
-        let end = try XCTUnwrap(docs.range(of: "The human message goes to stderr", range: start.upperBound..<docs.endIndex))
-        let paragraph = String(docs[start.upperBound..<end.lowerBound])
-        var exits: [String: Set<Int32>] = [:]
-        var pending: [String] = []
-        // Tokens in order: a `code`, or an "(exit N)" that applies to the codes since the last one.
-        let pattern = try NSRegularExpression(pattern: "`([a-z0-9*-]+)`|\\(exit ([0-9]+)\\)")
-        for match in pattern.matches(in: paragraph, range: NSRange(paragraph.startIndex..., in: paragraph)) {
-            if let code = Range(match.range(at: 1), in: paragraph) {
-                pending.append(String(paragraph[code]))
-            } else if let number = Range(match.range(at: 2), in: paragraph), let exit = Int32(paragraph[number]) {
-                for code in pending { exits[code, default: []].insert(exit) }
-                pending = []
-            }
-        }
-        XCTAssertEqual(pending, [], "codes at the end of the paragraph without an exit code")
-        return exits
-    }
+    /// The codes of docs/cli.md's "Error codes" table with their exit codes.
+    private func documentedErrorExits() throws -> [String: Set<Int32>] { try ErrorCodeTests.documented() }
 
     func testTheDocumentedExitCodeOfEveryContainerErrorIsTheOneGiven() throws {
         let documented = try documentedErrorExits()

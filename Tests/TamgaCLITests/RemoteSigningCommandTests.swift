@@ -52,6 +52,7 @@ final class RemoteSigningCommandTests: XCTestCase {
         let sid = folder.appendingPathComponent("sid.asice").path
         let smart = try TestEnvironment.run(binary, ["sign", sid, document, "--with", "smart-id:EE:30303039914", "--remote-config", config, "--json"] + longTerm)
         XCTAssertEqual(smart.status, 0, smart.error)
+        try JSONOutputSchemaTests.conform(smart.output, to: "sign")
         XCTAssertTrue(smart.error.contains("confirm the certificate choice"), smart.error)
         XCTAssertTrue(smart.error.contains("Verification code: \(try phoneCode())."), smart.error)
         XCTAssertTrue(smart.output.contains("TEST SIGNER RSA2048"), smart.output)

@@ -24,6 +24,7 @@ final class TokenCommandTests: XCTestCase {
     func testTokensListsTheRegisteredSoftHSMTokenWithCertificatesAndKeysAfterLogin() throws {
         let plain = try tamga(["tokens", "--json"])
         XCTAssertEqual(plain.status, 0, plain.error)
+        try JSONOutputSchemaTests.conform(plain.output, to: "tokens")
         let listing = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(plain.output.utf8)) as? [String: Any])
         let modules = try XCTUnwrap(listing["modules"] as? [[String: Any]])
         let softhsm = try XCTUnwrap(modules.first { $0["name"] as? String == "softhsm2" }, "\(modules.map { $0["name"] })")
@@ -33,6 +34,7 @@ final class TokenCommandTests: XCTestCase {
         XCTAssertTrue((test["mechanisms"] as? [String] ?? []).contains("ECDSA"))
         let loggedIn = try tamga(["tokens", "--module", SoftHSMToken.module, "--token", SoftHSMToken.label, "--login", "--json"], pin: SoftHSMToken.pin)
         XCTAssertEqual(loggedIn.status, 0, loggedIn.error)
+        try JSONOutputSchemaTests.conform(loggedIn.output, to: "tokens")
         XCTAssertTrue(loggedIn.output.contains("\"alwaysAuthenticate\" : true"), loggedIn.output)
         XCTAssertFalse(loggedIn.output.contains(SoftHSMToken.spareLabel), "--token keeps to one token")
         let text = try tamga(["tokens", "--module", SoftHSMToken.module])

@@ -54,6 +54,8 @@ final class TrustCommandTests: XCTestCase {
                                             "--proxy", serverURL.absoluteString, "--lotl-cert", lotl("lotl-signer.cert.pem"),
                                             "--timeout", "3", "--json"] + extra)
         let report = (try? JSONSerialization.jsonObject(with: Data(out.utf8))) as? [String: Any] ?? [:]
+        // Every report these tests see conforms to docs/cli.md's schema (failed runs print an error object).
+        if report["lists"] != nil { try? JSONOutputSchemaTests.conform(out, to: "trust-update") }
         return (code, report, out + err)
     }
 
@@ -277,13 +279,15 @@ final class TrustCommandTests: XCTestCase {
         XCTAssertTrue(builtInOut.contains("lotl-signer-not-pinned"), builtInOut)
     }
 
+    /// A cache folder that cannot be made is reported before anything is downloaded, naming the
+    /// folder and XDG_CACHE_HOME (issue 16: a plain message, not a failure per list).
     func testAnUnwritableCacheIsReportedNotIgnored() async throws {
         let blocked = try TestEnvironment.write("a file where the cache folder should be", named: "blocked", in: folder)
-        let (code, out, _) = await tamga(["trust", "update", "--lotl", serverURL.appendingPathComponent("eu-lotl.xml").absoluteString,
-                                          "--proxy", serverURL.absoluteString, "--lotl-cert", lotl("lotl-signer.cert.pem"), "--json"], cache: blocked)
-        XCTAssertEqual(code, .serviceFailed, out)
-        XCTAssertTrue(out.contains("\"trust-cache-write\""), out)
-        XCTAssertTrue(out.contains("\"failed\""), out)
+        let (code, out, err) = await tamga(["trust", "update", "--lotl", serverURL.appendingPathComponent("eu-lotl.xml").absoluteString,
+                                            "--proxy", serverURL.absoluteString, "--lotl-cert", lotl("lotl-signer.cert.pem"), "--json"], cache: blocked)
+        XCTAssertEqual(code, .writeFailed, out)
+        XCTAssertTrue(out.contains("\"folder-not-writable\""), out)
+        XCTAssertTrue(err.contains(blocked) && err.contains("XDG_CACHE_HOME"), err)
     }
 
     // MARK: - pivots

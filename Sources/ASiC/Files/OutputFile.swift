@@ -52,7 +52,9 @@ final class AtomicOutputFile {
         let exists = stat(requestedPath, &existing) == 0
         var resolved = requestedPath
         if exists, let real = realpath(requestedPath, nil) {
-            resolved = String(cString: real)
+            // A real path that is not UTF-8 cannot be a String: keep the requested one (the CLI
+            // reaches such files through /proc/self/fd/N/NAME, which writes beside work in).
+            if let text = String(validatingCString: real) { resolved = text }
             free(real)
         }
         self.targetPath = resolved

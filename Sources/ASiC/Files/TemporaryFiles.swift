@@ -12,11 +12,14 @@ public enum TemporaryFiles {
     static func register(_ path: String) { lock.withLock { _ = paths.insert(path) } }
     static func unregister(_ path: String) { lock.withLock { _ = paths.remove(path) } }
 
-    /// Removes every registered temporary file. Called from the interrupt handler.
-    public static func removeAll() {
+    /// Removes every registered temporary file and says how many there were. Called from the
+    /// interrupt handler (which words its message by it).
+    @discardableResult
+    public static func removeAll() -> Int {
         lock.withLock {
             for path in paths { unlink(path) }
-            paths.removeAll()
+            defer { paths.removeAll() }
+            return paths.count
         }
     }
 

@@ -66,7 +66,7 @@ struct LongTermValidator {
         }
         if outcome.profile < options.minimumProfile {
             let what = outcome.profile == .B ? "no signature time-stamp" : "no revocation values (OCSP)"
-            findings.invalid("profile-too-low", "a \(outcome.profile.rawValue)-level signature (\(what)); at least \(options.minimumProfile.rawValue) is required")
+            findings.invalid("profile-too-low", "\(outcome.profile.withArticle)-level signature (\(what)); at least \(options.minimumProfile.rawValue) is required")
         }
 
         // --- T: the signature time-stamp.

@@ -18,6 +18,11 @@ public enum SignatureProfile: String, Sendable, CaseIterable, Comparable, Codabl
 }
 
 extension SignatureProfile {
+    /// The name with its article as it is read aloud: "a B", "a T", "an LT", "an LTA".
+    public var withArticle: String { (self == .LT || self == .LTA ? "an " : "a ") + rawValue }
+}
+
+extension SignatureProfile {
     /// The level a signature's unsigned properties reach (LTA needs a time-stamp, revocation
     /// values and an archive time-stamp; T without revocation values stays T).
     static func detect(_ qualifying: XMLElement?) -> SignatureProfile {

@@ -33,6 +33,11 @@ extension Container {
         if kind == .asics, timeStampEntry != nil || archiveManifestEntry != nil {
             results.append(TimeStampSignatureValidator(container: self, options: options).validate())
         }
+        results = results.map { result in
+            var named = result
+            named.signerName = result.signer.map(DistinguishedName.readableName(rfc4514:))
+            return named
+        }
         let status = max(findings.status, results.map(\.status).max() ?? .valid)
         return ValidationReport(container: path, status: status, dataFiles: dataFiles.map(\.name),
                                 findings: findings.items, signatures: results, containerType: kind.rawValue)

@@ -35,6 +35,7 @@ public struct ValidationReport: Sendable, Codable, Equatable {
     public struct SignatureResult: Sendable, Codable, Equatable {
         public let file: String
         public let id: String?
+        /// The signer's certificate subject, the full RFC 4514 name.
         public let signer: String?
         public let signerSerial: String?
         /// The signer's claimed time (SigningTime): not evidence.
@@ -54,6 +55,8 @@ public struct ValidationReport: Sendable, Codable, Equatable {
         public var claimedRoles: [String]? = nil
         /// The claimed place of signing (SignatureProductionPlace), as written; nil when absent.
         public var productionPlace: String? = nil
+        /// The signer as a person reads it (`DistinguishedName.readableName`): `GN SN, code`.
+        public var signerName: String? = nil
     }
 
     /// One renewal of an ASiC-S time-stamp token: the manifest, its token, the TSA and time.

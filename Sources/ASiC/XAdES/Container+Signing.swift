@@ -27,7 +27,7 @@ extension Container {
         guard !dataFiles.isEmpty else { throw ContainerError.noDataFiles }
         // Found out before anyone types a PIN: T and above cannot be made without a TSA.
         if options.profile > .B && services?.timeStamping == nil {
-            throw CoreError.serviceURLMissing(service: "time-stamping authority for a \(options.profile.rawValue) signature (--tsa URL)")
+            throw CoreError.serviceURLMissing(service: "time-stamping authority for \(options.profile.withArticle) signature (--tsa URL)")
         }
         guard let usage = certificate.keyUsage, usage.contains(.nonRepudiation) else {
             throw ContainerError.signingCertificateUnsuitable(

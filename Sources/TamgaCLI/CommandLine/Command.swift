@@ -35,6 +35,19 @@ protocol Command: Sendable {
 
 extension Command {
     static var helpText: String {
-        "Usage: tamga \(path.joined(separator: " ")) \(usage)\n\n\(abstract)\n\n\(help)"
+        "Usage: tamga \(path.joined(separator: " ")) \(usage)\n\n\(abstract)\n\n\(help)\n\n\(optionTable)"
+    }
+
+    /// Every option the command accepts, from the very sets it is parsed with, so that the help
+    /// cannot leave one out (docs/cli.md's "Options by command" is checked against the same).
+    static var optionTable: String {
+        let entries = flags.union(options).sorted { $0.trimmingCharacters(in: ["-"]).lowercased() < $1.trimmingCharacters(in: ["-"]).lowercased() }
+            .map { options.contains($0) ? "\($0) VALUE" : $0 } + ["--help"]
+        var lines: [String] = []
+        var line = "All options:"
+        for entry in entries {
+            if line.count + entry.count + 2 > 96 { lines.append(line + ","); line = "  " + entry } else { line += (line.hasSuffix(":") ? " " : ", ") + entry }
+        }
+        return (lines + [line]).joined(separator: "\n")
     }
 }

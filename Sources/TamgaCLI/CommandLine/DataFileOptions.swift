@@ -25,6 +25,8 @@ struct DataFileOptions {
     /// Adds `files` to `container` with these options (written on save).
     func add(_ files: [String], to container: Container) throws {
         container.compression = compression
-        for file in files { try container.addDataFile(path: file, mediaType: mediaType) }
+        // A file named in bytes that are not UTF-8 is read through a descriptor path; its data
+        // file name is its own name (RawArguments), not the descriptor's number.
+        for file in files { try container.addDataFile(path: file, name: RawArguments.fileName(for: file), mediaType: mediaType) }
     }
 }

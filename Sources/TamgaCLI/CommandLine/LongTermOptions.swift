@@ -7,7 +7,8 @@ struct LongTermOptions {
     static let options: Set<String> = ["--tsa", "--ocsp", "--certs", "--timeout"]
     static let environmentTSA = "TAMGA_TSA_URL"
     static let help = """
-      --tsa URL            the RFC 3161 time-stamping authority (or $TAMGA_TSA_URL); needed for T, LT, LTA
+      --tsa URL            the RFC 3161 time-stamping authority (else $TAMGA_TSA_URL, else "tsa" in
+                           config.json); needed for T, LT, LTA
       --ocsp URL           the OCSP responder (default: the certificate's AIA OCSP URL)
       --certs FILE         PEM certificates that may be the signer's issuer (repeatable; default: the
                            PKCS#12 chain, then the AIA caIssuers URL)
@@ -37,10 +38,12 @@ struct LongTermOptions {
         self.timeout = timeout
     }
 
-    /// The services, with the TSA from `--tsa` or else `$TAMGA_TSA_URL`.
+    /// The services, with the TSA from `--tsa`, else `$TAMGA_TSA_URL`, else the configuration
+    /// file's `tsa` (read only when neither is given).
     func services(environment: [String: String]) throws -> LongTermServices {
         let transport = HTTPTransport(timeout: timeout)
-        let tsa = try self.tsa ?? Self.url("$\(Self.environmentTSA)", environment[Self.environmentTSA])
+        var tsa = try self.tsa ?? Self.url("$\(Self.environmentTSA)", environment[Self.environmentTSA])
+        if tsa == nil { tsa = try Configuration.load(environment: environment).tsa }
         return LongTermServices(timeStamping: tsa.map { TimeStampClient(url: $0, transport: transport) },
                                 ocsp: OCSPClient(transport: transport), ocspURL: ocsp,
                                 issuerCandidates: try VerifyCommand.loadCertificates(certificateFiles),

@@ -46,10 +46,14 @@ struct RemoteOptions {
     /// The configuration for `service` ("mobileID" or "smartID").
     func configuration(_ service: String, name: String, environment: [String: String]) throws -> RemoteServiceConfiguration {
         var section: [String: Any] = [:]
+        // config.json's section first (unless --remote-config names a file), then remote.json's.
+        let settings = configFile == nil ? try Configuration.load(environment: environment) : Configuration()
         let defaultFile = (environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
             ?? URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".config"))
             .appendingPathComponent("tamga/remote.json").path
-        if let file = configFile ?? (FileManager.default.fileExists(atPath: defaultFile) ? defaultFile : nil) {
+        if let configured = settings.remoteSections[service] {
+            section = configured
+        } else if let file = configFile ?? (FileManager.default.fileExists(atPath: defaultFile) ? defaultFile : nil) {
             guard let data = FileManager.default.contents(atPath: file) else { throw CoreError.unreadableFile(path: file, reason: "cannot read") }
             guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
                 throw CoreError.unreadableFile(path: file, reason: "not a JSON object")

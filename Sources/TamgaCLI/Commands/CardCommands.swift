@@ -39,7 +39,14 @@ private struct PINCommandOptions: Sendable {
             let digits = try IDCardPINs.digits(kind, reader: reader)
             let pins = try secrets.readChange(currentPrompt: currentPrompt(counter.triesLeft),
                                               newPrompt: "New \(kind.rawValue) (\(digits.lowerBound)–\(digits.upperBound) digits): ")
-            try change(pins.current, pins.new, reader)
+            do {
+                try change(pins.current, pins.new, reader)
+            } catch CardError.wrongPIN(let refused, let left) {
+                // The card's own words speak of signing too; here only a PIN was to change.
+                throw OperationError(underlying: CardError.wrongPIN(refused, triesLeft: left),
+                                     description: "Wrong \(refused.rawValue): \(left) \(left == 1 ? "try" : "tries") left before it is blocked. "
+                                        + "Nothing was changed; tamga does not retry a PIN.")
+            }
         }
     }
 }

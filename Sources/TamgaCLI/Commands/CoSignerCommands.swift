@@ -14,7 +14,15 @@ private struct CoSignerFiles {
         key = arguments.value("--key") ?? (database + ".key")
     }
     func store() throws -> CoSignerStore {
-        try CoSignerStore(path: database, serverKey: CoSignerStore.serverKey(file: key))
+        // The database's folder must be writable (SQLite's WAL files live beside it), and so must
+        // a key's that is still to be made: said plainly, naming the option, rather than
+        // SQLite's "attempt to write a readonly database".
+        for (file, option) in [(database, "--db"), (key, "--key")] where option == "--db" || !FileManager.default.fileExists(atPath: file) {
+            let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
+            try UserFolder.create(folder, holds: "the co-signer's \(option == "--db" ? "database" : "server key") (\((file as NSString).lastPathComponent))",
+                                  mode: 0o755, remedy: "Give \(option) FILE in a folder you can write.")
+        }
+        return try CoSignerStore(path: database, serverKey: CoSignerStore.serverKey(file: key))
     }
 
     /// The store of an existing co-signer (for the operator's commands): a missing database or
@@ -117,7 +125,9 @@ struct CoSignerServeCommand: Command {
         }
         let server = try HTTPServer(port: port, loopbackOnly: loopback, tls: tls) { service.handle($0) }
         context.terminal.line("listening \(tls == nil ? "http" : "https")://\(loopback ? "127.0.0.1" : "0.0.0.0"):\(server.port)")
-        // Until SIGINT/SIGTERM: the interrupt handlers end the process (SQLite commits are durable).
+        // Until SIGINT/SIGTERM: the interrupt handlers end the process (SQLite commits are durable)
+        // and say that the server stopped.
+        TamgaCommandLine.serving = true
         while true { try await Task.sleep(nanoseconds: 3_600_000_000_000) }
     }
 }

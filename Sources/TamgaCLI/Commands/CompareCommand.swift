@@ -168,7 +168,7 @@ struct CompareCommand: Command {
     func run(_ context: CommandContext) async throws -> ExitCode {
         _ = try Container(openingAt: container)   // a bad container is reported before anything else
         if profile > .B, try longTerm.services(environment: context.environment).timeStamping == nil {
-            throw UsageError("a \(profile.rawValue) signature needs a time-stamping authority: give --tsa URL or set \(LongTermOptions.environmentTSA) (or --profile B)")
+            throw UsageError("\(profile.withArticle) signature needs a time-stamping authority: give --tsa URL or set \(LongTermOptions.environmentTSA) (or --profile B)")
         }
         let labels = Self.labels(specifications.map(\.text))
         try FileManager.default.createDirectory(atPath: outFolder, withIntermediateDirectories: true)

@@ -124,27 +124,34 @@ struct ContainerRemoveCommand: Command {
 struct ContainerListCommand: Command {
     static let path = ["container", "ls"]
     static let abstract = "Lists a container's data files (name, size, media type) and signatures."
-    static let usage = "CONTAINER [--json]"
+    static let usage = "CONTAINER [--verbose] [--json]"
     static let help = """
     Reads ASiC-E (.asice, .sce, .bdoc) and ASiC-S (.asics, .scs: one data object, signed by an
     RFC 3161 time-stamp token META-INF/timestamp.tst or by XAdES in META-INF/signatures.xml).
     For a time-stamp token the signature line shows the token's serial number, the TSA and
-    genTime. Nothing is verified here; use tamga verify for a verdict.
+    genTime. Nothing is verified here; use tamga verify for a verdict. A signer is shown as a
+    person reads the name (given name and surname, or the common name, and the personal code).
+    Options:
+      --verbose, -v   also each signer's full certificate subject (RFC 4514)
+      --json          the listing as JSON (schema in docs/cli.md): "signer" the full subject,
+                      "signerName" as shown
     """
-    static let flags: Set<String> = GlobalOptions.flags
+    static let flags: Set<String> = GlobalOptions.flags.union(["--verbose", "-v"])
     static let options: Set<String> = []
 
     let container: String
+    let verbose: Bool
     let global: GlobalOptions
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count == 1 else { throw UsageError("give exactly one container") }
         container = arguments.positionals[0]
+        verbose = arguments.has("--verbose") || arguments.has("-v")
         global = GlobalOptions(arguments)
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
-        try Self.show(Container(openingAt: container), context, json: global.json)
+        try Self.show(Container(openingAt: container), context, json: global.json, verbose: verbose)
         return .success
     }
 
@@ -165,7 +172,7 @@ struct ContainerListCommand: Command {
         let warnings: [String]
     }
 
-    static func show(_ container: Container, _ context: CommandContext, json: Bool) throws {
+    static func show(_ container: Container, _ context: CommandContext, json: Bool, verbose: Bool = false) throws {
         let listing = Listing(
             container: container.path, type: container.kind.rawValue, signed: container.isSigned,
             dataFiles: container.dataFiles.map { .init(name: $0.name, mediaType: $0.mediaType, size: $0.size,
@@ -183,8 +190,10 @@ struct ContainerListCommand: Command {
         for signature in listing.signatures {
             let isToken = signature.file.hasSuffix(".tst")
             let what = isToken ? "time-stamp token \(e(signature.id ?? "?"))" : "signature \(e(signature.id ?? "?"))"
-            let signer = isToken ? "TSA \(e(signature.signer ?? "unknown"))" : e(signature.signer ?? "unknown signer")
+            let name = signature.signerName ?? signature.signer
+            let signer = isToken ? "TSA \(e(name ?? "unknown"))" : e(name ?? "unknown signer")
             t.line("  \(what) in \(e(signature.file)): \(signer), \(e(signature.signingTime ?? "no time"))")
+            if verbose, let subject = signature.signer { t.line(TamgaCommandLine.printable("    subject: \(subject)")) }
             if let roles = signature.claimedRoles { t.line("    roles: \(e(roles.joined(separator: "; ")))") }
             if let place = signature.productionPlace { t.line("    place: \(e(place))") }
         }

@@ -106,7 +106,9 @@ struct SignCommand: Command {
     struct Outcome: Encodable {
         let container: String
         let signatureFile: String
+        /// The full RFC 4514 subject; `signerName` as a person reads it.
         let signer: String
+        let signerName: String
         let algorithm: String
         let profile: String
         let dataFiles: [String]
@@ -132,21 +134,24 @@ struct SignCommand: Command {
         let secrets = SecretInput(pinFile: pinFile, environment: context.environment)
         var services = try longTerm.services(environment: context.environment)
         if options.profile > .B && services.timeStamping == nil {   // say so before asking for a password
-            throw UsageError("a \(options.profile.rawValue) signature needs a time-stamping authority: give --tsa URL or set "
+            throw UsageError("\(options.profile.withArticle) signature needs a time-stamping authority: give --tsa URL or set "
                              + "\(LongTermOptions.environmentTSA) (or choose --profile B)")
         }
+        // --module, else the configuration's pkcs11Module (else p11-kit's registered modules).
+        var module = self.module
+        if module == nil, case .pkcs11 = self.signer { module = try Configuration.load(environment: context.environment).pkcs11Module }
         let signer = try await self.signer.makeSigner(certificatePath: certificatePath, secrets: secrets, pss: pss, terminal: context.terminal,
                                                       module: module, remote: remote)
         services.issuerCandidates += (signer as? SoftwareSigner)?.chain ?? []
         let file = try await opened.sign(with: signer, options: options, services: services)
         let certificate = try await signer.certificate()
         let outcome = Outcome(container: container, signatureFile: file, signer: certificate.subject,
-                              algorithm: signer.algorithm.description, profile: options.profile.rawValue,
+                              signerName: DistinguishedName.readableName(rfc4514: certificate.subject), algorithm: signer.algorithm.description, profile: options.profile.rawValue,
                               dataFiles: opened.dataFiles.map(\.name), phases: opened.lastSigningPhases)
         if global.json {
             context.terminal.json(outcome)
         } else {
-            context.terminal.line(TamgaCommandLine.printable("Signed \(container) as \(certificate.subject)"))
+            context.terminal.line(TamgaCommandLine.printable("Signed \(container) as \(outcome.signerName)"))
             context.terminal.line(TamgaCommandLine.printable("  \(outcome.algorithm), profile \(outcome.profile); signature written to \(file); \(outcome.dataFiles.count) data file(s) covered"))
         }
         return .success

@@ -81,7 +81,7 @@ enum SignerSpecification: Equatable {
             if let named {
                 account = named
             } else {
-                let accounts = ShareKeyStore.accounts(role: .sign, environment: secrets.environment)
+                let accounts = ThresholdAccountFolder.accounts(role: .sign, environment: secrets.environment)
                 switch accounts.count {
                 case 0: throw ThresholdError.notEnrolled
                 case 1: account = accounts[0]
@@ -92,7 +92,7 @@ enum SignerSpecification: Equatable {
                     account = chosen
                 }
             }
-            let store = try ShareKeyStore(account: account, environment: secrets.environment)
+            let store = try ThresholdAccountFolder.existing(account: account, store: nil, environment: secrets.environment)
             // A signature the co-signer never confirmed is still good for this device's own
             // signing: said on standard error (escaped: the reason may quote the network).
             return try ThresholdSigner(account: account, store: store, pinProvider: ThresholdPINPrompt(secrets: secrets),

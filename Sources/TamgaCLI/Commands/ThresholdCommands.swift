@@ -29,13 +29,15 @@ struct ThresholdEnrollCommand: Command {
     $XDG_DATA_HOME/tamga/threshold/NAME (or --store DIR), with the device key (device.key) that
     signs every call to the co-signer.
     With an https co-signer, its TLS key is pinned now (after the usual checks against the
-    system's trust, or --ca-file PEM) and every later call accepts that key only.
+    system's trust, or --ca-file PEM) and every later call accepts that key only. Without
+    --server, "cosigner" in config.json names the co-signer.
     --json: {"account", "documentNumber", "keys": [{"role", "keyID", "certificate"}]}.
     """
     static let flags: Set<String> = GlobalOptions.flags
     static let options: Set<String> = ["--server", "--code", "--account", "--role", "--pin-file", "--pin1-file", "--store", "--ca-file"]
 
-    let server: URL
+    /// `--server`, else the configuration's `cosigner` (looked up when run).
+    let server: URL?
     let code: String
     let account: String
     let roles: [ShareRole]
@@ -47,8 +49,12 @@ struct ThresholdEnrollCommand: Command {
 
     init(_ arguments: ParsedArguments) throws {
         caFile = arguments.value("--ca-file")
-        guard let serverText = arguments.value("--server"), let server = URL(string: serverText), server.scheme == "http" || server.scheme == "https" else {
-            throw UsageError("give the co-signer with --server URL")
+        var server: URL? = nil
+        if let serverText = arguments.value("--server") {
+            guard let url = URL(string: serverText), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+                throw UsageError("--server takes the co-signer's http(s) URL")
+            }
+            server = url
         }
         guard let code = arguments.value("--code"), !code.isEmpty else { throw UsageError("give the enrollment code with --code") }
         guard let account = arguments.value("--account"), !account.isEmpty else { throw UsageError("name the account with --account (the document number)") }
@@ -77,6 +83,11 @@ struct ThresholdEnrollCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
+        guard let server = try server ?? Configuration.load(environment: context.environment).cosigner else {
+            throw UsageError("give the co-signer with --server URL (or \"cosigner\" in config.json)")
+        }
+        // The account's folder first: a read-only home is reported before any PIN is asked.
+        let store = try ThresholdAccountFolder.creating(account: account, store: storeRoot, environment: context.environment)
         // Every PIN first, so nothing is enrolled when one cannot be read.
         var pins: [ShareRole: SecretBytes] = [:]
         for role in roles {
@@ -85,7 +96,6 @@ struct ThresholdEnrollCommand: Command {
             try PINPolicy.check(pin, role: role)
             pins[role] = pin
         }
-        let store = try ShareKeyStore(account: account, root: storeRoot.map { URL(fileURLWithPath: $0) }, environment: context.environment)
         var transport = HTTPTransport(timeout: 60)
         if let caFile {
             guard let pem = FileManager.default.contents(atPath: caFile) else { throw CoreError.unreadableFile(path: caFile, reason: "cannot read") }
@@ -139,7 +149,7 @@ private struct ThresholdAccountOptions {
     }
 
     func store(_ context: CommandContext) throws -> ShareKeyStore {
-        try ShareKeyStore(account: account, root: storeRoot.map { URL(fileURLWithPath: $0) }, environment: context.environment)
+        try ThresholdAccountFolder.existing(account: account, store: storeRoot, environment: context.environment)
     }
 
     /// The role to talk to the co-signer with: `--role`, else whichever key is enrolled (sign first).

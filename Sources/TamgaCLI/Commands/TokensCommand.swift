@@ -14,7 +14,8 @@ struct TokensCommand: Command {
     try / locked, protected authentication path), mechanisms (GOST ones marked), the Rutoken
     media name when the token is a Rutoken, certificates (subject, key usage, validity) and
     keys paired by CKA_ID.
-      --module PATH     a PKCS#11 library (e.g. /usr/lib/librtpkcs11ecp.so)
+      --module PATH     a PKCS#11 library (e.g. /usr/lib/librtpkcs11ecp.so); default: "pkcs11Module"
+                        in config.json, else the p11-kit registered modules
       --token LABEL     only the token with this label
       --login           log in to see private keys (most tokens hide them until then); the PIN
                         from --pin-file, TAMGA_PIN or a prompt, asked once per token
@@ -62,7 +63,7 @@ struct TokensCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
-        let modules = try PKCS11Tokens.modules(path: module)
+        let modules = try PKCS11Tokens.modules(path: module ?? Configuration.load(environment: context.environment).pkcs11Module)
         let secrets = SecretInput(pinFile: pinFile, environment: context.environment)
         let dates = ISO8601DateFormatter()
         var listing: [Listing.Module] = []

@@ -65,6 +65,9 @@ struct TrustUpdateCommand: Command {
 
     func run(_ context: CommandContext) async throws -> ExitCode {
         let cache = try TrustShowCommand.cache(context)
+        // Before any download: a cache folder that cannot be written is said plainly, with the variable to set.
+        try UserFolder.create(cache.directory, holds: "the trusted lists of trust update",
+                              remedy: "Set \(UserFolder.cache.variable) to a folder you can write.")
         let state = cache.state()
         let url = listOfLists ?? state?.lotlURL ?? EULOTLSigners.url
         guard let lotl = URL(string: url) else { throw UsageError("--lotl takes an http(s) URL") }

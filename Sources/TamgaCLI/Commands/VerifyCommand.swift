@@ -6,7 +6,7 @@ import TamgaCore
 struct VerifyCommand: Command {
     static let path = ["verify"]
     static let abstract = "Checks every signature of a container and prints a verdict per signature."
-    static let usage = "CONTAINER [--trust CA.pem]... [--tsl LIST.xml --tsl-cert SIGNER.pem] [--allow-expired-trust] [--certs CERTS.pem]... [--min-profile B|T|LT|LTA] [--tm-responder-policy OID]... [--json]"
+    static let usage = "CONTAINER [--trust CA.pem]... [--tsl LIST.xml --tsl-cert SIGNER.pem] [--allow-expired-trust] [--certs CERTS.pem]... [--min-profile B|T|LT|LTA] [--tm-responder-policy OID]... [--verbose] [--json]"
     static let help = """
     Checks: container structure; manifest against the signed references (every data file signed,
     nothing extra); every digest; the SignatureValue with the KeyInfo certificate's key only; the
@@ -21,8 +21,8 @@ struct VerifyCommand: Command {
     TimeStampToken) must cover the data object's bytes, its TSA trusted at genTime (untrusted:
     UNKNOWN), and its archive-manifest renewals are checked oldest first. For DigiDoc's archive
     x.asice.asics only the token is checked: extract x.asice and verify it too.
-    Trust: without --trust and --tsl, the lists of `tamga trust update` (the trust cache); with
-    no trust option and no cache, every signature is at best UNKNOWN and tamga says "no trust
+    Trust: without --trust and --tsl, "trust" in config.json (anchors, or "cache"), else the lists
+    of `tamga trust update` (the trust cache); with no trust option and no cache, every signature is at best UNKNOWN and tamga says "no trust
     configured".
     Options:
       --trust FILE    PEM certificates to trust as anchors (repeatable); without any, a signature
@@ -46,11 +46,15 @@ struct VerifyCommand: Command {
                       also accept this certificate policy OID on a time-mark's OCSP responder
                       (repeatable; adds to the production 1.3.6.1.4.1.10015.4.1.2, e.g. for SK's
                       test responders, 1.3.6.1.4.1.10015.3.1.1)
-      --json          the report as JSON (schema in docs/cli.md)
+      --verbose, -v   also each signer's full certificate subject (RFC 4514); without it a signer
+                      is shown as a person reads the name: given name and surname (or the common
+                      name) and the personal code
+      --json          the report as JSON (schema in docs/cli.md): "signer" the full subject,
+                      "signerName" as shown
     Exit codes: 0 all VALID/WARNING, 1 something INVALID or no signatures, 3 container or trusted
     list refused (an expired list says when it expired), 5 intact but trust not established.
     """
-    static let flags: Set<String> = GlobalOptions.flags.union(["--allow-expired-trust"])
+    static let flags: Set<String> = GlobalOptions.flags.union(["--allow-expired-trust", "--verbose", "-v"])
     static let options: Set<String> = ["--trust", "--certs", "--min-profile", "--tsl", "--tsl-cert", "--tm-responder-policy"]
 
     let container: String
@@ -62,6 +66,7 @@ struct VerifyCommand: Command {
     /// Added to the production time-mark responder policy.
     let timeMarkResponderPolicies: [String]
     let allowExpiredTrust: Bool
+    let verbose: Bool
     let global: GlobalOptions
 
     init(_ arguments: ParsedArguments) throws {
@@ -81,6 +86,7 @@ struct VerifyCommand: Command {
             throw UsageError("--tsl needs --tsl-cert: the certificate that signs the list, which tamga pins")
         }
         allowExpiredTrust = arguments.has("--allow-expired-trust")
+        verbose = arguments.has("--verbose") || arguments.has("-v")
         global = GlobalOptions(arguments)
     }
 
@@ -103,11 +109,18 @@ struct VerifyCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
-        let trust = TrustStore(anchors: try Self.loadCertificates(trustFiles),
-                               intermediates: try Self.loadCertificates(certificateFiles))
+        // Without --trust and --tsl, the configuration file may name anchors (else: the trust cache).
+        var anchors = trustFiles, intermediates = certificateFiles
+        if trustFiles.isEmpty && trustedListFile == nil,
+           case .anchors(let configured, let more) = try Configuration.load(environment: context.environment).trust {
+            anchors = configured
+            intermediates += more
+        }
+        let trust = TrustStore(anchors: try Self.loadCertificates(anchors),
+                               intermediates: try Self.loadCertificates(intermediates))
         // The container first: a missing or hostile one is the error to report, not the trust.
         let opened = try Container(openingAt: container)
-        let (trustedList, notices) = try resolveTrustedLists(context, explicitAnchors: !trustFiles.isEmpty)
+        let (trustedList, notices) = try resolveTrustedLists(context, explicitAnchors: !anchors.isEmpty)
         opened.progress = context.terminal.progress(quiet: global.quiet)
         var options = ValidationOptions(trust: trust, trustedList: trustedList, minimumProfile: minimumProfile)
         options.timeMarkResponderPolicies.formUnion(timeMarkResponderPolicies)
@@ -116,7 +129,7 @@ struct VerifyCommand: Command {
         if global.json {
             context.terminal.json(report)
         } else {
-            Self.printReport(report, context.terminal)
+            Self.printReport(report, context.terminal, verbose: verbose)
         }
         switch report.status {
         case .valid, .warning, .nonQSCD: return .success
@@ -190,7 +203,9 @@ struct VerifyCommand: Command {
 
     private static func readCapped(_ path: String) -> Data? { TrustCache.readCapped(path) }
 
-    static func printReport(_ report: ValidationReport, _ terminal: Terminal) {
+    /// The text report. Signers are shown as people read their names (`signerName`); `verbose`
+    /// adds the full RFC 4514 subject, which is what tells two certificates of one person apart.
+    static func printReport(_ report: ValidationReport, _ terminal: Terminal, verbose: Bool = false) {
         let t = terminal.escaping   // names, ids, signers and findings quote the container
         t.line("\(report.container)\(report.containerType.map { " (\($0))" } ?? ""): \(report.status.rawValue)")
         t.line("  data files: \(report.dataFiles.joined(separator: ", "))")
@@ -202,7 +217,10 @@ struct VerifyCommand: Command {
         }
         for (index, s) in report.signatures.enumerated() {
             t.line("  signature \(index + 1) (\(s.id ?? "no id"), \(s.file)): \(s.status.rawValue), profile \(s.profile)")
-            if let signer = s.signer { t.line(s.profile == "TimeStampToken" ? "    TSA: \(signer)" : "    signer: \(signer)") }
+            if let signer = s.signer {
+                t.line((s.profile == "TimeStampToken" ? "    TSA: " : "    signer: ") + (s.signerName ?? signer))
+                if verbose { t.line("      subject: \(signer)\(s.signerSerial.map { ", serial \($0)" } ?? "")") }
+            }
             if let time = s.timeStampTime { t.line(s.profile.hasPrefix("TM") ? "    time-marked: \(time)" : "    time-stamped: \(time)") }
             if let time = s.signingTime, s.profile != "TimeStampToken" { t.line("    claimed signing time: \(time)") }
             if let roles = s.claimedRoles { t.line("    claimed roles: \(roles.joined(separator: "; "))") }

@@ -25,8 +25,10 @@ public final class Terminal: @unchecked Sendable {   // unchecked: written from 
                  interactiveErrors: isatty(2) == 1)
     }
 
-    func line(_ text: String = "") { writeOut(text + "\n") }
-    func error(_ text: String) { writeErr(text + "\n") }
+    // Paths given as bytes that are not UTF-8 are printed as typed (RawArguments), not as the
+    // descriptor paths that stand for them.
+    func line(_ text: String = "") { writeOut(RawArguments.restoringNames(text) + "\n") }
+    func error(_ text: String) { writeErr(RawArguments.restoringNames(text) + "\n") }
     /// A self-overwriting status line on stderr (only call when `interactiveErrors`); "" clears it.
     func status(_ text: String) { writeErr("\r\u{1B}[K" + text) }
 
@@ -34,14 +36,15 @@ public final class Terminal: @unchecked Sendable {   // unchecked: written from 
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        writeOut(Self.terminalSafeJSON(String(decoding: data, as: UTF8.self)) + "\n")
+        writeOut(RawArguments.restoringNames(Self.terminalSafeJSON(String(decoding: data, as: UTF8.self)), json: true) + "\n")
     }
 
     /// One compact JSON object on one line (for streams of events).
     func jsonLine<T: Encodable>(_ value: T) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        writeOut(Self.terminalSafeJSON(String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self)) + "\n")
+        writeOut(RawArguments.restoringNames(Self.terminalSafeJSON(String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self)),
+                                             json: true) + "\n")
     }
 
     /// JSON with the characters `TerminalText.isUnsafe` names written as `\uXXXX`. The encoder

@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+@testable import TamgaCLI
+import TamgaTestSupport
+import XCTest
+
+/// What tamga says in passing: articles as profiles are read aloud, and a stopped server does
+/// not speak of unfinished files.
+final class WordingTests: XCTestCase {
+    func testProfilesTakeTheArticleTheyAreReadWith() async throws {
+        let folder = try TestEnvironment.temporaryFolder("wording")
+        defer { TestEnvironment.removeFolder(folder) }
+        let data = try TestEnvironment.write("x\n", named: "x.txt", in: folder)
+        for (profile, expected) in [("LT", "an LT signature"), ("LTA", "an LTA signature"), ("T", "a T signature")] {
+            let (code, _, err) = await runTamgaInProcess(["sign", folder.appendingPathComponent("c.asice").path, data,
+                                                          "--with", "key:\(TestEnvironment.pki("ec-p256.p12"))", "--profile", profile])
+            XCTAssertEqual(code, .usage, err)
+            XCTAssertTrue(err.contains(expected), err)
+        }
+    }
+
+    /// SIGTERM is how a service manager stops `cosigner serve`: it says it stopped, nothing else.
+    func testStoppingTheCoSignerSaysItStopped() throws {
+        let folder = try TestEnvironment.temporaryFolder("serve")
+        defer { TestEnvironment.removeFolder(folder) }
+        let process = Process()
+        process.executableURL = TestEnvironment.productsDirectory.appendingPathComponent("tamga")
+        process.arguments = ["cosigner", "serve", "--db", folder.appendingPathComponent("cosigner.db").path, "--allow-unattested"]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        var line = Data()
+        while !line.contains(0x0A) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        XCTAssertTrue(String(decoding: line, as: UTF8.self).hasPrefix("listening http://127.0.0.1:"))
+        kill(process.processIdentifier, SIGTERM)
+        let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 128 + SIGTERM)
+        XCTAssertTrue(said.contains("tamga: stopped."), said)
+        XCTAssertFalse(said.contains("unfinished"), said)
+    }
+
+    func testTheInterruptionMessageFitsWhatWasHappening() {
+        XCTAssertEqual(TamgaCommandLine.interruptionMessage(removedFiles: 0), "tamga: interrupted.")
+        XCTAssertTrue(TamgaCommandLine.interruptionMessage(removedFiles: 1).contains("unfinished file was removed"))
+    }
+}
