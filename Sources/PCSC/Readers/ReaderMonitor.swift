@@ -36,10 +36,16 @@ public final class ReaderMonitor: @unchecked Sendable {   // unchecked: only the
 
     public func cancel() { watcher.cancel() }
 
-    /// Cancels and waits (up to two seconds) until the watching thread is out of PC/SC, so the
-    /// process can exit or release the context safely. Call once, after `events()` was used.
+    /// Cancels and waits until the watching thread is out of PC/SC, so the process can exit or
+    /// release the context safely. Call once, after `events()` was used.
+    ///
+    /// The wait must outlast the thread's last bounded call (500 ms, plus a reader listing) even
+    /// on a loaded machine: libpcsclite's destructor frees its context list at `exit`, and a
+    /// thread still inside `SCardGetStatusChange` then crashes the process (the likely cause of
+    /// one SIGSEGV of `readers --wait` with the earlier two-second limit, while five builds ran).
+    /// 30 s only guards against a pcscd that hangs.
     public func stop() {
         watcher.cancel()
-        _ = finished.wait(timeout: .now() + 2)
+        _ = finished.wait(timeout: .now() + 30)
     }
 }
