@@ -30,9 +30,11 @@ static inline struct MHD_Daemon *cmhd_start(uint16_t port, int loopbackOnly, uns
     loopback.sin_family = AF_INET;
     loopback.sin_port = htons(port);
     loopback.sin_addr.s_addr = htonl(loopbackOnly ? INADDR_LOOPBACK : INADDR_ANY);
+    // The logger comes first: MHD warns (on stderr, through its own logger) when it does not.
     if (tlsKeyPEM && tlsCertificatePEM) {
         return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_TLS,
                                 port, NULL, NULL, handler, context,
+                                MHD_OPTION_EXTERNAL_LOGGER, cmhd_log, NULL,
                                 MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&loopback,
                                 MHD_OPTION_THREAD_POOL_SIZE, threads,
                                 MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
@@ -41,13 +43,13 @@ static inline struct MHD_Daemon *cmhd_start(uint16_t port, int loopbackOnly, uns
                                 MHD_OPTION_CONNECTION_MEMORY_LIMIT, memoryLimit,
                                 MHD_OPTION_NOTIFY_COMPLETED, completed, context,
                                 MHD_OPTION_NOTIFY_CONNECTION, notify, context,
-                                MHD_OPTION_EXTERNAL_LOGGER, cmhd_log, NULL,
                                 MHD_OPTION_HTTPS_MEM_KEY, tlsKeyPEM,
                                 MHD_OPTION_HTTPS_MEM_CERT, tlsCertificatePEM,
                                 MHD_OPTION_END);
     }
     return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG,
                             port, NULL, NULL, handler, context,
+                            MHD_OPTION_EXTERNAL_LOGGER, cmhd_log, NULL,
                             MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&loopback,
                             MHD_OPTION_THREAD_POOL_SIZE, threads,
                             MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
@@ -56,7 +58,6 @@ static inline struct MHD_Daemon *cmhd_start(uint16_t port, int loopbackOnly, uns
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, memoryLimit,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, context,
                             MHD_OPTION_NOTIFY_CONNECTION, notify, context,
-                            MHD_OPTION_EXTERNAL_LOGGER, cmhd_log, NULL,
                             MHD_OPTION_END);
 }
 

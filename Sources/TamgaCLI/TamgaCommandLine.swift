@@ -60,7 +60,13 @@ public enum TamgaCommandLine {
 
     /// Set by a command that serves until stopped (`cosigner serve`): its SIGTERM is an
     /// ordinary stop, not an interruption.
-    nonisolated(unsafe) static var serving = false
+    /// Written by the command's task, read by the signal handler's thread: behind a lock.
+    static var serving: Bool {
+        get { servingLock.withLock { servingFlag } }
+        set { servingLock.withLock { servingFlag = newValue } }
+    }
+    private static let servingLock = NSLock()
+    nonisolated(unsafe) private static var servingFlag = false   // guarded by `servingLock`
 
     /// What an interrupted tamga says last: a stopped server that it stopped; a run that was
     /// writing that the unfinished files were removed; otherwise only that it was interrupted.

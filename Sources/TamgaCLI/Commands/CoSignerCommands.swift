@@ -124,10 +124,11 @@ struct CoSignerServeCommand: Command {
             tls = (key, certificate)
         }
         let server = try HTTPServer(port: port, loopbackOnly: loopback, tls: tls) { service.handle($0) }
-        context.terminal.line("listening \(tls == nil ? "http" : "https")://\(loopback ? "127.0.0.1" : "0.0.0.0"):\(server.port)")
         // Until SIGINT/SIGTERM: the interrupt handlers end the process (SQLite commits are durable)
-        // and say that the server stopped.
+        // and say that the server stopped. Set before "listening": a caller may stop us the moment
+        // it reads that line.
         TamgaCommandLine.serving = true
+        context.terminal.line("listening \(tls == nil ? "http" : "https")://\(loopback ? "127.0.0.1" : "0.0.0.0"):\(server.port)")
         while true { try await Task.sleep(nanoseconds: 3_600_000_000_000) }
     }
 }
