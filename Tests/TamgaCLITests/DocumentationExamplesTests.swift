@@ -1,4 +1,5 @@
 import Foundation
+import TamgaCore
 @testable import TamgaCLI
 import TamgaTestSupport
 import XCTest
@@ -19,8 +20,11 @@ import XCTest
 /// - `token`: a SoftHSM2 token "demo-token" (PIN 123456) holding other-ec-p256 as 01 "demo-key".
 /// - `cosigner`: `tamga cosigner serve` on the folder's `cosigner.db`, its CA the test PKI's
 ///   issuing CA; the document's `http://127.0.0.1:41899` stands for its URL. PIN2 24680.
+/// - `rp-session`: a relying party "Test Bank" (`cosigner add-rp`) and a SIGN session it opened
+///   over the co-signer's RP API for the split key enrolled by an earlier example (account
+///   38001085718); the document's `SESSION` stands for its id. Needs `cosigner`.
 /// - `demo.asice`: the container `make demo` has signed twice with key files by then
-///   ("agreement ö #1.txt", invoice.json, scan.bin).
+///   ("agreement ö #1.txt", invoice.json, scan.bin), and its unsigned compare.asice.
 /// Each rig is started once per run, at the first example that asks for it, and kept for the
 /// later ones (the examples go on from each other's state: signatures2.xml, 3, 4). TAMGA_PIN is
 /// the PIN of that example's signer (what the person types at the prompt), and sign's TSA is the
@@ -93,9 +97,11 @@ final class DocumentationExamplesTests: XCTestCase {
     private var services: TestServices!
     private var pcsc: PCSCRig?
     private var cosigner: (process: Process, url: URL)?
+    /// The id of the relying party's session (`rp-session`).
+    private var session: String?
     /// What each started rig adds to the examples' environment.
     private var rigEnvironment: [String: [String: String]] = [:]
-    static let rigNames: Set<String> = ["card", "token", "cosigner", "demo.asice"]
+    static let rigNames: Set<String> = ["card", "token", "cosigner", "rp-session", "demo.asice"]
 
     override func tearDown() {
         if let cosigner { TestEnvironment.terminate(cosigner.process) }
@@ -118,7 +124,8 @@ final class DocumentationExamplesTests: XCTestCase {
             try TestEnvironment.write(text, named: name, in: folder)
         }
         for (name, fixture) in [("signer.p12", "ec-p256.p12"), ("key.pem", "ec-p256.key.pem"), ("cert.pem", "ec-p256.cert.pem"),
-                                ("issuing-ca.pem", "issuing-ca.cert.pem"), ("tsa-root.pem", "root.cert.pem"), ("root.cert.pem", "root.cert.pem")] {
+                                ("issuing-ca.pem", "issuing-ca.cert.pem"), ("tsa-root.pem", "root.cert.pem"), ("root.cert.pem", "root.cert.pem"),
+                                ("issuing-ca.cert.pem", "issuing-ca.cert.pem")] {
             try FileManager.default.copyItem(atPath: TestEnvironment.pki(fixture), toPath: folder.appendingPathComponent(name).path)
         }
         let home = folder.appendingPathComponent("home")
@@ -142,6 +149,11 @@ final class DocumentationExamplesTests: XCTestCase {
             .replacingOccurrences(of: #"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"#, with: "<time>", options: .regularExpression)
             .replacingOccurrences(of: #"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"#, with: "<uuid>", options: .regularExpression)
             .replacingOccurrences(of: #"sign key [0-9a-f]{16}"#, with: "sign key <keyID>", options: .regularExpression)
+            // compare's table: milliseconds and the signature file's size (it holds the OCSP
+            // response and the certificate issued in this run), with the padding after them,
+            // which follows their width.
+            .replacingOccurrences(of: #"(?m)\d+\.\d / \d+\.\d( +|$)"#, with: "<ms> ", options: .regularExpression)
+            .replacingOccurrences(of: #"(?m), \d+ B XML( +|$)"#, with: ", <n> B XML ", options: .regularExpression)
             .replacingOccurrences(of: #"serial [0-9a-f]{16}, slot "SoftHSM slot ID 0x[0-9a-f]+""#, with: "serial <serial>, slot <slot>", options: .regularExpression)
     }
 
@@ -191,6 +203,19 @@ final class DocumentationExamplesTests: XCTestCase {
                 "--ca-cert", pki.appendingPathComponent("issuing-ca.cert.pem").path, "--ca-key", pki.appendingPathComponent("issuing-ca.key.pem").path,
                 "--ca-index", pki.appendingPathComponent("issuing-ca.index.txt").path, "--ocsp", services.url("ocsp").absoluteString])
             return [:]
+        case "rp-session":
+            guard let cosigner else { throw XCTSkip("rp-session needs the cosigner rig first") }
+            let database = folder.appendingPathComponent("cosigner.db").path
+            let key = try TestEnvironment.run(tamga, ["cosigner", "add-rp", "Test Bank", "--db", database]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+            let publicShare = URL(fileURLWithPath: base["HOME"] ?? "").appendingPathComponent(".local/share/tamga/threshold/38001085718/sign.public")
+            let keyID = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(contentsOf: publicShare)) as? [String: Any])?["keyID"] as? String,
+                                      "rp-session: no split key enrolled for 38001085718 by an earlier example")
+            let digest = Digest.compute(.sha256, over: Data("a loan agreement".utf8)).hex
+            let created = try TestEnvironment.run("/usr/bin/curl", ["-s", "-X", "POST", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer \(key)",
+                                                                    "-d", "{\"keyID\":\"\(keyID)\",\"digest\":\"\(digest)\",\"displayText\":\"Open an account\"}",
+                                                                    cosigner.url.absoluteString + "/v3/rp/session"])
+            session = try XCTUnwrap((try? JSONSerialization.jsonObject(with: Data(created.output.utf8)) as? [String: Any])?["sessionID"] as? String, created.output)
+            return [:]
         case "demo.asice":
             // As make demo leaves it before the card signs: three files, two signatures.
             let files = folder.appendingPathComponent(".demo-files")
@@ -202,6 +227,7 @@ final class DocumentationExamplesTests: XCTestCase {
             var environment = base
             environment["TAMGA_TSA_URL"] = services.url("tsa").absoluteString
             for arguments in [["container", "create", demo] + ["agreement ö #1.txt", "invoice.json", "scan.bin"].map { files.appendingPathComponent($0).path },
+                              ["container", "create", folder.appendingPathComponent("compare.asice").path] + ["agreement ö #1.txt", "invoice.json"].map { files.appendingPathComponent($0).path },
                               ["sign", demo, "--with", "key:" + TestEnvironment.pki("ec-p256.p12"), "--role", "Tenant"],
                               ["sign", demo, "--with", "key:" + TestEnvironment.pki("rsa-2048.key.pem"), "--cert", TestEnvironment.pki("rsa-2048.cert.pem"), "--role", "Landlord"]] {
                 let result = try TestEnvironment.run(tamga, arguments, environment: environment)
@@ -235,6 +261,11 @@ final class DocumentationExamplesTests: XCTestCase {
             for example in try Self.examples(in: file) where example.notRun == nil {
                 ran += 1
                 let environment = try self.environment(for: example, base: base)
+                var example = example
+                if example.rigs.contains("rp-session"), let session {
+                    example = Example(file: example.file, line: example.line, language: example.language,
+                                      lines: example.lines.map { $0.replacingOccurrences(of: "SESSION", with: session) }, notRun: nil, rigs: example.rigs)
+                }
                 if example.language == "sh" {
                     let result = try shell("set -e\n" + local(example.lines.joined(separator: "\n")), environment)
                     XCTAssertEqual(result.status, 0, "\(example.place) failed:\n\(result.output)\(result.error)")
@@ -242,8 +273,17 @@ final class DocumentationExamplesTests: XCTestCase {
                 }
                 // console: `$ COMMAND` lines, each followed by what it printed.
                 var commands: [(command: String, shown: [String])] = []
+                // A command line that ends in a backslash goes on at the next line, as in a shell.
+                var continued = false
                 for line in example.lines {
-                    if line.hasPrefix("$ ") { commands.append((String(line.dropFirst(2)), [])) } else if !commands.isEmpty { commands[commands.count - 1].shown.append(line) }
+                    if continued, !commands.isEmpty {
+                        commands[commands.count - 1].command += "\n" + line
+                    } else if line.hasPrefix("$ ") {
+                        commands.append((String(line.dropFirst(2)), []))
+                    } else if !commands.isEmpty {
+                        commands[commands.count - 1].shown.append(line)
+                    }
+                    continued = (line.hasPrefix("$ ") || continued) && line.hasSuffix("\\")
                 }
                 // Each command's exit code is kept across the marker, for a following `echo $?`;
                 // a one-word output (stdout) is kept in a file, for the later commands that use it.
