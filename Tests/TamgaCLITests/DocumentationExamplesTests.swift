@@ -128,6 +128,15 @@ final class DocumentationExamplesTests: XCTestCase {
                                 ("issuing-ca.cert.pem", "issuing-ca.cert.pem")] {
             try FileManager.default.copyItem(atPath: TestEnvironment.pki(fixture), toPath: folder.appendingPathComponent(name).path)
         }
+        // What a mobile-ID app sends back (App2App guide): an M400 presentation, as the SP's
+        // file and inside the app's callback URL (its base64url, unpadded), written out here
+        // and not with tamga's own encoder.
+        let m400 = #"{"cmd":"400","request":"presentation","trxcode":"20240813025840401CBEAB157","type":"mip","version":"1.0.0","#
+            + #""vp":{"authType":["pin","face"],"data":"a1b2c3","did":"did:kr:mobileid:abc","encryptType":2,"keyType":2,"nonce":"5a1f","presentType":1,"type":"VERIFY"}}"#
+        try TestEnvironment.write(m400, named: "m400.json", in: folder)
+        let data = Data(m400.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        try TestEnvironment.write("spDemo://verify?success=true&data=\(data)\n", named: "callback.txt", in: folder)
         let home = folder.appendingPathComponent("home")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         // The password a person would type at the prompt.
