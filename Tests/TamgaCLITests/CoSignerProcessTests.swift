@@ -285,12 +285,19 @@ final class ThresholdCommandTests: XCTestCase {
         XCTAssertEqual(try TestEnvironment.run(binary, ["threshold", "verify-pin", "--account", "38001085718"], environment: environment).status, 9)
         environment["TAMGA_PIN"] = "24680"
         environment["TAMGA_NEW_PIN"] = "13579"
-        XCTAssertEqual(try TestEnvironment.run(binary, ["threshold", "change-pin", "--account", "38001085718"], environment: environment).status, 0)
+        let changed = try TestEnvironment.run(binary, ["threshold", "change-pin", "--account", "38001085718", "--json"], environment: environment)
+        XCTAssertEqual(changed.status, 0, changed.error)
+        try JSONOutputSchemaTests.conform(changed.output, to: "threshold-pin")
         environment["TAMGA_PIN"] = "13579"
-        XCTAssertEqual(try TestEnvironment.run(binary, ["threshold", "verify-pin", "--account", "38001085718"], environment: environment).status, 0)
+        let pinChecked = try TestEnvironment.run(binary, ["threshold", "verify-pin", "--account", "38001085718", "--json"], environment: environment)
+        XCTAssertEqual(pinChecked.status, 0, pinChecked.error)
+        try JSONOutputSchemaTests.conform(pinChecked.output, to: "threshold-pin")
+        XCTAssertTrue(pinChecked.output.contains("\"pin-correct\""), pinChecked.output)
         let afterChange = try TestEnvironment.run(binary, ["sign", container, "--with", "threshold:38001085718", "--profile", "B"], environment: environment)
         XCTAssertEqual(afterChange.status, 0, "the new PIN signs: \(afterChange.error)")
-        XCTAssertEqual(try TestEnvironment.run(binary, ["threshold", "delete", "--account", "38001085718"], environment: environment).status, 0)
+        let deleted = try TestEnvironment.run(binary, ["threshold", "delete", "--account", "38001085718", "--json"], environment: environment)
+        XCTAssertEqual(deleted.status, 0, deleted.error)
+        try JSONOutputSchemaTests.conform(deleted.output, to: "threshold-delete")
         let gone = try TestEnvironment.run(binary, ["sign", container, "--with", "threshold:38001085718", "--profile", "B"], environment: environment)
         XCTAssertEqual(gone.status, 3, gone.error)
     }
