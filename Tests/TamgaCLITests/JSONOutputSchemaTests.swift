@@ -25,7 +25,7 @@ final class JSONOutputSchemaTests: XCTestCase {
                                                        "threshold-enroll", "threshold-approve", "readers-watch",
                                                        "threshold-pending", "threshold-info", "threshold-activity", "compare",
                                                        "mobileid-check", "mobileid-link", "mobileid-decode-m200", "mobileid-decode-m400",
-                                                       "threshold-pin", "threshold-delete"]
+                                                       "threshold-pin", "threshold-delete", "card-pin"]
 
     /// Asserts that `output` (one JSON object) conforms to docs/cli.md's schema `name`.
     static func conform(_ output: String, to name: String, file: StaticString = #filePath, line: UInt = #line) throws {
