@@ -82,8 +82,10 @@ final class CardCommandTests: XCTestCase {
         XCTAssertTrue(refused.error.contains("tamga card change-pin --pin2"), refused.error)
         XCTAssertFalse(FileManager.default.fileExists(atPath: container), "a failed create+sign writes nothing")
         let pinFile = try TestEnvironment.write("12345\n86420\n", named: "change", in: folder)
-        let changed = try tamga(["card", "change-pin", "--pin2", "--pin-file", pinFile])
+        let changed = try tamga(["card", "change-pin", "--pin2", "--pin-file", pinFile, "--json"])
         XCTAssertEqual(changed.status, 0, changed.error)
+        try JSONOutputSchemaTests.conform(changed.output, to: "card-pin")
+        XCTAssertTrue(changed.output.contains("\"PIN2\""), changed.output)
         let signed = try tamga(["sign", container, document, "--with", "card", "--profile", "B"], pin: "86420")
         XCTAssertEqual(signed.status, 0, signed.error)
     }
@@ -111,8 +113,9 @@ final class CardCommandTests: XCTestCase {
         let blocked = try tamga(["sign", container, "--with", "card", "--profile", "B"], pin: "99999")
         XCTAssertEqual(blocked.status, 9)
         XCTAssertTrue(blocked.error.contains("PIN2 is blocked"), blocked.error)
-        let unblocked = try tamga(["card", "unblock", "--pin2"], pin: "17258403", newPIN: "11223")
+        let unblocked = try tamga(["card", "unblock", "--pin2", "--json"], pin: "17258403", newPIN: "11223")
         XCTAssertEqual(unblocked.status, 0, unblocked.error)
+        try JSONOutputSchemaTests.conform(unblocked.output, to: "card-pin")
         XCTAssertEqual(try tamga(["sign", container, "--with", "card", "--profile", "B"], pin: "11223").status, 0)
     }
 

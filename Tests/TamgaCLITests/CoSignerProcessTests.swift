@@ -260,6 +260,11 @@ final class ThresholdCommandTests: XCTestCase {
         let pendingJSON = try TestEnvironment.run(binary, ["threshold", "pending", "--account", "38001085718", "--json"], environment: environment)
         let listed = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(pendingJSON.output.utf8)) as? [String: [[String: String]]])?["sessions"], pendingJSON.output)
         XCTAssertEqual(listed.first { $0["id"] == sessionID }?["verificationCode"], shownCode, pendingJSON.output)
+        try JSONOutputSchemaTests.conform(pendingJSON.output, to: "threshold-pending")
+        let infoJSON = try TestEnvironment.run(binary, ["threshold", "info", sessionID, "--account", "38001085718", "--json"], environment: environment)
+        XCTAssertEqual(infoJSON.status, 0, infoJSON.error)
+        try JSONOutputSchemaTests.conform(infoJSON.output, to: "threshold-info")
+        XCTAssertTrue(infoJSON.output.contains("\"verificationCode\" : \"\(shownCode)\""), infoJSON.output)
         let approved = try TestEnvironment.run(binary, ["threshold", "approve", sessionID, "--account", "38001085718"], environment: environment)
         XCTAssertEqual(approved.status, 0, approved.error)
         XCTAssertTrue(approved.error.contains("Test Bank asks (SIGN): Open an account"), approved.error)
@@ -268,6 +273,10 @@ final class ThresholdCommandTests: XCTestCase {
         XCTAssertTrue(result.output.contains("\"state\":\"COMPLETE\""), result.output)
         let activity = try TestEnvironment.run(binary, ["threshold", "activity", "--account", "38001085718"], environment: environment)
         XCTAssertTrue(activity.output.contains("session-signed"), activity.output)
+        let activityJSON = try TestEnvironment.run(binary, ["threshold", "activity", "--account", "38001085718", "--json"], environment: environment)
+        XCTAssertEqual(activityJSON.status, 0, activityJSON.error)
+        try JSONOutputSchemaTests.conform(activityJSON.output, to: "threshold-activity")
+        XCTAssertTrue(activityJSON.output.contains("\"session-signed\""), activityJSON.output)
 
         try authenticate(binary: binary, url: url, code: code, folder: folder, environment: environment, rpKey: rpKey)
 
@@ -276,12 +285,19 @@ final class ThresholdCommandTests: XCTestCase {
         XCTAssertEqual(try TestEnvironment.run(binary, ["threshold", "verify-pin", "--account", "38001085718"], environment: environment).status, 9)
         environment["TAMGA_PIN"] = "24680"
         environment["TAMGA_NEW_PIN"] = "13579"
-        XCTAssertEqual(try TestEnvironment.run(binary, ["threshold", "change-pin", "--account", "38001085718"], environment: environment).status, 0)
+        let changed = try TestEnvironment.run(binary, ["threshold", "change-pin", "--account", "38001085718", "--json"], environment: environment)
+        XCTAssertEqual(changed.status, 0, changed.error)
+        try JSONOutputSchemaTests.conform(changed.output, to: "threshold-pin")
         environment["TAMGA_PIN"] = "13579"
-        XCTAssertEqual(try TestEnvironment.run(binary, ["threshold", "verify-pin", "--account", "38001085718"], environment: environment).status, 0)
+        let pinChecked = try TestEnvironment.run(binary, ["threshold", "verify-pin", "--account", "38001085718", "--json"], environment: environment)
+        XCTAssertEqual(pinChecked.status, 0, pinChecked.error)
+        try JSONOutputSchemaTests.conform(pinChecked.output, to: "threshold-pin")
+        XCTAssertTrue(pinChecked.output.contains("\"pin-correct\""), pinChecked.output)
         let afterChange = try TestEnvironment.run(binary, ["sign", container, "--with", "threshold:38001085718", "--profile", "B"], environment: environment)
         XCTAssertEqual(afterChange.status, 0, "the new PIN signs: \(afterChange.error)")
-        XCTAssertEqual(try TestEnvironment.run(binary, ["threshold", "delete", "--account", "38001085718"], environment: environment).status, 0)
+        let deleted = try TestEnvironment.run(binary, ["threshold", "delete", "--account", "38001085718", "--json"], environment: environment)
+        XCTAssertEqual(deleted.status, 0, deleted.error)
+        try JSONOutputSchemaTests.conform(deleted.output, to: "threshold-delete")
         let gone = try TestEnvironment.run(binary, ["sign", container, "--with", "threshold:38001085718", "--profile", "B"], environment: environment)
         XCTAssertEqual(gone.status, 3, gone.error)
     }
@@ -309,6 +325,10 @@ extension ThresholdCommandTests {
         let info = try TestEnvironment.run(binary, ["threshold", "info", sessionID, "--account", "38001085718"], environment: environment)
         XCTAssertEqual(info.status, 0, info.error)
         XCTAssertTrue(info.output.contains("ACSP_V2 of the challenge and this device's key") && info.output.contains(challenge), info.output)
+        let infoJSON = try TestEnvironment.run(binary, ["threshold", "info", sessionID, "--account", "38001085718", "--json"], environment: environment)
+        XCTAssertEqual(infoJSON.status, 0, infoJSON.error)
+        try JSONOutputSchemaTests.conform(infoJSON.output, to: "threshold-info")
+        XCTAssertTrue(infoJSON.output.contains("\"rpChallenge\""), infoJSON.output)
         // The sign key's PIN does not open the auth key (PIN1 and PIN2 are separate).
         environment["TAMGA_PIN"] = "24680"
         let wrong = try TestEnvironment.run(binary, ["threshold", "approve", sessionID, "--account", "38001085718"], environment: environment)

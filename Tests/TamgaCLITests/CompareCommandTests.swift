@@ -45,6 +45,7 @@ final class CompareCommandTests: XCTestCase {
         let compared = try TestEnvironment.run(binary, arguments + ["--json"], environment: environment)
         XCTAssertEqual(compared.status, 0, compared.output + compared.error)
         let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(compared.output.utf8)) as? [String: Any], compared.output)
+        try JSONOutputSchemaTests.conform(compared.output, to: "compare")
         let signers = try XCTUnwrap(report["signers"] as? [[String: Any]])
         XCTAssertEqual(signers.map { $0["with"] as? String ?? "" }, ["card", "threshold:38001085718", "pkcs11:\(SoftHSMToken.label):01"])
         for signer in signers {

@@ -22,7 +22,10 @@ final class JSONOutputSchemaTests: XCTestCase {
     /// Schemas checked by the tests that have the rigs their commands need (pcscd with virtual
     /// cards, SoftHSM, the trusted-list server, a co-signer): `conform(_:to:)` there.
     static let checkedElsewhere: Set<String> = ["readers", "readers-wait", "card-info", "tokens", "trust-update",
-                                                       "threshold-enroll", "threshold-approve", "readers-watch"]
+                                                       "threshold-enroll", "threshold-approve", "readers-watch",
+                                                       "threshold-pending", "threshold-info", "threshold-activity", "compare",
+                                                       "mobileid-check", "mobileid-link", "mobileid-decode-m200", "mobileid-decode-m400",
+                                                       "threshold-pin", "threshold-delete", "card-pin"]
 
     /// Asserts that `output` (one JSON object) conforms to docs/cli.md's schema `name`.
     static func conform(_ output: String, to name: String, file: StaticString = #filePath, line: UInt = #line) throws {

@@ -17,6 +17,11 @@ final class MobileIDCommandTests: XCTestCase {
         XCTAssertEqual(decoded.status, 0, decoded.error)
         XCTAssertTrue(decoded.output.contains("\"trxcode\" : \"20240813025840401CBEAB157\""), decoded.output)
         XCTAssertTrue(decoded.error.contains("production, mode direct"), decoded.error)
+        try JSONOutputSchemaTests.conform(decoded.output, to: "mobileid-decode-m200")
+        let linkJSON = try TestEnvironment.run(binary, ["mobileid", "link", base64, "--client-scheme", "spDemo", "--universal", "--json"])
+        XCTAssertEqual(linkJSON.status, 0, linkJSON.error)
+        try JSONOutputSchemaTests.conform(linkJSON.output, to: "mobileid-link")
+        XCTAssertTrue(linkJSON.output.contains(base64), linkJSON.output)
         // Too long for the app: refused with the reason.
         let long = try TestEnvironment.run(binary, ["mobileid", "m200", "--mode", "direct", "--host", "https://sp.example/apis",
                                                     "--profile", String(repeating: "A", count: 900)])
@@ -27,6 +32,12 @@ final class MobileIDCommandTests: XCTestCase {
         let m400 = #"{"type":"mip","version":"1.0.0","cmd":"400","trxcode":"20240813025840401CBEAB157","vp":{"presentType":1,"encryptType":2,"keyType":2,"authType":["pin"],"nonce":"ab12","type":"VERIFY","data":"00"}}"#
         let accepted = try TestEnvironment.run(binary, ["mobileid", "check", m400, "--trxcode", "20240813025840401CBEAB157", "--nonce", "ab12"])
         XCTAssertEqual(accepted.status, 0, accepted.output + accepted.error)
+        let acceptedJSON = try TestEnvironment.run(binary, ["mobileid", "check", m400, "--trxcode", "20240813025840401CBEAB157", "--nonce", "ab12", "--json"])
+        XCTAssertEqual(acceptedJSON.status, 0, acceptedJSON.output + acceptedJSON.error)
+        try JSONOutputSchemaTests.conform(acceptedJSON.output, to: "mobileid-check")
+        let decodedM400 = try TestEnvironment.run(binary, ["mobileid", "decode", m400])
+        XCTAssertEqual(decodedM400.status, 0, decodedM400.error)
+        try JSONOutputSchemaTests.conform(decodedM400.output, to: "mobileid-decode-m400")
         // The same from a file, named with or without @.
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("m400-\(UUID().uuidString).json").path
         try Data(m400.utf8).write(to: URL(fileURLWithPath: file))
@@ -39,10 +50,12 @@ final class MobileIDCommandTests: XCTestCase {
                                                        "--auth-type", "pin,face", "--json"])
         XCTAssertEqual(refused.status, 1)
         XCTAssertTrue(refused.output.contains("\"errcode\" : 10112"), refused.output)
+        try JSONOutputSchemaTests.conform(refused.output, to: "mobileid-check")
         // An M200 as JSON (its host holds "://") is decoded as a message, not taken for a link.
         let json = try TestEnvironment.run(binary, ["mobileid", "decode", #"{"mode":"direct","ci":false,"host":"http://10.0.0.159:7201/apis/v1","type":"mip","version":"1.0.0","cmd":"200","trxcode":"20220711161455371E5E8EA20"}"#])
         XCTAssertEqual(json.status, 0, json.error)
         XCTAssertTrue(json.output.contains("20220711161455371E5E8EA20"), json.output)
+        try JSONOutputSchemaTests.conform(json.output, to: "mobileid-decode-m200")
         let garbage = try TestEnvironment.run(binary, ["mobileid", "decode", "%%%"])
         XCTAssertEqual(garbage.status, 3)
         XCTAssertTrue(garbage.error.contains("not base64"), garbage.error)

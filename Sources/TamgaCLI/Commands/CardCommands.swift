@@ -134,7 +134,7 @@ struct CardInfoCommand: Command {
 struct CardChangePINCommand: Command {
     static let path = ["card", "change-pin"]
     static let abstract = "Changes PIN1, PIN2 or the PUK with the current one."
-    static let usage = "--pin1|--pin2|--puk [--reader NAME] [--pin-file FILE]"
+    static let usage = "--pin1|--pin2|--puk [--reader NAME] [--pin-file FILE] [--json]"
     static let help = """
     Asks for the current PIN, then the new one twice (they must match; nothing is sent otherwise).
     One attempt: a wrong current PIN is reported with the tries left and never retried.
@@ -145,9 +145,11 @@ struct CardChangePINCommand: Command {
     static let options: Set<String> = ["--reader", "--pin-file"]
 
     private let options: PINCommandOptions
+    let global: GlobalOptions
 
     init(_ arguments: ParsedArguments) throws {
         options = try PINCommandOptions(arguments, command: "change-pin", allowPUK: true)
+        global = GlobalOptions(arguments)
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
@@ -155,7 +157,8 @@ struct CardChangePINCommand: Command {
         try options.run(context, guarding: kind, currentPrompt: { "Current \(kind.rawValue) (\($0) tries left): " }) { current, new, reader in
             try IDCardPINs.change(kind, current: current, new: new, reader: reader)
         }
-        context.terminal.line("\(kind.rawValue) changed.")
+        // --json is accepted by every command, so it gives JSON here too (a refusal is the error object).
+        if global.json { context.terminal.json(["pin": kind.rawValue, "result": "changed"]) } else { context.terminal.line("\(kind.rawValue) changed.") }
         return .success
     }
 }
@@ -164,7 +167,7 @@ struct CardChangePINCommand: Command {
 struct CardUnblockCommand: Command {
     static let path = ["card", "unblock"]
     static let abstract = "Unblocks PIN1 or PIN2 with the PUK and sets a new one."
-    static let usage = "--pin1|--pin2 [--reader NAME] [--pin-file FILE]"
+    static let usage = "--pin1|--pin2 [--reader NAME] [--pin-file FILE] [--json]"
     static let help = """
     Asks for the PUK, then the new PIN twice. One attempt: a wrong PUK is reported with its tries
     left; a blocked PUK cannot be unblocked here (the card's issuer can).
@@ -176,9 +179,11 @@ struct CardUnblockCommand: Command {
     static let options: Set<String> = ["--reader", "--pin-file"]
 
     private let options: PINCommandOptions
+    let global: GlobalOptions
 
     init(_ arguments: ParsedArguments) throws {
         options = try PINCommandOptions(arguments, command: "unblock", allowPUK: false)
+        global = GlobalOptions(arguments)
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
@@ -186,7 +191,7 @@ struct CardUnblockCommand: Command {
         try options.run(context, guarding: .puk, currentPrompt: { "PUK (\($0) tries left): " }) { puk, new, reader in
             try IDCardPINs.unblock(kind, puk: puk, new: new, reader: reader)
         }
-        context.terminal.line("\(kind.rawValue) unblocked and set.")
+        if global.json { context.terminal.json(["pin": kind.rawValue, "result": "unblocked"]) } else { context.terminal.line("\(kind.rawValue) unblocked and set.") }
         return .success
     }
 }

@@ -69,7 +69,7 @@ struct MobileIDM200Command: Command {
 struct MobileIDLinkCommand: Command {
     static let path = ["mobileid", "link"]
     static let abstract = "Builds the URL that opens the mobile-ID app for an M200 (scheme or universal link)."
-    static let usage = "M200-BASE64|@FILE --client-scheme SCHEME [--universal | --testbed]"
+    static let usage = "M200-BASE64|@FILE --client-scheme SCHEME [--universal | --testbed] [--json]"
     static let help = """
     MobileID://verify?clientScheme=…&data=…&mode=… by default, tMobileID:// with --testbed, or
     https://mobileid.go.kr/verify.html?… with --universal. The app takes at most 1024
@@ -78,9 +78,11 @@ struct MobileIDLinkCommand: Command {
     static let flags: Set<String> = GlobalOptions.flags.union(["--universal", "--testbed"])
     static let options: Set<String> = ["--client-scheme"]
     let m200: String, clientScheme: String, universal: Bool, testbed: Bool
+    let global: GlobalOptions
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count == 1 else { throw UsageError("give the M200 (base64, or @FILE)") }
+        global = GlobalOptions(arguments)
         m200 = arguments.positionals[0]
         clientScheme = arguments.value("--client-scheme") ?? ""
         universal = arguments.has("--universal")
@@ -90,8 +92,10 @@ struct MobileIDLinkCommand: Command {
 
     func run(_ context: CommandContext) async throws -> ExitCode {
         let message = try M200(base64: argumentText(m200))
-        context.terminal.line(universal ? try AppLink.universal(message, clientScheme: clientScheme)
-                                        : try AppLink.scheme(message, clientScheme: clientScheme, environment: testbed ? .testbed : .production))
+        let url = universal ? try AppLink.universal(message, clientScheme: clientScheme)
+                            : try AppLink.scheme(message, clientScheme: clientScheme, environment: testbed ? .testbed : .production)
+        // --json is accepted by every command, so it must give JSON here too, not a bare line.
+        if global.json { context.terminal.json(["url": url]) } else { context.terminal.line(url) }
         return .success
     }
 }

@@ -373,7 +373,7 @@ struct ThresholdActivityCommand: Command {
 struct ThresholdVerifyPINCommand: Command {
     static let path = ["threshold", "verify-pin"]
     static let abstract = "Checks this device's PIN for the split key (a wrong one counts here and at the co-signer)."
-    static let usage = "--account NAME [--role sign|auth] [--store DIR] [--pin-file FILE]"
+    static let usage = "--account NAME [--role sign|auth] [--store DIR] [--pin-file FILE] [--json]"
     static let help = """
     Exit 0 when the PIN opens the share, 9 with the tries left when it does not (or when it is
     shorter than 4 characters for PIN1, 5 for PIN2: refused before anything is sent). Every PIN
@@ -383,13 +383,17 @@ struct ThresholdVerifyPINCommand: Command {
     static let flags: Set<String> = GlobalOptions.flags
     static let options: Set<String> = ThresholdAccountOptions.options
     fileprivate let account: ThresholdAccountOptions
-    init(_ arguments: ParsedArguments) throws { account = try ThresholdAccountOptions(arguments) }
+    let global: GlobalOptions
+    init(_ arguments: ParsedArguments) throws { account = try ThresholdAccountOptions(arguments); global = GlobalOptions(arguments) }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
         let store = try account.store(context)
         let hardening = try account.hardening(store, role: account.role)
         try await store.verifyPIN(account.role, pin: account.secrets(context).read(prompt: "PIN of threshold account \(account.account): "), hardening: hardening)
-        context.terminal.line("PIN correct.")
+        // --json is accepted by every command, so it gives JSON here too (a wrong PIN is the error object).
+        if global.json { context.terminal.json(["account": account.account, "role": account.role.rawValue, "result": "pin-correct"]) } else {
+            context.terminal.line("PIN correct.")
+        }
         return .success
     }
 }
@@ -397,7 +401,7 @@ struct ThresholdVerifyPINCommand: Command {
 struct ThresholdChangePINCommand: Command {
     static let path = ["threshold", "change-pin"]
     static let abstract = "Changes this device's PIN for the split key (the key and certificate stay)."
-    static let usage = "--account NAME [--role sign|auth] [--store DIR] [--pin-file FILE]"
+    static let usage = "--account NAME [--role sign|auth] [--store DIR] [--pin-file FILE] [--json]"
     static let help = """
     The current PIN, then the new one twice; --pin-file holds two lines, or TAMGA_PIN and
     TAMGA_NEW_PIN. The new PIN has at least 4 characters (PIN1) or 5 (PIN2), checked before
@@ -406,14 +410,17 @@ struct ThresholdChangePINCommand: Command {
     static let flags: Set<String> = GlobalOptions.flags
     static let options: Set<String> = ThresholdAccountOptions.options
     fileprivate let account: ThresholdAccountOptions
-    init(_ arguments: ParsedArguments) throws { account = try ThresholdAccountOptions(arguments) }
+    let global: GlobalOptions
+    init(_ arguments: ParsedArguments) throws { account = try ThresholdAccountOptions(arguments); global = GlobalOptions(arguments) }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
         let store = try account.store(context)
         let pins = try account.secrets(context).readChange(currentPrompt: "Current PIN: ", newPrompt: "New PIN: ")
         let hardening = try account.hardening(store, role: account.role)
         try await store.changePIN(account.role, old: pins.current, new: pins.new, hardening: hardening)
-        context.terminal.line("PIN changed.")
+        if global.json { context.terminal.json(["account": account.account, "role": account.role.rawValue, "result": "pin-changed"]) } else {
+            context.terminal.line("PIN changed.")
+        }
         return .success
     }
 }
@@ -421,16 +428,19 @@ struct ThresholdChangePINCommand: Command {
 struct ThresholdDeleteCommand: Command {
     static let path = ["threshold", "delete"]
     static let abstract = "Deletes this device's registration for the account (local only; the co-signer keeps its half)."
-    static let usage = "--account NAME [--store DIR]"
+    static let usage = "--account NAME [--store DIR] [--json]"
     static let help = "Removes the sealed shares, certificates and registration of the account from this device."
     static let flags: Set<String> = GlobalOptions.flags
     static let options: Set<String> = ThresholdAccountOptions.options
     fileprivate let account: ThresholdAccountOptions
-    init(_ arguments: ParsedArguments) throws { account = try ThresholdAccountOptions(arguments) }
+    let global: GlobalOptions
+    init(_ arguments: ParsedArguments) throws { account = try ThresholdAccountOptions(arguments); global = GlobalOptions(arguments) }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
         try account.store(context).deleteRegistration()
-        context.terminal.line("Deleted the local registration of \(account.account).")
+        if global.json { context.terminal.json(["account": account.account, "result": "deleted"]) } else {
+            context.terminal.line("Deleted the local registration of \(account.account).")
+        }
         return .success
     }
 }
