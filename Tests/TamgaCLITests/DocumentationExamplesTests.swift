@@ -25,6 +25,9 @@ import XCTest
 ///   38001085718); the document's `SESSION` stands for its id. Needs `cosigner`.
 /// - `demo.asice`: the container `make demo` has signed twice with key files by then
 ///   ("agreement ö #1.txt", invoice.json, scan.bin), and its unsigned compare.asice.
+/// - `verify-files`: what `make demo` verifies with, made from demo.asice as it is by then:
+///   tampered.asice (one bit of invoice.json flipped), chain.pem (issuing CA and root), and a
+///   test ETSI trusted list EE.xml (Fixtures/tsl/tsl-good.xml) with its signer tsl-signer.pem.
 /// Each rig is started once per run, at the first example that asks for it, and kept for the
 /// later ones (the examples go on from each other's state: signatures2.xml, 3, 4). TAMGA_PIN is
 /// the PIN of that example's signer (what the person types at the prompt), and sign's TSA is the
@@ -101,7 +104,7 @@ final class DocumentationExamplesTests: XCTestCase {
     private var session: String?
     /// What each started rig adds to the examples' environment.
     private var rigEnvironment: [String: [String: String]] = [:]
-    static let rigNames: Set<String> = ["card", "token", "cosigner", "rp-session", "demo.asice"]
+    static let rigNames: Set<String> = ["card", "token", "cosigner", "rp-session", "demo.asice", "verify-files"]
 
     override func tearDown() {
         if let cosigner { TestEnvironment.terminate(cosigner.process) }
@@ -241,6 +244,19 @@ final class DocumentationExamplesTests: XCTestCase {
                               ["sign", demo, "--with", "key:" + TestEnvironment.pki("rsa-2048.key.pem"), "--cert", TestEnvironment.pki("rsa-2048.cert.pem"), "--role", "Landlord"]] {
                 let result = try TestEnvironment.run(tamga, arguments, environment: environment)
                 XCTAssertEqual(result.status, 0, "\(arguments): \(result.output)\(result.error)")
+            }
+            return [:]
+        case "verify-files":
+            let demo = folder.appendingPathComponent("demo.asice").path
+            guard FileManager.default.fileExists(atPath: demo) else { throw XCTSkip("verify-files needs demo.asice first") }
+            let tampered = try TestEnvironment.run("/usr/bin/python3", [TestEnvironment.script("asice-tamper.py"), demo,
+                                                                        folder.appendingPathComponent("tampered.asice").path, "flip-byte", "invoice.json"])
+            XCTAssertEqual(tampered.status, 0, tampered.error)
+            let chain = try String(contentsOfFile: TestEnvironment.pki("issuing-ca.cert.pem"), encoding: .utf8)
+                + String(contentsOfFile: TestEnvironment.pki("root.cert.pem"), encoding: .utf8)
+            try TestEnvironment.write(chain, named: "chain.pem", in: folder)
+            for (name, fixture) in [("EE.xml", "tsl/tsl-good.xml"), ("tsl-signer.pem", "tsl/tsl-signer.cert.pem")] {
+                try FileManager.default.copyItem(atPath: TestEnvironment.fixture(fixture), toPath: folder.appendingPathComponent(name).path)
             }
             return [:]
         default:
