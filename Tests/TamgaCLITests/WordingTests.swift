@@ -25,20 +25,11 @@ final class WordingTests: XCTestCase {
     func testStoppingTheCoSignerSaysItStopped() throws {
         let folder = try TestEnvironment.temporaryFolder("serve")
         defer { TestEnvironment.removeFolder(folder) }
-        let process = Process()
-        process.executableURL = TestEnvironment.productsDirectory.appendingPathComponent("tamga")
-        process.arguments = ["cosigner", "serve", "--db", folder.appendingPathComponent("cosigner.db").path, "--allow-unattested"]
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        var line = Data()
-        while !line.contains(0x0A) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        XCTAssertTrue(String(decoding: line, as: UTF8.self).hasPrefix("listening http://127.0.0.1:"))
+        let err = Pipe()
+        let (process, url) = try TestEnvironment.startListening(
+            executable: TestEnvironment.productsDirectory.appendingPathComponent("tamga").path,
+            ["cosigner", "serve", "--db", folder.appendingPathComponent("cosigner.db").path, "--allow-unattested"], standardError: err)
+        XCTAssertEqual(url.host, "127.0.0.1")
         kill(process.processIdentifier, SIGTERM)
         let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()

@@ -121,8 +121,9 @@ public enum TestEnvironment {
     }
 
     /// Starts any program that prints one `listening URL` line once it accepts connections.
+    /// `standardError` receives what it says on stderr (discarded when nil).
     public static func startListening(executable: String, _ arguments: [String],
-                                      environment: [String: String]? = nil) throws -> (process: Process, url: URL) {
+                                      environment: [String: String]? = nil, standardError: Pipe? = nil) throws -> (process: Process, url: URL) {
         let script = (executable as NSString).lastPathComponent
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -130,7 +131,7 @@ public enum TestEnvironment {
         if let environment { process.environment = environment }
         let out = Pipe()
         process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
+        process.standardError = standardError ?? FileHandle.nullDevice
         try process.run()
         var line = Data()
         while !line.contains(0x0A) {
