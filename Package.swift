@@ -43,7 +43,9 @@ let package = Package(
         .target(name: "Threshold", dependencies: ["CGMP", "COpenSSL", "TamgaCore", "PKCS11"]),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
-        .target(name: "CoSigner", dependencies: ["CSQLite", "CMicroHTTPD", "Threshold", "TamgaCore"]),
+        // PostgreSQL beside SQLite for several co-signer instances (libpq, the client library only).
+        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .target(name: "CoSigner", dependencies: ["CSQLite", "CLibPQ", "CMicroHTTPD", "Threshold", "TamgaCore"]),
         .target(name: "RemoteSigning", dependencies: ["TamgaCore"]),
         .target(name: "MobileID", dependencies: ["TamgaCore"]),
         // The C modules too, for the library versions `tamga --version` prints; EmbedCommit

@@ -367,7 +367,7 @@ final class AbandonedStateMigrationTests: XCTestCase {
         let folder = try TestEnvironment.temporaryFolder("abandon-migration")
         defer { TestEnvironment.removeFolder(folder) }
         let path = folder.appendingPathComponent("cosigner.db").path
-        let rebuild = try XCTUnwrap(CoSignerStore.migrations.firstIndex { $0.contains("sessions_new") })
+        let rebuild = try XCTUnwrap(CoSignerStore.migrations.firstIndex { $0.sqlite.contains("sessions_new") })
         do {
             let old = try Database(path: path, migrations: Array(CoSignerStore.migrations.prefix(rebuild)))
             try old.execute("INSERT INTO keys (key_id, document_number, role, share, public_key, created_at) VALUES ('k', 'd', 'sign', x'00', x'00', 1)")

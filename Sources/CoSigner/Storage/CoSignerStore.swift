@@ -4,46 +4,73 @@ import Threshold
 
 /// The co-signer's database: enrollment codes, devices, keys (server shares sealed at rest with
 /// the server key, bound to their key id), signing sessions and the activity log. One SQLite
-/// file (WAL); every state change is one transaction.
+/// file (WAL), or PostgreSQL for several instances; every state change is one transaction.
 public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database serialises; `serverKey` is immutable
     public let database: Database
     /// Seals what the co-signer keeps secret at rest (server shares, PIN guards).
     let serverKey: [UInt8]
     private let random: RandomSource
 
-    /// Schema versions, applied in order (never edited once released; add a new one).
-    static let migrations = [
-        """
-        CREATE TABLE enrollment_codes (
-            code_hash TEXT PRIMARY KEY, document_number TEXT NOT NULL,
-            expires_at INTEGER NOT NULL, used_at INTEGER);
-        CREATE TABLE devices (
-            token_hash TEXT PRIMARY KEY, document_number TEXT NOT NULL,
-            device_key BLOB NOT NULL, created_at INTEGER NOT NULL);
-        CREATE TABLE keys (
-            key_id TEXT PRIMARY KEY, document_number TEXT NOT NULL, role TEXT NOT NULL CHECK (role IN ('auth', 'sign')),
-            share BLOB NOT NULL, public_key BLOB NOT NULL, certificate BLOB,
-            locked INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL);
-        CREATE INDEX keys_by_document ON keys(document_number);
-        CREATE TABLE sessions (
-            id TEXT PRIMARY KEY, key_id TEXT NOT NULL REFERENCES keys(key_id), kind TEXT NOT NULL CHECK (kind IN ('SIGN', 'AUTH')),
-            digest BLOB NOT NULL, rp_name TEXT NOT NULL, display_text TEXT NOT NULL,
-            state TEXT NOT NULL CHECK (state IN ('PENDING', 'COMMITTED', 'PROVED', 'COMPLETE', 'FAILED', 'EXPIRED')),
-            created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, signature BLOB);
-        CREATE INDEX sessions_by_key ON sessions(key_id, state);
-        CREATE TABLE activity (
-            id INTEGER PRIMARY KEY AUTOINCREMENT, document_number TEXT NOT NULL, event TEXT NOT NULL, detail TEXT NOT NULL, at INTEGER NOT NULL);
-        """,
-        """
-        CREATE TABLE server_identity (
-            id INTEGER PRIMARY KEY CHECK (id = 1), pid BLOB NOT NULL, ring_pedersen BLOB NOT NULL, created_at INTEGER NOT NULL);
-        """,
+    /// Schema versions, applied in order (never edited once released; add a new one). Each is
+    /// `Migration(sqlite:postgresql:)` where the dialects differ, or one string both accept.
+    static let migrations: [Migration] = [
+        Migration(sqlite: """
+            CREATE TABLE enrollment_codes (
+                code_hash TEXT PRIMARY KEY, document_number TEXT NOT NULL,
+                expires_at INTEGER NOT NULL, used_at INTEGER);
+            CREATE TABLE devices (
+                token_hash TEXT PRIMARY KEY, document_number TEXT NOT NULL,
+                device_key BLOB NOT NULL, created_at INTEGER NOT NULL);
+            CREATE TABLE keys (
+                key_id TEXT PRIMARY KEY, document_number TEXT NOT NULL, role TEXT NOT NULL CHECK (role IN ('auth', 'sign')),
+                share BLOB NOT NULL, public_key BLOB NOT NULL, certificate BLOB,
+                locked INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL);
+            CREATE INDEX keys_by_document ON keys(document_number);
+            CREATE TABLE sessions (
+                id TEXT PRIMARY KEY, key_id TEXT NOT NULL REFERENCES keys(key_id), kind TEXT NOT NULL CHECK (kind IN ('SIGN', 'AUTH')),
+                digest BLOB NOT NULL, rp_name TEXT NOT NULL, display_text TEXT NOT NULL,
+                state TEXT NOT NULL CHECK (state IN ('PENDING', 'COMMITTED', 'PROVED', 'COMPLETE', 'FAILED', 'EXPIRED')),
+                created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, signature BLOB);
+            CREATE INDEX sessions_by_key ON sessions(key_id, state);
+            CREATE TABLE activity (
+                id INTEGER PRIMARY KEY AUTOINCREMENT, document_number TEXT NOT NULL, event TEXT NOT NULL, detail TEXT NOT NULL, at INTEGER NOT NULL);
+            """, postgresql: """
+            CREATE TABLE enrollment_codes (
+                code_hash TEXT PRIMARY KEY, document_number TEXT NOT NULL,
+                expires_at BIGINT NOT NULL, used_at BIGINT);
+            CREATE TABLE devices (
+                token_hash TEXT PRIMARY KEY, document_number TEXT NOT NULL,
+                device_key BYTEA NOT NULL, created_at BIGINT NOT NULL);
+            CREATE TABLE keys (
+                key_id TEXT PRIMARY KEY, document_number TEXT NOT NULL, role TEXT NOT NULL CHECK (role IN ('auth', 'sign')),
+                share BYTEA NOT NULL, public_key BYTEA NOT NULL, certificate BYTEA,
+                locked BIGINT NOT NULL DEFAULT 0, created_at BIGINT NOT NULL);
+            CREATE INDEX keys_by_document ON keys(document_number);
+            CREATE TABLE sessions (
+                id TEXT PRIMARY KEY, key_id TEXT NOT NULL REFERENCES keys(key_id), kind TEXT NOT NULL CHECK (kind IN ('SIGN', 'AUTH')),
+                digest BYTEA NOT NULL, rp_name TEXT NOT NULL, display_text TEXT NOT NULL,
+                state TEXT NOT NULL CHECK (state IN ('PENDING', 'COMMITTED', 'PROVED', 'COMPLETE', 'FAILED', 'EXPIRED')),
+                created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, signature BYTEA);
+            CREATE INDEX sessions_by_key ON sessions(key_id, state);
+            CREATE TABLE activity (
+                id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, document_number TEXT NOT NULL, event TEXT NOT NULL, detail TEXT NOT NULL, at BIGINT NOT NULL);
+            """),
+        Migration(sqlite: """
+            CREATE TABLE server_identity (
+                id INTEGER PRIMARY KEY CHECK (id = 1), pid BLOB NOT NULL, ring_pedersen BLOB NOT NULL, created_at INTEGER NOT NULL);
+            """, postgresql: """
+            CREATE TABLE server_identity (
+                id BIGINT PRIMARY KEY CHECK (id = 1), pid BYTEA NOT NULL, ring_pedersen BYTEA NOT NULL, created_at BIGINT NOT NULL);
+            """),
         // One code enrolls both keys of a document number (auth and sign), each once.
         // AUTH sessions keep the relying party's challenge (the device rebuilds the digest).
-        """
-        ALTER TABLE enrollment_codes ADD COLUMN roles_used TEXT NOT NULL DEFAULT '';
-        ALTER TABLE sessions ADD COLUMN rp_challenge BLOB;
-        """,
+        Migration(sqlite: """
+            ALTER TABLE enrollment_codes ADD COLUMN roles_used TEXT NOT NULL DEFAULT '';
+            ALTER TABLE sessions ADD COLUMN rp_challenge BLOB;
+            """, postgresql: """
+            ALTER TABLE enrollment_codes ADD COLUMN roles_used TEXT NOT NULL DEFAULT '';
+            ALTER TABLE sessions ADD COLUMN rp_challenge BYTEA;
+            """),
         // A device is allowed the keys it enrolled (not every key of its document).
         """
         ALTER TABLE devices ADD COLUMN key_id TEXT;
@@ -51,41 +78,63 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
         """,
         // Relying parties are registered by the operator and authenticate with an API key
         // (stored as a hash); the name shown on the device and bound into AUTH is theirs.
-        """
-        CREATE TABLE relying_parties (
-            name TEXT PRIMARY KEY, key_hash TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL);
-        """,
+        Migration(sqlite: """
+            CREATE TABLE relying_parties (
+                name TEXT PRIMARY KEY, key_hash TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL);
+            """, postgresql: """
+            CREATE TABLE relying_parties (
+                name TEXT PRIMARY KEY, key_hash TEXT NOT NULL UNIQUE, created_at BIGINT NOT NULL);
+            """),
         // A session the device abandoned (it never received the c3) is ABANDONED, not FAILED:
         // it ends without locking the key. SQLite cannot change a CHECK, so the table is rebuilt
-        // (nothing references sessions).
-        """
-        CREATE TABLE sessions_new (
-            id TEXT PRIMARY KEY, key_id TEXT NOT NULL REFERENCES keys(key_id), kind TEXT NOT NULL CHECK (kind IN ('SIGN', 'AUTH')),
-            digest BLOB NOT NULL, rp_name TEXT NOT NULL, display_text TEXT NOT NULL,
-            state TEXT NOT NULL CHECK (state IN ('PENDING', 'COMMITTED', 'PROVED', 'COMPLETE', 'FAILED', 'EXPIRED', 'ABANDONED')),
-            created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, signature BLOB, rp_challenge BLOB);
-        INSERT INTO sessions_new (id, key_id, kind, digest, rp_name, display_text, state, created_at, expires_at, signature, rp_challenge)
-            SELECT id, key_id, kind, digest, rp_name, display_text, state, created_at, expires_at, signature, rp_challenge FROM sessions;
-        DROP TABLE sessions;
-        ALTER TABLE sessions_new RENAME TO sessions;
-        CREATE INDEX sessions_by_key ON sessions(key_id, state);
-        """,
+        // (nothing references sessions); PostgreSQL replaces the constraint.
+        Migration(sqlite: """
+            CREATE TABLE sessions_new (
+                id TEXT PRIMARY KEY, key_id TEXT NOT NULL REFERENCES keys(key_id), kind TEXT NOT NULL CHECK (kind IN ('SIGN', 'AUTH')),
+                digest BLOB NOT NULL, rp_name TEXT NOT NULL, display_text TEXT NOT NULL,
+                state TEXT NOT NULL CHECK (state IN ('PENDING', 'COMMITTED', 'PROVED', 'COMPLETE', 'FAILED', 'EXPIRED', 'ABANDONED')),
+                created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, signature BLOB, rp_challenge BLOB);
+            INSERT INTO sessions_new (id, key_id, kind, digest, rp_name, display_text, state, created_at, expires_at, signature, rp_challenge)
+                SELECT id, key_id, kind, digest, rp_name, display_text, state, created_at, expires_at, signature, rp_challenge FROM sessions;
+            DROP TABLE sessions;
+            ALTER TABLE sessions_new RENAME TO sessions;
+            CREATE INDEX sessions_by_key ON sessions(key_id, state);
+            """, postgresql: """
+            ALTER TABLE sessions DROP CONSTRAINT sessions_state_check,
+                ADD CONSTRAINT sessions_state_check CHECK (state IN ('PENDING', 'COMMITTED', 'PROVED', 'COMPLETE', 'FAILED', 'EXPIRED', 'ABANDONED'));
+            """),
         // Per key, the co-signer's half of every PIN check (docs/threshold-pin.md): the OPRF
         // secret and the PIN's verifier (sealed with the server key), the evaluations not yet
         // followed by a proof of the right PIN, and the nonce of the last one.
-        """
-        CREATE TABLE pin_guards (
-            key_id TEXT PRIMARY KEY REFERENCES keys(key_id), secrets BLOB NOT NULL,
-            unconfirmed INTEGER NOT NULL DEFAULT 0, attempt BLOB, updated_at INTEGER NOT NULL);
-        """,
+        Migration(sqlite: """
+            CREATE TABLE pin_guards (
+                key_id TEXT PRIMARY KEY REFERENCES keys(key_id), secrets BLOB NOT NULL,
+                unconfirmed INTEGER NOT NULL DEFAULT 0, attempt BLOB, updated_at INTEGER NOT NULL);
+            """, postgresql: """
+            CREATE TABLE pin_guards (
+                key_id TEXT PRIMARY KEY REFERENCES keys(key_id), secrets BYTEA NOT NULL,
+                unconfirmed BIGINT NOT NULL DEFAULT 0, attempt BYTEA, updated_at BIGINT NOT NULL);
+            """),
     ]
 
-    /// Opens the database at `path`; `serverKey` is the 32-byte key sealing the server shares.
-    public init(path: String, serverKey: [UInt8], random: RandomSource = SystemRandom()) throws {
+    /// Opens the database at `url` (a SQLite file, or a `postgresql://` URI; see `Database`);
+    /// `serverKey` is the 32-byte key sealing the server shares.
+    public init(url: String, serverKey: [UInt8], random: RandomSource = SystemRandom()) throws {
         guard serverKey.count == 32 else { throw ThresholdError.keyStore("the server key must be 32 bytes") }
-        database = try Database(path: path, migrations: Self.migrations)
+        database = try Database(url: url, migrations: Self.migrations)
         self.serverKey = serverKey
         self.random = random
+    }
+
+    public convenience init(path: String, serverKey: [UInt8], random: RandomSource = SystemRandom()) throws {
+        try self.init(url: path, serverKey: serverKey, random: random)
+    }
+
+    /// Brings the database at `url` to this program's schema without opening the store (no
+    /// server key needed): `(version, applied)`.
+    public static func migrate(url: String) throws -> (version: Int, applied: Int) {
+        let database = try Database(url: url, migrations: migrations)
+        return (database.schemaVersion, database.appliedMigrations)
     }
 
     /// Reads the server key from a file of 32 bytes (made with mode 0600 if missing).
