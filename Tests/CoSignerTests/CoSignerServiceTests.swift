@@ -5,8 +5,11 @@ import TamgaTestSupport
 import Threshold
 import XCTest
 
-/// A co-signer on loopback with a real SQLite file, and devices that talk to it.
+/// A co-signer on loopback with a real SQLite file (or, in the PostgreSQL subclasses, a real
+/// PostgreSQL database: `storeKind`), and devices that talk to it.
 class CoSignerHTTPTestCase: XCTestCase {
+    /// Which database the co-signer runs on; a subclass says `.postgresql` to run the same tests there.
+    class var storeKind: TestStoreKind { .sqlite }
     var folder: URL!
     var server: HTTPServer!
     var service: CoSignerService!
@@ -15,14 +18,14 @@ class CoSignerHTTPTestCase: XCTestCase {
 
     override func setUpWithError() throws {
         folder = try TestEnvironment.temporaryFolder("cosigner")
-        let store = try CoSignerStore(path: folder.appendingPathComponent("cosigner.db").path, serverKey: [UInt8](repeating: 3, count: 32))
+        let store = try CoSignerStore(url: type(of: self).storeKind.newDatabase(in: folder), serverKey: [UInt8](repeating: 3, count: 32))
         service = CoSignerService(store: store, party: try ServerParty(pid: Transcript.taggedHash("svc", [[1]]), ringPedersen: CoSignerStoreTests.ringPedersen))
         rpKey = try store.addRelyingParty(name: "Test Bank")
         let handler = service!
         server = try HTTPServer { handler.handle($0) }
     }
     override func tearDown() {
-        server.stop()
+        server?.stop()
         TestEnvironment.removeFolder(folder)
     }
 
@@ -67,7 +70,7 @@ class CoSignerHTTPTestCase: XCTestCase {
 
 /// The co-signer's HTTP API: enrollment with a one-time code, a relying party's SIGN session,
 /// the device's commit → prove → finish, hostile requests.
-final class CoSignerServiceTests: CoSignerHTTPTestCase {
+class CoSignerServiceTests: CoSignerHTTPTestCase {
     func testEnrollThenARelyingPartySessionIsSignedByTheDevice() async throws {
         let (share, token) = try await enroll(document: "38001085718")
         let digest = Array(Digest.compute(.sha256, over: Data("contract".utf8)).bytes)
@@ -165,7 +168,7 @@ extension CoSignerHTTPTestCase {
 
 /// Device attestation: every device call is signed by the key registered at enrollment, over a
 /// one-time nonce bound to that very request.
-final class DeviceAttestationTests: CoSignerHTTPTestCase {
+class DeviceAttestationTests: CoSignerHTTPTestCase {
     var fixture: CoSignerHTTPTestCase { self }
 
     func testEveryDeviceCallMustBeSignedByTheEnrolledKeyOverAFreshNonce() async throws {
@@ -255,7 +258,7 @@ final class DeviceAttestationTests: CoSignerHTTPTestCase {
 
 /// AUTH sessions: the relying party's challenge, signed as ACSP_V2 over the challenge and the
 /// device's own key, which the device computes itself.
-final class AuthenticationSessionTests: CoSignerHTTPTestCase {
+class AuthenticationSessionTests: CoSignerHTTPTestCase {
     func testAnAuthSessionIsSignedOverTheChallengeAndTheDevicesOwnKey() async throws {
         let code = try service.store.issueEnrollmentCode(documentNumber: "38001085718")
         let device = try newDevice()
@@ -314,7 +317,7 @@ final class AuthenticationSessionTests: CoSignerHTTPTestCase {
 
 /// Sessions of one key do not interfere, devices reach only the keys they enrolled, and the
 /// last step changes state once.
-final class SessionIsolationTests: CoSignerHTTPTestCase {
+class SessionIsolationTests: CoSignerHTTPTestCase {
     func session(_ share: ClientKeyShare, _ label: String) async throws -> (String, [UInt8]) {
         let digest = Array(Digest.compute(.sha256, over: Data(label.utf8)).bytes)
         let (_, created) = try await call("POST", "/v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(digest)])

@@ -8,7 +8,9 @@ import XCTest
 /// The PIN hardened through the co-signer (issue 15 §3, docs/threshold-pin.md), with real
 /// parts: a co-signer on loopback over a real SQLite file, a device whose account folder is
 /// copied as a thief would copy it.
-final class PINHardeningTests: XCTestCase {
+class PINHardeningTests: XCTestCase {
+    /// Which database the co-signer runs on (`PostgreSQLPINHardeningTests` says `.postgresql`).
+    class var storeKind: TestStoreKind { .sqlite }
     var folder: URL!
     var server: HTTPServer!
     var service: CoSignerService!
@@ -25,7 +27,7 @@ final class PINHardeningTests: XCTestCase {
 
     func start(limits: PINLimits = PINLimits()) throws {
         folder = try TestEnvironment.temporaryFolder("pin-hardening")
-        let store = try CoSignerStore(path: folder.appendingPathComponent("cosigner.db").path, serverKey: [UInt8](repeating: 9, count: 32))
+        let store = try CoSignerStore(url: type(of: self).storeKind.newDatabase(in: folder), serverKey: [UInt8](repeating: 9, count: 32))
         service = CoSignerService(store: store, party: try ServerParty(pid: Transcript.taggedHash("pin", [[1]]), ringPedersen: CoSignerStoreTests.ringPedersen),
                                   pinLimits: limits)
         let (handler, log) = (service!, requests)

@@ -6,6 +6,8 @@ enum PostgreSQLValues {
     enum TypeOID {
         static let bool: UInt32 = 16, bytea: UInt32 = 17, name: UInt32 = 19, int8: UInt32 = 20, int2: UInt32 = 21, int4: UInt32 = 23
         static let text: UInt32 = 25, bpchar: UInt32 = 1042, varchar: UInt32 = 1043, unknown: UInt32 = 705
+        /// What `SELECT pg_advisory_lock(…)` returns.
+        static let void: UInt32 = 2278
     }
 
     /// A parameter: its type OID (0 lets the server infer it, for NULL) and its binary value
@@ -33,6 +35,7 @@ enum PostgreSQLValues {
             guard bytes.count == 1 else { throw malformed("a boolean of \(bytes.count) bytes") }
             return .integer(bytes[0] == 0 ? 0 : 1)
         case TypeOID.bytea: return .blob(bytes)
+        case TypeOID.void: return .null
         case TypeOID.text, TypeOID.varchar, TypeOID.bpchar, TypeOID.name, TypeOID.unknown:
             guard let text = String(validating: bytes, as: UTF8.self) else { throw malformed("text that is not UTF-8") }
             return .text(text)
