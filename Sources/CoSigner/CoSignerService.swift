@@ -81,6 +81,13 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
             response = .error(422, code: error.code, message: error.description)
         } catch let error as CoreError where error.code == "malformed-text" {
             response = .error(400, code: "bad-request", message: error.description)
+        } catch let error as DatabaseError where error.isUnavailable {
+            // PostgreSQL down or restarting, a lost connection, a transaction that kept losing to
+            // concurrent ones: the client may try again (the pool reconnects by itself).
+            errorLog("cosigner: \(request.method) \(Self.printable(request.path)): \(error)")
+            let answer = HTTPResponse.error(503, code: "database-unavailable",
+                                            message: "the co-signer's database is unavailable just now; try again in a few seconds")
+            response = HTTPResponse(status: answer.status, headers: answer.headers.merging(["Retry-After": "2"]) { $1 }, body: answer.body)
         } catch {
             // A defect in one handler answers this request and is logged; the server goes on.
             errorLog("cosigner: \(request.method) \(Self.printable(request.path)) failed: \(String(describing: error))")
@@ -654,6 +661,9 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
             return Self.json(["state": "COMPLETE"])
         } catch let failure as Failure {
             throw failure
+        } catch let error as DatabaseError where error.isUnavailable {
+            // The database, not the signature, failed: nothing to lock; the device sends finish again.
+            throw error
         } catch {
             let ended = try store.database.transaction { () -> Bool in
                 let changed = try store.database.execute("UPDATE sessions SET state = 'FAILED' WHERE id = ? AND state = 'PROVED'", [.text(sessionID)])

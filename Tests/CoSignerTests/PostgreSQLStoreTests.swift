@@ -1,3 +1,4 @@
+import TamgaTestSupport
 import XCTest
 
 // The co-signer's HTTP flows again, on PostgreSQL: enrollment, relying-party SIGN and AUTH
@@ -40,4 +41,37 @@ final class PostgreSQLPINHardeningTests: PINHardeningTests {
     override func testTheCoSignersCounterResetsAfterTheRightPINOnly() async throws { try await super.testTheCoSignersCounterResetsAfterTheRightPINOnly() }
     override func testShortPINsAreRefusedBeforeAnyRequest() async throws { try await super.testShortPINsAreRefusedBeforeAnyRequest() }
     override func testWrongPINTriesAreRateLimitedPerKey() async throws { try await super.testWrongPINTriesAreRateLimitedPerKey() }
+}
+
+/// Each PostgreSQL subclass names every test of its SQLite class: a test added there and not
+/// here would silently run on one store only.
+final class BothStoresCoverageTests: XCTestCase {
+    func testEveryTestRunsOnBothStores() throws {
+        let folder = TestEnvironment.repository.appendingPathComponent("Tests/CoSignerTests")
+        let sources = try ["CoSignerServiceTests.swift", "PINHardeningTests.swift"].map {
+            try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8)
+        }.joined(separator: "\n")
+        let mirror = try String(contentsOf: folder.appendingPathComponent("PostgreSQLStoreTests.swift"), encoding: .utf8)
+        let mirrored = Self.classBodies(mirror, prefix: "final class PostgreSQL")
+        XCTAssertEqual(mirrored.count, 5)
+        for (name, body) in mirrored {
+            let base = String(name.dropFirst("PostgreSQL".count))
+            let original = try XCTUnwrap(Self.classBodies(sources, prefix: "class ")[base], "no class \(base)")
+            XCTAssertEqual(Self.tests(body), Self.tests(original), "\(name) must name every test of \(base)")
+        }
+    }
+
+    /// Class name → its body, for classes declared at the start of a line with `prefix`.
+    static func classBodies(_ text: String, prefix: String) -> [String: String] {
+        var bodies: [String: String] = [:]
+        for chunk in text.components(separatedBy: "\n" + prefix).dropFirst() {
+            let name = String(chunk.prefix { $0.isLetter || $0.isNumber })
+            bodies[(prefix.hasSuffix("PostgreSQL") ? "PostgreSQL" : "") + name] = chunk.components(separatedBy: "\n}\n").first ?? ""
+        }
+        return bodies
+    }
+
+    static func tests(_ body: String) -> Set<String> {
+        Set(body.components(separatedBy: "func test").dropFirst().map { String($0.prefix { $0.isLetter || $0.isNumber }) })
+    }
 }

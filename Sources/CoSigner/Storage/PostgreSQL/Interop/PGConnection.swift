@@ -29,12 +29,16 @@ final class PGConnection {
 
     deinit { PQfinish(handle) }
 
-    /// False once the server closed the connection (a restart, an idle timeout): reads what the
-    /// server sent without waiting, so a dead idle connection is noticed before it is used.
+    /// False once the server closed the connection (a restart, an idle timeout), noticed
+    /// without a round trip: an idle connection has nothing to read unless the server said
+    /// goodbye (a FATAL "terminating connection" and the end of the stream), so anything
+    /// waiting on its socket means it is not to be used.
     var isUsable: Bool {
         guard PQstatus(handle) == CONNECTION_OK else { return false }
-        guard PQconsumeInput(handle) == 1 else { return false }
-        return PQstatus(handle) == CONNECTION_OK
+        let socket = PQsocket(handle)
+        guard socket >= 0 else { return false }
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) == 0
     }
 
     /// Outside any transaction (a connection left inside one must not go back to the pool).
