@@ -17,7 +17,7 @@ public enum TamgaCommandLine {
         ContainerCreateCommand.self, ContainerAddCommand.self, ContainerRemoveCommand.self,
         ContainerListCommand.self, ContainerExtractCommand.self, ContainerTimestampCommand.self, SignCommand.self, ExtendCommand.self, VerifyCommand.self, CompareCommand.self, ReadersCommand.self,
         CardInfoCommand.self, CardChangePINCommand.self, CardUnblockCommand.self, TokensCommand.self,
-        CoSignerServeCommand.self, CoSignerIssueCodeCommand.self, CoSignerAddRelyingPartyCommand.self, ThresholdEnrollCommand.self, ThresholdPendingCommand.self,
+        CoSignerServeCommand.self, CoSignerMigrateCommand.self, CoSignerIssueCodeCommand.self, CoSignerAddRelyingPartyCommand.self, ThresholdEnrollCommand.self, ThresholdPendingCommand.self,
         ThresholdInfoCommand.self, ThresholdApproveCommand.self, ThresholdActivityCommand.self, ThresholdVerifyPINCommand.self, ThresholdChangePINCommand.self, ThresholdDeleteCommand.self,
         MobileIDM200Command.self, MobileIDLinkCommand.self, MobileIDDecodeCommand.self, MobileIDCheckCommand.self,
         TrustUpdateCommand.self, TrustShowCommand.self,
@@ -225,7 +225,13 @@ public enum TamgaCommandLine {
             case .sessionAbandoned, .signatureNotDelivered, .coSignerNeeded: return (e.code, .serviceFailed)
             default: return (e.code, .signingFailed)
             }
-        case is DatabaseError: return ("database", .writeFailed)
+        case let e as DatabaseError:
+            switch e.kind {
+            case .failed: return ("database", .writeFailed)
+            // PostgreSQL down or unreachable: a service failure, nothing written.
+            case .unavailable: return ("database-unavailable", .serviceFailed)
+            case .schemaNewer: return ("database-schema-newer", .inputRejected)
+            }
         case let e as PKCS11Error:
             switch e {
             case .pinIncorrect, .pinLocked, .pinLength, .pinExpired: return (e.code, .pinRejected)
@@ -289,7 +295,8 @@ public enum TamgaCommandLine {
       threshold enroll --server URL --code CODE --account NAME   enroll; sign with --with threshold:NAME
       threshold pending|info SESSION|approve SESSION|activity|verify-pin|change-pin|delete --account NAME
     Co-signer (server half of threshold keys):
-      cosigner serve [--db FILE] [--port N]     run the HTTP API (docs/cosigner-api.md)
+      cosigner serve [--db FILE|URI] [--port N]  run the HTTP API (docs/cosigner-api.md)
+      cosigner migrate [--db FILE|URI]          bring the database's schema up to date
       cosigner issue-code DOCUMENT-NUMBER       a one-time enrollment code
       cosigner add-rp NAME                      register a relying party, print its API key
     Korean mobile ID (App2App messages):

@@ -13,7 +13,8 @@ final class ErrorCodeTests: XCTestCase {
             CommandLineError.folderNotWritable(path: "/x", holds: "x", reason: "x", remedy: "x"),
             CommandLineError.configurationMalformed(file: "/x", key: "x", problem: "x"),
             SecretInput.Failure.cancelled, SecretInput.Failure.noTerminal, SecretInput.Failure.unreadable("x"), SecretInput.Failure.mismatch,
-            DatabaseError(code: 8, message: "x"), CocoaError(.fileWriteVolumeReadOnly), NSError(domain: "x", code: 1),
+            DatabaseError(code: 8, message: "x"), DatabaseError(code: 0, message: "x", kind: .unavailable),
+            DatabaseError(code: 0, message: "x", kind: .schemaNewer), CocoaError(.fileWriteVolumeReadOnly), NSError(domain: "x", code: 1),
         ]
     }
 

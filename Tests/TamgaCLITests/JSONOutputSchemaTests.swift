@@ -76,6 +76,7 @@ final class JSONOutputSchemaTests: XCTestCase {
         _ = try await check("trust-show", ["trust", "show", "--json"], environment: ["HOME": folder.path], expect: .trustNotEstablished)
         _ = try await check("cosigner-issue-code", ["cosigner", "issue-code", "38001085718", "--db", path("cosigner.db"), "--create", "--json"])
         _ = try await check("cosigner-add-rp", ["cosigner", "add-rp", "Test Bank", "--db", path("cosigner.db"), "--json"])
+        _ = try await check("cosigner-migrate", ["cosigner", "migrate", "--db", path("cosigner.db"), "--json"])
         _ = try await check("mobileid-m200", ["mobileid", "m200", "--mode", "indirect", "--json"])
 
         XCTAssertEqual(checked.union(Self.checkedElsewhere), Set(try Self.schemas().keys), "every schema in docs/cli.md is checked against real output")

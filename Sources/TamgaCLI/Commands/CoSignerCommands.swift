@@ -4,54 +4,107 @@ import TamgaCore
 import Threshold
 
 /// Where the co-signer keeps its files: `--db FILE` (default `cosigner.db` in the current
-/// folder, the embedded default) and `--key FILE` (default `FILE.key` beside the database, made
-/// with mode 0600 on first start).
+/// folder, the embedded default) or `--db postgresql://…` (a libpq connection URI, for several
+/// instances on one database), and `--key FILE` (default `FILE.key` beside a database file,
+/// made with mode 0600 on first start; with a URI it must be given, since every instance needs
+/// the same key).
 private struct CoSignerFiles {
     let database: String
     let key: String
-    init(_ arguments: ParsedArguments) {
+    var isPostgreSQL: Bool { DatabaseLocation.isPostgreSQL(database) }
+    init(_ arguments: ParsedArguments) throws {
         database = arguments.value("--db") ?? "cosigner.db"
-        key = arguments.value("--key") ?? (database + ".key")
+        if DatabaseLocation.isPostgreSQL(database) {
+            guard let key = arguments.value("--key") else {
+                throw UsageError("with --db \(DatabaseLocation.redacted(database)), give --key FILE: every co-signer instance on that database needs the same server key")
+            }
+            self.key = key
+        } else {
+            key = arguments.value("--key") ?? (database + ".key")
+        }
     }
     func store() throws -> CoSignerStore {
         // The database's folder must be writable (SQLite's WAL files live beside it), and so must
         // a key's that is still to be made: said plainly, naming the option, rather than
         // SQLite's "attempt to write a readonly database".
-        for (file, option) in [(database, "--db"), (key, "--key")] where option == "--db" || !FileManager.default.fileExists(atPath: file) {
+        for (file, option) in [(database, "--db"), (key, "--key")] where (option == "--db" && !isPostgreSQL) || (option == "--key" && !FileManager.default.fileExists(atPath: file)) {
             let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
             try UserFolder.create(folder, holds: "the co-signer's \(option == "--db" ? "database" : "server key") (\((file as NSString).lastPathComponent))",
                                   mode: 0o755, remedy: "Give \(option) FILE in a folder you can write.")
         }
-        return try CoSignerStore(path: database, serverKey: CoSignerStore.serverKey(file: key))
+        return try CoSignerStore(url: database, serverKey: CoSignerStore.serverKey(file: key))
     }
 
     /// The store of an existing co-signer (for the operator's commands): a missing database or
     /// key is refused unless `create`, since a new one would hold codes and relying parties that
-    /// the running co-signer never sees.
+    /// the running co-signer never sees. (A PostgreSQL database is made by its administrator;
+    /// only the key is checked.)
     func existingStore(create: Bool) throws -> CoSignerStore {
         if !create {
-            guard FileManager.default.fileExists(atPath: database) else {
+            guard isPostgreSQL || FileManager.default.fileExists(atPath: database) else {
                 throw UsageError("there is no co-signer database at \(database): give the running co-signer's --db FILE (and --key FILE), or --create to make a new one")
             }
             guard FileManager.default.fileExists(atPath: key) else {
-                throw UsageError("the co-signer database \(database) has no server key at \(key): give --key FILE (a new key could not open its shares)")
+                throw UsageError("the co-signer database \(databasePath) has no server key at \(key): give --key FILE (a new key could not open its shares)")
             }
         }
         return try store()
     }
 
-    /// The database's full path, for telling the operator where something was written.
-    var databasePath: String { URL(fileURLWithPath: database).standardizedFileURL.path }
+    /// The database's full path (or its URI without the password), for telling the operator
+    /// where something was written.
+    var databasePath: String {
+        isPostgreSQL ? DatabaseLocation.redacted(database) : URL(fileURLWithPath: database).standardizedFileURL.path
+    }
+}
+
+/// `tamga cosigner migrate`
+struct CoSignerMigrateCommand: Command {
+    static let path = ["cosigner", "migrate"]
+    static let abstract = "Brings the co-signer's database to this version's schema and prints the version."
+    static let usage = "[--db FILE|URI] [--json]"
+    static let help = """
+    Applies the schema migrations the database (--db: a SQLite file, default ./cosigner.db, or
+    a postgresql:// URI) does not have yet, each in its own transaction, and prints the schema
+    version. `serve` does the same on start; run this first when several instances share one
+    PostgreSQL database (they also take a lock so that only one migrates). A database made by a
+    newer tamga is refused (database-schema-newer) and left as it is. No server key is needed.
+    """
+    static let flags: Set<String> = GlobalOptions.flags
+    static let options: Set<String> = ["--db"]
+    let database: String
+    let global: GlobalOptions
+
+    init(_ arguments: ParsedArguments) throws {
+        guard arguments.positionals.isEmpty else { throw UsageError("cosigner migrate takes no arguments") }
+        database = arguments.value("--db") ?? "cosigner.db"
+        global = GlobalOptions(arguments)
+    }
+
+    func run(_ context: CommandContext) async throws -> ExitCode {
+        let shown = DatabaseLocation.isPostgreSQL(database) ? DatabaseLocation.redacted(database) : URL(fileURLWithPath: database).standardizedFileURL.path
+        let (version, applied) = try CoSignerStore.migrate(url: database)
+        if global.json {
+            struct Migrated: Encodable { let database: String; let schemaVersion: Int; let applied: Int }
+            context.terminal.json(Migrated(database: shown, schemaVersion: version, applied: applied))
+        } else {
+            context.terminal.line("schema version \(version) (\(applied == 0 ? "already current" : "\(applied) migration\(applied == 1 ? "" : "s") applied")): \(shown)")
+        }
+        return .success
+    }
 }
 
 /// `tamga cosigner serve`
 struct CoSignerServeCommand: Command {
     static let path = ["cosigner", "serve"]
     static let abstract = "Runs the co-signer: the server half of threshold keys, over HTTP."
-    static let usage = "[--db FILE] [--key FILE] [--port N] [--listen loopback|any] [--session-ttl SECONDS] [--ca-cert PEM --ca-key PEM [--ca-index FILE] [--ocsp URL]] [--tls-cert PEM --tls-key PEM] [--allow-unattested]"
+    static let usage = "[--db FILE|URI] [--key FILE] [--port N] [--listen loopback|any] [--session-ttl SECONDS] [--ca-cert PEM --ca-key PEM [--ca-index FILE] [--ocsp URL]] [--tls-cert PEM --tls-key PEM] [--allow-unattested]"
     static let help = """
     Serves the v3 API (docs/cosigner-api.md) until interrupted. The database is one SQLite file
-    (WAL; created and migrated on start); the server key (32 bytes, mode 0600, made on first
+    (WAL; created and migrated on start), or a PostgreSQL database given as a libpq URI
+    (--db postgresql://USER@HOST/DB; migrated on start; --key required) that several instances
+    can share; while it is unreachable requests are answered 503 database-unavailable. A
+    database made by a newer tamga is refused (database-schema-newer). The server key (32 bytes, mode 0600, made on first
     start) seals every server share and the server's ring-Pedersen parameters, which are made
     once and kept, since clients pin them. Prints one line "listening http://ADDRESS:PORT" when
     ready (port 0, the default, picks a free one). Plain HTTP: keep it on loopback or put TLS in
@@ -89,7 +142,7 @@ struct CoSignerServeCommand: Command {
         tlsCertificate = arguments.value("--tls-cert")
         tlsKey = arguments.value("--tls-key")
         guard (tlsCertificate == nil) == (tlsKey == nil) else { throw UsageError("--tls-cert and --tls-key go together") }
-        files = CoSignerFiles(arguments)
+        files = try CoSignerFiles(arguments)
         guard let port = UInt16(arguments.value("--port") ?? "0") else { throw UsageError("--port takes a port number") }
         self.port = port
         switch arguments.value("--listen") ?? "loopback" {
@@ -137,7 +190,7 @@ struct CoSignerServeCommand: Command {
 struct CoSignerIssueCodeCommand: Command {
     static let path = ["cosigner", "issue-code"]
     static let abstract = "Issues a one-time enrollment code for a document number (the operator's KYC step)."
-    static let usage = "DOCUMENT-NUMBER [--db FILE] [--key FILE] [--create] [--ttl SECONDS] [--json]"
+    static let usage = "DOCUMENT-NUMBER [--db FILE|URI] [--key FILE] [--create] [--ttl SECONDS] [--json]"
     static let help = """
     Prints a 12-character code, valid once for --ttl seconds (default 86400), that lets a device
     enroll threshold keys for DOCUMENT-NUMBER. Only its hash is stored, in the running
@@ -158,7 +211,7 @@ struct CoSignerIssueCodeCommand: Command {
             throw UsageError("give the document number")
         }
         self.document = document
-        files = CoSignerFiles(arguments)
+        files = try CoSignerFiles(arguments)
         create = arguments.has("--create")
         guard let ttl = TimeInterval(arguments.value("--ttl") ?? "86400"), ttl > 0 else { throw UsageError("--ttl takes seconds") }
         lifetime = ttl
@@ -182,7 +235,7 @@ struct CoSignerIssueCodeCommand: Command {
 struct CoSignerAddRelyingPartyCommand: Command {
     static let path = ["cosigner", "add-rp"]
     static let abstract = "Registers a relying party and prints its API key (shown once)."
-    static let usage = "NAME [--db FILE] [--key FILE] [--create] [--json]"
+    static let usage = "NAME [--db FILE|URI] [--key FILE] [--create] [--json]"
     static let help = """
     The relying party calls /v3/rp/* with Authorization: Bearer <API key>. NAME is what devices
     show ("Test Bank asks…") and what AUTH signatures bind (ACSP_V2), whatever the requests say.
@@ -202,7 +255,7 @@ struct CoSignerAddRelyingPartyCommand: Command {
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count == 1, let name = arguments.positionals.first, !name.isEmpty else { throw UsageError("give the relying party's name") }
         self.name = name
-        files = CoSignerFiles(arguments)
+        files = try CoSignerFiles(arguments)
         create = arguments.has("--create")
         global = GlobalOptions(arguments)
     }
