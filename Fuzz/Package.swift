@@ -33,5 +33,6 @@ let package = Package(
         fuzzTarget("FuzzDistinguishedName", ["TamgaCore"]),
         fuzzTarget("FuzzArchiveManifest", ["ASiC", "TamgaCore"]),
         fuzzTarget("FuzzCommandLineInput", ["TamgaCLI", "TamgaCore"]),
+        fuzzTarget("FuzzDatabaseRows", ["CoSigner"]),
     ]
 )
