@@ -188,8 +188,22 @@ final class PostgreSQLPiecesTests: XCTestCase {
         XCTAssertEqual(DatabaseLocation.redacted("postgres://u:p@ss:w@h/db?password=x&application_name=a"), "postgres://u:***@h/db?password=***&application_name=a")
         XCTAssertEqual(DatabaseLocation.redacted("postgresql:///db?host=/run/postgresql&user=tamga"), "postgresql:///db?host=/run/postgresql&user=tamga")
         XCTAssertEqual(DatabaseLocation.redacted("/var/lib/tamga/cosigner.db"), "/var/lib/tamga/cosigner.db")
+        // A combining mark after the ":" (one grapheme with it) must not hide the password (found by FuzzDatabaseRows).
+        XCTAssertEqual(DatabaseLocation.redacted("postgresql://u:\u{0308}secret@h/db"), "postgresql://u:***@h/db")
+        XCTAssertEqual(DatabaseLocation.passwords(in: "postgresql://u:p@ss@h/db?password=two&x=1"), ["p@ss", "two"])
+        XCTAssertEqual(DatabaseLocation.passwords(in: "postgresql://u@h/db"), [])
         XCTAssertTrue(DatabaseLocation.isPostgreSQL("PostgreSQL://h/db"))
         XCTAssertFalse(DatabaseLocation.isPostgreSQL("postgresql.db"))
+    }
+
+    /// libpq quotes the part of a URI it cannot parse, which can be the password.
+    func testAURIThatDoesNotParseDoesNotShowItsPassword() {
+        XCTAssertThrowsError(try Database(url: "postgresql://tamga:%zzs3cret@/db?host=/nonexistent", migrations: [])) { error in
+            let text = String(describing: error)
+            XCTAssertTrue(text.contains("percent-encoded"), text)
+            XCTAssertFalse(text.contains("s3cret"), text)
+            XCTAssertEqual((error as? DatabaseError)?.kind, .unavailable)
+        }
     }
 
     func testTheValueDecoderRefusesWhatItCannotRead() throws {

@@ -29,11 +29,17 @@ public func fuzzDatabaseRows(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
     let text = String(decoding: rest, as: UTF8.self)
     _ = PostgreSQLPlaceholders.rewrite(text)
     let redacted = DatabaseLocation.redacted("postgresql://" + text)
-    // A user part "user:password@" (one "@", before any "/" or "?") comes out as "user:***@".
-    if let at = text.firstIndex(of: "@"), !text[text.index(after: at)...].contains("@"),
-       !text[..<at].contains(where: { $0 == "/" || $0 == "?" }), let colon = text[..<at].firstIndex(of: ":"),
-       !redacted.hasPrefix("postgresql://" + text[..<colon] + ":***@") {
-        fatalError("the password survived redaction: \(redacted)")
+    // A user part "user:password@" (one "@", before any "/" or "?") comes out as "user:***@",
+    // judged by Unicode scalars as libpq reads bytes.
+    let scalars = Array(text.unicodeScalars)
+    if let at = scalars.firstIndex(of: "@"), !scalars[(at + 1)...].contains("@"),
+       !scalars[..<at].contains(where: { $0 == "/" || $0 == "?" }), let colon = scalars[..<at].firstIndex(of: ":") {
+        let expected = "postgresql://" + String(String.UnicodeScalarView(scalars[..<colon])) + ":***@"
+        if !redacted.hasPrefix(expected) { fatalError("the password survived redaction: \(redacted)") }
+        let password = String(String.UnicodeScalarView(scalars[(colon + 1)..<at]))
+        if DatabaseLocation.passwords(in: "postgresql://" + text).first != (password.isEmpty ? nil : password) {
+            fatalError("passwords(in:) missed the user part's password")
+        }
     }
     return 0
 }

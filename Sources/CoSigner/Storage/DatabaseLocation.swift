@@ -9,22 +9,58 @@ public enum DatabaseLocation {
 
     /// The location with any password replaced by `***`: the one in the user part
     /// (`user:secret@`) and any `password=` parameter. A file path is returned as it is.
+    /// Parsed by Unicode scalars, as libpq parses bytes: a combining mark after ":" or "@"
+    /// must not hide the delimiter (Characters would merge the two into one grapheme).
     public static func redacted(_ location: String) -> String {
-        guard isPostgreSQL(location), let scheme = location.range(of: "://") else { return location }
-        let rest = location[scheme.upperBound...]
+        guard isPostgreSQL(location) else { return location }
+        let scalars = Array(location.unicodeScalars)
+        guard let schemeEnd = (0..<max(scalars.count - 2, 0)).first(where: { scalars[$0] == ":" && scalars[$0 + 1] == "/" && scalars[$0 + 2] == "/" }) else {
+            return location
+        }
+        let start = schemeEnd + 3
         // The authority ends at the first "/" or "?"; its user part at its last "@".
-        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
-        var authority = String(rest[..<authorityEnd])
+        let authorityEnd = scalars[start...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? scalars.endIndex
+        var output = Array(scalars[..<start])
+        var authority = Array(scalars[start..<authorityEnd])
         if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
-            authority = String(authority[..<colon]) + ":***" + String(authority[at...])
+            authority = Array(authority[...colon]) + Array("***".unicodeScalars) + Array(authority[at...])
         }
-        var tail = String(rest[authorityEnd...])
+        output += authority
+        var tail = Array(scalars[authorityEnd...])
         if let question = tail.firstIndex(of: "?") {
-            let parameters = tail[tail.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map { parameter in
-                parameter.lowercased().hasPrefix("password=") ? "password=***" : String(parameter)
+            var parameters: [[Unicode.Scalar]] = []
+            var current: [Unicode.Scalar] = []
+            for scalar in tail[(question + 1)...] {
+                if scalar == "&" { parameters.append(current); current = [] } else { current.append(scalar) }
             }
-            tail = String(tail[..<question]) + "?" + parameters.joined(separator: "&")
+            parameters.append(current)
+            let cleaned = parameters.map { parameter -> [Unicode.Scalar] in
+                String(String.UnicodeScalarView(parameter)).lowercased().hasPrefix("password=") ? Array("password=***".unicodeScalars) : parameter
+            }
+            tail = Array(tail[...question]) + Array(cleaned.joined(separator: ["&"]))
         }
-        return String(location[..<scheme.upperBound]) + authority + tail
+        output += tail
+        return String(String.UnicodeScalarView(output))
+    }
+
+    /// The passwords a URI carries (in the user part and as `password=`), to scrub from the
+    /// messages of the library that parsed it.
+    static func passwords(in location: String) -> [String] {
+        guard isPostgreSQL(location), let scheme = location.unicodeScalars.firstRange(of: "://".unicodeScalars) else { return [] }
+        let rest = location.unicodeScalars[scheme.upperBound...]
+        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        var found: [String] = []
+        if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
+            found.append(String(authority[authority.index(after: colon)..<at]))
+        }
+        let tail = rest[authorityEnd...]
+        if let question = tail.firstIndex(of: "?") {
+            for parameter in String(tail[tail.index(after: question)...]).unicodeScalars.split(separator: "&")
+            where String(String.UnicodeScalarView(parameter)).lowercased().hasPrefix("password=") {
+                found.append(String(String.UnicodeScalarView(parameter.dropFirst("password=".count))))
+            }
+        }
+        return found.filter { !$0.isEmpty }
     }
 }

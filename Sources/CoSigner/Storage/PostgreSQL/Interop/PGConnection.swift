@@ -18,8 +18,11 @@ final class PGConnection {
         }
         guard let connection else { throw DatabaseError(code: 0, message: "out of memory for a PostgreSQL connection", kind: .unavailable) }
         guard PQstatus(connection) == CONNECTION_OK else {
-            let message = Self.trimmed(PQerrorMessage(connection))
+            var message = Self.trimmed(PQerrorMessage(connection))
             PQfinish(connection)
+            // libpq quotes what it could not parse ("invalid percent-encoded token: …"),
+            // which can be the password itself: never let it into an error.
+            for password in DatabaseLocation.passwords(in: uri) { message = message.replacingOccurrences(of: password, with: "***") }
             throw DatabaseError(code: 0, message: "cannot connect to PostgreSQL: \(message)", kind: .unavailable)
         }
         // Notices ("relation already exists, skipping") are not errors: no stderr lines.
