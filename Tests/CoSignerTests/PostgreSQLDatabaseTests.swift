@@ -191,6 +191,7 @@ final class PostgreSQLPiecesTests: XCTestCase {
         // A combining mark after the ":" (one grapheme with it) must not hide the password (found by FuzzDatabaseRows).
         XCTAssertEqual(DatabaseLocation.redacted("postgresql://u:\u{0308}secret@h/db"), "postgresql://u:***@h/db")
         XCTAssertEqual(DatabaseLocation.passwords(in: "postgresql://u:p@ss@h/db?password=two&x=1"), ["p@ss", "two"])
+        XCTAssertEqual(DatabaseLocation.redacted("postgresql://\u{1DF7}::@"), "postgresql://\u{1DF7}:***@")
         XCTAssertEqual(DatabaseLocation.passwords(in: "postgresql://u@h/db"), [])
         XCTAssertTrue(DatabaseLocation.isPostgreSQL("PostgreSQL://h/db"))
         XCTAssertFalse(DatabaseLocation.isPostgreSQL("postgresql.db"))

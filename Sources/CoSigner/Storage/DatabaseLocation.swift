@@ -2,9 +2,11 @@
 /// (`postgresql://user:password@host:port/dbname?…` or `postgres://…`). A URI's password is
 /// never printed: `redacted` is what errors, logs and `--json` show.
 public enum DatabaseLocation {
+    /// Compared by bytes, as libpq does: `hasPrefix` compares Characters, and a combining mark
+    /// right after "//" would make "postgresql://…" look like a file name.
     public static func isPostgreSQL(_ location: String) -> Bool {
-        let lower = location.lowercased()
-        return lower.hasPrefix("postgresql://") || lower.hasPrefix("postgres://")
+        let lower = location.lowercased().utf8
+        return lower.starts(with: "postgresql://".utf8) || lower.starts(with: "postgres://".utf8)
     }
 
     /// The location with any password replaced by `***`: the one in the user part
