@@ -37,6 +37,11 @@ mkdir -p "$WORK/corpus/FuzzCommandLineInput"
 printf '%s' '{ "tsa": "https://tsa.example/tsa", "trust": { "anchors": ["root.pem"], "intermediates": ["ca.pem"] }, "pkcs11Module": "/usr/lib/x.so", "cosigner": "https://cosigner.example", "mobileID": { "url": "https://mid.example" } }' \
     > "$WORK/corpus/FuzzCommandLineInput/config.json"
 printf 'd\376/a\377.txt' > "$WORK/corpus/FuzzCommandLineInput/latin1-name"
+# A PostgreSQL int8 column value, a --db URI with passwords, a statement with placeholders.
+mkdir -p "$WORK/corpus/FuzzDatabaseRows"
+printf '\004\377\377\377\377\377\377\377\376' > "$WORK/corpus/FuzzDatabaseRows/int8"
+printf '\010tamga:s3cret@db.example:5432/cosigner?sslmode=require&password=x' > "$WORK/corpus/FuzzDatabaseRows/uri"
+printf "\011SELECT '?', ? -- ?\n/* ? */ ?" > "$WORK/corpus/FuzzDatabaseRows/statement"
 # An ASiC-S archive manifest as DigiDoc writes one (ETSI EN 319 162-1).
 mkdir -p "$WORK/corpus/FuzzArchiveManifest"
 cat > "$WORK/corpus/FuzzArchiveManifest/digidoc-manifest.xml" <<'XML'
