@@ -6,8 +6,9 @@
 //                                            RUNS signatures through PKCS11Signer and RUNS raw
 //                                            C_SignInit+C_Sign on the same key, interleaved in
 //                                            blocks; prints "name seconds" lines
-//   tamga-bench cosigner URL DB RUNS          against a running co-signer: enrollment, approve
-//                                            latency, 8-client throughput
+//   tamga-bench cosigner URL DB RUNS [KEY]    against a running co-signer: enrollment, approve
+//                                            latency, 8-client throughput (DB a file or a
+//                                            postgresql:// URI; KEY defaults to DB.key)
 //   tamga-bench threshold RUNS                enrollment and signing between both parties,
 //                                            in process; prints "name seconds" lines
 import Foundation
@@ -129,9 +130,9 @@ func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNa
 /// Against a running `tamga cosigner serve` (URL, its database file): enrollment latency, the
 /// device's approve latency (commit → prove → finish), and sustained signatures per second with
 /// 8 concurrent clients. Prints "name value" lines.
-@concurrent func measureCoSigner(url: URL, database: String, runs: Int) async throws -> [String] {
+@concurrent func measureCoSigner(url: URL, database: String, key: String, runs: Int) async throws -> [String] {
     var lines: [String] = []
-    let store = try CoSignerStore(path: database, serverKey: CoSignerStore.serverKey(file: database + ".key"))
+    let store = try CoSignerStore(url: database, serverKey: CoSignerStore.serverKey(file: key))
     let apiKey = try store.addRelyingParty(name: "bench \(UUID().uuidString.prefix(8))")
     let client = ThresholdClient(server: url)
     /// Each simulated device has its own device key (in memory: a throwaway file) and client.
@@ -206,8 +207,9 @@ func measurePINUnlock(_ device: (ClientKeyShare, String, ThresholdClient), runs:
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.first == "cosigner", arguments.count == 4, let url = URL(string: arguments[1]), let runs = Int(arguments[3]) {
-    for line in try await measureCoSigner(url: url, database: arguments[2], runs: runs) { print(line) }
+if arguments.first == "cosigner", arguments.count == 4 || arguments.count == 5, let url = URL(string: arguments[1]), let runs = Int(arguments[3]) {
+    let key = arguments.count == 5 ? arguments[4] : arguments[2] + ".key"
+    for line in try await measureCoSigner(url: url, database: arguments[2], key: key, runs: runs) { print(line) }
     exit(0)
 }
 if arguments.first == "threshold", arguments.count == 2, let runs = Int(arguments[1]) {
