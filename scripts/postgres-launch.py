@@ -22,7 +22,7 @@ os.environ["USER"] = os.environ["LOGNAME"] = user.pw_name
 try:
     import ctypes
     ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGINT)   # PR_SET_PDEATHSIG
-except OSError:
+except (OSError, ImportError):
     pass
 # A parent that spawned us from a thread with signals blocked would pass that on to the server,
 # which then ignores the signal meant to stop it. Start it with a clean slate.

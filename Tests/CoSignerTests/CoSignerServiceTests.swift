@@ -27,6 +27,9 @@ class CoSignerHTTPTestCase: XCTestCase {
     override func tearDown() {
         server?.stop()
         TestEnvironment.removeFolder(folder)
+        // XCTest keeps every test case object until the run ends: let go of the store (and
+        // with it its PostgreSQL connections) now.
+        (server, service) = (nil, nil)
     }
 
     /// Each enrolled device's key, by its device token: calls with a token are attested by it.

@@ -40,6 +40,9 @@ class PINHardeningTests: XCTestCase {
     override func tearDown() {
         server?.stop()
         if let folder { TestEnvironment.removeFolder(folder) }
+        // XCTest keeps every test case object until the run ends: let go of the store (and
+        // with it its PostgreSQL connections) now.
+        (server, service) = (nil, nil)
     }
 
     func pin(_ text: String) -> SecretBytes { SecretBytes(Array(text.utf8)) }

@@ -18,12 +18,6 @@ public final class PostgreSQLRig: @unchecked Sendable {   // unchecked: `lock` g
     private var counter = 0
     private let lock = NSLock()
 
-    /// Whether this machine can run the rig (the Debian `postgresql` package and root, to drop
-    /// to the `postgres` user).
-    public static var isAvailable: Bool {
-        FileManager.default.isExecutableFile(atPath: binaries + "/postgres") && getuid() == 0 && getpwnam("postgres") != nil
-    }
-
     public init() throws {
         folder = try TestEnvironment.temporaryFolder("pg-rig")
         guard let user = getpwnam("postgres") else { throw Self.failure("there is no postgres user (apt-get install postgresql)") }
