@@ -491,11 +491,16 @@ final class CoSignerRestartTests: XCTestCase {
 
 /// Load on loopback: 8 devices with a key each sign concurrently; every signature verifies,
 /// none is lost, no error, in bounded time.
-final class CoSignerLoadTests: XCTestCase {
+class CoSignerLoadTests: XCTestCase {
+    /// Which database the co-signer runs on (`PostgreSQLCoSignerLoadTests` says `.postgresql`).
+    class var storeKind: TestStoreKind { .sqlite }
+    /// How many signatures, unless TAMGA_LOAD_SIGNATURES says otherwise.
+    class var signatures: Int { 500 }
+
     func testEightClientsFiveHundredSignatures() async throws {
         let folder = try TestEnvironment.temporaryFolder("load")
         defer { TestEnvironment.removeFolder(folder) }
-        let store = try CoSignerStore(path: folder.appendingPathComponent("cosigner.db").path, serverKey: [UInt8](repeating: 6, count: 32))
+        let store = try CoSignerStore(url: type(of: self).storeKind.newDatabase(in: folder), serverKey: [UInt8](repeating: 6, count: 32))
         let identity = try store.serverIdentity()
         let service = CoSignerService(store: store, party: try ServerParty(pid: identity.pid, ringPedersen: identity.ringPedersen))
         let server = try HTTPServer(threads: 8) { service.handle($0) }
@@ -507,7 +512,7 @@ final class CoSignerLoadTests: XCTestCase {
             let (share, registration) = try await enrollOverHTTP(client, code: store.issueEnrollmentCode(documentNumber: "doc\(index)"), document: "doc\(index)")
             devices.append((share, registration, client))
         }
-        let total = Int(ProcessInfo.processInfo.environment["TAMGA_LOAD_SIGNATURES"] ?? "") ?? 500
+        let total = Int(ProcessInfo.processInfo.environment["TAMGA_LOAD_SIGNATURES"] ?? "") ?? type(of: self).signatures
         let start = Date()
         let results = try await withThrowingTaskGroup(of: Int.self) { group in
             for (index, device) in devices.enumerated() {
