@@ -14,11 +14,12 @@ struct LongTermValidator {
     struct Outcome {
         var profile: SignatureProfile
         var profileLabel: String
-        /// genTime of a valid signature time-stamp: the time at which the signer is checked.
+        /// genTime of a valid signature time-stamp, or the producedAt of a time-mark's good OCSP
+        /// response: the time at which the signer is checked.
         var signatureTime: Date?
         /// genTime of the signature time-stamp, or a time-mark's producedAt, for the report.
         var timeStampTime: String?
-        /// A BDOC 2.1 time-mark: the signer is judged at the certificate's notBefore only.
+        /// A BDOC 2.1 time-mark: the signer is judged at producedAt and at the certificate's notBefore.
         var isTimeMark = false
     }
 
@@ -36,9 +37,12 @@ struct LongTermValidator {
         if outcome.profile < options.minimumProfile {
             findings.invalid("profile-too-low", "a time-mark signature counts as LT; at least \(options.minimumProfile.rawValue) is required")
         }
-        let producedAt = TimeMarkValidator(options: options).check(qualifying: qualifying, properties: properties, signatureValue: signatureValue,
-                                                                   certificate: certificate, helpers: helpers, findings: &findings)
-        outcome.timeStampTime = producedAt.map(XSDDateTime.format)
+        let timeMark = TimeMarkValidator(options: options).check(qualifying: qualifying, properties: properties, signatureValue: signatureValue,
+                                                                 certificate: certificate, helpers: helpers, findings: &findings)
+        outcome.timeStampTime = timeMark.producedAt.map(XSDDateTime.format)
+        // The time-mark's producedAt is the signing time at which the signer is judged, as a
+        // time-stamp's genTime is, but only when its response said good.
+        if timeMark.good { outcome.signatureTime = timeMark.producedAt }
         if !archives.isEmpty {
             // The reference validates archive time-stamps only on time-stamp-archive signatures
             // (asics-tm-names.md §2.10): a broken one on a time-mark still gives OK. tamga gives
@@ -183,9 +187,9 @@ struct LongTermValidator {
             findings.invalid("ocsp-missing", "RevocationValues holds no OCSP response")
             return
         }
-        let pool = helpers + options.trust.intermediates + options.trust.anchors
+        let pool = helpers + options.issuerCandidates
         guard let issuer = pool.first(where: { $0.isIssuer(of: certificate) }) else {
-            findings.add("issuer-missing", .unknown, "the signer's issuing CA certificate is neither in the signature nor given (--certs)")
+            findings.add("issuer-missing", .unknown, "the signer's issuing CA certificate is neither in the signature, nor given (--certs), nor a CA of the trusted list")
             return
         }
         // Every response is judged, not just the first: a good and a revoked answer for the

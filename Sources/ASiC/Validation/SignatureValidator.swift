@@ -211,13 +211,15 @@ struct SignatureValidator {
     /// The reference checks the signer's chain, with the CA's trusted-list status, at the
     /// certificate's notBefore for every signature, and again at the time-stamp's genTime for T
     /// and above (asics-tm-names.md §4): a CA that was not granted when it issued the
-    /// certificate, or is not granted at genTime, leaves trust unknown. A time-mark is judged at
-    /// notBefore only: its OCSP response, made when signing, is what shows the certificate was
-    /// good then, so a certificate that expired before producedAt still passes (as there).
+    /// certificate, or is not granted at genTime, leaves trust unknown. A time-mark is judged the
+    /// same way at its OCSP response's producedAt, the time it proves. The reference judges a
+    /// time-mark at notBefore only, so that a certificate that expired, or a CA withdrawn,
+    /// before producedAt still passes there; tamga is stricter (docs/cli.md, Time-marks).
     private func checkChain(_ certificate: Certificate, helpers: [Certificate], longTerm: LongTermValidator.Outcome,
                             findings: inout FindingList) {
         let issued = certificate.notBefore
-        if longTerm.isTimeMark {
+        if longTerm.isTimeMark, longTerm.signatureTime == nil {
+            // The time-mark did not verify (already reported): only the issue date is certain.
             if verifyChain(certificate, helpers: helpers, at: issued, atIssue: true, findings: &findings),
                let list = options.trustedList {
                 checkQualification(certificate, list: list, helpers: helpers, at: issued, findings: &findings)
@@ -420,8 +422,11 @@ struct SignatureValidator {
         guard let ssp else { return nil }
         let holders = ssp.children("SigningCertificate", in: XMLNamespace.xades) + ssp.children("SigningCertificateV2", in: XMLNamespace.xades)
         guard holders.count == 1, let holder = holders.first else { return nil }
+        // XAdES lets SigningCertificate name the signer's whole path; the signer's own Cert
+        // comes first, and the reference reads only that one (asics-tm-names.md §3). The count
+        // is already bounded by the XML limits.
         let certs = holder.children("Cert", in: XMLNamespace.xades)
-        guard certs.count == 1, let cert = certs.first,
+        guard let cert = certs.first,
               let certDigest = cert.child("CertDigest", in: XMLNamespace.xades),
               let algorithm = certDigest.child("DigestMethod", in: XMLNamespace.ds)?.attribute("Algorithm").flatMap(DigestAlgorithm.init(xmlURI:)),
               let value = certDigest.child("DigestValue", in: XMLNamespace.ds).flatMap({ XMLBase64.decode($0.text) }) else { return nil }
@@ -454,7 +459,7 @@ struct SignatureValidator {
             return
         }
         guard let (cert, algorithm, value) = signedCertificateReference(ssp) else {
-            findings.invalid("signing-certificate", "the signing certificate reference needs one Cert with a CertDigest")
+            findings.invalid("signing-certificate", "the signing certificate reference needs a Cert with a CertDigest")
             return
         }
         if !constantTimeEqual(certificate.fingerprint(algorithm).bytes, value) {
