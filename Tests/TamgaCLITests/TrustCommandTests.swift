@@ -147,6 +147,42 @@ final class TrustCommandTests: XCTestCase {
         XCTAssertTrue(noShowOut.contains("run `tamga trust update`"), noShowOut)
     }
 
+    /// verify reads the lists of the countries the signatures' certificates name first, and
+    /// every list only when those do not settle the verdict: a broken list of another country
+    /// is never read for a signature its own country's list settles (the reference also reads
+    /// only the countries it meets), and is read (and reported) when the verdict needs more.
+    func testVerifyReadsTheListsOfTheSignaturesCountriesFirst() async throws {
+        let (code, _, output) = await update()
+        XCTAssertEqual(code, .success, output)
+        // LV.xml (the TSA's list) is tampered with in the cache: its signature no longer verifies.
+        let lv = cacheFolder.appendingPathComponent("LV.xml")
+        let text = try String(contentsOf: lv, encoding: .utf8)
+        XCTAssertTrue(text.contains("<TSLSequenceNumber>10<"))
+        try text.replacingOccurrences(of: "<TSLSequenceNumber>10<", with: "<TSLSequenceNumber>11<")
+            .write(to: lv, atomically: true, encoding: .utf8)
+
+        // A B-level signature by an EE signer: the EE list settles it, LV is never read.
+        let document = try TestEnvironment.write("only EE\n", named: "b.txt", in: folder)
+        let plain = folder.appendingPathComponent("b-level.asice").path
+        let (created, _, createErr) = await tamga(["container", "create", plain, document, "-q"])
+        XCTAssertEqual(created, .success, createErr)
+        let (signed, _, signErr) = await tamga(["sign", plain, "--with", "key:\(TestEnvironment.pki("ec-p256.key.pem"))",
+                                                "--cert", TestEnvironment.pki("ec-p256.cert.pem"),
+                                                "--certs", TestEnvironment.pki("issuing-ca.cert.pem"), "--profile", "B", "-q"])
+        XCTAssertEqual(signed, .success, signErr)
+        let (bCode, bReport, bErr) = try await verify(plain, ["--min-profile", "B"])
+        XCTAssertEqual(bCode, .success, "\(bReport) \(bErr)")
+        XCTAssertEqual(bReport["status"] as? String, "VALID", "\(bReport)")
+        XCTAssertEqual(bErr, "", "the LV list was read for a signature the EE list settles")
+
+        // LT: the TSA is on the LV list, so EE alone leaves it UNKNOWN; every list is then read,
+        // and the broken one is reported.
+        let container = try await signedContainer()
+        let (ltCode, ltReport, ltErr) = try await verify(container)
+        XCTAssertEqual(ltCode, .trustNotEstablished, "\(ltReport)")
+        XCTAssertTrue(ltErr.contains("the LV list"), ltErr)
+    }
+
     func testATerritoryFilterUpdatesOnlyThoseLists() async throws {
         let (code, report, output) = await update(["--territory", "lv"])
         XCTAssertEqual(code, .success, output)
