@@ -291,6 +291,25 @@ final class TrustCommandTests: XCTestCase {
             XCTAssertEqual(try TestEnvironment.bytes(cacheFolder.appendingPathComponent("eu-lotl.xml").path), goodLOTL, fixture)
             XCTAssertEqual(lines(report)["EE"]?["result"] as? String, "unchanged", "the kept LOTL's pointers are still followed")
         }
+        // The list of lists' own download failing: the cached one stays, and so do its lists.
+        for (behaviour, content, code, words) in [("status", "500", "service-http-status", "500"),
+                                                  ("redirect", "", "service-response-rejected", "more than 5 redirects"),
+                                                  ("slow", "", "service-unreachable", "timed out"),
+                                                  ("huge", "", "service-response-rejected", "50000000 bytes")] {
+            try serve("eu-lotl.xml", as: "eu-lotl.xml")
+            try behave("eu-lotl.xml", behaviour, content)
+            let started = Date()
+            let (exit, report, output) = await update()
+            XCTAssertEqual(exit, .serviceFailed, "\(behaviour): \(output)")
+            let line = lines(report)["EU"] ?? [:]
+            XCTAssertEqual(line["result"] as? String, "kept", "\(behaviour): \(line)")
+            let error = line["error"] as? [String: String] ?? [:]
+            XCTAssertEqual(error["code"], code, "\(behaviour): \(error)")
+            XCTAssertTrue((error["message"] ?? "").contains(words), "\(behaviour): \(error)")
+            XCTAssertEqual(try TestEnvironment.bytes(cacheFolder.appendingPathComponent("eu-lotl.xml").path), goodLOTL, behaviour)
+            XCTAssertLessThan(Date().timeIntervalSince(started), 15, behaviour)
+        }
+        try serve("eu-lotl.xml", as: "eu-lotl.xml")
 
         // After all that, the cache still verifies.
         let container = try await signedContainer()
