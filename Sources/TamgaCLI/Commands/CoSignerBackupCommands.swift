@@ -17,6 +17,11 @@ private func refuseOverwrite(_ file: String, force: Bool) throws {
     }
 }
 
+/// Refuses a copy from a file that is not there, naming what to give.
+private func requireSource(_ file: String, _ what: String) throws {
+    guard FileManager.default.fileExists(atPath: file) else { throw UsageError("there is no \(what) at \(file)") }
+}
+
 /// What backup and restore print with --json.
 private struct CopyReport: Encodable {
     let from: String, to: String
@@ -55,6 +60,7 @@ struct CoSignerBackupCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
+        try requireSource(database, "co-signer database (--db FILE, default ./cosigner.db)")
         try refuseOverwrite(output, force: force)
         let report = try SQLiteBackup.copy(from: database, to: output, replace: force)
         let (from, to) = (URL(fileURLWithPath: database).standardizedFileURL.path, URL(fileURLWithPath: output).standardizedFileURL.path)
@@ -98,6 +104,7 @@ struct CoSignerRestoreCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
+        try requireSource(backup, "backup")
         try refuseOverwrite(database, force: force)
         let report = try SQLiteBackup.copy(from: backup, to: database, replace: force)
         let (from, to) = (URL(fileURLWithPath: backup).standardizedFileURL.path, URL(fileURLWithPath: database).standardizedFileURL.path)
