@@ -107,6 +107,24 @@ final class OperationsEndpointTests: CoSignerHTTPTestCase {
         XCTAssertEqual(value("tamga_cosigner_database_up", [:]), 1)
     }
 
+    /// Requests from many connections at once are each counted once (the counters are shared
+    /// by the server's threads).
+    func testConcurrentRequestsAreEachCountedOnce() async throws {
+        let url = URL(string: base + "/v3/health")!
+        let transport = self.transport
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask { for _ in 0..<50 { _ = try await transport.get(url, service: "test") } }
+            }
+            try await group.waitForAll()
+        }
+        let samples = try PrometheusText.parse(try get("/metrics").body)
+        let counted = samples.first { $0.name == "tamga_cosigner_http_requests_total" && $0.labels == ["method": "GET", "route": "/v3/health", "status": "200"] }
+        XCTAssertEqual(counted?.value, 400)
+        let histogram = samples.first { $0.name == "tamga_cosigner_http_request_duration_seconds_count" && $0.labels == ["method": "GET", "route": "/v3/health"] }
+        XCTAssertEqual(histogram?.value, 400)
+    }
+
     /// Without --metrics the route does not exist (404, the API's error shape).
     func testMetricsAreOffUnlessAskedFor() throws {
         server.stop()
