@@ -4,8 +4,10 @@ import FuzzSupport
 import TamgaCore
 import Threshold
 
-/// The co-signer's request router in process (no socket), over a real SQLite file: the input
-/// picks a route and carries the headers and the body. Any answer is fine; a trap is not.
+/// The co-signer's request router in process (no socket), over a real SQLite file, behind the
+/// operations router `cosigner serve --metrics` uses (health, ready, metrics, and every path
+/// turned into a route pattern for the metrics): the input picks a route and carries the
+/// headers, a path suffix and the body. Any answer is fine; a trap is not.
 let service: CoSignerService = {
     do {
         let store = try CoSignerStore(path: FuzzSupport.scratch.appendingPathComponent("cosigner.db").path, serverKey: [UInt8](repeating: 7, count: 32))
@@ -30,8 +32,10 @@ let routes: [(String, String)] = [
     ("POST", "/v3/rp/session"), ("GET", "/v3/rp/session/"), ("POST", "/v3/mobile/session"), ("GET", "/v3/mobile/pending/38001085718"),
     ("GET", "/v3/mobile/session/"), ("GET", "/v3/mobile/activity/38001085718"), ("POST", "/v3/mobile/session/x/sign/commit"),
     ("POST", "/v3/mobile/session/x/sign/prove"), ("POST", "/v3/mobile/session/x/sign/finish"), ("POST", "/v3/mobile/certificate/session"),
-    ("POST", "/v3/mobile/certificate"),
+    ("POST", "/v3/mobile/certificate"), ("GET", "/v3/health"), ("GET", "/v3/ready"), ("GET", "/metrics"),
 ]
+
+let router = OperationsRouter(service: service, metrics: CoSignerMetrics())
 
 /// Input: one byte route, then `header-value\n` for X-Device-Token, X-Attestation,
 /// Authorization, a path suffix, then the body.
@@ -52,7 +56,7 @@ public func fuzzCoSignerRouter(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CI
     if !token.isEmpty { headers["x-device-token"] = token }
     if !attestation.isEmpty { headers["x-attestation"] = attestation }
     if !authorization.isEmpty { headers["authorization"] = authorization }
-    _ = service.handle(HTTPRequest(method: method, path: path + suffix, headers: headers, body: Array(rest)))
+    _ = router.handle(HTTPRequest(method: method, path: path + suffix, headers: headers, body: Array(rest)))
     return 0
 }
 

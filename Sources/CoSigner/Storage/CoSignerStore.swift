@@ -109,26 +109,34 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
 
     // MARK: Server identity
 
-    /// The server's party id and ring-Pedersen parameters, made once (safe primes, about two
-    /// seconds) and kept sealed with the server key: clients pin the parameters, so they must
-    /// survive restarts.
-    public func serverIdentity() throws -> (pid: [UInt8], ringPedersen: RingPedersenSecret) {
-        if let row = try database.query("SELECT pid, ring_pedersen FROM server_identity WHERE id = 1").first,
-           let pid = row[0].blob, let sealed = row[1].blob {
-            guard var plain = try SealedBox.open(sealed, key: serverKey, additionalData: Array("ring-pedersen".utf8)) else {
-                throw ThresholdError.keyStore("the stored server identity does not open with this server key")
-            }
-            defer { for index in plain.indices { plain[index] = 0 } }
-            return (pid, try RingPedersenSecret(storageBytes: plain))
-        }
+    /// The server's party id and ring-Pedersen parameters, made once (two safe primes, tens of
+    /// seconds; `generate` is only called when there are none yet) and kept sealed with the
+    /// server key: clients pin the parameters, so they must survive restarts and be the same on
+    /// every instance sharing the database. Instances that start together on an empty database
+    /// each make a set, but only the first insert counts; the others read the winner's back.
+    public func serverIdentity(generate: ((RandomSource) throws -> RingPedersenSecret)? = nil) throws -> (pid: [UInt8], ringPedersen: RingPedersenSecret) {
+        if let stored = try storedServerIdentity() { return stored }
         let pid = try random.bytes(32, label: "cosigner.pid")
-        let secret = try RingPedersenSecret.generate(random: random)
+        let secret = try generate?(random) ?? RingPedersenSecret.generate(random: random)
         var plain = secret.storageBytes
         defer { for index in plain.indices { plain[index] = 0 } }
         let sealed = try SealedBox.seal(plain, key: serverKey, additionalData: Array("ring-pedersen".utf8), random: random)
-        try database.execute("INSERT INTO server_identity (id, pid, ring_pedersen, created_at) VALUES (1, ?, ?, ?)",
-                             [.blob(pid), .blob(sealed), .integer(Self.now())])
-        return (pid, secret)
+        let inserted = try database.execute("INSERT INTO server_identity (id, pid, ring_pedersen, created_at) VALUES (1, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+                                            [.blob(pid), .blob(sealed), .integer(Self.now())])
+        if inserted == 1 { return (pid, secret) }
+        guard let winner = try storedServerIdentity() else { throw ThresholdError.keyStore("the server identity was neither inserted nor found") }
+        return winner
+    }
+
+    /// The identity already in the database, nil when there is none yet.
+    private func storedServerIdentity() throws -> (pid: [UInt8], ringPedersen: RingPedersenSecret)? {
+        guard let row = try database.query("SELECT pid, ring_pedersen FROM server_identity WHERE id = 1").first,
+              let pid = row[0].blob, let sealed = row[1].blob else { return nil }
+        guard var plain = try SealedBox.open(sealed, key: serverKey, additionalData: Array("ring-pedersen".utf8)) else {
+            throw ThresholdError.keyStore("the stored server identity does not open with this server key")
+        }
+        defer { for index in plain.indices { plain[index] = 0 } }
+        return (pid, try RingPedersenSecret(storageBytes: plain))
     }
 
     // MARK: Enrollment codes (the operator's stand-in for the KYC consent code)

@@ -48,7 +48,7 @@ private struct CoSignerFiles {
 struct CoSignerServeCommand: Command {
     static let path = ["cosigner", "serve"]
     static let abstract = "Runs the co-signer: the server half of threshold keys, over HTTP."
-    static let usage = "[--db FILE] [--key FILE] [--port N] [--listen loopback|any] [--session-ttl SECONDS] [--ca-cert PEM --ca-key PEM [--ca-index FILE] [--ocsp URL]] [--tls-cert PEM --tls-key PEM] [--allow-unattested]"
+    static let usage = "[--db FILE] [--key FILE] [--port N] [--listen loopback|any] [--session-ttl SECONDS] [--ca-cert PEM --ca-key PEM [--ca-index FILE] [--ocsp URL]] [--tls-cert PEM --tls-key PEM] [--allow-unattested] [--metrics]"
     static let help = """
     Serves the v3 API (docs/cosigner-api.md) until interrupted. The database is one SQLite file
     (WAL; created and migrated on start); the server key (32 bytes, mode 0600, made on first
@@ -65,8 +65,12 @@ struct CoSignerServeCommand: Command {
                            key at enrollment
       --allow-unattested   accept device calls without X-Attestation (development only; a
                            call that carries one must still verify)
+      --metrics            answer GET /metrics (Prometheus text format); without it, 404
+    GET /v3/health answers 200 while the process serves; GET /v3/ready answers 200 when the
+    database answers and has this version's schema, else 503 (for a load balancer's check).
+    The first start makes the ring-Pedersen parameters (tens of seconds) and says so on stderr.
     """
-    static let flags: Set<String> = GlobalOptions.flags.union(["--allow-unattested"])
+    static let flags: Set<String> = GlobalOptions.flags.union(["--allow-unattested", "--metrics"])
     static let options: Set<String> = ["--db", "--key", "--port", "--listen", "--session-ttl", "--ca-cert", "--ca-key", "--ca-index", "--ocsp",
                                        "--tls-cert", "--tls-key"]
 
@@ -77,9 +81,13 @@ struct CoSignerServeCommand: Command {
     let caCertificate: String?, caKey: String?, caIndex: String?, ocspURL: String?
     let tlsCertificate: String?, tlsKey: String?
     let requireAttestation: Bool
+    let metrics: Bool
+    let quiet: Bool
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else { throw UsageError("cosigner serve takes no arguments") }
+        metrics = arguments.has("--metrics")
+        quiet = GlobalOptions(arguments).quiet
         requireAttestation = !arguments.has("--allow-unattested")
         caCertificate = arguments.value("--ca-cert")
         caKey = arguments.value("--ca-key")
@@ -103,7 +111,10 @@ struct CoSignerServeCommand: Command {
 
     func run(_ context: CommandContext) async throws -> ExitCode {
         let store = try files.store()
-        let identity = try store.serverIdentity()
+        // Made only when the database has none (the first start of the first instance).
+        let identity = try store.serverIdentity { random in
+            quiet ? try RingPedersenSecret.generate(random: random) : try ParameterProgress(terminal: context.terminal).make(random: random)
+        }
         var authority: CertificateAuthority? = nil
         if let caCertificate, let caKey {
             guard let certificate = FileManager.default.contents(atPath: caCertificate), let key = FileManager.default.contents(atPath: caKey) else {
@@ -123,7 +134,8 @@ struct CoSignerServeCommand: Command {
             }
             tls = (key, certificate)
         }
-        let server = try HTTPServer(port: port, loopbackOnly: loopback, tls: tls) { service.handle($0) }
+        let router = OperationsRouter(service: service, metrics: metrics ? CoSignerMetrics() : nil)
+        let server = try HTTPServer(port: port, loopbackOnly: loopback, tls: tls) { router.handle($0) }
         // Until SIGINT/SIGTERM: the interrupt handlers end the process (SQLite commits are durable)
         // and say that the server stopped. Set before "listening": a caller may stop us the moment
         // it reads that line.
