@@ -1,0 +1,153 @@
+import CoSigner
+import Foundation
+import PKCS11
+import TamgaCore
+import Threshold
+
+/// Where the co-signer's server key (the 32 bytes that seal every share, PIN guard and the
+/// ring-Pedersen parameters) comes from: a file (`--server-key FILE`, or the older `--key FILE`;
+/// default `DATABASE.key`), or a key on a PKCS#11 token (`--server-key pkcs11:LABEL`) that
+/// wraps a server key kept in the database, so that it is the same on every instance and
+/// opens only where the token (an HSM) is. The token's user PIN comes from
+/// `TAMGA_COSIGNER_TOKEN_PIN`, never from the command line (where `ps` shows it).
+struct CoSignerServerKey {
+    enum Location: Equatable {
+        case file(String)
+        case token(keyLabel: String)
+    }
+
+    static let pinVariable = "TAMGA_COSIGNER_TOKEN_PIN"
+    /// The options this adds to every command that opens the co-signer's store.
+    static let options: Set<String> = ["--key", "--server-key", "--module", "--token"]
+    static let helpLines = """
+      --server-key pkcs11:LABEL  the server key is kept in the database, wrapped by the AES key
+                           LABEL on a PKCS#11 token (an HSM; see cosigner make-server-key);
+                           the token's user PIN from TAMGA_COSIGNER_TOKEN_PIN
+      --server-key FILE, --key FILE  the server key in a file (default DATABASE.key)
+      --module PATH        with pkcs11: this PKCS#11 library (default: "pkcs11Module" in
+                           config.json, else the p11-kit registered modules)
+      --token LABEL        with pkcs11: the token holding the key, when several are present
+    """
+
+    let location: Location
+    let module: String?
+    let token: String?
+
+    init(_ arguments: ParsedArguments, database: String) throws {
+        let serverKey = arguments.value("--server-key"), keyFile = arguments.value("--key")
+        guard serverKey == nil || keyFile == nil else { throw UsageError("give the server key once: --server-key pkcs11:LABEL, --server-key FILE or --key FILE") }
+        if let serverKey, serverKey.hasPrefix("pkcs11:") {
+            let label = String(serverKey.dropFirst("pkcs11:".count))
+            guard !label.isEmpty else { throw UsageError("--server-key pkcs11:LABEL needs the token key's label") }
+            location = .token(keyLabel: label)
+        } else {
+            location = .file(serverKey ?? keyFile ?? (database + ".key"))
+        }
+        module = arguments.value("--module")
+        token = arguments.value("--token")
+        if case .file = location, module != nil || token != nil { throw UsageError("--module and --token go with --server-key pkcs11:LABEL") }
+    }
+
+    /// The key file, when the server key is in one.
+    var file: String? { if case .file(let path) = location { path } else { nil } }
+
+    /// Opens the store on `database`. With a token the token work comes first (module, token,
+    /// login, the key and its attributes), so that a wrong label, PIN or key changes nothing,
+    /// not even a new database file.
+    func store(database path: String, environment: [String: String]) throws -> CoSignerStore {
+        switch location {
+        case .file(let file):
+            let database = try CoSignerStore.openDatabase(path: path)
+            try CoSignerStore.refuseKeyFile(for: database)
+            return try CoSignerStore(database: database, serverKey: CoSignerStore.serverKey(file: file))
+        case .token(let keyLabel):
+            let wrapper = try Self.open(keyLabel: keyLabel, token: token, module: module, environment: environment) { token, pin in
+                try TokenKeyWrapper(token: token, keyLabel: keyLabel, pin: pin)
+            }
+            let database = try CoSignerStore.openDatabase(path: path)
+            // The unwrapped key lives in the store for the process's lifetime (every request
+            // seals or opens with it) and is not wiped; this copy is.
+            var key = try CoSignerStore.sealingKey(in: database, wrapper: wrapper)
+            defer { wipe(&key) }
+            return try CoSignerStore(database: database, serverKey: key)
+        }
+    }
+
+    /// Finds the token, reads the PIN from the environment and runs `body` with them; a PIN
+    /// the token refuses is said in the co-signer's words (it is tried once, never again).
+    static func open<T>(keyLabel: String, token label: String?, module: String?, environment: [String: String],
+                        _ body: (PKCS11Tokens.Token, SecretBytes?) throws -> T) throws -> T {
+        let module = try module ?? Configuration.load(environment: environment).pkcs11Module
+        let token: PKCS11Tokens.Token
+        do {
+            token = try PKCS11Tokens.choose(label: label, in: PKCS11Tokens.modules(path: module))
+        } catch PKCS11Error.severalTokens(let labels) {
+            throw OperationError(underlying: PKCS11Error.severalTokens(labels: labels),
+                                 description: "Several tokens are present (\(labels.joined(separator: ", "))). Say which holds the server key with --token LABEL.")
+        }
+        var pin: SecretBytes? = nil
+        if token.info.loginRequired && !token.info.hasProtectedAuthenticationPath {
+            guard let text = environment[pinVariable], !text.isEmpty else {
+                throw UsageError("token \(token.info.label) needs its user PIN: put it in \(pinVariable) (a PIN on the command line would show in ps)")
+            }
+            pin = SecretBytes(Array(text.utf8))
+        }
+        do {
+            return try body(token, pin)
+        } catch let error as PKCS11Error {
+            switch error {
+            case .pinIncorrect(let countLow, let finalTry):
+                let counter = finalTry ? " The token says one try is left before it locks the PIN."
+                    : countLow ? " The token says failed tries were counted; it may lock the PIN soon." : ""
+                throw OperationError(underlying: error, description: "Token \(token.info.label) refused the PIN in \(pinVariable).\(counter) It was tried once and not again; nothing was changed.")
+            case .pinLocked:
+                throw OperationError(underlying: error, description: "Token \(token.info.label)'s user PIN is locked. Unlock it with the token's SO PIN or management tool; nothing was changed.")
+            default: throw error
+            }
+        }
+    }
+}
+
+/// `tamga cosigner make-server-key`
+struct CoSignerMakeServerKeyCommand: Command {
+    static let path = ["cosigner", "make-server-key"]
+    static let abstract = "Makes the token key that wraps the co-signer's server key (for --server-key pkcs11:LABEL)."
+    static let usage = "pkcs11:LABEL [--module PATH] [--token LABEL]"
+    static let help = """
+    Generates an AES-256 key labelled LABEL on a PKCS#11 token (an HSM): private, sensitive,
+    never extractable, allowed only to encrypt and decrypt. cosigner serve --server-key
+    pkcs11:LABEL then keeps the server key wrapped by it in the database. The token's user PIN
+    comes from TAMGA_COSIGNER_TOKEN_PIN. A label already taken is refused. The same key made
+    with pkcs11-tool: pkcs11-tool --module PATH --login --keygen --key-type AES:32 --label LABEL
+    --sensitive (not --extractable).
+      --module PATH        this PKCS#11 library (default: "pkcs11Module" in config.json, else
+                           the p11-kit registered modules)
+      --token LABEL        the token to make it on, when several are present
+    """
+    static let flags: Set<String> = ["--quiet", "-q"]
+    static let options: Set<String> = ["--module", "--token"]
+
+    let keyLabel: String
+    let module: String?
+    let token: String?
+    let quiet: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        guard arguments.positionals.count == 1, let spec = arguments.positionals.first, spec.hasPrefix("pkcs11:"), spec.count > "pkcs11:".count else {
+            throw UsageError("give the key as pkcs11:LABEL")
+        }
+        keyLabel = String(spec.dropFirst("pkcs11:".count))
+        module = arguments.value("--module")
+        token = arguments.value("--token")
+        quiet = GlobalOptions(arguments).quiet
+    }
+
+    func run(_ context: CommandContext) async throws -> ExitCode {
+        let tokenLabel = try CoSignerServerKey.open(keyLabel: keyLabel, token: token, module: module, environment: context.environment) { token, pin in
+            try TokenKeyWrapper.makeKey(token: token, label: keyLabel, pin: pin)
+            return token.info.label
+        }
+        if !quiet { context.terminal.line("made AES-256 key \(keyLabel) on token \(tokenLabel): use cosigner serve --server-key pkcs11:\(keyLabel)") }
+        return .success
+    }
+}

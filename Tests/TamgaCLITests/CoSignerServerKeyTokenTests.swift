@@ -1,0 +1,165 @@
+import CoSigner
+import Foundation
+import TamgaCore
+import TamgaTestSupport
+import Threshold
+import XCTest
+
+/// `tamga cosigner serve --server-key pkcs11:LABEL` as real processes with a real SQLite file
+/// and real SoftHSM tokens: the server key lives in the database wrapped by a token key, every
+/// instance unwraps the same one, and every way of giving the wrong key is refused with its
+/// own error code, before anything is written.
+final class CoSignerServerKeyTokenTests: XCTestCase {
+    private var binary: String { TestEnvironment.productsDirectory.appendingPathComponent("tamga").path }
+    private var folder: URL!
+    private var tokens: SoftHSMServerKeyTokens!
+    override func setUpWithError() throws {
+        folder = try TestEnvironment.temporaryFolder("cosigner-hsm")
+        tokens = try SoftHSMServerKeyTokens(in: folder)
+    }
+    override func tearDown() { TestEnvironment.removeFolder(folder) }
+
+    private var database: String { folder.appendingPathComponent("cosigner.db").path }
+    private let module = ["--module", SoftHSMServerKeyTokens.module]
+
+    /// The options naming the token key `label` on `token`.
+    private func tokenKey(_ label: String = "server-key", token: String = SoftHSMServerKeyTokens.label) -> [String] {
+        ["--server-key", "pkcs11:\(label)", "--token", token] + module
+    }
+
+    /// Runs tamga (at most 120 s: a co-signer that wrongly starts must not hang the test).
+    private func tamga(_ arguments: [String], pin: String? = SoftHSMServerKeyTokens.pin) throws -> TestEnvironment.ProcessResult {
+        try TestEnvironment.run("/usr/bin/timeout", ["120", binary] + arguments, environment: tokens.environment(pin: pin))
+    }
+
+    private func makeServerKey(_ label: String = "server-key", token: String = SoftHSMServerKeyTokens.label) throws {
+        let made = try tamga(["cosigner", "make-server-key", "pkcs11:\(label)", "--token", token] + module)
+        XCTAssertEqual(made.status, 0, made.error)
+    }
+
+    private func serve(_ key: [String]) throws -> (Process, URL) {
+        try TestEnvironment.startListening(executable: binary, ["cosigner", "serve", "--db", database] + key, environment: tokens.environment())
+    }
+
+    /// The database's files (the database and any WAL beside it) and their contents.
+    private func databaseFiles() throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasPrefix("cosigner.db") {
+            files[name] = try Data(contentsOf: folder.appendingPathComponent(name))
+        }
+        return files
+    }
+
+    /// Enrolls a sign key through `base`, then signs one digest with it through each of `signers`.
+    private func enrollAndSign(enrollAt base: URL, signAt signers: [URL], rpKey: String) async throws {
+        let code = try tamga(["cosigner", "issue-code", "38001085718", "--db", database] + tokenKey()).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertEqual(code.count, 12, code)
+        let device = DeviceAttestation(key: try DeviceKey(file: folder.appendingPathComponent("device.key").path))
+        let (share, registration) = try await ThresholdClient(server: base, attestation: device)
+            .enrollShare(code: code, role: .sign, clientPID: Transcript.taggedHash("hsm", [[1]]))
+        for (index, signer) in signers.enumerated() {
+            let client = ThresholdClient(server: signer, attestation: device)
+            let digest = Array(Digest.compute(.sha256, over: Data("hsm \(index)".utf8)).bytes)
+            let session = try await client.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(digest), "displayText": "t"],
+                                                apiKey: rpKey)
+            let id = try XCTUnwrap(session["sessionID"] as? String)
+            let signature = try await client.approve(sessionID: id, digest: digest, share: share.publicShare, token: registration.deviceToken,
+                                                     guard: ShareStateFile(path: folder.appendingPathComponent("guard-\(index)").path)) { share.secretKey }
+            XCTAssertTrue(TwoPartySigning.verify(r: signature.r, s: signature.s, digest: try Digest(algorithm: .sha256, bytes: Data(digest)), publicKey: share.publicKey),
+                          "signature \(index)")
+        }
+    }
+
+    /// Started with a token key it enrolls and signs; the server key is in the database, only
+    /// wrapped; restarted, and with a second instance beside it on the same database and token,
+    /// it signs with the key enrolled before.
+    func testATokenGuardedServerKeySignsAcrossRestartsAndInstances() async throws {
+        try makeServerKey()
+        let (first, firstURL) = try serve(tokenKey())
+        let rpKey = try tamga(["cosigner", "add-rp", "Bank", "--db", database] + tokenKey()).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertEqual(rpKey.count, 64, rpKey)
+        try await enrollAndSign(enrollAt: firstURL, signAt: [firstURL], rpKey: rpKey)
+        TestEnvironment.terminate(first)
+
+        XCTAssertFalse(FileManager.default.fileExists(atPath: database + ".key"), "no key file is made")
+        let stored = try XCTUnwrap(try CoSignerStore.tokenWrappedServerKey(in: CoSignerStore.openDatabase(path: database)))
+        XCTAssertEqual(stored.label, "server-key")
+        XCTAssertEqual(stored.wrapped.count, 1 + 12 + 32 + 16, "format byte, IV, the wrapped 32 bytes, tag")
+
+        // Restarted, and a second instance on the same database and token: both sign with the
+        // key enrolled on the first (a new device key enrolls a second key, signed on both).
+        let (second, secondURL) = try serve(tokenKey())
+        defer { TestEnvironment.terminate(second) }
+        let (third, thirdURL) = try serve(tokenKey())
+        defer { TestEnvironment.terminate(third) }
+        try await enrollAndSign(enrollAt: secondURL, signAt: [secondURL, thirdURL], rpKey: rpKey)
+        let keys = try CoSignerStore.openDatabase(path: database).query("SELECT COUNT(*) FROM keys").first?.first?.integer
+        XCTAssertEqual(keys, 2)
+    }
+
+    /// The wrong label, a wrong or missing PIN, an extractable or readable or short key, another
+    /// token's key under the same label, and a key file: each refused with its code, the
+    /// database left as it was and no key file made.
+    func testEveryWrongServerKeyIsRefusedAndChangesNothing() throws {
+        try makeServerKey()
+        XCTAssertEqual(try tamga(["cosigner", "issue-code", "38001085718", "--db", database, "--create"] + tokenKey()).status, 0)
+        let before = try databaseFiles()
+        let wrapped = try CoSignerStore.tokenWrappedServerKey(in: CoSignerStore.openDatabase(path: database))?.wrapped
+        XCTAssertNotNil(wrapped)
+
+        try tokens.pkcs11Tool(["--keygen", "--key-type", "AES:32", "--label", "extractable", "--extractable"])
+        try tokens.pkcs11Tool(["--keygen", "--key-type", "AES:32", "--label", "readable"])
+        try tokens.pkcs11Tool(["--keygen", "--key-type", "AES:16", "--label", "short", "--sensitive"])
+        try makeServerKey(token: SoftHSMServerKeyTokens.otherLabel)
+        try makeServerKey("server-key-2")
+
+        let cases: [(what: String, key: [String], pin: String?, exit: Int32, code: String, says: String)] = [
+            ("no such label", tokenKey("nope"), SoftHSMServerKeyTokens.pin, 3, "cosigner-server-key-not-found", "no secret key labelled nope"),
+            ("wrong PIN", tokenKey(), "999999", 9, "wrong-pin", "tried once and not again"),
+            ("no PIN", tokenKey(), nil, 2, "usage", "TAMGA_COSIGNER_TOKEN_PIN"),
+            ("extractable", tokenKey("extractable"), SoftHSMServerKeyTokens.pin, 3, "cosigner-server-key-unsafe", "CKA_EXTRACTABLE"),
+            ("not sensitive", tokenKey("readable"), SoftHSMServerKeyTokens.pin, 3, "cosigner-server-key-unsafe", "CKA_SENSITIVE"),
+            ("AES-128", tokenKey("short"), SoftHSMServerKeyTokens.pin, 3, "cosigner-server-key-unsafe", "AES-128"),
+            ("another token's key", tokenKey(token: SoftHSMServerKeyTokens.otherLabel), SoftHSMServerKeyTokens.pin, 3, "cosigner-server-key-mismatch",
+             "on token other-hsm does not open it"),
+            ("another key on the token", tokenKey("server-key-2"), SoftHSMServerKeyTokens.pin, 3, "cosigner-server-key-mismatch", "labelled server-key-2"),
+            ("a key file", ["--key", database + ".key"], nil, 3, "cosigner-server-key-mismatch", "--server-key pkcs11:server-key"),
+            ("the default key file", [], nil, 3, "cosigner-server-key-mismatch", "--server-key pkcs11:server-key"),
+        ]
+        for refused in cases {
+            let result = try tamga(["cosigner", "serve", "--db", database, "--json"] + refused.key, pin: refused.pin)
+            XCTAssertEqual(result.status, refused.exit, "\(refused.what): \(result.error)")
+            // A usage error (exit 2) says itself on stderr only, with the usage line.
+            if refused.code != "usage" {
+                XCTAssertTrue(result.output.contains("\"code\":\"\(refused.code)\"") || result.output.contains("\"code\" : \"\(refused.code)\""),
+                              "\(refused.what): \(result.output)")
+            }
+            XCTAssertTrue(result.error.contains(refused.says), "\(refused.what): \(result.error)")
+            XCTAssertEqual(try databaseFiles(), before, "\(refused.what): the database is unchanged")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: database + ".key"), "\(refused.what): no key file is made")
+        }
+        XCTAssertEqual(try CoSignerStore.tokenWrappedServerKey(in: CoSignerStore.openDatabase(path: database))?.wrapped, wrapped)
+        // A label already taken is not made twice (two keys under one label could not be told apart).
+        let again = try tamga(["cosigner", "make-server-key", "pkcs11:server-key", "--token", SoftHSMServerKeyTokens.label] + module)
+        XCTAssertEqual(again.status, 3, again.error)
+        XCTAssertTrue(again.error.contains("already taken"), again.error)
+    }
+
+    /// A database whose secrets a key file sealed does not take a token key (a new server key
+    /// would open none of them); one with nothing sealed yet does.
+    func testADatabaseSealedWithAKeyFileRefusesATokenKey() throws {
+        try makeServerKey()
+        XCTAssertEqual(try tamga(["cosigner", "issue-code", "38001085718", "--db", database, "--create"]).status, 0)
+        // What the first start of a file-key co-signer writes (its sealed ring-Pedersen
+        // parameters), without the seconds of making real ones: the refusal looks only at rows.
+        try CoSignerStore.openDatabase(path: database).execute("INSERT INTO server_identity (id, pid, ring_pedersen, created_at) VALUES (1, ?, ?, 0)",
+                                                               [.blob([1]), .blob([2])])
+        let before = try databaseFiles()
+        let result = try tamga(["cosigner", "serve", "--db", database, "--json"] + tokenKey())
+        XCTAssertEqual(result.status, 3, result.error)
+        XCTAssertTrue(result.output.contains("cosigner-server-key-mismatch"), result.output)
+        XCTAssertTrue(result.error.contains("sealed with a server key file"), result.error)
+        XCTAssertEqual(try databaseFiles(), before)
+        XCTAssertNil(try CoSignerStore.tokenWrappedServerKey(in: CoSignerStore.openDatabase(path: database)))
+    }
+}
