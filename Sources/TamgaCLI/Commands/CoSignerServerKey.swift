@@ -65,11 +65,9 @@ struct CoSignerServerKey {
                 try TokenKeyWrapper(token: token, keyLabel: keyLabel, pin: pin)
             }
             let database = try CoSignerStore.openDatabase(path: path)
-            // The unwrapped key lives in the store for the process's lifetime (every request
-            // seals or opens with it) and is not wiped; this copy is.
-            var key = try CoSignerStore.sealingKey(in: database, wrapper: wrapper)
-            defer { wipe(&key) }
-            return try CoSignerStore(database: database, serverKey: key)
+            // The unwrapped key is one array, which the store keeps for the process's lifetime
+            // (every request seals or opens with it): not wiped. The token call's buffers were.
+            return try CoSignerStore(database: database, serverKey: CoSignerStore.sealingKey(in: database, wrapper: wrapper))
         }
     }
 

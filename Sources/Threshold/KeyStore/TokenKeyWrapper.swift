@@ -108,8 +108,9 @@ public final class TokenKeyWrapper: @unchecked Sendable {   // unchecked: the se
     static let format: UInt8 = 1
 
     /// The IV and the ciphertext with its tag, or nil for bytes of another format or length.
-    /// (These bytes come from the database, which is outside: no trap on any input.)
-    static func parse(_ wrapped: [UInt8]) -> (iv: [UInt8], sealed: [UInt8])? {
+    /// (These bytes come from the database, which is outside: no trap on any input; fuzzed
+    /// in FuzzWireMessages.)
+    public static func parse(_ wrapped: [UInt8]) -> (iv: [UInt8], sealed: [UInt8])? {
         guard wrapped.count >= 1 + 12 + 16, wrapped.count <= 1 + 12 + 1024 + 16, wrapped[0] == format else { return nil }
         return (Array(wrapped[1..<13]), Array(wrapped[13...]))
     }
