@@ -115,7 +115,8 @@ final class CoSignerServerKeyTokenTests: XCTestCase {
 
         let cases: [(what: String, key: [String], pin: String?, exit: Int32, code: String, says: String)] = [
             ("no such label", tokenKey("nope"), SoftHSMServerKeyTokens.pin, 3, "cosigner-server-key-not-found", "no secret key labelled nope"),
-            ("wrong PIN", tokenKey(), "999999", 9, "wrong-pin", "tried once and not again"),
+            // SoftHSM sets CKF_USER_PIN_COUNT_LOW after a failure: the message says it.
+            ("wrong PIN", tokenKey(), "999999", 9, "wrong-pin", "failed tries were counted; it may lock the PIN soon. It was tried once and not again"),
             ("no PIN", tokenKey(), nil, 2, "usage", "TAMGA_COSIGNER_TOKEN_PIN"),
             ("extractable", tokenKey("extractable"), SoftHSMServerKeyTokens.pin, 3, "cosigner-server-key-unsafe", "CKA_EXTRACTABLE"),
             ("not sensitive", tokenKey("readable"), SoftHSMServerKeyTokens.pin, 3, "cosigner-server-key-unsafe", "CKA_SENSITIVE"),
