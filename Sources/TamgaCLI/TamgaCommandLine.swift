@@ -17,7 +17,7 @@ public enum TamgaCommandLine {
         ContainerCreateCommand.self, ContainerAddCommand.self, ContainerRemoveCommand.self,
         ContainerListCommand.self, ContainerExtractCommand.self, ContainerTimestampCommand.self, SignCommand.self, ExtendCommand.self, VerifyCommand.self, CompareCommand.self, ReadersCommand.self,
         CardInfoCommand.self, CardChangePINCommand.self, CardUnblockCommand.self, TokensCommand.self,
-        CoSignerServeCommand.self, CoSignerIssueCodeCommand.self, CoSignerAddRelyingPartyCommand.self, CoSignerMakeServerKeyCommand.self, ThresholdEnrollCommand.self, ThresholdPendingCommand.self,
+        CoSignerServeCommand.self, CoSignerIssueCodeCommand.self, CoSignerAddRelyingPartyCommand.self, CoSignerMakeServerKeyCommand.self, CoSignerWrapServerKeyCommand.self, ThresholdEnrollCommand.self, ThresholdPendingCommand.self,
         ThresholdInfoCommand.self, ThresholdApproveCommand.self, ThresholdActivityCommand.self, ThresholdVerifyPINCommand.self, ThresholdChangePINCommand.self, ThresholdDeleteCommand.self,
         MobileIDM200Command.self, MobileIDLinkCommand.self, MobileIDDecodeCommand.self, MobileIDCheckCommand.self,
         TrustUpdateCommand.self, TrustShowCommand.self,

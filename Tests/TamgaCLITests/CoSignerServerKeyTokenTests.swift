@@ -50,24 +50,34 @@ final class CoSignerServerKeyTokenTests: XCTestCase {
         return files
     }
 
-    /// Enrolls a sign key through `base`, then signs one digest with it through each of `signers`.
-    private func enrollAndSign(enrollAt base: URL, signAt signers: [URL], rpKey: String) async throws {
-        let code = try tamga(["cosigner", "issue-code", "38001085718", "--db", database] + tokenKey()).output.trimmingCharacters(in: .whitespacesAndNewlines)
+    private struct Enrolled {
+        let share: ClientKeyShare
+        let registration: ThresholdClient.Registration
+        let device: DeviceAttestation
+    }
+
+    /// Enrolls a sign key through `base` (the code issued with the server key options `key`).
+    private func enroll(at base: URL, key: [String], pid: UInt8) async throws -> Enrolled {
+        let code = try tamga(["cosigner", "issue-code", "38001085718", "--db", database] + key).output.trimmingCharacters(in: .whitespacesAndNewlines)
         XCTAssertEqual(code.count, 12, code)
         let device = DeviceAttestation(key: try DeviceKey(file: folder.appendingPathComponent("device.key").path))
         let (share, registration) = try await ThresholdClient(server: base, attestation: device)
-            .enrollShare(code: code, role: .sign, clientPID: Transcript.taggedHash("hsm", [[1]]))
-        for (index, signer) in signers.enumerated() {
-            let client = ThresholdClient(server: signer, attestation: device)
-            let digest = Array(Digest.compute(.sha256, over: Data("hsm \(index)".utf8)).bytes)
-            let session = try await client.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(digest), "displayText": "t"],
-                                                apiKey: rpKey)
-            let id = try XCTUnwrap(session["sessionID"] as? String)
-            let signature = try await client.approve(sessionID: id, digest: digest, share: share.publicShare, token: registration.deviceToken,
-                                                     guard: ShareStateFile(path: folder.appendingPathComponent("guard-\(index)").path)) { share.secretKey }
-            XCTAssertTrue(TwoPartySigning.verify(r: signature.r, s: signature.s, digest: try Digest(algorithm: .sha256, bytes: Data(digest)), publicKey: share.publicKey),
-                          "signature \(index)")
-        }
+            .enrollShare(code: code, role: .sign, clientPID: Transcript.taggedHash("hsm", [[pid]]))
+        return Enrolled(share: share, registration: registration, device: device)
+    }
+
+    /// Signs one digest with `key` through `signer`; the signature verifies under the key.
+    private func sign(with key: Enrolled, at signer: URL, rpKey: String, _ text: String) async throws {
+        let client = ThresholdClient(server: signer, attestation: key.device)
+        let digest = Array(Digest.compute(.sha256, over: Data(text.utf8)).bytes)
+        let session = try await client.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(key.share.keyID), "digest": WireFormat.hex(digest), "displayText": "t"],
+                                            apiKey: rpKey)
+        let id = try XCTUnwrap(session["sessionID"] as? String)
+        let share = key.share
+        let signature = try await client.approve(sessionID: id, digest: digest, share: share.publicShare, token: key.registration.deviceToken,
+                                                 guard: ShareStateFile(path: folder.appendingPathComponent("guard-\(UUID().uuidString)").path)) { share.secretKey }
+        XCTAssertTrue(TwoPartySigning.verify(r: signature.r, s: signature.s, digest: try Digest(algorithm: .sha256, bytes: Data(digest)), publicKey: share.publicKey),
+                      "signature \(text)")
     }
 
     /// Started with a token key it enrolls and signs; the server key is in the database, only
@@ -78,7 +88,8 @@ final class CoSignerServerKeyTokenTests: XCTestCase {
         let (first, firstURL) = try serve(tokenKey())
         let rpKey = try tamga(["cosigner", "add-rp", "Bank", "--db", database] + tokenKey()).output.trimmingCharacters(in: .whitespacesAndNewlines)
         XCTAssertEqual(rpKey.count, 64, rpKey)
-        try await enrollAndSign(enrollAt: firstURL, signAt: [firstURL], rpKey: rpKey)
+        let enrolled = try await enroll(at: firstURL, key: tokenKey(), pid: 1)
+        try await sign(with: enrolled, at: firstURL, rpKey: rpKey, "first")
         TestEnvironment.terminate(first)
 
         XCTAssertFalse(FileManager.default.fileExists(atPath: database + ".key"), "no key file is made")
@@ -92,9 +103,10 @@ final class CoSignerServerKeyTokenTests: XCTestCase {
         defer { TestEnvironment.terminate(second) }
         let (third, thirdURL) = try serve(tokenKey())
         defer { TestEnvironment.terminate(third) }
-        try await enrollAndSign(enrollAt: secondURL, signAt: [secondURL, thirdURL], rpKey: rpKey)
-        let keys = try CoSignerStore.openDatabase(path: database).query("SELECT COUNT(*) FROM keys").first?.first?.integer
-        XCTAssertEqual(keys, 2)
+        try await sign(with: enrolled, at: secondURL, rpKey: rpKey, "restarted")
+        try await sign(with: enrolled, at: thirdURL, rpKey: rpKey, "second instance")
+        let another = try await enroll(at: thirdURL, key: tokenKey(), pid: 2)
+        try await sign(with: another, at: secondURL, rpKey: rpKey, "enrolled on the second instance")
     }
 
     /// The wrong label, a wrong or missing PIN, an extractable or readable or short key, another
@@ -162,5 +174,43 @@ final class CoSignerServerKeyTokenTests: XCTestCase {
         XCTAssertTrue(result.error.contains("sealed with a server key file"), result.error)
         XCTAssertEqual(try databaseFiles(), before)
         XCTAssertNil(try CoSignerStore.tokenWrappedServerKey(in: CoSignerStore.openDatabase(path: database)))
+    }
+
+    /// A co-signer that ran with a key file moves to a token key: wrap-server-key refuses a key
+    /// file that does not open the database, then wraps the right one; the token key signs with
+    /// the key enrolled before, and the key file is refused from then on.
+    func testAKeyFileDatabaseMovesToATokenKey() async throws {
+        try makeServerKey()
+        let (first, firstURL) = try serve([])
+        let rpKey = try tamga(["cosigner", "add-rp", "Bank", "--db", database]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let enrolled = try await enroll(at: firstURL, key: [], pid: 3)
+        try await sign(with: enrolled, at: firstURL, rpKey: rpKey, "with the key file")
+        TestEnvironment.terminate(first)
+
+        let wrap = ["cosigner", "wrap-server-key", "--db", database] + tokenKey()
+        let stranger = folder.appendingPathComponent("stranger.key").path
+        try Data((0..<32).map { UInt8($0) }).write(to: URL(fileURLWithPath: stranger))
+        // The stopped co-signer left its WAL; a connection opened and closed folds it in, so
+        // that the files compared below change only if something is written.
+        _ = try CoSignerStore.openDatabase(path: database)
+        let before = try databaseFiles()
+        let refused = try tamga(wrap + ["--key", stranger])
+        XCTAssertEqual(refused.status, 3, refused.error)
+        XCTAssertTrue(refused.error.contains("does not open what the database"), refused.error)
+        XCTAssertEqual(try databaseFiles(), before, "nothing written")
+
+        let wrapped = try tamga(wrap)
+        XCTAssertEqual(wrapped.status, 0, wrapped.error)
+        XCTAssertTrue(wrapped.output.contains("--server-key pkcs11:server-key"), wrapped.output)
+        let again = try tamga(wrap)
+        XCTAssertEqual(again.status, 3, again.error)
+        XCTAssertTrue(again.error.contains("already"), again.error)
+
+        let (second, secondURL) = try serve(tokenKey())
+        defer { TestEnvironment.terminate(second) }
+        try await sign(with: enrolled, at: secondURL, rpKey: rpKey, "with the token key")
+        let fileKey = try tamga(["cosigner", "serve", "--db", database, "--json"])
+        XCTAssertEqual(fileKey.status, 3, fileKey.error)
+        XCTAssertTrue(fileKey.output.contains("cosigner-server-key-mismatch"), fileKey.output)
     }
 }

@@ -51,6 +51,44 @@ extension CoSignerStore {
         return try unwrap(stored, with: wrapper)
     }
 
+    /// Moves a database from a key file to a token: wraps `fileKey` with `wrapper`'s token key
+    /// into the database, after checking that it opens what the database holds sealed (its
+    /// ring-Pedersen parameters, else a share). From then on the database refuses the key file.
+    public static func wrapExistingKey(_ fileKey: [UInt8], in database: Database, wrapper: TokenKeyWrapper) throws {
+        if let stored = try tokenWrappedServerKey(in: database) {
+            throw ThresholdError.serverKeyMismatch("The database \(database.path) keeps its server key wrapped by the token key labelled \(stored.label) already")
+        }
+        guard try opensSealedSecrets(database, with: fileKey) else {
+            throw ThresholdError.serverKeyMismatch("The key file does not open what the database \(database.path) holds sealed: it is not this database's server key")
+        }
+        let wrapped = try wrapper.wrap(fileKey, additionalData: serverKeyAdditionalData)
+        // Checked before it is stored: a row that did not open would lock every share away.
+        guard var again = try wrapper.unwrap(wrapped, additionalData: serverKeyAdditionalData) else {
+            throw ThresholdError.keyStore("the token did not unwrap what it had just wrapped; nothing was stored")
+        }
+        defer { wipe(&again) }
+        guard again == fileKey else { throw ThresholdError.keyStore("the token unwrapped other bytes than it wrapped; nothing was stored") }
+        try database.execute("INSERT INTO server_key (id, token_key_label, wrapped, created_at) VALUES (1, ?, ?, ?)",
+                             [.text(wrapper.keyLabel), .blob(wrapped), .integer(now())])
+    }
+
+    /// Whether `key` opens the database's sealed ring-Pedersen parameters (or, without them, a
+    /// share); true for a database that holds nothing sealed.
+    private static func opensSealedSecrets(_ database: Database, with key: [UInt8]) throws -> Bool {
+        if let sealed = try database.query("SELECT ring_pedersen FROM server_identity WHERE id = 1").first?.first?.blob {
+            guard var plain = try? SealedBox.open(sealed, key: key, additionalData: Array("ring-pedersen".utf8)) else { return false }
+            wipe(&plain)
+            return true
+        }
+        if let row = try database.query("SELECT key_id, share FROM keys LIMIT 1").first {
+            guard let keyID = row[0].text.flatMap({ Hex.bytes($0, count: 32) }), let sealed = row[1].blob,
+                  var plain = try? SealedBox.open(sealed, key: key, additionalData: keyID) else { return false }
+            wipe(&plain)
+            return true
+        }
+        return true
+    }
+
     /// Refuses a key file for a database whose server key is on a token: a key file would be
     /// made (or read) that opens none of its shares.
     public static func refuseKeyFile(for database: Database) throws {

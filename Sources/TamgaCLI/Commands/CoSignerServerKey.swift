@@ -149,3 +149,64 @@ struct CoSignerMakeServerKeyCommand: Command {
         return .success
     }
 }
+
+/// `tamga cosigner wrap-server-key`
+struct CoSignerWrapServerKeyCommand: Command {
+    static let path = ["cosigner", "wrap-server-key"]
+    static let abstract = "Moves a co-signer database from a server key file to a token key (--server-key pkcs11:LABEL)."
+    static let usage = "--server-key pkcs11:LABEL [--db FILE] [--key FILE] [--module PATH] [--token LABEL]"
+    static let help = """
+    Wraps the server key in --key FILE (default DATABASE.key) with the token key LABEL and keeps
+    it in the database (--db, default ./cosigner.db), after checking that the file opens what the
+    database holds sealed. Then start every instance with --server-key pkcs11:LABEL: the
+    database refuses the key file from now on. Stop the co-signer first; once it signs with
+    the token key, destroy the key file (shred -u FILE) and its backups. The token's user PIN
+    comes from TAMGA_COSIGNER_TOKEN_PIN.
+      --server-key pkcs11:LABEL  the token key (make it with cosigner make-server-key)
+      --db FILE            the co-signer's database (it must exist)
+      --key FILE           the server key file it was started with
+      --module PATH        this PKCS#11 library (default: "pkcs11Module" in config.json, else
+                           the p11-kit registered modules)
+      --token LABEL        the token holding the key, when several are present
+    """
+    static let flags: Set<String> = ["--quiet", "-q"]
+    static let options: Set<String> = ["--server-key", "--db", "--key", "--module", "--token"]
+
+    let database: String
+    let keyFile: String
+    let keyLabel: String
+    let module: String?
+    let token: String?
+    let quiet: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        guard arguments.positionals.isEmpty else { throw UsageError("cosigner wrap-server-key takes no arguments") }
+        guard let spec = arguments.value("--server-key"), spec.hasPrefix("pkcs11:"), spec.count > "pkcs11:".count else {
+            throw UsageError("give the token key as --server-key pkcs11:LABEL")
+        }
+        keyLabel = String(spec.dropFirst("pkcs11:".count))
+        database = arguments.value("--db") ?? "cosigner.db"
+        keyFile = arguments.value("--key") ?? (database + ".key")
+        module = arguments.value("--module")
+        token = arguments.value("--token")
+        quiet = GlobalOptions(arguments).quiet
+    }
+
+    func run(_ context: CommandContext) async throws -> ExitCode {
+        guard FileManager.default.fileExists(atPath: database) else { throw UsageError("there is no co-signer database at \(database)") }
+        guard let data = FileManager.default.contents(atPath: keyFile), data.count == 32 else {
+            throw UsageError("\(keyFile) is not a server key file (32 bytes): give the one the co-signer was started with as --key FILE")
+        }
+        var fileKey = Array(data)
+        defer { wipe(&fileKey) }
+        let tokenLabel = try CoSignerServerKey.open(keyLabel: keyLabel, token: token, module: module, environment: context.environment) { token, pin in
+            let wrapper = try TokenKeyWrapper(token: token, keyLabel: keyLabel, pin: pin)
+            try CoSignerStore.wrapExistingKey(fileKey, in: CoSignerStore.openDatabase(path: database), wrapper: wrapper)
+            return token.info.label
+        }
+        if !quiet {
+            context.terminal.line("the server key of \(database) is now wrapped by \(keyLabel) on token \(tokenLabel): start with --server-key pkcs11:\(keyLabel), then destroy \(keyFile)")
+        }
+        return .success
+    }
+}
