@@ -109,8 +109,8 @@ final class CoSignerServerKeyTokenTests: XCTestCase {
         try await sign(with: another, at: secondURL, rpKey: rpKey, "enrolled on the second instance")
     }
 
-    /// The wrong label, a wrong or missing PIN, an extractable or readable or short key, another
-    /// token's key under the same label, and a key file: each refused with its code, the
+    /// The wrong label, two keys under one label, a wrong or missing PIN, an extractable or
+    /// readable or short key, another token's key under the same label, and a key file: each refused with its code, the
     /// database left as it was and no key file made.
     func testEveryWrongServerKeyIsRefusedAndChangesNothing() throws {
         try makeServerKey()
@@ -122,12 +122,14 @@ final class CoSignerServerKeyTokenTests: XCTestCase {
         try tokens.pkcs11Tool(["--keygen", "--key-type", "AES:32", "--label", "extractable", "--extractable"])
         try tokens.pkcs11Tool(["--keygen", "--key-type", "AES:32", "--label", "readable"])
         try tokens.pkcs11Tool(["--keygen", "--key-type", "AES:16", "--label", "short", "--sensitive"])
+        for _ in 0..<2 { try tokens.pkcs11Tool(["--keygen", "--key-type", "AES:32", "--label", "twice", "--sensitive"]) }
         try makeServerKey(token: SoftHSMServerKeyTokens.otherLabel)
         try makeServerKey("server-key-2")
 
         let cases: [(what: String, key: [String], pin: String?, exit: Int32, code: String, says: String)] = [
             ("no such label", tokenKey("nope"), SoftHSMServerKeyTokens.pin, 3, "cosigner-server-key-not-found", "no secret key labelled nope"),
             // SoftHSM sets CKF_USER_PIN_COUNT_LOW after a failure: the message says it.
+            ("two keys under one label", tokenKey("twice"), SoftHSMServerKeyTokens.pin, 3, "cosigner-server-key-not-found", "2 secret keys labelled twice"),
             ("wrong PIN", tokenKey(), "999999", 9, "wrong-pin", "failed tries were counted; it may lock the PIN soon. It was tried once and not again"),
             ("no PIN", tokenKey(), nil, 2, "usage", "TAMGA_COSIGNER_TOKEN_PIN"),
             ("extractable", tokenKey("extractable"), SoftHSMServerKeyTokens.pin, 3, "cosigner-server-key-unsafe", "CKA_EXTRACTABLE"),

@@ -83,12 +83,15 @@ struct CoSignerServerKey {
             throw OperationError(underlying: PKCS11Error.severalTokens(labels: labels),
                                  description: "Several tokens are present (\(labels.joined(separator: ", "))). Say which holds the server key with --token LABEL.")
         }
+        // A co-signer starts unattended: a token with a PIN pad gets its PIN from the
+        // environment too, or not at all (no one is there to type it).
         var pin: SecretBytes? = nil
-        if token.info.loginRequired && !token.info.hasProtectedAuthenticationPath {
+        if token.info.loginRequired {
             guard let text = environment[pinVariable], !text.isEmpty else {
                 throw UsageError("token \(token.info.label) needs its user PIN: put it in \(pinVariable) (a PIN on the command line would show in ps)")
             }
-            pin = SecretBytes(Array(text.utf8))
+            var bytes = Array(text.utf8)
+            pin = SecretBytes(consuming: &bytes)
         }
         do {
             return try body(token, pin)

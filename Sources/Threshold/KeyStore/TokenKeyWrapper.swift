@@ -28,19 +28,31 @@ public final class TokenKeyWrapper: @unchecked Sendable {   // unchecked: the se
         self.token = token
         self.keyLabel = keyLabel
         self.random = random
-        session = try Self.loggedInSession(token, pin: pin, readWrite: false)
+        let session = try Self.loggedInSession(token, pin: pin, readWrite: false)
+        // A refused key leaves no login behind (deinit does not run for an init that throws).
+        do {
+            key = try Self.findKey(keyLabel, on: session, token: token)
+        } catch {
+            if pin != nil { session.logout() }
+            throw error
+        }
+        self.session = session
         loggedIn = pin != nil
-        let found = try session.secretKeys(label: keyLabel)
+    }
+
+    /// The one secret key labelled `label`, if it may guard the server key.
+    private static func findKey(_ label: String, on session: PKCS11Session, token: PKCS11Tokens.Token) throws -> UInt {
+        let found = try session.secretKeys(label: label)
         guard let key = found.first else {
-            throw ThresholdError.serverKeyNotFound("Token \(token.info.label) has no secret key labelled \(keyLabel)")
+            throw ThresholdError.serverKeyNotFound("Token \(token.info.label) has no secret key labelled \(label)")
         }
         guard found.count == 1 else {
-            throw ThresholdError.serverKeyNotFound("Token \(token.info.label) has \(found.count) secret keys labelled \(keyLabel), and which one guards the server key cannot be told")
+            throw ThresholdError.serverKeyNotFound("Token \(token.info.label) has \(found.count) secret keys labelled \(label), and which one guards the server key cannot be told")
         }
-        if let refusal = Self.refusal(try session.secretKeyAttributes(key)) {
-            throw ThresholdError.serverKeyUnsafe("(\(keyLabel) on token \(token.info.label)) \(refusal)")
+        if let refusal = refusal(try session.secretKeyAttributes(key)) {
+            throw ThresholdError.serverKeyUnsafe("(\(label) on token \(token.info.label)) \(refusal)")
         }
-        self.key = key
+        return key
     }
 
     /// Logs the token out when the wrapper goes (PKCS#11 login state is per token and process).
