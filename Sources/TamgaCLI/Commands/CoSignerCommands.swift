@@ -53,9 +53,10 @@ struct CoSignerServeCommand: Command {
     static let usage = "[--db FILE] [--server-key pkcs11:LABEL|FILE] [--port N] [--listen loopback|any] [--session-ttl SECONDS] [--ca-cert PEM --ca-key PEM [--ca-index FILE] [--ocsp URL]] [--tls-cert PEM --tls-key PEM] [--allow-unattested]"
     static let help = """
     Serves the v3 API (docs/cosigner-api.md) until interrupted. The database is one SQLite file
-    (WAL; created and migrated on start); the server key (32 bytes, mode 0600, made on first
-    start) seals every server share and the server's ring-Pedersen parameters, which are made
-    once and kept, since clients pin them. Prints one line "listening http://ADDRESS:PORT" when
+    (WAL; created and migrated on start); the server key (a 32-byte file, mode 0600, made on
+    first start, or kept in the database wrapped by a token key) seals every server share and
+    the server's ring-Pedersen parameters, which are made once and kept, since clients pin
+    them. Prints one line "listening http://ADDRESS:PORT" when
     ready (port 0, the default, picks a free one). Plain HTTP: keep it on loopback or put TLS in
     front of it.
       --ca-cert, --ca-key  the CA that certifies enrolled keys (its key PEM unencrypted, or
