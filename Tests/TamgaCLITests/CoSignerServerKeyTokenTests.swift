@@ -215,4 +215,41 @@ final class CoSignerServerKeyTokenTests: XCTestCase {
         XCTAssertEqual(fileKey.status, 3, fileKey.error)
         XCTAssertTrue(fileKey.output.contains("cosigner-server-key-mismatch"), fileKey.output)
     }
+
+    /// A wrong PIN is tried once and never again, and the refusal says what the token says of
+    /// its counter; a locked PIN is not tried at all. Through the MOCK module of
+    /// Fixtures/mock in front of these SoftHSM tokens: it counts C_Login calls and plays the
+    /// final try and the lock, which SoftHSM does not.
+    func testAWrongPINIsTriedOnceAndALockedOneNotAtAll() throws {
+        try makeServerKey()
+        let mock = folder.appendingPathComponent("mock-token.so").path
+        let compilers = ["/opt/swift/usr/bin/clang", "/usr/bin/clang", "/usr/bin/gcc", "/usr/bin/cc"].filter { FileManager.default.isExecutableFile(atPath: $0) }
+        let compiler = try XCTUnwrap(compilers.first, "a C compiler (the Swift toolchain's clang)")
+        let built = try TestEnvironment.run(compiler, ["-shared", "-fPIC", "-I/usr/include/p11-kit-1", "-o", mock, TestEnvironment.fixture("mock/mock-token-pkcs11.c"), "-ldl"])
+        XCTAssertEqual(built.status, 0, built.error)
+        let log = folder.appendingPathComponent("logins.txt")
+        func serve(_ variables: [String: String]) throws -> (result: TestEnvironment.ProcessResult, logins: Int) {
+            try? FileManager.default.removeItem(at: log)
+            var environment = tokens.environment(pin: "999999")
+            environment["MOCK_LOGIN_LOG"] = log.path
+            for (name, value) in variables { environment[name] = value }
+            let result = try TestEnvironment.run("/usr/bin/timeout", ["120", binary, "cosigner", "serve", "--db", database, "--json", "--server-key", "pkcs11:server-key",
+                                                                      "--token", SoftHSMServerKeyTokens.label, "--module", mock], environment: environment)
+            let logins = (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n").count ?? 0
+            return (result, logins)
+        }
+        let wrong = try serve([:])
+        XCTAssertEqual(wrong.result.status, 9, wrong.result.error)
+        XCTAssertTrue(wrong.result.output.contains("wrong-pin"), wrong.result.output)
+        XCTAssertEqual(wrong.logins, 1, "tried once, not again")
+        let finalTry = try serve(["MOCK_PIN_FINAL_TRY": "1"])
+        XCTAssertEqual(finalTry.result.status, 9, finalTry.result.error)
+        XCTAssertTrue(finalTry.result.error.contains("one try is left before it locks the PIN"), finalTry.result.error)
+        XCTAssertEqual(finalTry.logins, 1)
+        let locked = try serve(["MOCK_PIN_LOCKED": "1"])
+        XCTAssertEqual(locked.result.status, 9, locked.result.error)
+        XCTAssertTrue(locked.result.output.contains("pin-blocked"), locked.result.output)
+        XCTAssertEqual(locked.logins, 0, "a locked PIN is not tried")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: database), "no database is made by a start that fails at the token")
+    }
 }

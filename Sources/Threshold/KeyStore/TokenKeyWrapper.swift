@@ -75,6 +75,8 @@ public final class TokenKeyWrapper: @unchecked Sendable {   // unchecked: the se
     static func loggedInSession(_ token: PKCS11Tokens.Token, pin: SecretBytes?, readWrite: Bool) throws -> PKCS11Session {
         let session = try token.module.openSession(token.slot, readWrite: readWrite)
         guard let pin else { return session }
+        // A locked PIN is not tried at all (some tokens count a try against a locked PIN).
+        if (try? token.module.tokenInfo(token.slot))?.pinLocked == true { throw PKCS11Error.pinLocked }
         do {
             try session.login(pin: pin)
         } catch PKCS11Error.pinIncorrect {
