@@ -6,7 +6,7 @@ import TamgaCore
 /// that never leaves a PKCS#11 token (an HSM; SoftHSM in tests), found by its label. The
 /// token does the cipher (`C_Encrypt`/`C_Decrypt` with `CKM_AES_GCM`): `C_WrapKey` would
 /// leave the unwrapped secret a token object, but the co-signer needs its bytes to seal rows
-/// with OpenSSL, thousands of times a second. SoftHSM 2.6 offers `CKM_AES_KEY_WRAP` only for
+/// with OpenSSL on every request. SoftHSM 2.6 offers `CKM_AES_KEY_WRAP` only for
 /// `C_WrapKey` and no `CKM_AES_KEY_WRAP_PAD`; AES-GCM is offered by SoftHSM and common HSMs.
 ///
 /// Opening logs in with the token's user PIN, once (never retried: a wrong PIN is reported
