@@ -78,12 +78,24 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
             key_id TEXT PRIMARY KEY REFERENCES keys(key_id), secrets BLOB NOT NULL,
             unconfirmed INTEGER NOT NULL DEFAULT 0, attempt BLOB, updated_at INTEGER NOT NULL);
         """,
+        // The server key wrapped by a key on a PKCS#11 token (--server-key pkcs11:LABEL): one
+        // row, so that every instance on this database unwraps the same key (CoSignerStore+ServerKey).
+        """
+        CREATE TABLE server_key (
+            id INTEGER PRIMARY KEY CHECK (id = 1), token_key_label TEXT NOT NULL, wrapped BLOB NOT NULL, created_at INTEGER NOT NULL);
+        """,
     ]
 
     /// Opens the database at `path`; `serverKey` is the 32-byte key sealing the server shares.
-    public init(path: String, serverKey: [UInt8], random: RandomSource = SystemRandom()) throws {
+    public convenience init(path: String, serverKey: [UInt8], random: RandomSource = SystemRandom()) throws {
+        try self.init(database: Database(path: path, migrations: Self.migrations), serverKey: serverKey, random: random)
+    }
+
+    /// A store on a database already opened (and migrated): for a server key that is read from
+    /// the database itself (`sealingKey(in:wrapper:)`).
+    public init(database: Database, serverKey: [UInt8], random: RandomSource = SystemRandom()) throws {
         guard serverKey.count == 32 else { throw ThresholdError.keyStore("the server key must be 32 bytes") }
-        database = try Database(path: path, migrations: Self.migrations)
+        self.database = database
         self.serverKey = serverKey
         self.random = random
     }
