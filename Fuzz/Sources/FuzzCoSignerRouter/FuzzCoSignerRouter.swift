@@ -104,7 +104,8 @@ let rig: Rig = {
             ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex([UInt8](repeating: UInt8(index + 1), count: 32)), "displayText": "fuzz \(index)"]
         } + [["kind": "AUTH", "documentNumber": "38001085718", "rpChallenge": Data(repeating: 9, count: 32).base64EncodedString(), "displayText": "log in"]]
         for body in bodies {
-            let answer = service.handle(HTTPRequest(method: "POST", path: "/v3/rp/session", headers: ["authorization": "Bearer \(rpKey)"],
+            let began = trace ? Date() : nil
+    let answer = service.handle(HTTPRequest(method: "POST", path: "/v3/rp/session", headers: ["authorization": "Bearer \(rpKey)"],
                                                     body: Array(try JSONSerialization.data(withJSONObject: body))))
             guard let object = (try? JSONSerialization.jsonObject(with: Data(answer.body))) as? [String: Any], let id = object["sessionID"] as? String else {
                 throw CoreError.malformedText(field: "fuzz start-up", reason: "no session: \(answer.status) \(String(decoding: answer.body, as: UTF8.self))")
@@ -184,10 +185,11 @@ public func fuzzCoSignerRouter(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CI
         let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
         if parts.count == 2, ["limit", "offset"].contains(String(parts[0])) { query[String(parts[0])] = String(parts[1]) }
     }
+    let began = trace ? Date() : nil
     let answer = service.handle(HTTPRequest(method: method, path: path, headers: headers, body: body, query: query))
     if trace {
         // FUZZ_ROUTER_TRACE=1 ./FuzzCoSignerRouter FILES…: which handler each input reached.
-        FileHandle.standardError.write(Data("route \(method) \(template) -> \(answer.status) \(String(decoding: answer.body.prefix(120), as: UTF8.self))\n".utf8))
+        FileHandle.standardError.write(Data("route \(method) \(template) -> \(answer.status) \(Int(-(began ?? Date()).timeIntervalSinceNow * 1000)) ms \(String(decoding: answer.body.prefix(120), as: UTF8.self))\n".utf8))
     }
     return 0
 }
