@@ -165,6 +165,11 @@ for target in "${TARGETS[@]}"; do
   log=$WORK/$target.log
   runs_flag=()
   [ -n "${FUZZ_RUNS:-}" ] && runs_flag=(-runs="$FUZZ_RUNS")
+  # The co-signer router keeps state between inputs (attestation nonces live 120 s, SQLite's
+  # page cache grows), so libFuzzer's per-input leak check (run whenever an input allocates
+  # more than it frees) fires on nearly every input and makes it 40 times slower (12 against
+  # 480 executions a second, debug). Leaks are still reported when the run ends.
+  [ "$target" = FuzzCoSignerRouter ] && runs_flag+=(-detect_leaks=0)
   if "$BIN/$target" "$WORK/corpus/$target" "${runs_flag[@]}" -max_total_time="$SECONDS_EACH" -timeout="${FUZZ_TIMEOUT:-1}" -rss_limit_mb=2048 -max_len=65536 \
        -artifact_prefix="$WORK/artifacts/$target/" -print_final_stats=1 > "$log" 2>&1; then
     result=ok
