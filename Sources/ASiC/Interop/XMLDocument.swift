@@ -37,6 +37,10 @@ final class XMLDocument: @unchecked Sendable {   // unchecked: read-only after p
     let name: String
 
     init(data: Data, name: String, limits: XMLLimits = .signature) throws {
+        // First: the checks below read the bytes as ASCII markup.
+        if let encoding = XMLLimits.unreadableEncoding(data) {
+            throw ContainerError.malformedXML(file: name, reason: "it is encoded in \(encoding); tamga reads XML in UTF-8, as every signature is written")
+        }
         if Self.contains(data, "<!DOCTYPE") || Self.contains(data, "<!ENTITY") {
             throw ContainerError.malformedXML(file: name, reason: "a DOCTYPE or entity declaration is not allowed")
         }
