@@ -208,6 +208,27 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
 
     private func forgetDigests(of name: String) {
         for algorithm in DigestAlgorithm.allCases { digestCache["\(algorithm.rawValue):\(name)"] = nil }
+        dataRunCache = [:]
+    }
+
+    /// Which data files, in which order, under which hash: a key of `dataRunCache`.
+    private struct DataRun: Hashable {
+        let algorithm: DigestAlgorithm
+        let names: [String]
+    }
+    /// The hasher's state after a run of whole data files from the start of an archive
+    /// time-stamp's input. Every canonicalization and every signature that signs the same
+    /// files in the same order starts with the same bytes, so they share one read of them.
+    private var dataRunCache: [DataRun: StreamingDigest] = [:]
+
+    /// A hasher that has taken `files`' bytes in order (from the cache when it was done before).
+    func hasherAfterDataFiles(_ files: [DataFile], _ algorithm: DigestAlgorithm) throws -> StreamingDigest {
+        let key = DataRun(algorithm: algorithm, names: files.map(\.name))
+        if let cached = dataRunCache[key], let copy = cached.copy() { return copy }
+        let hasher = StreamingDigest(algorithm)
+        for file in files { try read(file) { hasher.update($0) } }
+        if !files.isEmpty, let kept = hasher.copy() { dataRunCache[key] = kept }
+        return hasher
     }
 
     /// A digest remembered from writing or an earlier hash, if any (tests use it).

@@ -51,7 +51,8 @@ struct LongTermValidator {
 
     // swiftlint:disable:next function_body_length
     func check(signature: XMLElement, in document: XMLDocument, signedInfo: XMLElement?, signatureValue: XMLElement?,
-               qualifying: XMLElement?, certificate: Certificate?, helpers: [Certificate], findings: inout FindingList) -> Outcome {
+               qualifying: XMLElement?, certificate: Certificate?, helpers: [Certificate], archiveInputReadable: Bool = true,
+               findings: inout FindingList) -> Outcome {
         let properties = qualifying?.child("UnsignedProperties", in: XMLNamespace.xades)?
             .child("UnsignedSignatureProperties", in: XMLNamespace.xades)
         var outcome = Outcome(profile: SignatureProfile.detect(qualifying), profileLabel: "", signatureTime: nil, timeStampTime: nil)
@@ -97,6 +98,12 @@ struct LongTermValidator {
             // A renewal every few years gives a handful; thousands are an attack on the verifier.
             guard archives.count <= Self.maximumArchiveTimeStamps else {
                 findings.invalid("too-many-timestamps", "\(archives.count) archive time-stamps (at most \(Self.maximumArchiveTimeStamps) are read)")
+                return outcome
+            }
+            // The references were refused unread; their targets are what an archive time-stamp
+            // covers first, so reading them here would undo that bound.
+            guard archiveInputReadable else {
+                findings.invalid("archive-timestamp", "the archive time-stamps were not checked: the signature's references were refused")
                 return outcome
             }
             var progress: [ArchiveTimeStampInput.Progress] = []

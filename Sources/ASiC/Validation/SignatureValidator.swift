@@ -21,6 +21,11 @@ struct SignatureValidator {
 
     static let maximumSignaturesPerFile = 16
     static let maximumReferences = 10_000
+
+    /// References read per signature, here and for an archive time-stamp's input. One per data
+    /// file plus SignedProperties: anything far past that is not a signature of this container,
+    /// and each reference costs a hash or a canonicalization.
+    static func referenceBound(dataFiles: Int) -> Int { min(maximumReferences, dataFiles + 16) }
     /// Certificates read from KeyInfo: the signer and its chain, which is rarely above four.
     static let maximumKeyInfoCertificates = 16
     /// Findings kept per signature; one more says how many were left out.
@@ -145,8 +150,8 @@ struct SignatureValidator {
         }
 
         // --- References: data files and SignedProperties.
-        checkReferences(signedInfo: signedInfo, signature: signature, signedProperties: signedProperties,
-                        document: document, findings: &findings)
+        let referencesRead = checkReferences(signedInfo: signedInfo, signature: signature, signedProperties: signedProperties,
+                                             document: document, findings: &findings)
 
         // --- SignatureValue over canonical SignedInfo, with the KeyInfo key only.
         if let signedInfo, let signatureValueElement, let certificate, let algorithm {
@@ -175,7 +180,7 @@ struct SignatureValidator {
         let helpers = certificateValues(in: qualifying) + keyInfoCertificates.filter { $0 != certificate }
         let longTerm = LongTermValidator(container: container, options: options).check(
             signature: signature, in: document, signedInfo: signedInfo, signatureValue: signatureValueElement,
-            qualifying: qualifying, certificate: certificate, helpers: helpers, findings: &findings)
+            qualifying: qualifying, certificate: certificate, helpers: helpers, archiveInputReadable: referencesRead, findings: &findings)
 
         // --- The certificate: nonRepudiation and a chain to an anchor, at the time-stamp's time
         // and at the certificate's issue date.
@@ -276,16 +281,17 @@ struct SignatureValidator {
         }
     }
 
+    /// - Returns: false when the references were refused unread (too many): an archive
+    ///   time-stamp's input, which reads them again, is then not computed either.
+    @discardableResult
     private func checkReferences(signedInfo: XMLElement?, signature: XMLElement, signedProperties: XMLElement?,
-                                 document: XMLDocument, findings: inout FindingList) {
-        guard let signedInfo else { return }
+                                 document: XMLDocument, findings: inout FindingList) -> Bool {
+        guard let signedInfo else { return false }
         let references = signedInfo.children("Reference", in: XMLNamespace.ds)
-        // One reference per data file plus SignedProperties: anything far past that is not a
-        // signature of this container, and each reference costs a hash or a canonicalization.
-        let bound = min(Self.maximumReferences, container.dataFiles.count + 16)
+        let bound = Self.referenceBound(dataFiles: container.dataFiles.count)
         guard references.count <= bound else {
             findings.invalid("too-many-references", "\(references.count) references for \(container.dataFiles.count) data files (at most \(bound) are read)")
-            return
+            return false
         }
         let files = filesByName
         var signedFiles: [ExactName: Int] = [:]
@@ -351,6 +357,7 @@ struct SignatureValidator {
             default: findings.invalid("duplicate-reference", "\(file.name) is referenced more than once")
             }
         }
+        return true
     }
 
     private func checkSignedPropertiesReference(_ reference: XMLElement, uri: String, digestAlgorithm: DigestAlgorithm, expected: Data,
