@@ -41,6 +41,7 @@ struct TimeMarkValidator {
             findings.invalid("ocsp-missing", "RevocationValues holds no OCSP response")
             return nil
         }
+        guard LongTermValidator.ocspCountWithinBound(values, findings: &findings) else { return nil }
         guard let certificate else { return nil }   // KeyInfo already reported
         let pool = helpers + options.trust.intermediates + options.trust.anchors
         guard let issuer = pool.first(where: { $0.isIssuer(of: certificate) }) else {

@@ -82,6 +82,66 @@ final class LongTermValidationTests: LongTermTestCase {
         XCTAssertEqual(found, ["certificate-revoked"])
     }
 
+    /// The signature time-stamp's genTime, in whole Unix seconds.
+    private func genTime(_ container: Container) throws -> Int {
+        let report = container.validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
+        let text = try XCTUnwrap(report.signatures[0].timeStampTime)
+        let date = try XCTUnwrap(XAdESTime.parse(text), text)
+        return Int(date.timeIntervalSince1970)
+    }
+
+    /// Revoked after the signature time-stamp (the normal case of a certificate revoked after
+    /// signing, answered by a responder asked later): not INVALID, a warning with both times.
+    /// Revoked at genTime itself: INVALID.
+    func testARevocationIsJudgedAgainstTheSignatureTimeStamp() async throws {
+        let container = try await ltContainer()
+        let stamped = try genTime(container)
+        sleep(2)   // producedAt after the revocation, which is after genTime (one-second resolution)
+        let later = try fetchOCSP("ocsp/revoked-at/\(stamped + 1)").base64EncodedString()
+        let edited = try replacing("EncapsulatedOCSPValue", with: later, in: container)
+        let report = edited.validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
+        XCTAssertEqual(report.status, .warning, "\(report.signatures[0].findings)")
+        XCTAssertEqual(report.signatures[0].findings.map(\.code), ["certificate-revoked-after-signing"])
+        let message = try XCTUnwrap(report.signatures[0].findings.first?.message)
+        XCTAssertTrue(message.contains(XSDDateTime.format(Date(timeIntervalSince1970: TimeInterval(stamped + 1)))), message)
+        XCTAssertTrue(message.contains(XSDDateTime.format(Date(timeIntervalSince1970: TimeInterval(stamped)))), message)
+
+        // Beside a good answer it is no conflict.
+        let (status, found) = try codes(editing("EncapsulatedOCSPValue", .addAfter, text: later, in: container))
+        XCTAssertEqual(status, .warning, "\(found)")
+        XCTAssertEqual(found, ["certificate-revoked-after-signing"])
+
+        let atGenTime = try fetchOCSP("ocsp/revoked-at/\(stamped)").base64EncodedString()
+        let (atStatus, atFound) = try codes(replacing("EncapsulatedOCSPValue", with: atGenTime, in: container))
+        XCTAssertEqual(atStatus, .invalid)
+        XCTAssertEqual(atFound, ["certificate-revoked"])
+    }
+
+    /// 2,000 copies of a response: refused unread, with a short message.
+    func testThousandsOfOCSPResponsesAreRefusedUnread() async throws {
+        let container = try await ltContainer()
+        var xml = String(decoding: container.signatures[0].data, as: UTF8.self)
+        guard let start = xml.range(of: "<xades:EncapsulatedOCSPValue"),
+              let end = xml.range(of: "</xades:EncapsulatedOCSPValue>", range: start.upperBound..<xml.endIndex) else {
+            return XCTFail("no EncapsulatedOCSPValue")
+        }
+        let value = String(xml[start.lowerBound..<end.upperBound])
+        xml.replaceSubrange(start.lowerBound..<end.upperBound, with: String(repeating: value, count: 2_000))
+        let report = try Container(openingAt: withSignatureXML(xml, base: container, name: "many-ocsp.asice"))
+            .validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
+        XCTAssertEqual(report.signatures[0].findings.map(\.code), ["too-many-ocsp-responses"])
+        XCTAssertLessThan(report.signatures[0].findings.first?.message.count ?? 0, 200)
+
+        // Within the bound, the same unusable response many times is one reason with its count.
+        let garbage = String(repeating: "<xades:EncapsulatedOCSPValue>AAAA</xades:EncapsulatedOCSPValue>", count: LongTermValidator.maximumOCSPResponses)
+        xml = String(decoding: container.signatures[0].data, as: UTF8.self).replacingOccurrences(of: value, with: garbage)
+        let unusable = try Container(openingAt: withSignatureXML(xml, base: container, name: "garbage-ocsp.asice"))
+            .validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
+        let finding = try XCTUnwrap(unusable.signatures[0].findings.first { $0.code == "ocsp-missing" })
+        XCTAssertTrue(finding.message.contains("\(LongTermValidator.maximumOCSPResponses) × an unreadable"), finding.message)
+        XCTAssertLessThan(finding.message.count, 200, finding.message)
+    }
+
     func testAnUnknownAnswerMakesTheSignatureInvalid() async throws {
         let container = try await ltContainer()
         let unknown = try fetchOCSP("ocsp/unknown")
