@@ -117,6 +117,34 @@ final class LongTermValidationTests: LongTermTestCase {
         XCTAssertEqual(atFound, ["certificate-revoked"])
     }
 
+    /// The same signature in two files, one copy carrying a revoked answer: it counts once,
+    /// and the copy's INVALID verdict is kept whichever file comes first.
+    func testACopyOfASignatureIsJudgedAndTheWorseVerdictKept() async throws {
+        let container = try await ltContainer()
+        let revoked = try replacing("EncapsulatedOCSPValue", with: try fetchOCSP("ocsp/revoked").base64EncodedString(), in: container)
+        for revokedFirst in [false, true] {
+            let out = path("copies-\(revokedFirst).asice")
+            let script = """
+            import sys, zipfile
+            good = zipfile.ZipFile(sys.argv[1]); bad = zipfile.ZipFile(sys.argv[2]); dst = zipfile.ZipFile(sys.argv[3], "w")
+            first, second = (bad, good) if sys.argv[4] == "1" else (good, bad)
+            copy = second.read("META-INF/signatures0.xml")   # before writestr updates good's ZipInfo
+            for info in good.infolist():
+                data = first.read(info.filename) if info.filename == "META-INF/signatures0.xml" else good.read(info.filename)
+                dst.writestr(info, data, compress_type=info.compress_type)
+            dst.writestr("META-INF/signatures1.xml", copy, compress_type=zipfile.ZIP_DEFLATED)
+            dst.close()
+            """
+            let result = try TestEnvironment.run("/usr/bin/python3", ["-c", script, container.path, revoked.path, out, revokedFirst ? "1" : "0"])
+            XCTAssertEqual(result.status, 0, result.error)
+            let report = try Container(openingAt: out).validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
+            XCTAssertEqual(report.signatures.count, 1, "revoked first: \(revokedFirst)")
+            XCTAssertEqual(report.status, .invalid, "revoked first: \(revokedFirst)")
+            XCTAssertEqual(report.signatures.first?.findings.map(\.code), ["certificate-revoked"], "revoked first: \(revokedFirst)")
+            XCTAssertEqual(report.findings.map(\.code), ["duplicate-signature"])
+        }
+    }
+
     /// 2,000 copies of a response: refused unread, with a short message.
     func testThousandsOfOCSPResponsesAreRefusedUnread() async throws {
         let container = try await ltContainer()
