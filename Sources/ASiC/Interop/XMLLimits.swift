@@ -59,8 +59,14 @@ struct XMLLimits: Sendable {
                 }
                 return count
             }
+            guard let base = raw.baseAddress else { return nil }
             while index < count {
-                guard bytes[index] == UInt8(ascii: "<") else { index += 1; continue }
+                // Text between tags is most of a large member: jump to the next `<` with memchr.
+                guard bytes[index] == UInt8(ascii: "<") else {
+                    guard let next = memchr(base + index, Int32(UInt8(ascii: "<")), count - index) else { break }
+                    index = base.distance(to: UnsafeRawPointer(next))
+                    continue
+                }
                 if starts("<!--", at: index) { index = skip(past: "-->", from: index + 4); continue }
                 if starts("<![CDATA[", at: index) { index = skip(past: "]]>", from: index + 9); continue }
                 if starts("<?", at: index) { index = skip(past: "?>", from: index + 2); continue }

@@ -18,10 +18,8 @@ extension Container {
         // not decide whether that is seen.
         var seenValues: [Data: (file: String, index: Int)] = [:]
         for file in signatures {
-            let fileResults = validator.validate(file)
-            let values = validator.signatureValues(in: file)
-            for (index, result) in fileResults.enumerated() {
-                if fileResults.count == values.count, let value = values[index] {
+            for (result, value) in validator.validateWithValues(file) {
+                if let value {
                     if let original = seenValues[value] {
                         let worse = result.status > results[original.index].status
                         findings.warning("duplicate-signature", "\(file.name) repeats the signature in \(original.file) (the same SignatureValue); it counts once"

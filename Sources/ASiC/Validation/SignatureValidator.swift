@@ -35,32 +35,33 @@ struct SignatureValidator {
     private var filesByName: [ExactName: DataFile] { Dictionary(container.dataFiles.map { ($0.name.exact, $0) }, uniquingKeysWith: { a, _ in a }) }
 
     func validate(_ file: SignatureFile) -> [ValidationReport.SignatureResult] {
+        validateWithValues(file).map(\.result)
+    }
+
+    /// Each signature's result with its decoded SignatureValue (nil where there is none or the
+    /// file was refused whole), from one parse of the file: a 16 MB member costs a parse per
+    /// pass, and duplicate detection needs the values of the same signatures.
+    func validateWithValues(_ file: SignatureFile) -> [(result: ValidationReport.SignatureResult, value: Data?)] {
         let document: XMLDocument
         do {
             document = try XMLDocument(data: file.data, name: file.name)
         } catch {
-            return [failure(file, "malformed-xml", "\(error)")]
+            return [(failure(file, "malformed-xml", "\(error)"), nil)]
         }
         guard let root = document.root, root.is("XAdESSignatures", in: XMLNamespace.asic) else {
-            return [failure(file, "wrong-root", "the root element is not asic:XAdESSignatures")]
+            return [(failure(file, "wrong-root", "the root element is not asic:XAdESSignatures"), nil)]
         }
         let signatures = root.children("Signature", in: XMLNamespace.ds)
         guard !signatures.isEmpty, signatures.count == root.children.count else {
-            return [failure(file, "wrong-structure", "asic:XAdESSignatures must hold ds:Signature elements only")]
+            return [(failure(file, "wrong-structure", "asic:XAdESSignatures must hold ds:Signature elements only"), nil)]
         }
         // ASiC-E writes one signature per file; a few are tolerated, thousands are an attack on the validator.
         guard signatures.count <= Self.maximumSignaturesPerFile else {
-            return [failure(file, "too-many-signatures", "\(signatures.count) signatures in one file (at most \(Self.maximumSignaturesPerFile) are read)")]
+            return [(failure(file, "too-many-signatures", "\(signatures.count) signatures in one file (at most \(Self.maximumSignaturesPerFile) are read)"), nil)]
         }
-        return signatures.map { validate($0, in: document, file: file) }
-    }
-
-    /// The decoded SignatureValue of each ds:Signature in `file`, in the order `validate` reports
-    /// them (nil where there is none); empty when the file does not parse.
-    func signatureValues(in file: SignatureFile) -> [Data?] {
-        guard let document = try? XMLDocument(data: file.data, name: file.name), let root = document.root else { return [] }
-        return root.children("Signature", in: XMLNamespace.ds).prefix(Self.maximumSignaturesPerFile).map { signature in
-            signature.child("SignatureValue", in: XMLNamespace.ds).flatMap { XMLBase64.decode($0.text) }
+        return signatures.map { signature in
+            (validate(signature, in: document, file: file),
+             signature.child("SignatureValue", in: XMLNamespace.ds).flatMap { XMLBase64.decode($0.text) })
         }
     }
 
@@ -402,7 +403,7 @@ struct SignatureValidator {
             return
         }
         guard let value = XMLBase64.decode(valueElement.text) else {
-            findings.invalid("signature-value", "SignatureValue is not base64")
+            findings.invalid("signature-value", "SignatureValue is not base64 (or is over \(XMLBase64.maximumBytes >> 20) MB)")
             return
         }
         do {
@@ -531,8 +532,14 @@ struct SignatureValidator {
 /// xsd:base64Binary: base64 with the XML whitespace producers put inside (the reference wraps
 /// at 64 columns); ASCII only.
 enum XMLBase64 {
+    /// The most bytes one value decodes to. The largest a signature carries are time-stamp
+    /// tokens and OCSP responses with their certificates, a few KB; a 16 MB member that is one
+    /// long SignatureValue is refused at its length instead of decoded (twice, for a duplicate
+    /// check) at a cost far out of proportion to its compressed size.
+    static let maximumBytes = 1 << 20
+
     static func decode(_ text: String) -> Data? {
-        (try? Base64.decode(text, ignoringWhitespace: true)).map { Data($0) }
+        (try? Base64.decode(text, ignoringWhitespace: true, maximumCount: maximumBytes)).map { Data($0) }
     }
 }
 

@@ -8,14 +8,17 @@ import TamgaTestSupport
 /// (namespaces, attributes, elements, depth, references, SignedProperties references, archive
 /// time-stamps, OCSP values, signatures) finishes `tamga verify` and `tamga container ls` in
 /// under a second of CPU per MB of input and under 256 MB of RSS. The containers come from
-/// scripts/hostile-containers.py, small; each command runs as a child process and is judged by
+/// scripts/make-costly-containers.py, small; each command runs as a child process and is judged by
 /// its own rusage (wait4), so a loaded machine makes it wait longer but not fail: CPU time,
 /// not wall time.
 final class HostileInputBudgetTests: LongTermTestCase {
     /// CPU seconds allowed per MB of the container file.
     static let secondsPerMB = 1.0
-    /// Absorbs start-up (loading the binary, the trust file) and noise on a loaded CI machine.
-    static let floorSeconds = 0.5
+    /// Absorbs start-up (loading the binary, the trust file) and noise on a loaded CI machine,
+    /// and the one cost that does not follow the compressed size: a container at the XML size
+    /// limits (four 16 MB members of text, 67 KB compressed) inflates and parses 64 MB, about
+    /// 0.3–0.4 s of CPU in a debug build, nearly all of it in zlib and libxml2.
+    static let floorSeconds = 0.75
     static let maximumRSSBytes = 256 << 20
     /// A child still running after this much wall time is killed and fails the test.
     static let wallLimitSeconds = 120.0
@@ -61,10 +64,10 @@ final class HostileInputBudgetTests: LongTermTestCase {
     func testEveryHostileContainerStaysWithinTheWorkBudget() async throws {
         let base = try await ltContainer(profile: .LTA, name: "base.asice")
         let out = folder.appendingPathComponent("hostile").path
-        let generated = try TestEnvironment.run("/usr/bin/python3", [TestEnvironment.script("hostile-containers.py"), base.path, out])
+        let generated = try TestEnvironment.run("/usr/bin/python3", [TestEnvironment.script("make-costly-containers.py"), base.path, out])
         XCTAssertEqual(generated.status, 0, generated.error)
         let names = try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasSuffix(".asice") }.sorted()
-        XCTAssertGreaterThanOrEqual(names.count, 16, "\(names)")
+        XCTAssertGreaterThanOrEqual(names.count, 17, "\(names)")
         let tamga = TestEnvironment.productsDirectory.appendingPathComponent("tamga").path
         let trust = TestEnvironment.pki("chain.pem")
         var table: [String] = []

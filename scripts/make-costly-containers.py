@@ -6,7 +6,7 @@ ArchiveTimeStamp or OCSP response. HostileInputBudgetTests runs `tamga verify` a
 `tamga container ls` on each and holds them to the budget (CPU time of the child per MB of
 input, maximum RSS).
 
-usage: hostile-containers.py BASE.asice OUT-DIR
+usage: make-costly-containers.py BASE.asice OUT-DIR
 """
 import os
 import re
@@ -57,7 +57,7 @@ def repeat(xml, pattern, copies):
     """`xml` with the first match of `pattern` repeated `copies` times."""
     m = re.search(pattern, xml, re.S)
     if not m:
-        sys.exit("hostile-containers.py: no %s in the base signature" % pattern)
+        sys.exit("make-costly-containers.py: no %s in the base signature" % pattern)
     return xml[:m.start()] + m.group(0) * copies + xml[m.end():]
 
 
@@ -110,6 +110,11 @@ def main():
     plain("attributes.asice", ROOT + "><ds:Signature" + "".join(" a%d='1'" % i for i in range(200000)) + "/></asic:XAdESSignatures>")
     plain("elements.asice", ROOT + "><ds:Signature>" + "<a/>" * 4000000 + "</ds:Signature></asic:XAdESSignatures>")
     plain("depth.asice", ROOT + ">" + "<a>" * 100000 + "</a>" * 100000 + "</asic:XAdESSignatures>")
+    # Members at the size limits (16 MB each, 64 MB in all) that are one long text, a few KB
+    # each compressed: everything that reads the text is paid per inflated byte.
+    write(os.path.join(out, "large-members.asice"), small,
+          [("META-INF/signatures%d.xml" % i, (ROOT + "><ds:Signature><ds:SignatureValue>" + "A" * ((16 << 20) - 400)
+            + "</ds:SignatureValue></ds:Signature></asic:XAdESSignatures>").encode()) for i in range(4)])
     # References to one large, well compressed data file, with a copied archive time-stamp
     # token (the audit's 11 s case), past the bound and below it.
     zeros = [("a.bin", bytes(8 << 20))]
