@@ -115,6 +115,16 @@ enum ArchiveTimeStampInput {
             if case .file(let file) = target { file } else { nil }
         }
         let hasher = try container.hasherAfterDataFiles(run, algorithm)
+        // The elements referenced, found in one walk of the document (a walk per reference
+        // would cost references × elements), first match per Id as before.
+        var wanted: Set<String> = []
+        for target in targets { if case .element(let id) = target { wanted.insert(id) } }
+        var byID: [String: XMLElement] = [:]
+        if !wanted.isEmpty {
+            document.root?.walk { element in
+                if let id = element.attribute("Id"), wanted.contains(id), byID[id] == nil { byID[id] = element }
+            }
+        }
         // Each distinct element is canonicalized once, however often it is referenced.
         var canonical: [String: Data] = [:]
         for target in targets.dropFirst(run.count) {
@@ -126,7 +136,7 @@ enum ArchiveTimeStampInput {
                     hasher.update(known)
                     continue
                 }
-                guard let element = document.elements(withID: id).first else {
+                guard let element = byID[id] else {
                     throw ContainerError.malformedXML(file: document.name, reason: "reference #\(id) points at nothing")
                 }
                 let bytes = try document.canonicalize(element, method)
