@@ -17,6 +17,8 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
     static let xmlEntryLimit: UInt64 = 16 << 20
     /// Limits on signature files, which are held in memory: count and total size.
     static let maximumSignatureFiles = 1_000
+    /// Signatures verified per container (each file may hold up to 16).
+    static let maximumSignatures = 1_000
     static let signatureBytesLimit = 64 << 20
 
     /// Where the container lives (or will be written by `save()`).

@@ -17,8 +17,16 @@ extension Container {
         // may differ (a revoked OCSP response added to it), and which file comes first must
         // not decide whether that is seen.
         var seenValues: [Data: (file: String, index: Int)] = [:]
+        var judged = 0
         for file in signatures {
+            // 1,000 files of 16 signatures each would be 16,000 full verifications; no real
+            // container comes near the bound, so past it the rest are refused unread.
+            guard judged < Container.maximumSignatures else {
+                findings.invalid("too-many-signatures", "more than \(Container.maximumSignatures) signatures in the container; those in \(file.name) and after it were not checked")
+                break
+            }
             for (result, value) in validator.validateWithValues(file) {
+                judged += 1
                 if let value {
                     if let original = seenValues[value] {
                         let worse = result.status > results[original.index].status

@@ -14,6 +14,30 @@ final class ValidatorLimitsTests: ContainerTestCase {
         XCTAssertEqual(report.signatures[0].findings.map(\.code), ["too-many-signatures"])
     }
 
+    /// 16 signatures in each of 70 files: past 1,000 in the container the rest are not checked.
+    func testThousandsOfSignaturesAcrossFilesAreNotEachChecked() async throws {
+        let base = try await signedContainer()
+        let xml = "<asic:XAdESSignatures xmlns:asic=\"http://uri.etsi.org/02918/v1.2.1#\" xmlns:ds=\"http://www.w3.org/2000/09/xmldsig#\">"
+            + String(repeating: "<ds:Signature><ds:SignedInfo/></ds:Signature>", count: SignatureValidator.maximumSignaturesPerFile) + "</asic:XAdESSignatures>"
+        let out = path("many-files.asice")
+        let script = """
+        import sys, zipfile
+        src = zipfile.ZipFile(sys.argv[1]); dst = zipfile.ZipFile(sys.argv[2], "w"); xml = sys.stdin.buffer.read()
+        for info in src.infolist():
+            if not info.filename.startswith("META-INF/signatures"): dst.writestr(info, src.read(info.filename), compress_type=info.compress_type)
+        for i in range(70): dst.writestr("META-INF/signatures%d.xml" % i, xml, compress_type=zipfile.ZIP_DEFLATED)
+        dst.close()
+        """
+        let result = try TestEnvironment.run("/usr/bin/python3", ["-c", script, base.path, out], input: Data(xml.utf8))
+        XCTAssertEqual(result.status, 0, result.error)
+        let report = try validate(Container(openingAt: out))
+        // Whole files are checked until the bound is reached: at most one file's worth past it.
+        XCTAssertGreaterThanOrEqual(report.signatures.count, Container.maximumSignatures)
+        XCTAssertLessThan(report.signatures.count, Container.maximumSignatures + SignatureValidator.maximumSignaturesPerFile)
+        XCTAssertEqual(report.findings.map(\.code), ["too-many-signatures"])
+        XCTAssertEqual(report.status, .invalid)
+    }
+
     func testFindingsPerSignatureAreCapped() async throws {
         let base = try await signedContainer()
         let xml = "<asic:XAdESSignatures xmlns:asic=\"http://uri.etsi.org/02918/v1.2.1#\" xmlns:ds=\"http://www.w3.org/2000/09/xmldsig#\" xmlns:xades=\"http://uri.etsi.org/01903/v1.3.2#\"><ds:Signature><ds:SignedInfo/>"
