@@ -41,6 +41,7 @@ struct TimeMarkValidator {
             findings.invalid("ocsp-missing", "RevocationValues holds no OCSP response")
             return (nil, false)
         }
+        guard LongTermValidator.ocspCountWithinBound(values, findings: &findings) else { return (nil, false) }
         guard let certificate else { return (nil, false) }   // KeyInfo already reported
         let pool = helpers + options.issuerCandidates
         guard let issuer = pool.first(where: { $0.isIssuer(of: certificate) }) else {
