@@ -3,10 +3,13 @@ import FuzzSupport
 import Threshold
 
 /// The threshold protocol's JSON messages: any bytes as a JSON object, through every decoder
-/// (the first byte picks which, so each gets whole objects to chew on).
+/// (the first byte picks which, so each gets whole objects to chew on); and the same bytes as
+/// the co-signer's wrapped server key (`TokenKeyWrapper.parse`).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzWireMessages(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = FuzzSupport.bytes(data, size)
+    // The co-signer's token-wrapped server key as its database holds it (any bytes a row may hold).
+    _ = TokenKeyWrapper.parse(bytes)
     guard let selector = bytes.first,
           let json = (try? JSONSerialization.jsonObject(with: Data(bytes.dropFirst()))) as? [String: Any] else { return 0 }
     let object = json.compactMapValues { $0 as? String }

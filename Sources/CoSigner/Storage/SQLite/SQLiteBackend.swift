@@ -37,13 +37,18 @@ final class SQLiteBackend: DatabaseBackend, @unchecked Sendable {   // unchecked
         guard version <= migrations.count else {
             throw DatabaseError(code: 0, message: "the database has schema version \(version), newer than this program's \(migrations.count)", kind: .schemaNewer)
         }
+        var applied = 0
         for (index, migration) in migrations.enumerated().dropFirst(version) {
             try transaction {
+                // Read again under the write lock: another instance starting on the same new
+                // database at the same moment may have applied this migration meanwhile.
+                guard try schemaVersion() == index else { return }
                 try executeScript(migration.sqlite)
                 _ = try execute("PRAGMA user_version = \(index + 1)", [])
+                applied += 1
             }
         }
-        return migrations.count - version
+        return applied
     }
 
     func schemaVersion() throws -> Int { Int(try query("PRAGMA user_version", []).first?.first?.integer ?? 0) }
