@@ -1,3 +1,4 @@
+@testable import CoSigner
 import Foundation
 @testable import TamgaCLI
 import TamgaTestSupport
@@ -16,13 +17,14 @@ final class CoSignerPostgreSQLCommandTests: XCTestCase {
         let folder = try TestEnvironment.temporaryFolder("cosigner-pg-cli")
         defer { TestEnvironment.removeFolder(folder) }
         let key = folder.appendingPathComponent("server.key").path
+        let count = CoSignerStore.migrations.count
 
         let (migrated, out, err) = await runTamgaInProcess(["cosigner", "migrate", "--db", secretURL])
         XCTAssertEqual(migrated, .success, err)
-        XCTAssertTrue(out.contains("schema version 7 (7 migrations applied): postgresql://postgres:***@/\(name)"), out)
+        XCTAssertTrue(out.contains("schema version \(count) (\(count) migrations applied): postgresql://postgres:***@/\(name)"), out)
         let (_, again, _) = await runTamgaInProcess(["cosigner", "migrate", "--db", secretURL, "--json"])
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(again.utf8)) as? [String: Any], again)
-        XCTAssertEqual(json["schemaVersion"] as? Int, 7)
+        XCTAssertEqual(json["schemaVersion"] as? Int, count)
         XCTAssertEqual(json["applied"] as? Int, 0)
         XCTAssertFalse((out + err + again).contains("s3cret-pw"))
 
@@ -54,7 +56,7 @@ final class CoSignerPostgreSQLCommandTests: XCTestCase {
         XCTAssertTrue(newerOutput.contains("\"database-schema-newer\""), newerOutput + newerError)
         let refused = try TestEnvironment.run(binary, ["cosigner", "serve", "--db", secretURL, "--key", key])
         XCTAssertEqual(refused.status, ExitCode.inputRejected.rawValue, refused.error)
-        XCTAssertTrue(refused.error.contains("schema version 99, newer than this program's 7"), refused.error)
+        XCTAssertTrue(refused.error.contains("schema version 99, newer than this program's \(count)"), refused.error)
         XCTAssertEqual(try rig.psql(name, "SELECT version FROM tamga_schema"), "99")
 
         // An unreachable database: a service failure that says so, without the password.
