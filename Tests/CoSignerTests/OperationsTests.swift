@@ -7,7 +7,7 @@ import XCTest
 
 /// What an operator and a load balancer see: `/v3/health`, `/v3/ready`, and `/metrics`, asked
 /// with curl of a co-signer on loopback with a real SQLite file.
-final class OperationsEndpointTests: CoSignerHTTPTestCase {
+class OperationsEndpointTests: CoSignerHTTPTestCase {
     var metrics: CoSignerMetrics!
 
     override func setUpWithError() throws {
@@ -46,8 +46,8 @@ final class OperationsEndpointTests: CoSignerHTTPTestCase {
 
         // A newer co-signer migrated the shared database: this one must stop taking requests
         // (503 with the API's error shape), while it still lives.
-        let path = folder.appendingPathComponent("cosigner.db").path
-        _ = try Database(path: path, migrations: Array(repeating: "SELECT 1;", count: current + 1))
+        // (The store's own location: a file, or on PostgreSQL the URI, which has no password here.)
+        _ = try Database(url: service.store.database.path, migrations: Array(repeating: "SELECT 1;", count: current + 1))
         let stale = try get("/v3/ready")
         XCTAssertEqual(stale.status, 503, stale.body)
         XCTAssertTrue(stale.contentType.hasPrefix("application/json"), stale.contentType)

@@ -43,6 +43,16 @@ final class PostgreSQLPINHardeningTests: PINHardeningTests {
     override func testWrongPINTriesAreRateLimitedPerKey() async throws { try await super.testWrongPINTriesAreRateLimitedPerKey() }
 }
 
+/// `/v3/health`, `/v3/ready` (a schema migrated past this program's answers 503) and the
+/// metrics' database counts, on PostgreSQL.
+final class PostgreSQLOperationsEndpointTests: OperationsEndpointTests {
+    override class var storeKind: TestStoreKind { .postgresql }
+    override func testHealthIsLiveAndReadyFollowsTheDatabaseSchema() throws { try super.testHealthIsLiveAndReadyFollowsTheDatabaseSchema() }
+    override func testMetricsAreValidPrometheusTextWithRoutePatternsAndDatabaseCounts() async throws { try await super.testMetricsAreValidPrometheusTextWithRoutePatternsAndDatabaseCounts() }
+    override func testConcurrentRequestsAreEachCountedOnce() async throws { try await super.testConcurrentRequestsAreEachCountedOnce() }
+    override func testMetricsAreOffUnlessAskedFor() throws { try super.testMetricsAreOffUnlessAskedFor() }
+}
+
 /// Eight clients signing at once through the pool of connections, serializable transactions and
 /// all: every signature verifies and none is lost or answered 503 (200 of them here: the SQLite
 /// run's 500 add nothing on this path but time).
@@ -57,12 +67,12 @@ final class PostgreSQLCoSignerLoadTests: CoSignerLoadTests {
 final class BothStoresCoverageTests: XCTestCase {
     func testEveryTestRunsOnBothStores() throws {
         let folder = TestEnvironment.repository.appendingPathComponent("Tests/CoSignerTests")
-        let sources = try ["CoSignerServiceTests.swift", "PINHardeningTests.swift"].map {
+        let sources = try ["CoSignerServiceTests.swift", "PINHardeningTests.swift", "OperationsTests.swift"].map {
             try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8)
         }.joined(separator: "\n")
         let mirror = try String(contentsOf: folder.appendingPathComponent("PostgreSQLStoreTests.swift"), encoding: .utf8)
         let mirrored = Self.classBodies(mirror, prefix: "final class PostgreSQL")
-        XCTAssertEqual(mirrored.count, 6)
+        XCTAssertEqual(mirrored.count, 7)
         for (name, body) in mirrored {
             let base = String(name.dropFirst("PostgreSQL".count))
             let original = try XCTUnwrap(Self.classBodies(sources, prefix: "class ")[base], "no class \(base)")
