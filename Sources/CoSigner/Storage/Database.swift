@@ -155,3 +155,9 @@ public final class Database: @unchecked Sendable {   // unchecked: `lock` guards
         }
     }
 }
+
+extension DatabaseError {
+    /// A UNIQUE, CHECK or foreign-key constraint refused the statement (SQLITE_CONSTRAINT):
+    /// for a compare-and-set, another writer got there first.
+    public var isConstraintViolation: Bool { code == 19 }
+}
