@@ -3,10 +3,18 @@ import FuzzSupport
 import Threshold
 
 /// The threshold protocol's JSON messages: any bytes as a JSON object, through every decoder
-/// (the first byte picks which, so each gets whole objects to chew on).
+/// (the first byte picks which, so each gets whole objects to chew on); and the co-signer's
+/// stored session and enrollment states (first byte 0xFF).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzWireMessages(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = FuzzSupport.bytes(data, size)
+    // Selector 0xFF: the rest is a co-signer's stored session or enrollment state (the bytes a
+    // database row opens to), through both binary decoders.
+    if bytes.first == 0xFF {
+        _ = try? SigningSessionState(storageBytes: Array(bytes.dropFirst()))
+        _ = try? PendingEnrollment(storageBytes: Array(bytes.dropFirst()))
+        return 0
+    }
     guard let selector = bytes.first,
           let json = (try? JSONSerialization.jsonObject(with: Data(bytes.dropFirst()))) as? [String: Any] else { return 0 }
     let object = json.compactMapValues { $0 as? String }
