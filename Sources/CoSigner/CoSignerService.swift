@@ -62,7 +62,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         self.sessionLifetime = sessionLifetime
         self.certificateAuthority = certificateAuthority
         self.requireAttestation = requireAttestation
-        nonces = AttestationNonces(random: random)
+        nonces = AttestationNonces(serverKey: store.serverKey, database: store.database, random: random)
     }
 
     struct Failure: Error {
@@ -174,7 +174,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
                                subjectPublicKeyInfo: Data(deviceKey)) else {
             throw Failure(status: 401, code: "bad-attestation", message: "X-Attestation does not verify under this device's key; enroll this device again if its key was lost")
         }
-        guard nonces.consume(nonce, device: device) else {
+        guard try nonces.consume(nonce, device: device) else {
             throw Failure(status: 401, code: "stale-attestation-nonce", message: "the attestation nonce is unknown, used or expired; fetch one from GET /v3/attestation/challenge")
         }
     }
