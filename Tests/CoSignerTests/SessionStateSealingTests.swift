@@ -102,4 +102,52 @@ final class SessionStateSealingTests: CoSignerHTTPTestCase {
         XCTAssertEqual(try row(id).state, "COMPLETE")
         XCTAssertNil(try row(id).sealed)
     }
+
+    /// A pending enrollment lives in the database (sealed): a replayed init is refused, complete
+    /// uses it once (a second complete is refused) and leaves no x2 in the row; a pending
+    /// enrollment whose sealed bytes were moved to another client nonce's row does not open.
+    func testAPendingEnrollmentIsUsedOnceAndKeepsNoSecret() async throws {
+        let device = try newDevice()
+        let client = ThresholdClient(server: URL(string: base)!, transport: transport, attestation: device)
+        func begin(_ code: String) async throws -> (ClientEnrollment, ThresholdMessage.EnrollInitResponse) {
+            let enrollment = try ClientEnrollment(pid: Transcript.taggedHash("device", [Array(code.utf8)]))
+            let answer = try await client.call("POST", "v3/enrollment/init", ["code": code, "role": "sign", "message": WireFormat.encode(enrollment.initRequest)])
+            let m1 = try XCTUnwrap(answer["message"] as? [String: Any])
+            return (enrollment, try WireFormat.decodeEnrollInitResponse(m1.compactMapValues { $0 as? String }, m1.compactMapValues { $0 as? [String] }))
+        }
+        func complete(_ code: String, _ enrollment: ClientEnrollment, _ response: ThresholdMessage.EnrollInitResponse) async throws -> [String: Any] {
+            let (object, lists) = try WireFormat.encode(enrollment.complete(response))
+            return try await client.call("POST", "v3/enrollment/complete", ["code": code, "role": "sign", "clientNonce": WireFormat.hex(enrollment.initRequest.clientNonce),
+                                                                           "deviceKey": WireFormat.hex(Array(device.key.subjectPublicKeyInfo)), "message": message(object, lists)])
+        }
+        func pending(_ enrollment: ClientEnrollment) throws -> [SQLValue]? {
+            try service.store.database.query("SELECT state, pending FROM enrollments WHERE client_nonce = ?", [.text(WireFormat.hex(enrollment.initRequest.clientNonce))]).first
+        }
+        let code = try service.store.issueEnrollmentCode(documentNumber: "38001085718")
+        let (enrollment, response) = try await begin(code)
+        XCTAssertEqual(try pending(enrollment)?[0], .text("INITIALISED"))
+        let replayed = await refusal { _ = try await client.call("POST", "v3/enrollment/init", ["code": code, "role": "sign", "message": WireFormat.encode(enrollment.initRequest)]) }
+        XCTAssertEqual(replayed?.0, 422, "a replayed init")
+
+        // Another enrollment's sealed state moved into this one's row does not open.
+        let code2 = try service.store.issueEnrollmentCode(documentNumber: "49001010000")
+        let (other, otherResponse) = try await begin(code2)
+        let own = try XCTUnwrap(try pending(enrollment)?[1].blob)
+        try service.store.database.execute("UPDATE enrollments SET pending = ? WHERE client_nonce = ?",
+                                           [.blob(XCTUnwrap(try pending(other)?[1].blob)), .text(WireFormat.hex(enrollment.initRequest.clientNonce))])
+        let moved = await refusal { _ = try await complete(code, enrollment, response) }
+        XCTAssertEqual(moved?.0, 422, "a moved pending enrollment")
+        XCTAssertNotEqual(own, try pending(other)?[1].blob)
+
+        let (object, lists) = try WireFormat.encode(other.complete(otherResponse))
+        let request: [String: Any] = ["code": code2, "clientNonce": WireFormat.hex(other.initRequest.clientNonce),
+                                      "deviceKey": WireFormat.hex(Array(device.key.subjectPublicKeyInfo)), "message": message(object, lists)]
+        let answer = try await client.call("POST", "v3/enrollment/complete", request.merging(["role": "sign"]) { $1 })
+        XCTAssertNotNil(answer["deviceToken"])
+        XCTAssertEqual(try pending(other)?[0], .text("CONSUMED"))
+        XCTAssertEqual(try pending(other)?[1], .null, "no x2 kept after complete")
+        // The code may still enroll an auth key: the refusal is the pending enrollment's, used up.
+        let again = await refusal { _ = try await client.call("POST", "v3/enrollment/complete", request.merging(["role": "auth"]) { $1 }) }
+        XCTAssertEqual(again?.0, 422, "a pending enrollment completes once")
+    }
 }
