@@ -16,8 +16,13 @@ public struct ServerKeyShare: Sendable {
 /// The server party (P2): enrollment and signing as explicit state machines over message
 /// values. Sessions are single-use; one signing session per key at a time; a second `prove`
 /// is refused (never a second c3 for one k2); `k2` lives only in the session and is dropped
-/// after `prove`. Storage of shares and sessions belongs to the co-signer service; this type
-/// keeps them in memory, behind a lock.
+/// after `prove`.
+/// Two ways to drive it: the stateless steps (`beginEnrollment`/`completeEnrollment`,
+/// `commitSigning`/`checkProve`/`serverCiphertext`/`checkFinish`) hand the state back to the
+/// caller — the co-signer service seals it into the database and moves it with
+/// compare-and-set updates, so any instance continues any session — and the in-memory methods
+/// (`enrollInit`, `signCommit`, …) keep it here, behind a lock, for a single process (the
+/// protocol's own tests and golden vectors).
 public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` guards every mutable field
     public let pid: [UInt8]
     let ringPedersen: RingPedersenSecret
