@@ -14,6 +14,8 @@ MANDIR ?= $(PREFIX)/share/man/man1
 DOCDIR ?= $(PREFIX)/share/doc/tamga
 # Packaged rules live under /lib/udev (PREFIX=/usr); an administrator's under /etc/udev.
 UDEVDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/udev/rules.d,/etc/udev/rules.d)
+# The co-signer's systemd unit (installed, not enabled).
+SYSTEMDUNITDIR ?= /lib/systemd/system
 # make install CONFIGURATION=debug installs the debug build (the install check in make test).
 CONFIGURATION ?= release
 BUILD_FLAGS = $(if $(filter debug,$(CONFIGURATION)),,$(RELEASE))
@@ -22,7 +24,7 @@ BUILD_FLAGS = $(if $(filter debug,$(CONFIGURATION)),,$(RELEASE))
 # (the independent verifiers the tests run: openssl, xmlsec1, pyasice's Python stack).
 BUILD_PACKAGES := pkg-config libssl-dev libxml2-dev zlib1g-dev libpcsclite-dev libp11-kit-dev libgmp-dev libsqlite3-dev libmicrohttpd-dev openssl
 CHECK_PACKAGES := xmlsec1 curl openssl iproute2 faketime pcscd vsmartcard-vpcd softhsm2 opensc gnutls-bin python3 python3-venv python3-lxml python3-cryptography python3-pyscard python3-asn1crypto python3-oscrypto \
-                  util-linux groff-base
+                  util-linux groff-base haproxy systemd
 BENCH_PACKAGES := time zip coreutils opensc pcsc-tools gcc softhsm2
 
 .PHONY: demo test build release deps test-deps bench vectors clean install uninstall fuzz
@@ -70,12 +72,16 @@ vectors: deps
 	TAMGA_REGENERATE_VECTORS=1 $(SWIFT) test --skip-build --disable-swift-testing --filter GoldenVectorTests/testRecordedTranscriptReplaysByteForByte
 	TAMGA_REGENERATE_VECTORS=1 $(SWIFT) test --skip-build --disable-swift-testing --filter PrimitiveVectorTests
 
-# The tamga binary, the udev rules (udev/README.md: when they are needed), the manual page made
+# The tamga binary, the udev rules (udev/README.md: when they are needed), the co-signer's
+# systemd unit (README: "Running the co-signer as a service"), the manual page made
 # from the built-in help (tamga help --man), and the reference documents.
 install: deps
 	$(SWIFT) build $(BUILD_FLAGS) --product tamga
 	install -D -m 0755 "$$($(SWIFT) build $(BUILD_FLAGS) --show-bin-path)/tamga" "$(DESTDIR)$(BINDIR)/tamga"
 	install -D -m 0644 udev/60-tamga-tokens.rules "$(DESTDIR)$(UDEVDIR)/60-tamga-tokens.rules"
+	install -d -m 0755 "$(DESTDIR)$(SYSTEMDUNITDIR)"
+	sed 's|/usr/bin/tamga|$(BINDIR)/tamga|' systemd/tamga-cosigner.service > "$(DESTDIR)$(SYSTEMDUNITDIR)/tamga-cosigner.service"
+	chmod 0644 "$(DESTDIR)$(SYSTEMDUNITDIR)/tamga-cosigner.service"
 	install -d -m 0755 "$(DESTDIR)$(MANDIR)" "$(DESTDIR)$(DOCDIR)"
 	"$$($(SWIFT) build $(BUILD_FLAGS) --show-bin-path)/tamga" help --man > "$(DESTDIR)$(MANDIR)/tamga.1"
 	chmod 0644 "$(DESTDIR)$(MANDIR)/tamga.1"
@@ -84,7 +90,7 @@ install: deps
 	@if [ -z "$(DESTDIR)" ]; then echo "installed. For the udev rules to apply now: udevadm control --reload && udevadm trigger --subsystem-match=usb --action=change"; fi
 
 uninstall:
-	rm -f "$(DESTDIR)$(BINDIR)/tamga" "$(DESTDIR)$(UDEVDIR)/60-tamga-tokens.rules" "$(DESTDIR)$(MANDIR)/tamga.1"
+	rm -f "$(DESTDIR)$(BINDIR)/tamga" "$(DESTDIR)$(UDEVDIR)/60-tamga-tokens.rules" "$(DESTDIR)$(MANDIR)/tamga.1" "$(DESTDIR)$(SYSTEMDUNITDIR)/tamga-cosigner.service"
 	rm -f "$(DESTDIR)$(DOCDIR)/README.md" "$(DESTDIR)$(DOCDIR)/cli.md" "$(DESTDIR)$(DOCDIR)/cosigner-api.md" "$(DESTDIR)$(DOCDIR)/udev.md"
 	-rmdir "$(DESTDIR)$(DOCDIR)" 2>/dev/null
 

@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(name: "TamgaCoreTests", dependencies: ["TamgaCore", "TamgaTestSupport"]),
         .testTarget(name: "ASiCTests", dependencies: ["ASiC", "TamgaCore", "TamgaTestSupport"]),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "TamgaTestSupport"]),
-        .testTarget(name: "CoSignerTests", dependencies: ["CoSigner", "Threshold", "TamgaCore", "ASiC", "TamgaTestSupport"]),
+        .testTarget(name: "CoSignerTests", dependencies: ["CoSigner", "Threshold", "TamgaCore", "ASiC", "TamgaTestSupport", "PKCS11"]),
         .testTarget(name: "ThresholdTests", dependencies: ["Threshold", "TamgaCore", "PKCS11", "TamgaTestSupport"]),
         .testTarget(name: "PKCS11Tests", dependencies: ["PKCS11", "TamgaCore", "ASiC", "TamgaTestSupport"]),
         .testTarget(name: "IDCardTests", dependencies: ["IDCard", "PCSC", "TamgaCore", "ASiC", "TamgaTestSupport"]),

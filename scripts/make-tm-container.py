@@ -29,6 +29,9 @@ usage: make-tm-container.py --pki DIR --ocsp URL [--ocsp URL]... --out FILE.asic
   --timestamp URL     also add a SignatureTimeStamp from this RFC 3161 TSA (over the canonical
                       SignatureValue, as for LT): the same signature as an LT one, for comparing
                       the two judgements (e.g. a signer that expired before genTime)
+  --signing-cert-path P  none (one Cert, default), after (the issuing CA's Cert after the
+                      signer's, as other EU tools write the path) or before (the CA's first)
+  --no-ca-cert        leave the issuing CA out of CertificateValues (the verifier must find it)
 
 Prints the signature's Id and the nonce it asked for (hex) on stdout.
 """
@@ -39,6 +42,7 @@ import hashlib
 import sys
 import urllib.request
 import zipfile
+from xml.sax import saxutils
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -89,6 +93,17 @@ def load(pki, name):
 def signature_xml(cert, issuer, a):
     der = cert.public_bytes(serialization.Encoding.DER)
     now = datetime.datetime.utcnow().replace(microsecond=0).isoformat() + "Z"
+
+    def cert_xml(c):
+        c_der = c.public_bytes(serialization.Encoding.DER)
+        return ("<xades:Cert><xades:CertDigest><ds:DigestMethod Algorithm=\"%s\"/><ds:DigestValue>%s</ds:DigestValue></xades:CertDigest>"
+                "<xades:IssuerSerial><ds:X509IssuerName>%s</ds:X509IssuerName><ds:X509SerialNumber>%d</ds:X509SerialNumber>"
+                "</xades:IssuerSerial></xades:Cert>") % (SHA256_URI, b64(hashlib.sha256(c_der).digest()),
+                                                         saxutils.escape(c.issuer.rfc4514_string()), c.serial_number)
+    # XAdES lets SigningCertificate name the signer's path: --signing-cert-path adds the issuing
+    # CA's Cert after the signer's ("after", as other EU tools write it) or before it ("before").
+    signing_certs = {"none": cert_xml(cert), "after": cert_xml(cert) + cert_xml(issuer),
+                     "before": cert_xml(issuer) + cert_xml(cert)}[a.signing_cert_path]
     policy = ""
     if a.policy != "none":
         qualifier = "" if a.no_qualifier else ' Qualifier="OIDAsURN"'
@@ -115,10 +130,7 @@ def signature_xml(cert, issuer, a):
             "<ds:Object><xades:QualifyingProperties Target=\"#S0\">"
             "<xades:SignedProperties Id=\"S0-SignedProperties\"><xades:SignedSignatureProperties>"
             "<xades:SigningTime>%(now)s</xades:SigningTime>"
-            "<xades:SigningCertificate><xades:Cert><xades:CertDigest><ds:DigestMethod Algorithm=\"%(sha)s\"/>"
-            "<ds:DigestValue>%(cert_digest)s</ds:DigestValue></xades:CertDigest>"
-            "<xades:IssuerSerial><ds:X509IssuerName>%(issuer)s</ds:X509IssuerName>"
-            "<ds:X509SerialNumber>%(serial)d</ds:X509SerialNumber></xades:IssuerSerial></xades:Cert></xades:SigningCertificate>"
+            "<xades:SigningCertificate>%(signing_certs)s</xades:SigningCertificate>"
             "%(policy)s</xades:SignedSignatureProperties>"
             "<xades:SignedDataObjectProperties><xades:DataObjectFormat ObjectReference=\"#S0-RefId0\">"
             "<xades:MimeType>text/plain</xades:MimeType></xades:DataObjectFormat></xades:SignedDataObjectProperties>"
@@ -131,7 +143,7 @@ def signature_xml(cert, issuer, a):
         **NS, "c14n": C14N11, "sha": SHA256_URI, "name": DATA_NAME, "data_digest": b64(hashlib.sha256(DATA).digest()),
         "cert": b64(der), "now": now, "cert_digest": b64(hashlib.sha256(der).digest()),
         "issuer": cert.issuer.rfc4514_string(), "serial": cert.serial_number, "policy": policy,
-        "ca": b64(issuer.public_bytes(serialization.Encoding.DER))}
+        "ca": b64(issuer.public_bytes(serialization.Encoding.DER)), "signing_certs": signing_certs}
 
 
 def nonce_extension_value(signature_value, a):
@@ -207,6 +219,8 @@ def main():
     ap.add_argument("--spuri", default="https://www.sk.ee/repository/bdoc-spec21.pdf")
     ap.add_argument("--archive-garbage", action="store_true")
     ap.add_argument("--timestamp")
+    ap.add_argument("--signing-cert-path", default="none", choices=["none", "after", "before"])
+    ap.add_argument("--no-ca-cert", action="store_true", help="leave the issuing CA out of CertificateValues")
     a = ap.parse_args()
 
     cert, key = load(a.pki, a.signer)
@@ -231,6 +245,10 @@ def main():
         etree.SubElement(stamp, "{%s}CanonicalizationMethod" % NS["ds"], Algorithm=C14N11)
         etree.SubElement(stamp, "{%s}EncapsulatedTimeStamp" % NS["xades"]).text = b64(token)
         q(".//xades:UnsignedSignatureProperties").insert(0, stamp)
+    if a.no_ca_cert:
+        # Unsigned, so leaving it out changes no signature: the verifier must find the CA itself.
+        values_element = q(".//xades:CertificateValues")
+        values_element.getparent().remove(values_element)
     values = q(".//xades:OCSPValues")
     for index, url in enumerate(a.ocsp):
         value = etree.SubElement(values, "{%s}EncapsulatedOCSPValue" % NS["xades"], Id="N%d" % index)

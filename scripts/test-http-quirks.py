@@ -32,6 +32,9 @@ Endpoints (any method; a request body is always read fully, Content-Length or ch
   /hang               reads the request, then sleeps 30 s without answering, then closes
   /garbage            writes b"this is not http\\r\\n\\r\\n" raw and closes
   /truncated          Content-Length: 100 but only 10 bytes ("0123456789"), then closes
+  /odd-length?value=V     Content-Length: V (the query's UTF-8 text, e.g. fullwidth digits),
+                          10 bytes "0123456789", then closes
+  /odd-chunk-size?value=V chunked, one chunk whose size line is V, 10 bytes, the last chunk
   anything else       404
 
   ?linger=N on /echo, /request-info, /chunked, /status/NNN, /redirect*: after the complete
@@ -203,6 +206,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
             STOP.wait(30)
         elif path == "/garbage":
             self.raw(b"this is not http\r\n\r\n")
+        elif path == "/odd-length":
+            # Content-Length is the query's `value` as UTF-8 (fullwidth or Arabic-Indic digits, a sign).
+            value = self.query().get("value", [""])[0].encode()
+            self.raw(b"HTTP/1.1 200 OK\r\nContent-Length: " + value + b"\r\nConnection: close\r\n\r\n0123456789")
+        elif path == "/odd-chunk-size":
+            # One chunk whose size line is the query's `value` as UTF-8, then a proper end.
+            value = self.query().get("value", [""])[0].encode()
+            self.raw(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                     + value + b"\r\n0123456789\r\n0\r\n\r\n")
         elif path == "/truncated":
             self.raw(b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 100\r\n"
                      b"Connection: close\r\n\r\n0123456789")

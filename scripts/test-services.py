@@ -27,6 +27,7 @@ Endpoints (the path selects the behaviour):
                           thisUpdate = producedAt = now, nextUpdate = now + 5 min; nonce echoed
   POST /ocsp/unknown      always unknown
   POST /ocsp/revoked      always revoked, revocationTime = now - 1 day, no reason
+  POST /ocsp/revoked-at/T always revoked, revocationTime = T (Unix seconds, UTC), no reason
   POST /ocsp/stale        thisUpdate = now - 1 h, nextUpdate = now - 30 min (producedAt = now)
   POST /ocsp/no-nonce     never echoes the nonce
   POST /ocsp/wrong-nonce  a different nonce (same length, every byte inverted; 16 random bytes
@@ -336,6 +337,9 @@ class Services:
             status = ocsp.OCSPCertStatus.UNKNOWN
         elif variant == "revoked":
             status, rtime = ocsp.OCSPCertStatus.REVOKED, now - datetime.timedelta(days=1)
+        elif variant.startswith("revoked-at/"):
+            status = ocsp.OCSPCertStatus.REVOKED
+            rtime = datetime.datetime.utcfromtimestamp(int(variant[len("revoked-at/"):]))
         else:
             entry = read_index(self.index_path).get(serial)
             if entry is None or entry[0] not in ("V", "R"):
@@ -518,7 +522,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self._send(200, der, "application/timestamp-reply")
         if p == "/ocsp" or p.startswith("/ocsp/"):
             variant = p[6:]
-            if variant not in OCSP_VARIANTS | {"unauthorized", "unavailable", "garbage", "slow"}:
+            revoked_at = variant.startswith("revoked-at/") and variant[len("revoked-at/"):].isdigit() \
+                and variant[len("revoked-at/"):].isascii() and len(variant) <= len("revoked-at/") + 12
+            if variant not in OCSP_VARIANTS | {"unauthorized", "unavailable", "garbage", "slow"} and not revoked_at:
                 return self._send(404, b"not found\n")
             body = self._read_body()
             if body is None:

@@ -10,9 +10,11 @@
  *                         as Rutoken shows it) and offers the GOST R 34.10-2012 mechanisms too
  *   MOCK_SLOT_DESCRIPTION=TEXT  every slot is described as TEXT (Rutoken's module names its slot
  *                         after the PC/SC reader, e.g. "Aktiv Rutoken ECP 00 00")
+ *   MOCK_LOGIN_LOG=FILE   every C_Login call appends a line to FILE (a test counts the tries)
  * Build: clang -shared -fPIC -o mock-token.so mock-token-pkcs11.c -ldl (the tests do).
  */
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <p11-kit/pkcs11.h>
@@ -43,6 +45,11 @@ static CK_RV mock_GetTokenInfo(CK_SLOT_ID slot, CK_TOKEN_INFO_PTR info) {
 }
 
 static CK_RV mock_Login(CK_SESSION_HANDLE session, CK_USER_TYPE user, CK_UTF8CHAR_PTR pin, CK_ULONG length) {
+    const char *log = getenv("MOCK_LOGIN_LOG");
+    if (log) {
+        FILE *file = fopen(log, "a");
+        if (file) { fputs("C_Login\n", file); fclose(file); }
+    }
     if (flag("MOCK_PIN_LOCKED")) return CKR_PIN_LOCKED;
     if (pin == NULL && length == 0) {
         if (flag("MOCK_PINPAD_CANCEL")) return CKR_FUNCTION_CANCELED;

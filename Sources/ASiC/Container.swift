@@ -17,6 +17,8 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
     static let xmlEntryLimit: UInt64 = 16 << 20
     /// Limits on signature files, which are held in memory: count and total size.
     static let maximumSignatureFiles = 1_000
+    /// Signatures verified per container (each file may hold up to 16).
+    static let maximumSignatures = 1_000
     static let signatureBytesLimit = 64 << 20
 
     /// Where the container lives (or will be written by `save()`).
@@ -208,6 +210,27 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
 
     private func forgetDigests(of name: String) {
         for algorithm in DigestAlgorithm.allCases { digestCache["\(algorithm.rawValue):\(name)"] = nil }
+        dataRunCache = [:]
+    }
+
+    /// Which data files, in which order, under which hash: a key of `dataRunCache`.
+    private struct DataRun: Hashable {
+        let algorithm: DigestAlgorithm
+        let names: [String]
+    }
+    /// The hasher's state after a run of whole data files from the start of an archive
+    /// time-stamp's input. Every canonicalization and every signature that signs the same
+    /// files in the same order starts with the same bytes, so they share one read of them.
+    private var dataRunCache: [DataRun: StreamingDigest] = [:]
+
+    /// A hasher that has taken `files`' bytes in order (from the cache when it was done before).
+    func hasherAfterDataFiles(_ files: [DataFile], _ algorithm: DigestAlgorithm) throws -> StreamingDigest {
+        let key = DataRun(algorithm: algorithm, names: files.map(\.name))
+        if let cached = dataRunCache[key], let copy = cached.copy() { return copy }
+        let hasher = StreamingDigest(algorithm)
+        for file in files { try read(file) { hasher.update($0) } }
+        if !files.isEmpty, let kept = hasher.copy() { dataRunCache[key] = kept }
+        return hasher
     }
 
     /// A digest remembered from writing or an earlier hash, if any (tests use it).

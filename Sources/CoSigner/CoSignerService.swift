@@ -477,8 +477,8 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
             WHERE k.document_number = ? AND s.state = 'PENDING' AND s.expires_at >= ? ORDER BY s.created_at
             """, [.text(document), .integer(CoSignerStore.now())]).filter { caller.keys.contains($0[5].text ?? "") }
         // Paged: ?limit=N (at most 50) &offset=M; `next` is the offset of the next page, if any.
-        let limit = min(max(request.query["limit"].flatMap { Int($0) } ?? Self.pendingPageLimit, 1), Self.pendingPageLimit)
-        let offset = min(max(request.query["offset"].flatMap { Int($0) } ?? 0, 0), rows.count)
+        let limit = min(max(try Self.pageNumber(request.query["limit"], "limit") ?? Self.pendingPageLimit, 1), Self.pendingPageLimit)
+        let offset = min(try Self.pageNumber(request.query["offset"], "offset") ?? 0, rows.count)
         let page = rows[offset..<min(offset + limit, rows.count)]
         var answer: [String: Any] = ["total": rows.count]
         if offset + page.count < rows.count { answer["next"] = offset + page.count }
@@ -489,6 +489,16 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
             return session
         }
         return Self.json(answer)
+    }
+
+    /// A page's `limit` or `offset`: ASCII decimal digits only, else 400. Swift's `Int` takes a
+    /// sign, and "１０" (fullwidth) quietly meaning the first page would hide a client's bug.
+    static func pageNumber(_ text: String?, _ name: String) throws -> Int? {
+        guard let text else { return nil }
+        guard (1...9).contains(text.utf8.count), text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let value = Int(text) else {
+            throw Failure(status: 400, code: "bad-request", message: "\(name) takes a number of ASCII digits 0-9 (at most 9 of them)")
+        }
+        return value
     }
 
     /// One session as the device sees it (it computes what it signs from this itself).

@@ -17,7 +17,7 @@ public enum TamgaCommandLine {
         ContainerCreateCommand.self, ContainerAddCommand.self, ContainerRemoveCommand.self,
         ContainerListCommand.self, ContainerExtractCommand.self, ContainerTimestampCommand.self, SignCommand.self, ExtendCommand.self, VerifyCommand.self, CompareCommand.self, ReadersCommand.self,
         CardInfoCommand.self, CardChangePINCommand.self, CardUnblockCommand.self, TokensCommand.self,
-        CoSignerServeCommand.self, CoSignerIssueCodeCommand.self, CoSignerAddRelyingPartyCommand.self, ThresholdEnrollCommand.self, ThresholdPendingCommand.self,
+        CoSignerServeCommand.self, CoSignerIssueCodeCommand.self, CoSignerAddRelyingPartyCommand.self, CoSignerBackupCommand.self, CoSignerRestoreCommand.self, CoSignerMakeServerKeyCommand.self, CoSignerWrapServerKeyCommand.self, ThresholdEnrollCommand.self, ThresholdPendingCommand.self,
         ThresholdInfoCommand.self, ThresholdApproveCommand.self, ThresholdActivityCommand.self, ThresholdVerifyPINCommand.self, ThresholdChangePINCommand.self, ThresholdDeleteCommand.self,
         MobileIDM200Command.self, MobileIDLinkCommand.self, MobileIDDecodeCommand.self, MobileIDCheckCommand.self,
         TrustUpdateCommand.self, TrustShowCommand.self,
@@ -220,7 +220,8 @@ public enum TamgaCommandLine {
         case let e as ThresholdError:
             switch e {
             case .wrongPIN, .pinTooShort, .pinTooLong, .pinBlocked: return (e.code, .pinRejected)
-            case .keyStore, .notEnrolled, .reservedName, .outdatedShareFormat: return (e.code, .inputRejected)
+            case .keyStore, .notEnrolled, .reservedName, .outdatedShareFormat, .serverKeyNotFound, .serverKeyUnsafe, .serverKeyMismatch:
+                return (e.code, .inputRejected)
             // A network loss at the co-signer: a service failure, nothing locked.
             case .sessionAbandoned, .signatureNotDelivered, .coSignerNeeded: return (e.code, .serviceFailed)
             default: return (e.code, .signingFailed)

@@ -39,6 +39,15 @@ public enum ThresholdError: Error, Equatable, Sendable {
     case coSignerNeeded(String)
     /// A share sealed before PIN hardening (format 0 or 1): it is refused, not migrated.
     case outdatedShareFormat
+    /// The co-signer's server key is to be guarded by a token key that is not there (no such
+    /// label on the token, or several keys with it).
+    case serverKeyNotFound(String)
+    /// The token key that should guard the server key could leave the token, or cannot do
+    /// AES-GCM: refused rather than used.
+    case serverKeyUnsafe(String)
+    /// The database's secrets were sealed under another server key than the one given (another
+    /// token key, or a key file where the database holds a token-wrapped key, or the reverse).
+    case serverKeyMismatch(String)
 
     public var code: String {
         switch self {
@@ -63,6 +72,9 @@ public enum ThresholdError: Error, Equatable, Sendable {
         case .pinBlocked: "threshold-pin-blocked"
         case .coSignerNeeded: "threshold-cosigner-needed"
         case .outdatedShareFormat: "threshold-share-outdated"
+        case .serverKeyNotFound: "cosigner-server-key-not-found"
+        case .serverKeyUnsafe: "cosigner-server-key-unsafe"
+        case .serverKeyMismatch: "cosigner-server-key-mismatch"
         }
     }
 }
@@ -98,6 +110,12 @@ extension ThresholdError: CustomStringConvertible {
             "Every PIN check of a split key needs the co-signer, which could not answer (\(why)); nothing was unlocked and no try was counted on this device. Try again when the co-signer can be reached."
         case .outdatedShareFormat:
             "This share was sealed by an older tamga under the PIN alone, which a copy of the folder could be searched for offline; it is not used any more. Enroll this device again (tamga threshold enroll) and delete the old account."
+        case .serverKeyNotFound(let what):
+            "\(what). Make the co-signer's token key with tamga cosigner make-server-key pkcs11:LABEL, or check the label in --server-key and the token (--token, --module); the co-signer did not start and nothing was changed."
+        case .serverKeyUnsafe(let what):
+            "The token key meant to guard the co-signer's server key \(what); only an AES-256 key that is sensitive, not extractable, and allowed to encrypt and decrypt is used. Make one with tamga cosigner make-server-key pkcs11:LABEL; nothing was changed."
+        case .serverKeyMismatch(let what):
+            "\(what); the co-signer did not start and nothing was changed. Start it with the server key (--server-key) this database was made with."
         }
     }
 }

@@ -31,6 +31,11 @@ class ContainerTestCase: XCTestCase {
 
     /// Replaces the signature file of a signed container with `xml` (same entry name).
     func withSignatureXML(_ xml: String, base: Container, name: String = "replaced.asice") throws -> String {
+        try withSignatureBytes(Data(xml.utf8), base: base, name: name)
+    }
+
+    /// Replaces the signature file of a signed container with `bytes` (same entry name).
+    func withSignatureBytes(_ bytes: Data, base: Container, name: String = "replaced.asice") throws -> String {
         let out = path(name)
         let script = """
         import sys, zipfile
@@ -40,7 +45,7 @@ class ContainerTestCase: XCTestCase {
             dst.writestr(info, data, compress_type=info.compress_type)
         dst.close()
         """
-        let result = try TestEnvironment.run("/usr/bin/python3", ["-c", script, base.path, out], input: Data(xml.utf8))
+        let result = try TestEnvironment.run("/usr/bin/python3", ["-c", script, base.path, out], input: bytes)
         XCTAssertEqual(result.status, 0, result.error)
         return out
     }

@@ -46,6 +46,80 @@ final class AbuseTests: CoSignerHTTPTestCase {
         XCTAssertEqual(cut, attackers.count, "connections that trickled past the deadline are closed")
     }
 
+    /// 300 connections from one address that send whole headers announcing a 100 kB body, then
+    /// trickle the body a byte at a time: the body is under the same deadline as the headers.
+    func testTricklingBodiesCannotHoldTheServer() async throws {
+        let report = try await trickleAttack(addresses: ["127.0.0.2"], perAddress: 300) { _ in
+            "POST /v3/rp/session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"
+        }
+        XCTAssertEqual(report.answered, report.rounds, "real requests are answered during the attack: \(report)")
+        XCTAssertEqual(report.cut, report.attackers, "bodies trickled past the deadline are closed: \(report)")
+    }
+
+    /// 300 connections from 20 addresses (15 each: under the per-address limit, so only the
+    /// deadline and the overall limit stand against them), half trickling headers, half bodies.
+    /// They may take every slot until the deadline cuts them; from then on real requests are
+    /// answered while the attackers keep trickling, and every attacker has been cut.
+    func testTricklingFromManyAddressesIsCutAtTheDeadline() async throws {
+        let addresses = (2...21).map { "127.0.0.\($0)" }
+        let report = try await trickleAttack(addresses: addresses, perAddress: 15) { index in
+            index % 2 == 0 ? "POST /v3/rp/session HTTP/1.1\r\nHost: x\r\n"
+                           : "POST /v3/rp/session HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n{"
+        }
+        XCTAssertEqual(report.answeredAfterDeadline, report.roundsAfterDeadline, "real requests after the deadline are answered: \(report)")
+        XCTAssertGreaterThan(report.roundsAfterDeadline, 0, "\(report)")
+        XCTAssertEqual(report.cut, report.attackers, "every trickling connection is closed at the deadline: \(report)")
+    }
+
+    struct TrickleReport: CustomStringConvertible {
+        var attackers = 0, rounds = 0, answered = 0, roundsAfterDeadline = 0, answeredAfterDeadline = 0, cut = 0
+        var description: String {
+            "\(attackers) attackers, \(answered)/\(rounds) real requests answered (\(answeredAfterDeadline)/\(roundsAfterDeadline) after the deadline), \(cut) cut"
+        }
+    }
+
+    /// Opens `perAddress` connections from each address, sends each its opening, then for about
+    /// 3 s sends every attacker a byte each 0.3 s while a real request from 127.0.0.1 is made;
+    /// at 3.5 s (the deadline is 2 s) counts the attackers the server has closed.
+    func trickleAttack(addresses: [String], perAddress: Int, opening: (Int) -> String) async throws -> TrickleReport {
+        let deadline: TimeInterval = 2
+        let echo = try HTTPServer(perAddressLimit: 16, requestDeadline: deadline) { _ in .json(["ok": true]) }
+        defer { echo.stop() }
+        var attackers: [Int32] = []
+        defer { attackers.forEach { close($0) } }
+        let started = Date()
+        for address in addresses {
+            for _ in 0..<perAddress {
+                guard let fd = try? RawConnection.open(from: address, port: echo.port) else { continue }
+                // A connection over a limit is accepted by the kernel and closed by MHD: sending
+                // to it may fail later, which is the point.
+                _ = RawConnection.send(fd, opening(attackers.count))
+                attackers.append(fd)
+            }
+        }
+        var report = TrickleReport()
+        report.attackers = attackers.count
+        for _ in 0..<10 {
+            for fd in attackers { _ = RawConnection.send(fd, "X") }
+            let afterDeadline = Date().timeIntervalSince(started) > deadline + 0.5
+            let status = (try? RawConnection.request(port: echo.port, "GET /v3/attestation/challenge HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))?.0
+            report.rounds += 1
+            if status == 200 { report.answered += 1 }
+            if afterDeadline {
+                report.roundsAfterDeadline += 1
+                if status == 200 { report.answeredAfterDeadline += 1 }
+            }
+            try await Task.sleep(nanoseconds: 300_000_000)
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        if elapsed < deadline + 1.5 { try await Task.sleep(nanoseconds: UInt64((deadline + 1.5 - elapsed) * 1e9)) }
+        for fd in attackers {
+            _ = RawConnection.send(fd, "X")
+            if RawConnection.isClosed(fd) { report.cut += 1 }
+        }
+        return report
+    }
+
     func testOversizedURLsAndHeadersAnswerJSON() throws {
         let longPath = "/v3/" + String(repeating: "a", count: 4000)
         let (status1, body1) = try RawConnection.request(port: server.port, "GET \(longPath) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")

@@ -590,6 +590,27 @@ final class NonASCIIDigitTests: CoSignerHTTPTestCase {
         XCTAssertNotNil(try service.store.enrollmentCode(code, allows: .auth), "the enrollment code was not used up")
     }
 
+    /// The pending list's `limit` and `offset` are ASCII digits: fullwidth, Arabic-Indic,
+    /// Devanagari, superscript digits or a sign answer 400, not a quietly different page.
+    func testNonASCIIDigitsInThePendingPageAreRefused() async throws {
+        let (share, token) = try await enroll(document: "38001085718")
+        for index in 0..<3 {
+            let (status, _) = try await call("POST", "/v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex([UInt8](repeating: UInt8(index), count: 32)),
+                                                                        "displayText": "session \(index)"])
+            XCTAssertEqual(status, 200)
+        }
+        let (status, page) = try await call("GET", "/v3/mobile/pending/38001085718?limit=1&offset=1", token: token)
+        XCTAssertEqual(status, 200)
+        XCTAssertEqual((page["sessions"] as? [[String: Any]])?.compactMap { $0["displayText"] as? String }, ["session 1"], "the ASCII page")
+        func query(_ text: String) -> String { text.utf8.map { String(format: "%%%02X", $0) }.joined() }
+        for digits in ["\u{FF11}", "\u{0661}", "\u{06F1}", "\u{0967}", "\u{00B9}", "1\u{FF10}", "+1", "-1", ""] {
+            for name in ["limit", "offset"] {
+                let (refused, _) = try await call("GET", "/v3/mobile/pending/38001085718?\(name)=\(query(digits))", token: token)
+                XCTAssertEqual(refused, 400, "\(name)=\(digits.debugDescription)")
+            }
+        }
+    }
+
     /// A handler that fails in a way nobody foresaw answers 500 with JSON and is logged; the
     /// server goes on answering.
     func testAnUnexpectedFailureAnswers500AndIsLogged() async throws {

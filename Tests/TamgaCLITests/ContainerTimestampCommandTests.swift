@@ -107,6 +107,13 @@ final class ContainerTimestampCommandTests: XCTestCase {
         XCTAssertEqual(noTSA, .usage, noTSAErr)
         let (same, _, _) = await tamga(["container", "timestamp", input, input, "--tsa", tsa])
         XCTAssertEqual(same, .usage)
+        // An ASiC-E name could never be read back as the archive: refused before the TSA is asked.
+        for name in ["a.asice", "b.BDOC", "c.sce"] {
+            let (code, _, err) = await tamga(["container", "timestamp", input, path(name), "--tsa", tsa])
+            XCTAssertEqual(code, .usage, err)
+            XCTAssertTrue(err.contains(".asics"), err)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: path(name)))
+        }
         let existing = try TestEnvironment.write("keep", named: "e.asics", in: folder)
         let (exists, _, existsErr) = await tamga(["container", "timestamp", input, existing, "--tsa", tsa])
         XCTAssertEqual(exists, .inputRejected, existsErr)

@@ -76,6 +76,8 @@ final class JSONOutputSchemaTests: XCTestCase {
         _ = try await check("trust-show", ["trust", "show", "--json"], environment: ["HOME": folder.path], expect: .trustNotEstablished)
         _ = try await check("cosigner-issue-code", ["cosigner", "issue-code", "38001085718", "--db", path("cosigner.db"), "--create", "--json"])
         _ = try await check("cosigner-add-rp", ["cosigner", "add-rp", "Test Bank", "--db", path("cosigner.db"), "--json"])
+        _ = try await check("cosigner-backup", ["cosigner", "backup", path("backup.db"), "--db", path("cosigner.db"), "--json"])
+        _ = try await check("cosigner-backup", ["cosigner", "restore", path("backup.db"), "--db", path("restored.db"), "--json"])
         _ = try await check("mobileid-m200", ["mobileid", "m200", "--mode", "indirect", "--json"])
 
         XCTAssertEqual(checked.union(Self.checkedElsewhere), Set(try Self.schemas().keys), "every schema in docs/cli.md is checked against real output")

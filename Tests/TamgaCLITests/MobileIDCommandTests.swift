@@ -1,10 +1,21 @@
 import Foundation
+import TamgaCore
 import TamgaTestSupport
 import XCTest
 
 /// `tamga mobileid m200|link|decode|check` as a user runs them.
 final class MobileIDCommandTests: XCTestCase {
     private var binary: String { TestEnvironment.productsDirectory.appendingPathComponent("tamga").path }
+
+    /// A refusal quotes the wallet's message; an authType carrying a right-to-left override,
+    /// an ESC sequence and a C1 control is printed escaped, not raw.
+    func testARefusalQuotingTheWalletsTextIsPrintedEscaped() throws {
+        let m400 = #"{"type":"mip","version":"1.0.0","cmd":"400","trxcode":"20240813025840401CBEAB157","vp":{"presentType":1,"encryptType":2,"keyType":2,"authType":["pin\u202e\u001b[2J\u009b31m"],"nonce":"ab12","type":"VERIFY","data":"00"}}"#
+        let refused = try TestEnvironment.run(binary, ["mobileid", "check", m400, "--trxcode", "20240813025840401CBEAB157", "--nonce", "ab12", "--auth-type", "face"])
+        XCTAssertEqual(refused.status, 1, refused.output + refused.error)
+        XCTAssertTrue(refused.output.contains("pin\\u{202E}\\u{001B}[2J\\u{009B}31m"), refused.output.debugDescription)
+        XCTAssertFalse(refused.output.unicodeScalars.contains { $0 != "\n" && TerminalText.isUnsafe($0) }, refused.output.debugDescription)
+    }
 
     func testBuildLinkDecodeAndCheckFromTheCommandLine() throws {
         let built = try TestEnvironment.run(binary, ["mobileid", "m200", "--mode", "direct", "--host", "https://sp.example/apis", "--trxcode", "20240813025840401CBEAB157"])

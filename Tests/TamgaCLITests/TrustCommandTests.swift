@@ -147,6 +147,42 @@ final class TrustCommandTests: XCTestCase {
         XCTAssertTrue(noShowOut.contains("run `tamga trust update`"), noShowOut)
     }
 
+    /// verify reads the lists of the countries the signatures' certificates name first, and
+    /// every list only when those do not settle the verdict: a broken list of another country
+    /// is never read for a signature its own country's list settles (the reference also reads
+    /// only the countries it meets), and is read (and reported) when the verdict needs more.
+    func testVerifyReadsTheListsOfTheSignaturesCountriesFirst() async throws {
+        let (code, _, output) = await update()
+        XCTAssertEqual(code, .success, output)
+        // LV.xml (the TSA's list) is tampered with in the cache: its signature no longer verifies.
+        let lv = cacheFolder.appendingPathComponent("LV.xml")
+        let text = try String(contentsOf: lv, encoding: .utf8)
+        XCTAssertTrue(text.contains("<TSLSequenceNumber>10<"))
+        try text.replacingOccurrences(of: "<TSLSequenceNumber>10<", with: "<TSLSequenceNumber>11<")
+            .write(to: lv, atomically: true, encoding: .utf8)
+
+        // A B-level signature by an EE signer: the EE list settles it, LV is never read.
+        let document = try TestEnvironment.write("only EE\n", named: "b.txt", in: folder)
+        let plain = folder.appendingPathComponent("b-level.asice").path
+        let (created, _, createErr) = await tamga(["container", "create", plain, document, "-q"])
+        XCTAssertEqual(created, .success, createErr)
+        let (signed, _, signErr) = await tamga(["sign", plain, "--with", "key:\(TestEnvironment.pki("ec-p256.key.pem"))",
+                                                "--cert", TestEnvironment.pki("ec-p256.cert.pem"),
+                                                "--certs", TestEnvironment.pki("issuing-ca.cert.pem"), "--profile", "B", "-q"])
+        XCTAssertEqual(signed, .success, signErr)
+        let (bCode, bReport, bErr) = try await verify(plain, ["--min-profile", "B"])
+        XCTAssertEqual(bCode, .success, "\(bReport) \(bErr)")
+        XCTAssertEqual(bReport["status"] as? String, "VALID", "\(bReport)")
+        XCTAssertEqual(bErr, "", "the LV list was read for a signature the EE list settles")
+
+        // LT: the TSA is on the LV list, so EE alone leaves it UNKNOWN; every list is then read,
+        // and the broken one is reported.
+        let container = try await signedContainer()
+        let (ltCode, ltReport, ltErr) = try await verify(container)
+        XCTAssertEqual(ltCode, .trustNotEstablished, "\(ltReport)")
+        XCTAssertTrue(ltErr.contains("the LV list"), ltErr)
+    }
+
     func testATerritoryFilterUpdatesOnlyThoseLists() async throws {
         let (code, report, output) = await update(["--territory", "lv"])
         XCTAssertEqual(code, .success, output)
@@ -255,6 +291,25 @@ final class TrustCommandTests: XCTestCase {
             XCTAssertEqual(try TestEnvironment.bytes(cacheFolder.appendingPathComponent("eu-lotl.xml").path), goodLOTL, fixture)
             XCTAssertEqual(lines(report)["EE"]?["result"] as? String, "unchanged", "the kept LOTL's pointers are still followed")
         }
+        // The list of lists' own download failing: the cached one stays, and so do its lists.
+        for (behaviour, content, code, words) in [("status", "500", "service-http-status", "500"),
+                                                  ("redirect", "", "service-response-rejected", "more than 5 redirects"),
+                                                  ("slow", "", "service-unreachable", "timed out"),
+                                                  ("huge", "", "service-response-rejected", "50000000 bytes")] {
+            try serve("eu-lotl.xml", as: "eu-lotl.xml")
+            try behave("eu-lotl.xml", behaviour, content)
+            let started = Date()
+            let (exit, report, output) = await update()
+            XCTAssertEqual(exit, .serviceFailed, "\(behaviour): \(output)")
+            let line = lines(report)["EU"] ?? [:]
+            XCTAssertEqual(line["result"] as? String, "kept", "\(behaviour): \(line)")
+            let error = line["error"] as? [String: String] ?? [:]
+            XCTAssertEqual(error["code"], code, "\(behaviour): \(error)")
+            XCTAssertTrue((error["message"] ?? "").contains(words), "\(behaviour): \(error)")
+            XCTAssertEqual(try TestEnvironment.bytes(cacheFolder.appendingPathComponent("eu-lotl.xml").path), goodLOTL, behaviour)
+            XCTAssertLessThan(Date().timeIntervalSince(started), 15, behaviour)
+        }
+        try serve("eu-lotl.xml", as: "eu-lotl.xml")
 
         // After all that, the cache still verifies.
         let container = try await signedContainer()

@@ -211,6 +211,25 @@ final class HTTPTransportTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 5, "waited for the connection to close")
     }
 
+    /// Content-Length and chunk sizes are ASCII digits (RFC 9110/9112): fullwidth, Arabic-Indic,
+    /// Devanagari or superscript digits, fullwidth hex letters (`Character.isHexDigit` takes
+    /// them) and a sign (Swift's `Int` takes it) are a bad answer, not a length.
+    func testNonASCIIDigitsInContentLengthAndChunkSizeAreABadAnswer() async throws {
+        func query(_ text: String) -> String { text.utf8.map { String(format: "%%%02X", $0) }.joined() }
+        let length = try await HTTPTransport(timeout: 10).get(server.url("/odd-length?value=10"), service: service)
+        XCTAssertEqual(String(decoding: length, as: UTF8.self), "0123456789", "the ASCII length is read")
+        for value in ["\u{FF11}\u{FF10}", "\u{0661}\u{0660}", "\u{06F1}\u{06F0}", "\u{0967}\u{0966}", "1\u{FF10}", "\u{00B9}\u{2070}", "+10", "-0"] {
+            let error = await coreError { try await HTTPTransport(timeout: 10).get(self.server.url("/odd-length?value=" + query(value)), service: self.service) }
+            assertBadAnswer(error, service: service)
+        }
+        let chunked = try await HTTPTransport(timeout: 10).get(server.url("/odd-chunk-size?value=a"), service: service)
+        XCTAssertEqual(String(decoding: chunked, as: UTF8.self), "0123456789", "the ASCII chunk size is read")
+        for value in ["\u{FF41}", "\u{FF21}", "\u{FF10}\u{FF41}", "\u{0661}\u{0660}", "\u{0967}", "+a", "-0", "0x0a"] {
+            let error = await coreError { try await HTTPTransport(timeout: 10).get(self.server.url("/odd-chunk-size?value=" + query(value)), service: self.service) }
+            assertBadAnswer(error, service: service)
+        }
+    }
+
     func testCloseDelimitedBodyIsReadToTheEnd() async throws {
         let answer = try await HTTPTransport(timeout: 10).get(server.url("/close-delimited"), service: service)
         XCTAssertEqual(String(decoding: answer, as: UTF8.self), "until close")

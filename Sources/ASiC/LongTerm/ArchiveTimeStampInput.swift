@@ -80,21 +80,68 @@ enum ArchiveTimeStampInput {
               qualifying.child("UnsignedProperties", in: XMLNamespace.xades)?.child("UnsignedSignatureProperties", in: XMLNamespace.xades) != nil else {
             throw ContainerError.malformedXML(file: document.name, reason: "the signature lacks the parts an archive time-stamp covers")
         }
-        let hasher = StreamingDigest(algorithm)
+        let references = signedInfo.children("Reference", in: XMLNamespace.ds)
+        // The same bound as the reference check: past it the signature is refused anyway, and
+        // each reference here costs a data file's bytes or a canonicalization.
+        let bound = SignatureValidator.referenceBound(dataFiles: container.dataFiles.count)
+        guard references.count <= bound else {
+            throw ContainerError.malformedXML(file: document.name, reason: "\(references.count) references (at most \(bound) are read)")
+        }
         let files = Dictionary(container.dataFiles.map { ($0.name.exact, $0) }, uniquingKeysWith: { first, _ in first })
-        for reference in signedInfo.children("Reference", in: XMLNamespace.ds) {
+        // Resolve every target first, so that a data file named twice is refused before any
+        // byte is read: N references to one large (well compressed) file would otherwise cost
+        // N reads of it. A signature that names a file twice is invalid anyway (duplicate-reference).
+        enum Target { case file(DataFile), element(String) }
+        var targets: [Target] = []
+        var named: Set<ExactName> = []
+        for reference in references {
             let uri = reference.attribute("URI") ?? ""
             if uri.hasPrefix("#") {
-                let id = String(uri.dropFirst())
-                guard let target = document.elements(withID: id).first else {
-                    throw ContainerError.malformedXML(file: document.name, reason: "reference \(uri) points at nothing")
-                }
-                hasher.update(try document.canonicalize(target, method))
+                targets.append(.element(String(uri.dropFirst())))
             } else {
                 guard let name = URIPath.decode(uri), let file = files[name.exact] else {
                     throw ContainerError.dataFileNotFound(uri)
                 }
+                guard named.insert(name.exact).inserted else {
+                    throw ContainerError.malformedXML(file: document.name, reason: "\(name) is referenced more than once")
+                }
+                targets.append(.file(file))
+            }
+        }
+        // The leading run of data files hashes the same for every canonicalization and every
+        // signature that signs the same files in the same order (the usual case), so the
+        // container keeps the hasher's state after it: each data file is read once per hash.
+        let run = targets.prefix { if case .file = $0 { true } else { false } }.compactMap { target -> DataFile? in
+            if case .file(let file) = target { file } else { nil }
+        }
+        let hasher = try container.hasherAfterDataFiles(run, algorithm)
+        // The elements referenced, found in one walk of the document (a walk per reference
+        // would cost references × elements), first match per Id as before.
+        var wanted: Set<String> = []
+        for target in targets { if case .element(let id) = target { wanted.insert(id) } }
+        var byID: [String: XMLElement] = [:]
+        if !wanted.isEmpty {
+            document.root?.walk { element in
+                if let id = element.attribute("Id"), wanted.contains(id), byID[id] == nil { byID[id] = element }
+            }
+        }
+        // Each distinct element is canonicalized once, however often it is referenced.
+        var canonical: [String: Data] = [:]
+        for target in targets.dropFirst(run.count) {
+            switch target {
+            case .file(let file):
                 try container.read(file) { hasher.update($0) }
+            case .element(let id):
+                if let known = canonical[id] {
+                    hasher.update(known)
+                    continue
+                }
+                guard let element = byID[id] else {
+                    throw ContainerError.malformedXML(file: document.name, reason: "reference #\(id) points at nothing")
+                }
+                let bytes = try document.canonicalize(element, method)
+                canonical[id] = bytes
+                hasher.update(bytes)
             }
         }
         for element in [signedInfo, signatureValue, keyInfo] { hasher.update(try document.canonicalize(element, method)) }

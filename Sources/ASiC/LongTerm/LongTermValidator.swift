@@ -14,11 +14,12 @@ struct LongTermValidator {
     struct Outcome {
         var profile: SignatureProfile
         var profileLabel: String
-        /// genTime of a valid signature time-stamp: the time at which the signer is checked.
+        /// genTime of a valid signature time-stamp, or the producedAt of a time-mark's good OCSP
+        /// response: the time at which the signer is checked.
         var signatureTime: Date?
         /// genTime of the signature time-stamp, or a time-mark's producedAt, for the report.
         var timeStampTime: String?
-        /// A BDOC 2.1 time-mark: the signer is judged at the certificate's notBefore only.
+        /// A BDOC 2.1 time-mark: the signer is judged at producedAt and at the certificate's notBefore.
         var isTimeMark = false
     }
 
@@ -36,9 +37,12 @@ struct LongTermValidator {
         if outcome.profile < options.minimumProfile {
             findings.invalid("profile-too-low", "a time-mark signature counts as LT; at least \(options.minimumProfile.rawValue) is required")
         }
-        let producedAt = TimeMarkValidator(options: options).check(qualifying: qualifying, properties: properties, signatureValue: signatureValue,
-                                                                   certificate: certificate, helpers: helpers, findings: &findings)
-        outcome.timeStampTime = producedAt.map(XSDDateTime.format)
+        let timeMark = TimeMarkValidator(options: options).check(qualifying: qualifying, properties: properties, signatureValue: signatureValue,
+                                                                 certificate: certificate, helpers: helpers, findings: &findings)
+        outcome.timeStampTime = timeMark.producedAt.map(XSDDateTime.format)
+        // The time-mark's producedAt is the signing time at which the signer is judged, as a
+        // time-stamp's genTime is, but only when its response said good.
+        if timeMark.good { outcome.signatureTime = timeMark.producedAt }
         if !archives.isEmpty {
             // The reference validates archive time-stamps only on time-stamp-archive signatures
             // (asics-tm-names.md §2.10): a broken one on a time-mark still gives OK. tamga gives
@@ -51,7 +55,8 @@ struct LongTermValidator {
 
     // swiftlint:disable:next function_body_length
     func check(signature: XMLElement, in document: XMLDocument, signedInfo: XMLElement?, signatureValue: XMLElement?,
-               qualifying: XMLElement?, certificate: Certificate?, helpers: [Certificate], findings: inout FindingList) -> Outcome {
+               qualifying: XMLElement?, certificate: Certificate?, helpers: [Certificate], archiveInputReadable: Bool = true,
+               findings: inout FindingList) -> Outcome {
         let properties = qualifying?.child("UnsignedProperties", in: XMLNamespace.xades)?
             .child("UnsignedSignatureProperties", in: XMLNamespace.xades)
         var outcome = Outcome(profile: SignatureProfile.detect(qualifying), profileLabel: "", signatureTime: nil, timeStampTime: nil)
@@ -99,6 +104,12 @@ struct LongTermValidator {
                 findings.invalid("too-many-timestamps", "\(archives.count) archive time-stamps (at most \(Self.maximumArchiveTimeStamps) are read)")
                 return outcome
             }
+            // The references were refused unread; their targets are what an archive time-stamp
+            // covers first, so reading them here would undo that bound.
+            guard archiveInputReadable else {
+                findings.invalid("archive-timestamp", "the archive time-stamps were not checked: the signature's references were refused")
+                return outcome
+            }
             var progress: [ArchiveTimeStampInput.Progress] = []
             for archive in archives {
                 let time = checkTimeStamp(archive, covering: .archive(signature, document, archive), code: "archive-timestamp",
@@ -123,6 +134,29 @@ struct LongTermValidator {
     /// Verifies one time-stamp element (`SignatureTimeStamp` or `ArchiveTimeStamp`); returns
     /// its genTime when the token is intact and covers the right bytes.
     static let maximumArchiveTimeStamps = 100
+    /// OCSP responses read per signature. A signature carries one for its signer, a few more
+    /// where a tool adds them for time-stamp chains; each costs a parse and a signature check,
+    /// and 2,000 copies made one signature's report a 60 KB line.
+    static let maximumOCSPResponses = 32
+
+    /// Refuses `values` past `maximumOCSPResponses` (before any is parsed); true when within it.
+    static func ocspCountWithinBound(_ values: [XMLElement], findings: inout FindingList) -> Bool {
+        guard values.count > maximumOCSPResponses else { return true }
+        findings.invalid("too-many-ocsp-responses", "\(values.count) OCSP responses in RevocationValues (at most \(maximumOCSPResponses) are read)")
+        return false
+    }
+
+    /// "2 × an unreadable response; a response about another certificate": each distinct
+    /// reason once, with its count, in the order first seen.
+    static func summarize(_ reasons: [String]) -> String {
+        var counts: [String: Int] = [:]
+        var order: [String] = []
+        for reason in reasons {
+            if counts[reason] == nil { order.append(reason) }
+            counts[reason, default: 0] += 1
+        }
+        return order.map { reason in counts[reason].map { $0 > 1 ? "\($0) × \(reason)" : reason } ?? reason }.joined(separator: "; ")
+    }
 
     private func checkTimeStamp(_ element: XMLElement, covering covered: Covered, code: String, findings: inout FindingList) -> Date? {
         var unused: [ArchiveTimeStampInput.Progress] = []
@@ -183,9 +217,10 @@ struct LongTermValidator {
             findings.invalid("ocsp-missing", "RevocationValues holds no OCSP response")
             return
         }
-        let pool = helpers + options.trust.intermediates + options.trust.anchors
+        guard Self.ocspCountWithinBound(values, findings: &findings) else { return }
+        let pool = helpers + options.issuerCandidates
         guard let issuer = pool.first(where: { $0.isIssuer(of: certificate) }) else {
-            findings.add("issuer-missing", .unknown, "the signer's issuing CA certificate is neither in the signature nor given (--certs)")
+            findings.add("issuer-missing", .unknown, "the signer's issuing CA certificate is neither in the signature, nor given (--certs), nor a CA of the trusted list")
             return
         }
         // Every response is judged, not just the first: a good and a revoked answer for the
@@ -221,21 +256,35 @@ struct LongTermValidator {
             if let failure = firstFailure {
                 if failure.untrusted { findings.add("ocsp-responder-untrusted", .unknown, failure.message) } else { findings.invalid("ocsp-signature", failure.message) }
             } else {
-                findings.invalid("ocsp-missing", "no usable OCSP response: \(reasons.joined(separator: "; "))")
+                findings.invalid("ocsp-missing", "no usable OCSP response: \(Self.summarize(reasons))")
             }
             return
         }
-        let revoked = verified.filter { $0.status.kind == .revoked }
+        // The time that counts is the signature time-stamp's genTime: a certificate revoked
+        // after it was valid when the signature was made (EN 319 102-1 judges revocation at
+        // the time the signature is proven to exist). The reference makes any revoked answer
+        // INVALID (asics-tm-names.md §1, step 6); tamga does so only for a revocation at or
+        // before genTime, or when there is no genTime or no revocationTime to compare.
+        func revokedByTimeThatCounts(_ status: OCSPResponse.CertificateStatus) -> Bool {
+            guard let genTime, let revocationTime = status.revocationTime else { return true }
+            return revocationTime <= genTime
+        }
+        let revoked = verified.filter { $0.status.kind == .revoked && revokedByTimeThatCounts($0.status) }
+        let revokedLater = verified.filter { $0.status.kind == .revoked && !revokedByTimeThatCounts($0.status) }
         let good = verified.filter { $0.status.kind == .good }
         if let first = revoked.first {
             findings.invalid("certificate-revoked", "an OCSP response says the signer's certificate was revoked"
-                             + (first.status.revocationTime.map { " on \(XSDDateTime.format($0))" } ?? ""))
+                             + (first.status.revocationTime.map { " on \(XSDDateTime.format($0))" } ?? "")
+                             + (genTime.map { ", at or before the signature time-stamp (\(XSDDateTime.format($0)))" } ?? ""))
             if let answer = good.first {
                 findings.invalid("conflicting-revocation", "the signature carries conflicting OCSP responses for the signer: good (produced \(XSDDateTime.format(answer.producedAt))) and revoked (produced \(XSDDateTime.format(first.producedAt))); revoked decides")
             }
             return
         }
-        guard let answer = good.first else {
+        if let later = revokedLater.first, let revocationTime = later.status.revocationTime, let genTime {
+            findings.warning("certificate-revoked-after-signing", "the signer's certificate was revoked on \(XSDDateTime.format(revocationTime)), after the signature time-stamp (\(XSDDateTime.format(genTime))): the signature was made while it was valid (DigiDoc reports any revoked answer as INVALID)")
+        }
+        guard let answer = good.first ?? revokedLater.first else {
             findings.invalid("ocsp-status-unknown", "the OCSP responder does not know the signer's certificate")
             return
         }

@@ -25,7 +25,7 @@ struct TimeMarkValidator {
     /// Runs every check; returns producedAt of the response used (the time-mark's time), else of
     /// the first readable one, for the report only.
     func check(qualifying: XMLElement?, properties: XMLElement, signatureValue: XMLElement?, certificate: Certificate?,
-               helpers: [Certificate], findings: inout FindingList) -> Date? {
+               helpers: [Certificate], findings: inout FindingList) -> (producedAt: Date?, good: Bool) {
         let signedSignatureProperties = qualifying?.child("SignedProperties", in: XMLNamespace.xades)?
             .child("SignedSignatureProperties", in: XMLNamespace.xades)
         checkPolicy(signedSignatureProperties, findings: &findings)
@@ -33,19 +33,20 @@ struct TimeMarkValidator {
         let revocationValues = properties.children("RevocationValues", in: XMLNamespace.xades)
         guard revocationValues.count == 1 else {
             findings.invalid("revocation-values", "exactly one RevocationValues is required, found \(revocationValues.count)")
-            return nil
+            return (nil, false)
         }
         let values = revocationValues[0].children("OCSPValues", in: XMLNamespace.xades)
             .flatMap { $0.children("EncapsulatedOCSPValue", in: XMLNamespace.xades) }
         guard !values.isEmpty else {
             findings.invalid("ocsp-missing", "RevocationValues holds no OCSP response")
-            return nil
+            return (nil, false)
         }
-        guard let certificate else { return nil }   // KeyInfo already reported
-        let pool = helpers + options.trust.intermediates + options.trust.anchors
+        guard LongTermValidator.ocspCountWithinBound(values, findings: &findings) else { return (nil, false) }
+        guard let certificate else { return (nil, false) }   // KeyInfo already reported
+        let pool = helpers + options.issuerCandidates
         guard let issuer = pool.first(where: { $0.isIssuer(of: certificate) }) else {
-            findings.add("issuer-missing", .unknown, "the signer's issuing CA certificate is neither in the signature nor given (--certs)")
-            return nil
+            findings.add("issuer-missing", .unknown, "the signer's issuing CA certificate is neither in the signature, nor given (--certs), nor a CA of the trusted list")
+            return (nil, false)
         }
 
         var rejections = FindingList()
@@ -81,7 +82,7 @@ struct TimeMarkValidator {
             switch status.kind {
             case .good:
                 checkResponder(of: response, candidates: candidates, label: label, signatureValue: signatureValue, findings: &findings)
-                return producedAt
+                return (producedAt, true)
             case .revoked:
                 rejections.invalid("certificate-revoked", "\(label) says the signer's certificate was revoked"
                                    + (status.revocationTime.map { " on \(XSDDateTime.format($0))" } ?? ""))
@@ -91,7 +92,7 @@ struct TimeMarkValidator {
         }
         // No response verified: every reason counts, as the reference reports them all.
         for rejection in rejections.items { findings.add(rejection.code, rejection.severity, rejection.message) }
-        return firstProducedAt
+        return (firstProducedAt, false)
     }
 
     /// The BDOC 2.1 policy identifier and SPURI; both are reported when both are wrong.

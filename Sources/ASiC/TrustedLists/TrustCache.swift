@@ -111,13 +111,14 @@ public struct TrustCache: Sendable {
     }
 
     /// The cached lists, checked: nil when `trust update` never ran here.
-    public func load(now: Date = Date(), allowExpired: Bool = false) throws -> TrustedListSet? {
+    /// - Parameter territories: read only these national lists (nil: all of them).
+    public func load(now: Date = Date(), allowExpired: Bool = false, territories: Set<String>? = nil) throws -> TrustedListSet? {
         guard let state = state() else { return nil }
         guard let data = read(state.lotlFile) else {
             throw TrustedListError.malformed("the cached list of lists \(path(state.lotlFile)) is missing: run `tamga trust update`")
         }
         return try TrustedListSet.load(listOfLists: data, signers: try listOfListsSigners(state), now: now, allowExpired: allowExpired,
-                                       name: state.lotlFile, pivots: pivot) { pointer in
+                                       name: state.lotlFile, pivots: pivot, territories: territories) { pointer in
             read(pointer.cacheFileName).map { ($0, path(pointer.cacheFileName)) }
         }
     }

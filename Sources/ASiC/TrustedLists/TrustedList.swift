@@ -138,6 +138,11 @@ public struct TrustedList: Sendable {
         services.filter { kinds.contains($0.kind) && $0.isTrusted(at: time) }.flatMap(\.certificates)
     }
 
+    /// Certificates of the services of `kinds`, whatever their status at any time.
+    func certificates(of kinds: Set<TrustedService.Kind>) -> [Certificate] {
+        services.filter { kinds.contains($0.kind) }.flatMap(\.certificates)
+    }
+
     /// The qualifiers that the CA/QC service which issued `certificate` applied to it at `time`.
     func qualifiers(for certificate: Certificate, issuedBy issuer: Certificate?, at time: Date) -> Set<String> {
         guard let service = services.first(where: { service in

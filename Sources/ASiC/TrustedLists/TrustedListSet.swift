@@ -29,13 +29,15 @@ public struct TrustedListSet: Sendable {
     /// reference's lazy loading).
     public static func load(listOfLists data: Data, signers: [Certificate], now: Date = Date(), allowExpired: Bool = false,
                             signerError: TrustedListError = .listOfListsSignerNotPinned, name: String = "eu-lotl.xml",
-                            pivots: ((String) -> Data?)? = nil,
+                            pivots: ((String) -> Data?)? = nil, territories: Set<String>? = nil,
                             national: @Sendable (TrustedListPointer) -> (data: Data, source: String)?) throws -> TrustedListSet {
         let top = try checkListOfLists(data, signers: signers, now: now, allowExpired: allowExpired, signerError: signerError,
                                        name: name, pivots: pivots)
         // The national lists are independent: read and check them on every core, as the
         // reference does (the LOTL, parsed above on this thread, has initialised libxml2).
-        let followed = top.pointers.filter(\.isFollowed)
+        // With `territories`, only those lists are read at all (the reference also reads only
+        // the countries it meets); the rest are not in `entries`.
+        let followed = top.pointers.filter { $0.isFollowed && (territories?.contains($0.territory.uppercased()) ?? true) }
         let slots = Slots<Entry>(count: followed.count)
         DispatchQueue.concurrentPerform(iterations: followed.count) { index in
             let pointer = followed[index]

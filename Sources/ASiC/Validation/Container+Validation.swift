@@ -12,19 +12,30 @@ extension Container {
         if !isSigned { findings.invalid("no-signatures", "the container holds no signatures") }
         let validator = SignatureValidator(container: self, options: options)
         var results: [ValidationReport.SignatureResult] = []
-        // The same signature (the same SignatureValue) stored twice counts once: the copy is
-        // reported, not judged again and not counted as a second signer.
-        var seenValues: [Data: String] = [:]
+        // The same signature (the same SignatureValue) stored twice counts once, but every copy
+        // is judged and the worst verdict is the one kept: the unsigned properties of a copy
+        // may differ (a revoked OCSP response added to it), and which file comes first must
+        // not decide whether that is seen.
+        var seenValues: [Data: (file: String, index: Int)] = [:]
+        var judged = 0
         for file in signatures {
-            let fileResults = validator.validate(file)
-            let values = validator.signatureValues(in: file)
-            for (index, result) in fileResults.enumerated() {
-                if fileResults.count == values.count, let value = values[index] {
+            // 1,000 files of 16 signatures each would be 16,000 full verifications; no real
+            // container comes near the bound, so past it the rest are refused unread.
+            guard judged < Container.maximumSignatures else {
+                findings.invalid("too-many-signatures", "more than \(Container.maximumSignatures) signatures in the container; those in \(file.name) and after it were not checked")
+                break
+            }
+            for (result, value) in validator.validateWithValues(file) {
+                judged += 1
+                if let value {
                     if let original = seenValues[value] {
-                        findings.warning("duplicate-signature", "\(file.name) repeats the signature in \(original) (the same SignatureValue); it counts once")
+                        let worse = result.status > results[original.index].status
+                        findings.warning("duplicate-signature", "\(file.name) repeats the signature in \(original.file) (the same SignatureValue); it counts once"
+                                         + (worse ? ", with the verdict of \(file.name), the worse of the two" : ""))
+                        if worse { results[original.index] = result }
                         continue
                     }
-                    seenValues[value] = file.name
+                    seenValues[value] = (file.name, results.count)
                 }
                 results.append(result)
             }

@@ -21,6 +21,11 @@ struct SignatureValidator {
 
     static let maximumSignaturesPerFile = 16
     static let maximumReferences = 10_000
+
+    /// References read per signature, here and for an archive time-stamp's input. One per data
+    /// file plus SignedProperties: anything far past that is not a signature of this container,
+    /// and each reference costs a hash or a canonicalization.
+    static func referenceBound(dataFiles: Int) -> Int { min(maximumReferences, dataFiles + 16) }
     /// Certificates read from KeyInfo: the signer and its chain, which is rarely above four.
     static let maximumKeyInfoCertificates = 16
     /// Findings kept per signature; one more says how many were left out.
@@ -30,32 +35,33 @@ struct SignatureValidator {
     private var filesByName: [ExactName: DataFile] { Dictionary(container.dataFiles.map { ($0.name.exact, $0) }, uniquingKeysWith: { a, _ in a }) }
 
     func validate(_ file: SignatureFile) -> [ValidationReport.SignatureResult] {
+        validateWithValues(file).map(\.result)
+    }
+
+    /// Each signature's result with its decoded SignatureValue (nil where there is none or the
+    /// file was refused whole), from one parse of the file: a 16 MB member costs a parse per
+    /// pass, and duplicate detection needs the values of the same signatures.
+    func validateWithValues(_ file: SignatureFile) -> [(result: ValidationReport.SignatureResult, value: Data?)] {
         let document: XMLDocument
         do {
             document = try XMLDocument(data: file.data, name: file.name)
         } catch {
-            return [failure(file, "malformed-xml", "\(error)")]
+            return [(failure(file, "malformed-xml", "\(error)"), nil)]
         }
         guard let root = document.root, root.is("XAdESSignatures", in: XMLNamespace.asic) else {
-            return [failure(file, "wrong-root", "the root element is not asic:XAdESSignatures")]
+            return [(failure(file, "wrong-root", "the root element is not asic:XAdESSignatures"), nil)]
         }
         let signatures = root.children("Signature", in: XMLNamespace.ds)
         guard !signatures.isEmpty, signatures.count == root.children.count else {
-            return [failure(file, "wrong-structure", "asic:XAdESSignatures must hold ds:Signature elements only")]
+            return [(failure(file, "wrong-structure", "asic:XAdESSignatures must hold ds:Signature elements only"), nil)]
         }
         // ASiC-E writes one signature per file; a few are tolerated, thousands are an attack on the validator.
         guard signatures.count <= Self.maximumSignaturesPerFile else {
-            return [failure(file, "too-many-signatures", "\(signatures.count) signatures in one file (at most \(Self.maximumSignaturesPerFile) are read)")]
+            return [(failure(file, "too-many-signatures", "\(signatures.count) signatures in one file (at most \(Self.maximumSignaturesPerFile) are read)"), nil)]
         }
-        return signatures.map { validate($0, in: document, file: file) }
-    }
-
-    /// The decoded SignatureValue of each ds:Signature in `file`, in the order `validate` reports
-    /// them (nil where there is none); empty when the file does not parse.
-    func signatureValues(in file: SignatureFile) -> [Data?] {
-        guard let document = try? XMLDocument(data: file.data, name: file.name), let root = document.root else { return [] }
-        return root.children("Signature", in: XMLNamespace.ds).prefix(Self.maximumSignaturesPerFile).map { signature in
-            signature.child("SignatureValue", in: XMLNamespace.ds).flatMap { XMLBase64.decode($0.text) }
+        return signatures.map { signature in
+            (validate(signature, in: document, file: file),
+             signature.child("SignatureValue", in: XMLNamespace.ds).flatMap { XMLBase64.decode($0.text) })
         }
     }
 
@@ -145,8 +151,8 @@ struct SignatureValidator {
         }
 
         // --- References: data files and SignedProperties.
-        checkReferences(signedInfo: signedInfo, signature: signature, signedProperties: signedProperties,
-                        document: document, findings: &findings)
+        let referencesRead = checkReferences(signedInfo: signedInfo, signature: signature, signedProperties: signedProperties,
+                                             document: document, findings: &findings)
 
         // --- SignatureValue over canonical SignedInfo, with the KeyInfo key only.
         if let signedInfo, let signatureValueElement, let certificate, let algorithm {
@@ -175,7 +181,7 @@ struct SignatureValidator {
         let helpers = certificateValues(in: qualifying) + keyInfoCertificates.filter { $0 != certificate }
         let longTerm = LongTermValidator(container: container, options: options).check(
             signature: signature, in: document, signedInfo: signedInfo, signatureValue: signatureValueElement,
-            qualifying: qualifying, certificate: certificate, helpers: helpers, findings: &findings)
+            qualifying: qualifying, certificate: certificate, helpers: helpers, archiveInputReadable: referencesRead, findings: &findings)
 
         // --- The certificate: nonRepudiation and a chain to an anchor, at the time-stamp's time
         // and at the certificate's issue date.
@@ -211,13 +217,15 @@ struct SignatureValidator {
     /// The reference checks the signer's chain, with the CA's trusted-list status, at the
     /// certificate's notBefore for every signature, and again at the time-stamp's genTime for T
     /// and above (asics-tm-names.md §4): a CA that was not granted when it issued the
-    /// certificate, or is not granted at genTime, leaves trust unknown. A time-mark is judged at
-    /// notBefore only: its OCSP response, made when signing, is what shows the certificate was
-    /// good then, so a certificate that expired before producedAt still passes (as there).
+    /// certificate, or is not granted at genTime, leaves trust unknown. A time-mark is judged the
+    /// same way at its OCSP response's producedAt, the time it proves. The reference judges a
+    /// time-mark at notBefore only, so that a certificate that expired, or a CA withdrawn,
+    /// before producedAt still passes there; tamga is stricter (docs/cli.md, Time-marks).
     private func checkChain(_ certificate: Certificate, helpers: [Certificate], longTerm: LongTermValidator.Outcome,
                             findings: inout FindingList) {
         let issued = certificate.notBefore
-        if longTerm.isTimeMark {
+        if longTerm.isTimeMark, longTerm.signatureTime == nil {
+            // The time-mark did not verify (already reported): only the issue date is certain.
             if verifyChain(certificate, helpers: helpers, at: issued, atIssue: true, findings: &findings),
                let list = options.trustedList {
                 checkQualification(certificate, list: list, helpers: helpers, at: issued, findings: &findings)
@@ -276,16 +284,17 @@ struct SignatureValidator {
         }
     }
 
+    /// - Returns: false when the references were refused unread (too many): an archive
+    ///   time-stamp's input, which reads them again, is then not computed either.
+    @discardableResult
     private func checkReferences(signedInfo: XMLElement?, signature: XMLElement, signedProperties: XMLElement?,
-                                 document: XMLDocument, findings: inout FindingList) {
-        guard let signedInfo else { return }
+                                 document: XMLDocument, findings: inout FindingList) -> Bool {
+        guard let signedInfo else { return false }
         let references = signedInfo.children("Reference", in: XMLNamespace.ds)
-        // One reference per data file plus SignedProperties: anything far past that is not a
-        // signature of this container, and each reference costs a hash or a canonicalization.
-        let bound = min(Self.maximumReferences, container.dataFiles.count + 16)
+        let bound = Self.referenceBound(dataFiles: container.dataFiles.count)
         guard references.count <= bound else {
             findings.invalid("too-many-references", "\(references.count) references for \(container.dataFiles.count) data files (at most \(bound) are read)")
-            return
+            return false
         }
         let files = filesByName
         var signedFiles: [ExactName: Int] = [:]
@@ -351,6 +360,7 @@ struct SignatureValidator {
             default: findings.invalid("duplicate-reference", "\(file.name) is referenced more than once")
             }
         }
+        return true
     }
 
     private func checkSignedPropertiesReference(_ reference: XMLElement, uri: String, digestAlgorithm: DigestAlgorithm, expected: Data,
@@ -395,7 +405,7 @@ struct SignatureValidator {
             return
         }
         guard let value = XMLBase64.decode(valueElement.text) else {
-            findings.invalid("signature-value", "SignatureValue is not base64")
+            findings.invalid("signature-value", "SignatureValue is not base64 (or is over \(XMLBase64.maximumBytes >> 20) MB)")
             return
         }
         do {
@@ -420,8 +430,11 @@ struct SignatureValidator {
         guard let ssp else { return nil }
         let holders = ssp.children("SigningCertificate", in: XMLNamespace.xades) + ssp.children("SigningCertificateV2", in: XMLNamespace.xades)
         guard holders.count == 1, let holder = holders.first else { return nil }
+        // XAdES lets SigningCertificate name the signer's whole path; the signer's own Cert
+        // comes first, and the reference reads only that one (asics-tm-names.md §3). The count
+        // is already bounded by the XML limits.
         let certs = holder.children("Cert", in: XMLNamespace.xades)
-        guard certs.count == 1, let cert = certs.first,
+        guard let cert = certs.first,
               let certDigest = cert.child("CertDigest", in: XMLNamespace.xades),
               let algorithm = certDigest.child("DigestMethod", in: XMLNamespace.ds)?.attribute("Algorithm").flatMap(DigestAlgorithm.init(xmlURI:)),
               let value = certDigest.child("DigestValue", in: XMLNamespace.ds).flatMap({ XMLBase64.decode($0.text) }) else { return nil }
@@ -454,7 +467,7 @@ struct SignatureValidator {
             return
         }
         guard let (cert, algorithm, value) = signedCertificateReference(ssp) else {
-            findings.invalid("signing-certificate", "the signing certificate reference needs one Cert with a CertDigest")
+            findings.invalid("signing-certificate", "the signing certificate reference needs a Cert with a CertDigest")
             return
         }
         if !constantTimeEqual(certificate.fingerprint(algorithm).bytes, value) {
@@ -524,8 +537,14 @@ struct SignatureValidator {
 /// xsd:base64Binary: base64 with the XML whitespace producers put inside (the reference wraps
 /// at 64 columns); ASCII only.
 enum XMLBase64 {
+    /// The most bytes one value decodes to. The largest a signature carries are time-stamp
+    /// tokens and OCSP responses with their certificates, a few KB; a 16 MB member that is one
+    /// long SignatureValue is refused at its length instead of decoded (twice, for a duplicate
+    /// check) at a cost far out of proportion to its compressed size.
+    static let maximumBytes = 1 << 20
+
     static func decode(_ text: String) -> Data? {
-        (try? Base64.decode(text, ignoringWhitespace: true)).map { Data($0) }
+        (try? Base64.decode(text, ignoringWhitespace: true, maximumCount: maximumBytes)).map { Data($0) }
     }
 }
 

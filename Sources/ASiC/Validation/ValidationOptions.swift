@@ -6,8 +6,8 @@ public struct ValidationOptions: Sendable {
     /// Anchors and helper certificates for the signer's chain. No anchors ⇒ status `UNKNOWN`.
     public var trust: TrustStore
     /// The time at which certificates must be valid when a signature has no time-stamp;
-    /// nil means now. With a time-stamp, its genTime is used; a time-mark is judged at the
-    /// signer certificate's notBefore (the reference's rule), whatever this says.
+    /// nil means now. With a time-stamp, its genTime is used, and a time-mark's producedAt
+    /// (each also at the signer certificate's notBefore), whatever this says.
     public var time: Date?
     /// Signatures below this level are INVALID. LT by default, as the reference validator
     /// judges (B and T signatures carry no proof that the certificate was valid when signing).
@@ -50,6 +50,15 @@ public struct ValidationOptions: Sendable {
         case .ocsp: [.certificateAuthority, .ocsp]
         }
         return trust.anchors + trustedList.certificates(of: kinds, at: time)
+    }
+
+    /// Where a signer's issuing CA certificate may be found to ask OCSP about the signer: the
+    /// signature's own certificates come first (the caller adds them), then the given ones,
+    /// then every CA/QC service certificate of the trusted list whatever its status, as the
+    /// reference takes the issuer from the list (asice.md §1.4). Whether that CA was trusted
+    /// is judged separately, at the times that count; this only finds the certificate.
+    var issuerCandidates: [Certificate] {
+        trust.intermediates + trust.anchors + (trustedList?.certificates(of: [.certificateAuthority]) ?? [])
     }
 
     /// True when the anchors' service type alone authorises an OCSP responder (trusted lists).

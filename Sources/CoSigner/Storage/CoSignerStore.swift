@@ -78,6 +78,12 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
             key_id TEXT PRIMARY KEY REFERENCES keys(key_id), secrets BLOB NOT NULL,
             unconfirmed INTEGER NOT NULL DEFAULT 0, attempt BLOB, updated_at INTEGER NOT NULL);
         """,
+        // The server key wrapped by a key on a PKCS#11 token (--server-key pkcs11:LABEL): one
+        // row, so that every instance on this database unwraps the same key (CoSignerStore+ServerKey).
+        """
+        CREATE TABLE server_key (
+            id INTEGER PRIMARY KEY CHECK (id = 1), token_key_label TEXT NOT NULL, wrapped BLOB NOT NULL, created_at INTEGER NOT NULL);
+        """,
         // Every piece of state a later request needs is in the database, so any co-signer
         // instance answers any step (CoSignerStore+SessionState): a session's protocol state
         // sealed with the server key, the device's commit nonce (unique per key: a replayed
@@ -106,9 +112,15 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
     ]
 
     /// Opens the database at `path`; `serverKey` is the 32-byte key sealing the server shares.
-    public init(path: String, serverKey: [UInt8], random: RandomSource = SystemRandom()) throws {
+    public convenience init(path: String, serverKey: [UInt8], random: RandomSource = SystemRandom()) throws {
+        try self.init(database: Database(path: path, migrations: Self.migrations), serverKey: serverKey, random: random)
+    }
+
+    /// A store on a database already opened (and migrated): for a server key that is read from
+    /// the database itself (`sealingKey(in:wrapper:)`).
+    public init(database: Database, serverKey: [UInt8], random: RandomSource = SystemRandom()) throws {
         guard serverKey.count == 32 else { throw ThresholdError.keyStore("the server key must be 32 bytes") }
-        database = try Database(path: path, migrations: Self.migrations)
+        self.database = database
         self.serverKey = serverKey
         self.random = random
     }
@@ -134,26 +146,34 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
 
     // MARK: Server identity
 
-    /// The server's party id and ring-Pedersen parameters, made once (safe primes, about two
-    /// seconds) and kept sealed with the server key: clients pin the parameters, so they must
-    /// survive restarts.
-    public func serverIdentity() throws -> (pid: [UInt8], ringPedersen: RingPedersenSecret) {
-        if let row = try database.query("SELECT pid, ring_pedersen FROM server_identity WHERE id = 1").first,
-           let pid = row[0].blob, let sealed = row[1].blob {
-            guard var plain = try SealedBox.open(sealed, key: serverKey, additionalData: Array("ring-pedersen".utf8)) else {
-                throw ThresholdError.keyStore("the stored server identity does not open with this server key")
-            }
-            defer { for index in plain.indices { plain[index] = 0 } }
-            return (pid, try RingPedersenSecret(storageBytes: plain))
-        }
+    /// The server's party id and ring-Pedersen parameters, made once (two safe primes, tens of
+    /// seconds; `generate` is only called when there are none yet) and kept sealed with the
+    /// server key: clients pin the parameters, so they must survive restarts and be the same on
+    /// every instance sharing the database. Instances that start together on an empty database
+    /// each make a set, but only the first insert counts; the others read the winner's back.
+    public func serverIdentity(generate: ((RandomSource) throws -> RingPedersenSecret)? = nil) throws -> (pid: [UInt8], ringPedersen: RingPedersenSecret) {
+        if let stored = try storedServerIdentity() { return stored }
         let pid = try random.bytes(32, label: "cosigner.pid")
-        let secret = try RingPedersenSecret.generate(random: random)
+        let secret = try generate?(random) ?? RingPedersenSecret.generate(random: random)
         var plain = secret.storageBytes
         defer { for index in plain.indices { plain[index] = 0 } }
         let sealed = try SealedBox.seal(plain, key: serverKey, additionalData: Array("ring-pedersen".utf8), random: random)
-        try database.execute("INSERT INTO server_identity (id, pid, ring_pedersen, created_at) VALUES (1, ?, ?, ?)",
-                             [.blob(pid), .blob(sealed), .integer(Self.now())])
-        return (pid, secret)
+        let inserted = try database.execute("INSERT INTO server_identity (id, pid, ring_pedersen, created_at) VALUES (1, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+                                            [.blob(pid), .blob(sealed), .integer(Self.now())])
+        if inserted == 1 { return (pid, secret) }
+        guard let winner = try storedServerIdentity() else { throw ThresholdError.keyStore("the server identity was neither inserted nor found") }
+        return winner
+    }
+
+    /// The identity already in the database, nil when there is none yet.
+    private func storedServerIdentity() throws -> (pid: [UInt8], ringPedersen: RingPedersenSecret)? {
+        guard let row = try database.query("SELECT pid, ring_pedersen FROM server_identity WHERE id = 1").first,
+              let pid = row[0].blob, let sealed = row[1].blob else { return nil }
+        guard var plain = try SealedBox.open(sealed, key: serverKey, additionalData: Array("ring-pedersen".utf8)) else {
+            throw ThresholdError.keyStore("the stored server identity does not open with this server key")
+        }
+        defer { for index in plain.indices { plain[index] = 0 } }
+        return (pid, try RingPedersenSecret(storageBytes: plain))
     }
 
     // MARK: Enrollment codes (the operator's stand-in for the KYC consent code)

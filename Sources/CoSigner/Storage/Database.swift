@@ -56,6 +56,9 @@ public final class Database: @unchecked Sendable {   // unchecked: `lock` guards
         }
         for (index, migration) in migrations.enumerated().dropFirst(version) {
             try transaction {
+                // Read again under the write lock: another instance starting on the same new
+                // database at the same moment may have applied this migration meanwhile.
+                guard Int(try query("PRAGMA user_version").first?.first?.integer ?? 0) == index else { return }
                 try executeScript(migration)
                 try execute("PRAGMA user_version = \(index + 1)")
             }

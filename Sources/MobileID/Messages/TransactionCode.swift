@@ -19,8 +19,9 @@ public enum TransactionCode {
         guard code.count == 25 else { return false }
         let digits = code.prefix(17), hex = code.suffix(8)
         guard digits.allSatisfy({ $0.isASCII && $0.isNumber }), hex.allSatisfy({ $0.isASCII && ($0.isNumber || ("A"..."F").contains($0)) }) else { return false }
-        let month = Int(code.dropFirst(4).prefix(2))!, day = Int(code.dropFirst(6).prefix(2))!
-        let hour = Int(code.dropFirst(8).prefix(2))!, minute = Int(code.dropFirst(10).prefix(2))!, second = Int(code.dropFirst(12).prefix(2))!
+        // No force unwrap even though the digits are checked above: the code comes from a wallet.
+        guard let month = Int(code.dropFirst(4).prefix(2)), let day = Int(code.dropFirst(6).prefix(2)), let hour = Int(code.dropFirst(8).prefix(2)),
+              let minute = Int(code.dropFirst(10).prefix(2)), let second = Int(code.dropFirst(12).prefix(2)) else { return false }
         return (1...12).contains(month) && (1...31).contains(day) && (0...23).contains(hour) && minute < 60 && second < 60
     }
 }

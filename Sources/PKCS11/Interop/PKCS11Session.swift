@@ -185,27 +185,52 @@ extension PKCS11Session {
         }
     }
 
-    /// AES-GCM (96-bit IV, 128-bit tag) with the token key `key`: encrypt or decrypt `input`.
-    public func aesGCM(encrypt: Bool, key: UInt, iv: [UInt8], input: [UInt8]) throws -> [UInt8] {
+    /// AES-GCM (96-bit IV, 128-bit tag) with the token key `key`: encrypt or decrypt `input`,
+    /// authenticating `additionalData` too. The working copies of the input and of the output
+    /// are wiped here (one of them is plaintext); the returned array is the caller's to wipe.
+    public func aesGCM(encrypt: Bool, key: UInt, iv: [UInt8], input: [UInt8], additionalData: [UInt8] = []) throws -> [UInt8] {
         try module.serialised {
-            var ivBytes = iv
+            var ivBytes = iv, aad = additionalData
             return try ivBytes.withUnsafeMutableBufferPointer { ivPointer in
-                var parameters = CK_GCM_PARAMS(pIv: ivPointer.baseAddress, ulIvLen: CK_ULONG(ivPointer.count), ulIvBits: CK_ULONG(ivPointer.count * 8),
-                                               pAAD: nil, ulAADLen: 0, ulTagBits: 128)
-                try withUnsafeMutableBytes(of: &parameters) { raw in
-                    var mechanism = CK_MECHANISM(mechanism: CK_MECHANISM_TYPE(CKM_AES_GCM), pParameter: raw.baseAddress, ulParameterLen: CK_ULONG(raw.count))
-                    let rv = encrypt ? functions.C_EncryptInit!(handle, &mechanism, CK_OBJECT_HANDLE(key)) : functions.C_DecryptInit!(handle, &mechanism, CK_OBJECT_HANDLE(key))
-                    try PKCS11Module.check(rv, encrypt ? "C_EncryptInit" : "C_DecryptInit")
+                try aad.withUnsafeMutableBufferPointer { aadPointer in
+                    var parameters = CK_GCM_PARAMS(pIv: ivPointer.baseAddress, ulIvLen: CK_ULONG(ivPointer.count), ulIvBits: CK_ULONG(ivPointer.count * 8),
+                                                   pAAD: aadPointer.count == 0 ? nil : aadPointer.baseAddress, ulAADLen: CK_ULONG(aadPointer.count),
+                                                   ulTagBits: 128)
+                    try withUnsafeMutableBytes(of: &parameters) { raw in
+                        var mechanism = CK_MECHANISM(mechanism: CK_MECHANISM_TYPE(CKM_AES_GCM), pParameter: raw.baseAddress, ulParameterLen: CK_ULONG(raw.count))
+                        let rv = encrypt ? functions.C_EncryptInit!(handle, &mechanism, CK_OBJECT_HANDLE(key)) : functions.C_DecryptInit!(handle, &mechanism, CK_OBJECT_HANDLE(key))
+                        try PKCS11Module.check(rv, encrypt ? "C_EncryptInit" : "C_DecryptInit")
+                    }
+                    var data = input
+                    var length: CK_ULONG = CK_ULONG(input.count + 16)
+                    var output = [UInt8](repeating: 0, count: Int(length))
+                    defer { wipe(&data); wipe(&output) }
+                    let rv = encrypt ? functions.C_Encrypt!(handle, &data, CK_ULONG(data.count), &output, &length)
+                                     : functions.C_Decrypt!(handle, &data, CK_ULONG(data.count), &output, &length)
+                    try PKCS11Module.check(rv, encrypt ? "C_Encrypt" : "C_Decrypt")
+                    return Array(output.prefix(Int(min(length, CK_ULONG(output.count)))))
                 }
-                var data = input
-                var length: CK_ULONG = CK_ULONG(input.count + 16)
-                var output = [UInt8](repeating: 0, count: Int(length))
-                let rv = encrypt ? functions.C_Encrypt!(handle, &data, CK_ULONG(data.count), &output, &length)
-                                 : functions.C_Decrypt!(handle, &data, CK_ULONG(data.count), &output, &length)
-                try PKCS11Module.check(rv, encrypt ? "C_Encrypt" : "C_Decrypt")
-                return Array(output.prefix(Int(length)))
             }
         }
+    }
+
+    /// Every secret key labelled `label` (a label is not unique on a token: callers that want
+    /// one key must refuse several).
+    public func secretKeys(label: String) throws -> [UInt] {
+        try findObjects([(CK_ATTRIBUTE_TYPE(CKA_CLASS), Self.ulongBytes(UInt(CKO_SECRET_KEY))),
+                         (CK_ATTRIBUTE_TYPE(CKA_LABEL), Array(label.utf8))]).map(UInt.init)
+    }
+
+    /// What a secret key may do and whether its value can leave the token.
+    public func secretKeyAttributes(_ key: UInt) throws -> SecretKeyAttributes {
+        let object = CK_OBJECT_HANDLE(key)
+        return SecretKeyAttributes(keyType: Self.ulong(try attribute(CK_ATTRIBUTE_TYPE(CKA_KEY_TYPE), of: object)),
+                                   valueLength: Self.ulong(try attribute(CK_ATTRIBUTE_TYPE(CKA_VALUE_LEN), of: object)),
+                                   sensitive: try boolAttribute(CK_ATTRIBUTE_TYPE(CKA_SENSITIVE), of: object),
+                                   extractable: try boolAttribute(CK_ATTRIBUTE_TYPE(CKA_EXTRACTABLE), of: object),
+                                   canEncrypt: try boolAttribute(CK_ATTRIBUTE_TYPE(CKA_ENCRYPT), of: object),
+                                   canDecrypt: try boolAttribute(CK_ATTRIBUTE_TYPE(CKA_DECRYPT), of: object),
+                                   isPrivate: try boolAttribute(CK_ATTRIBUTE_TYPE(CKA_PRIVATE), of: object))
     }
 }
 

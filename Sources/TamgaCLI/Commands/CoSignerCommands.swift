@@ -4,40 +4,42 @@ import TamgaCore
 import Threshold
 
 /// Where the co-signer keeps its files: `--db FILE` (default `cosigner.db` in the current
-/// folder, the embedded default) and `--key FILE` (default `FILE.key` beside the database, made
-/// with mode 0600 on first start).
+/// folder, the embedded default) and the server key (`CoSignerServerKey`: `--key FILE` /
+/// `--server-key FILE`, default `FILE.key` beside the database, made with mode 0600 on first
+/// start; or `--server-key pkcs11:LABEL`, a token key wrapping one kept in the database).
 private struct CoSignerFiles {
     let database: String
-    let key: String
-    init(_ arguments: ParsedArguments) {
+    let serverKey: CoSignerServerKey
+    init(_ arguments: ParsedArguments) throws {
         database = arguments.value("--db") ?? "cosigner.db"
-        key = arguments.value("--key") ?? (database + ".key")
+        serverKey = try CoSignerServerKey(arguments, database: database)
     }
-    func store() throws -> CoSignerStore {
+    func store(environment: [String: String]) throws -> CoSignerStore {
         // The database's folder must be writable (SQLite's WAL files live beside it), and so must
         // a key's that is still to be made: said plainly, naming the option, rather than
         // SQLite's "attempt to write a readonly database".
-        for (file, option) in [(database, "--db"), (key, "--key")] where option == "--db" || !FileManager.default.fileExists(atPath: file) {
+        for (file, option) in [(database, "--db"), (serverKey.file, "--key")] {
+            guard let file, option == "--db" || !FileManager.default.fileExists(atPath: file) else { continue }
             let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
             try UserFolder.create(folder, holds: "the co-signer's \(option == "--db" ? "database" : "server key") (\((file as NSString).lastPathComponent))",
                                   mode: 0o755, remedy: "Give \(option) FILE in a folder you can write.")
         }
-        return try CoSignerStore(path: database, serverKey: CoSignerStore.serverKey(file: key))
+        return try serverKey.store(database: database, environment: environment)
     }
 
     /// The store of an existing co-signer (for the operator's commands): a missing database or
     /// key is refused unless `create`, since a new one would hold codes and relying parties that
     /// the running co-signer never sees.
-    func existingStore(create: Bool) throws -> CoSignerStore {
+    func existingStore(create: Bool, environment: [String: String]) throws -> CoSignerStore {
         if !create {
             guard FileManager.default.fileExists(atPath: database) else {
                 throw UsageError("there is no co-signer database at \(database): give the running co-signer's --db FILE (and --key FILE), or --create to make a new one")
             }
-            guard FileManager.default.fileExists(atPath: key) else {
+            if let key = serverKey.file, !FileManager.default.fileExists(atPath: key) {
                 throw UsageError("the co-signer database \(database) has no server key at \(key): give --key FILE (a new key could not open its shares)")
             }
         }
-        return try store()
+        return try store(environment: environment)
     }
 
     /// The database's full path, for telling the operator where something was written.
@@ -48,12 +50,13 @@ private struct CoSignerFiles {
 struct CoSignerServeCommand: Command {
     static let path = ["cosigner", "serve"]
     static let abstract = "Runs the co-signer: the server half of threshold keys, over HTTP."
-    static let usage = "[--db FILE] [--key FILE] [--port N] [--listen loopback|any] [--session-ttl SECONDS] [--ca-cert PEM --ca-key PEM [--ca-index FILE] [--ocsp URL]] [--tls-cert PEM --tls-key PEM] [--allow-unattested]"
+    static let usage = "[--db FILE] [--server-key pkcs11:LABEL|FILE] [--port N] [--listen loopback|any] [--session-ttl SECONDS] [--ca-cert PEM --ca-key PEM [--ca-index FILE] [--ocsp URL]] [--tls-cert PEM --tls-key PEM] [--allow-unattested] [--metrics]"
     static let help = """
     Serves the v3 API (docs/cosigner-api.md) until interrupted. The database is one SQLite file
-    (WAL; created and migrated on start); the server key (32 bytes, mode 0600, made on first
-    start) seals every server share and the server's ring-Pedersen parameters, which are made
-    once and kept, since clients pin them. Prints one line "listening http://ADDRESS:PORT" when
+    (WAL; created and migrated on start); the server key (a 32-byte file, mode 0600, made on
+    first start, or kept in the database wrapped by a token key) seals every server share and
+    the server's ring-Pedersen parameters, which are made once and kept, since clients pin
+    them. Prints one line "listening http://ADDRESS:PORT" when
     ready (port 0, the default, picks a free one). Plain HTTP: keep it on loopback or put TLS in
     front of it.
       --ca-cert, --ca-key  the CA that certifies enrolled keys (its key PEM unencrypted, or
@@ -65,10 +68,15 @@ struct CoSignerServeCommand: Command {
                            key at enrollment
       --allow-unattested   accept device calls without X-Attestation (development only; a
                            call that carries one must still verify)
+      --metrics            answer GET /metrics (Prometheus text format); without it, 404
+    \(CoSignerServerKey.helpLines)
+    GET /v3/health answers 200 while the process serves; GET /v3/ready answers 200 when the
+    database answers and has this version's schema, else 503 (for a load balancer's check).
+    The first start makes the ring-Pedersen parameters (tens of seconds) and says so on stderr.
     """
-    static let flags: Set<String> = GlobalOptions.flags.union(["--allow-unattested"])
-    static let options: Set<String> = ["--db", "--key", "--port", "--listen", "--session-ttl", "--ca-cert", "--ca-key", "--ca-index", "--ocsp",
-                                       "--tls-cert", "--tls-key"]
+    static let flags: Set<String> = GlobalOptions.flags.union(["--allow-unattested", "--metrics"])
+    static let options: Set<String> = CoSignerServerKey.options.union(["--db", "--port", "--listen", "--session-ttl", "--ca-cert", "--ca-key", "--ca-index",
+                                                                      "--ocsp", "--tls-cert", "--tls-key"])
 
     fileprivate let files: CoSignerFiles
     let port: UInt16
@@ -77,9 +85,13 @@ struct CoSignerServeCommand: Command {
     let caCertificate: String?, caKey: String?, caIndex: String?, ocspURL: String?
     let tlsCertificate: String?, tlsKey: String?
     let requireAttestation: Bool
+    let metrics: Bool
+    let quiet: Bool
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else { throw UsageError("cosigner serve takes no arguments") }
+        metrics = arguments.has("--metrics")
+        quiet = GlobalOptions(arguments).quiet
         requireAttestation = !arguments.has("--allow-unattested")
         caCertificate = arguments.value("--ca-cert")
         caKey = arguments.value("--ca-key")
@@ -89,7 +101,7 @@ struct CoSignerServeCommand: Command {
         tlsCertificate = arguments.value("--tls-cert")
         tlsKey = arguments.value("--tls-key")
         guard (tlsCertificate == nil) == (tlsKey == nil) else { throw UsageError("--tls-cert and --tls-key go together") }
-        files = CoSignerFiles(arguments)
+        files = try CoSignerFiles(arguments)
         guard let port = UInt16(arguments.value("--port") ?? "0") else { throw UsageError("--port takes a port number") }
         self.port = port
         switch arguments.value("--listen") ?? "loopback" {
@@ -102,8 +114,11 @@ struct CoSignerServeCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
-        let store = try files.store()
-        let identity = try store.serverIdentity()
+        let store = try files.store(environment: context.environment)
+        // Made only when the database has none (the first start of the first instance).
+        let identity = try store.serverIdentity { random in
+            quiet ? try RingPedersenSecret.generate(random: random) : try ParameterProgress(terminal: context.terminal).make(random: random)
+        }
         var authority: CertificateAuthority? = nil
         if let caCertificate, let caKey {
             guard let certificate = FileManager.default.contents(atPath: caCertificate), let key = FileManager.default.contents(atPath: caKey) else {
@@ -123,7 +138,8 @@ struct CoSignerServeCommand: Command {
             }
             tls = (key, certificate)
         }
-        let server = try HTTPServer(port: port, loopbackOnly: loopback, tls: tls) { service.handle($0) }
+        let router = OperationsRouter(service: service, metrics: metrics ? CoSignerMetrics() : nil)
+        let server = try HTTPServer(port: port, loopbackOnly: loopback, tls: tls) { router.handle($0) }
         // Until SIGINT/SIGTERM: the interrupt handlers end the process (SQLite commits are durable)
         // and say that the server stopped. Set before "listening": a caller may stop us the moment
         // it reads that line.
@@ -137,15 +153,16 @@ struct CoSignerServeCommand: Command {
 struct CoSignerIssueCodeCommand: Command {
     static let path = ["cosigner", "issue-code"]
     static let abstract = "Issues a one-time enrollment code for a document number (the operator's KYC step)."
-    static let usage = "DOCUMENT-NUMBER [--db FILE] [--key FILE] [--create] [--ttl SECONDS] [--json]"
+    static let usage = "DOCUMENT-NUMBER [--db FILE] [--server-key pkcs11:LABEL|FILE] [--create] [--ttl SECONDS] [--json]"
     static let help = """
     Prints a 12-character code, valid once for --ttl seconds (default 86400), that lets a device
     enroll threshold keys for DOCUMENT-NUMBER. Only its hash is stored, in the running
     co-signer's database (--db, default ./cosigner.db), which must exist unless --create; which
     database it went to is said on stderr (and as "database" in --json).
+    \(CoSignerServerKey.helpLines)
     """
     static let flags: Set<String> = GlobalOptions.flags.union(["--create"])
-    static let options: Set<String> = ["--db", "--key", "--ttl"]
+    static let options: Set<String> = CoSignerServerKey.options.union(["--db", "--ttl"])
 
     fileprivate let files: CoSignerFiles
     let document: String
@@ -158,7 +175,7 @@ struct CoSignerIssueCodeCommand: Command {
             throw UsageError("give the document number")
         }
         self.document = document
-        files = CoSignerFiles(arguments)
+        files = try CoSignerFiles(arguments)
         create = arguments.has("--create")
         guard let ttl = TimeInterval(arguments.value("--ttl") ?? "86400"), ttl > 0 else { throw UsageError("--ttl takes seconds") }
         lifetime = ttl
@@ -166,7 +183,7 @@ struct CoSignerIssueCodeCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
-        let code = try files.existingStore(create: create).issueEnrollmentCode(documentNumber: document, lifetime: lifetime)
+        let code = try files.existingStore(create: create, environment: context.environment).issueEnrollmentCode(documentNumber: document, lifetime: lifetime)
         if global.json {
             struct Issued: Encodable { let documentNumber: String; let code: String; let validSeconds: Int; let database: String }
             context.terminal.json(Issued(documentNumber: document, code: code, validSeconds: Int(lifetime), database: files.databasePath))
@@ -182,7 +199,7 @@ struct CoSignerIssueCodeCommand: Command {
 struct CoSignerAddRelyingPartyCommand: Command {
     static let path = ["cosigner", "add-rp"]
     static let abstract = "Registers a relying party and prints its API key (shown once)."
-    static let usage = "NAME [--db FILE] [--key FILE] [--create] [--json]"
+    static let usage = "NAME [--db FILE] [--server-key pkcs11:LABEL|FILE] [--create] [--json]"
     static let help = """
     The relying party calls /v3/rp/* with Authorization: Bearer <API key>. NAME is what devices
     show ("Test Bank asks…") and what AUTH signatures bind (ACSP_V2), whatever the requests say.
@@ -191,9 +208,10 @@ struct CoSignerAddRelyingPartyCommand: Command {
     Reserved (the co-signer's own sessions use them): \(ReservedNames.all.map { "\"\($0)\"" }.joined(separator: ", "))
     and names starting "device:", compared ignoring case, accents, width, spaces and
     punctuation (error threshold-reserved-name).
+    \(CoSignerServerKey.helpLines)
     """
     static let flags: Set<String> = GlobalOptions.flags.union(["--create"])
-    static let options: Set<String> = ["--db", "--key"]
+    static let options: Set<String> = CoSignerServerKey.options.union(["--db"])
     fileprivate let files: CoSignerFiles
     let name: String
     let create: Bool
@@ -202,13 +220,13 @@ struct CoSignerAddRelyingPartyCommand: Command {
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count == 1, let name = arguments.positionals.first, !name.isEmpty else { throw UsageError("give the relying party's name") }
         self.name = name
-        files = CoSignerFiles(arguments)
+        files = try CoSignerFiles(arguments)
         create = arguments.has("--create")
         global = GlobalOptions(arguments)
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
-        let key = try files.existingStore(create: create).addRelyingParty(name: name)
+        let key = try files.existingStore(create: create, environment: context.environment).addRelyingParty(name: name)
         if global.json { context.terminal.json(["name": name, "apiKey": key]) } else { context.terminal.line(key) }
         return .success
     }

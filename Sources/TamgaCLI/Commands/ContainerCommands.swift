@@ -288,6 +288,12 @@ struct ContainerTimestampCommand: Command {
         if URL(fileURLWithPath: input).standardizedFileURL == URL(fileURLWithPath: output).standardizedFileURL {
             throw UsageError("the output would replace the input; give another path for OUT.asics")
         }
+        // Readers (tamga's and DigiDoc's) open these names as ASiC-E whatever the mimetype says,
+        // so an archive written under one could never be read back: refuse before the TSA is asked.
+        let outputExtension = URL(fileURLWithPath: output).pathExtension.lowercased()
+        if ["asice", "sce", "bdoc"].contains(outputExtension) {
+            throw UsageError("OUT is an ASiC-S archive, but a .\(outputExtension) name is always read as ASiC-E: name it .asics or .scs")
+        }
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {

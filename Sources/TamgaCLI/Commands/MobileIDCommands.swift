@@ -127,7 +127,8 @@ struct MobileIDDecodeCommand: Command {
             printJSON(try AppLink.parseCallback(input, clientScheme: clientScheme).json, context.terminal)
         } else if input.contains("://") && (try? JSONSerialization.jsonObject(with: Data(input.utf8))) == nil {
             let call = try AppLink.parseCall(input)
-            context.terminal.error("app call (\(call.environment == .testbed ? "test bed" : "production"), mode \(call.mode.rawValue), clientScheme \"\(call.clientScheme)\")")
+            // The client scheme comes from the link (a QR code, a web page): escaped.
+            context.terminal.error("app call (\(call.environment == .testbed ? "test bed" : "production"), mode \(call.mode.rawValue), clientScheme \"\(TerminalText.escaped(call.clientScheme))\")")
             printJSON(call.m200.json, context.terminal)
         } else {
             // JSON: an envelope, or a message; otherwise base64 of a message.
@@ -190,7 +191,8 @@ struct MobileIDCheckCommand: Command {
             verdict = Verdict(accepted: false, code: error.code, errcode: error.spErrorCode, message: error.description)
         }
         if global.json { context.terminal.json(verdict) } else if verdict.accepted { context.terminal.line(verdict.message) } else {
-            context.terminal.line("refused: \(verdict.message) [\(verdict.code ?? "")\(verdict.errcode.map { ", errcode \($0)" } ?? "")]")
+            // The reason quotes the wallet's message (a transaction code, an authType): escaped.
+            context.terminal.line(TerminalText.escaped("refused: \(verdict.message) [\(verdict.code ?? "")\(verdict.errcode.map { ", errcode \($0)" } ?? "")]"))
         }
         return verdict.accepted ? .success : .verificationFailed
     }

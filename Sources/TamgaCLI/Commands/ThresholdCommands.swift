@@ -111,8 +111,11 @@ struct ThresholdEnrollCommand: Command {
             document = registration.documentNumber
             enrolled.append(["role": role.rawValue, "keyID": WireFormat.hex(share.keyID), "certificate": certificate.subject])
             if !global.json {
-                context.terminal.line("Enrolled \(role.rawValue) key \(WireFormat.hex(share.keyID).prefix(16))… for \(registration.documentNumber)")
-                context.terminal.line("  certificate: \(certificate.subject)")
+                // The document number and the certificate come from the co-signer: escaped, so
+                // that neither can rewrite the screen (OpenSSL's name printing leaves C1 controls
+                // and bidirectional overrides raw).
+                context.terminal.line("Enrolled \(role.rawValue) key \(WireFormat.hex(share.keyID).prefix(16))… for \(TerminalText.escaped(registration.documentNumber))")
+                context.terminal.line("  certificate: \(TerminalText.escaped(certificate.subject))")
             }
         }
         if global.json {
@@ -341,7 +344,8 @@ struct ThresholdApproveCommand: Command {
         if global.json {
             context.terminal.json(["session": session, "kind": info.kind, "state": "COMPLETE", "signature": WireFormat.hex(Array(raw)), "verificationCode": code])
         } else {
-            context.terminal.line("Approved \(info.kind) session \(session): signed as \(certificate.subject)")
+            // The kind came from the network and the subject from the co-signer's CA: escaped.
+            context.terminal.line(TerminalText.escaped("Approved \(info.kind) session \(session): signed as \(certificate.subject)"))
         }
         return .success
     }
@@ -363,7 +367,8 @@ struct ThresholdActivityCommand: Command {
         let (client, registration) = try account.client(account.store(context))
         let entries = try await client.activity(registration)
         if global.json { context.terminal.json(["activity": entries]) } else {
-            for entry in entries { context.terminal.line("\(entry["at"] ?? "")  \(entry["event"] ?? "")  \(entry["detail"] ?? "")") }
+            // Every field came from the network (a detail quotes the relying party's name): escaped.
+            for entry in entries { context.terminal.line(TerminalText.escaped("\(entry["at"] ?? "")  \(entry["event"] ?? "")  \(entry["detail"] ?? "")")) }
         }
         return .success
     }

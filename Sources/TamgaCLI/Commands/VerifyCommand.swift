@@ -120,12 +120,26 @@ struct VerifyCommand: Command {
                                intermediates: try Self.loadCertificates(intermediates))
         // The container first: a missing or hostile one is the error to report, not the trust.
         let opened = try Container(openingAt: container)
-        let (trustedList, notices) = try resolveTrustedLists(context, explicitAnchors: !anchors.isEmpty)
         opened.progress = context.terminal.progress(quiet: global.quiet)
-        var options = ValidationOptions(trust: trust, trustedList: trustedList, minimumProfile: minimumProfile)
-        options.timeMarkResponderPolicies.formUnion(timeMarkResponderPolicies)
-        options.trustNotices = notices
-        let report = opened.validate(options)
+        func validate(with lists: ResolvedTrust) -> ValidationReport {
+            var options = ValidationOptions(trust: trust, trustedList: lists.list, minimumProfile: minimumProfile)
+            options.timeMarkResponderPolicies.formUnion(timeMarkResponderPolicies)
+            options.trustNotices = lists.notices
+            return opened.validate(options)
+        }
+        // A list of lists first gives only the lists of the countries the signatures' own
+        // certificates name (a full EU cache is tens of MB to parse and check); when that does
+        // not settle the verdict, every list is read and the container judged again, so the
+        // verdict is the one the whole set gives.
+        let territories = anchors.isEmpty ? opened.trustTerritories() : []
+        var resolved = try resolveTrustedLists(context, explicitAnchors: !anchors.isEmpty,
+                                               territories: territories.isEmpty ? nil : territories)
+        var report = validate(with: resolved)
+        if resolved.isSubset, ![.valid, .warning, .nonQSCD].contains(report.status) {
+            resolved = try resolveTrustedLists(context, explicitAnchors: !anchors.isEmpty, territories: nil)
+            report = validate(with: resolved)
+        }
+        for problem in resolved.problems { context.terminal.error(problem) }
         if global.json {
             context.terminal.json(report)
         } else {
@@ -141,7 +155,18 @@ struct VerifyCommand: Command {
     /// The trusted lists to validate with: `--tsl` (a national list or a list of lists), else the
     /// trust cache when neither `--trust` nor `--tsl` is given. Lists that cannot be used are
     /// named on stderr; an expired list in use becomes a notice for the report.
-    private func resolveTrustedLists(_ context: CommandContext, explicitAnchors: Bool) throws -> (TrustedList?, [TrustNotice]) {
+    /// The trust a validation runs with: the list (nil with PEM anchors only), the notices for
+    /// the report, what to tell the user about lists that could not be used, and whether only
+    /// some territories of a list of lists were read.
+    struct ResolvedTrust {
+        var list: TrustedList?
+        var notices: [TrustNotice] = []
+        var problems: [String] = []
+        var isSubset = false
+    }
+
+    private func resolveTrustedLists(_ context: CommandContext, explicitAnchors: Bool,
+                                     territories: Set<String>?) throws -> ResolvedTrust {
         let now = Date()
         let cache = TrustCache(environment: context.environment)
         let set: TrustedListSet
@@ -156,7 +181,7 @@ struct VerifyCommand: Command {
                 single = try TrustedList(data: data, signers: signers, now: now, allowExpired: allowExpiredTrust)
             } catch TrustedListError.untrustedSigner {}
             if let single, single.kind == .national {
-                return (single, single.isExpired(at: now) ? [Self.expiredNotice(single)] : [])
+                return ResolvedTrust(list: single, notices: single.isExpired(at: now) ? [Self.expiredNotice(single)] : [])
             }
             // The files beside the LOTL were given with it; the cache may hold another LOTL's lists.
             let folder = URL(fileURLWithPath: trustedListFile).deletingLastPathComponent()
@@ -167,7 +192,7 @@ struct VerifyCommand: Command {
             }
             set = try TrustedListSet.load(listOfLists: data, signers: signers, now: now, allowExpired: allowExpiredTrust,
                                           signerError: .untrustedSigner, name: URL(fileURLWithPath: trustedListFile).lastPathComponent,
-                                          pivots: pivots) { pointer in
+                                          pivots: pivots, territories: territories) { pointer in
                 if let name = pointer.locationFileName {
                     let path = folder.appendingPathComponent(name).path
                     if let bytes = Self.readCapped(path) { return (bytes, path) }
@@ -176,23 +201,23 @@ struct VerifyCommand: Command {
                 return (bytes, cache.path(pointer.cacheFileName))
             }
         } else if explicitAnchors {
-            return (nil, [])
+            return ResolvedTrust()
         } else {
-            guard let cached = try cache?.load(now: now, allowExpired: allowExpiredTrust) else {
-                context.terminal.error("tamga: \(TrustedListError.noTrustConfigured)")
-                return (nil, [.noTrustConfigured])
+            guard let cached = try cache?.load(now: now, allowExpired: allowExpiredTrust, territories: territories) else {
+                return ResolvedTrust(notices: [.noTrustConfigured], problems: ["tamga: \(TrustedListError.noTrustConfigured)"])
             }
             set = cached
         }
+        var resolved = ResolvedTrust(list: set.union, notices: set.expiredInUse.map(Self.expiredNotice), isSubset: territories != nil)
         for entry in set.entries {
             if let error = entry.error {
-                context.terminal.error("tamga: trust: the \(entry.pointer.territory) list (\(entry.source ?? entry.pointer.location)) was not used: \(error) [\(error.code)]")
+                resolved.problems.append("tamga: trust: the \(entry.pointer.territory) list (\(entry.source ?? entry.pointer.location)) was not used: \(error) [\(error.code)]")
             }
         }
-        if set.lists.isEmpty {
-            context.terminal.error("tamga: trust: no national list of the list of lists is usable; run `tamga trust update`")
+        if set.lists.isEmpty && territories == nil {
+            resolved.problems.append("tamga: trust: no national list of the list of lists is usable; run `tamga trust update`")
         }
-        return (set.union, set.expiredInUse.map(Self.expiredNotice))
+        return resolved
     }
 
     private static func expiredNotice(_ list: TrustedList) -> TrustNotice {

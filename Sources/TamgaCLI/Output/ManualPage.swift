@@ -88,6 +88,7 @@ enum ManualPage {
             ".TP", ".B TAMGA_NEW_PIN", "the new PIN for PIN changes.",
             ".TP", ".B TAMGA_PIN1", "PIN1 (authentication) for \\fBthreshold enroll \\-\\-role both\\fR, beside PIN2 in \\fBTAMGA_PIN\\fR.",
             ".TP", ".B TAMGA_CA_PASSWORD", "the password of \\fBcosigner serve \\-\\-ca\\-key\\fR when it is encrypted.",
+            ".TP", ".B TAMGA_COSIGNER_TOKEN_PIN", "the user PIN of the token holding the co-signer's server key (\\fB\\-\\-server\\-key pkcs11:LABEL\\fR).",
             ".TP", ".B TAMGA_TSA_URL", "the time-stamping authority when no \\fB\\-\\-tsa\\fR is given.",
             ".TP", ".B TAMGA_CARD_PIN, TAMGA_PKCS11_PIN, TAMGA_THRESHOLD_PIN, TAMGA_KEY_PASSWORD", "per-signer secrets for \\fBtamga compare\\fR.",
             ".TP", ".B XDG_DATA_HOME", "where split-key shares live (\\fItamga/threshold/ACCOUNT\\fR).",

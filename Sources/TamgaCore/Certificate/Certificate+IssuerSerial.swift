@@ -23,7 +23,7 @@ extension Certificate {
     public func compareIssuerSerial(issuerName text: String, serialNumber: String) -> IssuerSerialComparison {
         let parsed: DistinguishedName
         do {
-            parsed = try DistinguishedName(rfc4514: text.trimmingCharacters(in: .whitespacesAndNewlines))
+            parsed = try DistinguishedName(rfc4514: Self.trimmedXMLText(text))
         } catch {
             return .malformedIssuerName(error)
         }
@@ -41,6 +41,30 @@ extension Certificate {
     /// Compares a XAdES `IssuerSerialV2` (the DER of an RFC 5035 `IssuerSerial`) with this
     /// certificate: its one directoryName as a name (what `X509_NAME_cmp` decides), its serial as
     /// an integer.
+    /// The element's text without the white space XML formatting puts around it. A space that
+    /// ends the name escaped (`CN=Name\ `, RFC 4514's form of a value ending in a space) is part
+    /// of the name and stays: trimming it would leave a lone `\`, a malformed name. Linear: an
+    /// escaped space stops the loop.
+    static func trimmedXMLText(_ text: String) -> String {
+        let leading = text.drop(while: \.isWhitespace)
+        var end = leading.endIndex
+        while end > leading.startIndex {
+            let last = leading.index(before: end)
+            guard leading[last].isWhitespace else { break }
+            var backslashes = 0
+            var cursor = last
+            while cursor > leading.startIndex {
+                let previous = leading.index(before: cursor)
+                guard leading[previous] == "\\" else { break }
+                backslashes += 1
+                cursor = previous
+            }
+            if backslashes % 2 == 1 { break }
+            end = last
+        }
+        return String(leading[..<end])
+    }
+
     public func compareIssuerSerialV2(der: Data) -> IssuerSerialComparison {
         let nameDER: [UInt8], serial: [UInt8]
         do {

@@ -80,7 +80,10 @@ struct HTTPResponse {
             while true {
                 let sizeLine = String(decoding: try reader.line(), as: UTF8.self)
                 let sizeText = sizeLine.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-                guard let size = Int(sizeText, radix: 16), size >= 0 else { throw .rejected("a chunk size is not a number: \(sizeLine.prefix(40))") }
+                // ASCII hex only (RFC 9112 HEXDIG): Swift's Int also takes a sign ("-0", "+a").
+                guard (1...15).contains(sizeText.utf8.count), sizeText.utf8.allSatisfy(Self.isASCIIHexDigit), let size = Int(sizeText, radix: 16) else {
+                    throw .rejected("a chunk size is not a number: \(sizeLine.prefix(40))")
+                }
                 if size == 0 {
                     while !(try reader.line()).isEmpty {}   // trailer fields, then the blank line
                     break
@@ -90,7 +93,10 @@ struct HTTPResponse {
                 guard try reader.line().isEmpty else { throw .rejected("a chunk is longer than its size") }
             }
         } else if let lengthText = headers["content-length"] {
-            guard let length = Int(lengthText.trimmingCharacters(in: .whitespaces)), length >= 0 else {
+            // ASCII digits only (RFC 9110 1*DIGIT): Swift's Int also takes a sign ("+10").
+            let digits = lengthText.trimmingCharacters(in: .whitespaces)
+            guard (1...18).contains(digits.utf8.count), digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+                  let length = Int(digits) else {
                 throw .rejected("Content-Length is not a number: \(lengthText.prefix(40))")
             }
             guard length <= maximumBody else { throw .rejected("the answer is \(length) bytes, more than the \(maximumBody) accepted") }
@@ -104,6 +110,11 @@ struct HTTPResponse {
             body = reader.buffer
         }
         return HTTPResponse(status: status, headers: headers, body: body)
+    }
+
+    private static func isASCIIHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
     }
 
     private static func parseHead(_ block: [UInt8]) throws(NetworkFailure) -> (Int, [String: String]) {

@@ -38,13 +38,24 @@ public struct RingPedersenSecret: Sendable {
     let p: BigInt
     let q: BigInt
 
-    /// Fresh parameters from two 1024-bit safe primes (OpenSSL's sieved safe-prime generator,
-    /// about a second each here).
-    public static func generate(random: RandomSource) throws -> RingPedersenSecret {
-        let p = try safePrime(bits: 1024)
-        var q = try safePrime(bits: 1024)
+    /// Fresh parameters from two 1024-bit safe primes (OpenSSL's sieved safe-prime generator:
+    /// a random number of candidates each, seconds to tens of seconds in all). `progress`, if
+    /// given, hears of every candidate OpenSSL tries and of every safe prime found, so whoever
+    /// waits can be shown that something is happening.
+    public static func generate(random: RandomSource, progress: ((SafePrimeProgress) -> Void)? = nil) throws -> RingPedersenSecret {
+        let p = try safePrime(bits: 1024, progress: progress.map { report in { report(.candidate(prime: 1, tried: $0)) } })
+        progress?(.found(prime: 1))
+        var q = try safePrime(bits: 1024, progress: progress.map { report in { report(.candidate(prime: 2, tried: $0)) } })
         while q == p { q = try safePrime(bits: 1024) }
+        progress?(.found(prime: 2))
         return try RingPedersenSecret(p: p, q: q, random: random)
+    }
+
+    /// What `generate` reports: prime 1 or 2 of the two it needs.
+    public enum SafePrimeProgress: Sendable, Equatable {
+        /// OpenSSL tried its `tried`-th candidate for this prime.
+        case candidate(prime: Int, tried: Int)
+        case found(prime: Int)
     }
 
     public init(p: BigInt, q: BigInt, random: RandomSource) throws {
@@ -82,10 +93,30 @@ public struct RingPedersenSecret: Sendable {
         try self.init(p: BigInt(bytes: bytes[0..<128]), q: BigInt(bytes: bytes[128..<256]), t: BigInt(bytes: bytes[256..<512]), lambda: BigInt(bytes: bytes[512..<768]))
     }
 
-    static func safePrime(bits: Int32) throws -> BigInt {
+    static func safePrime(bits: Int32, progress: ((Int) -> Void)? = nil) throws -> BigInt {
         guard let bn = BN_new() else { throw ThresholdError.randomnessFailed }
         defer { BN_clear_free(bn) }
-        guard BN_generate_prime_ex(bn, bits, 1, nil, nil, nil) == 1 else { throw ThresholdError.randomnessFailed }
+        // OpenSSL's BN_GENCB calls back with (0, i) after its i-th candidate; the box carries the
+        // Swift closure through the C callback's one pointer argument.
+        final class Box { let report: (Int) -> Void; init(_ report: @escaping (Int) -> Void) { self.report = report } }
+        var callback: OpaquePointer?
+        var box: Unmanaged<Box>?
+        if let progress, let gencb = BN_GENCB_new() {
+            let retained = Unmanaged.passRetained(Box(progress))
+            BN_GENCB_set(gencb, { stage, index, gencb in
+                if stage == 0, let gencb, let argument = BN_GENCB_get_arg(gencb) {
+                    Unmanaged<Box>.fromOpaque(argument).takeUnretainedValue().report(Int(index) + 1)
+                }
+                return 1
+            }, retained.toOpaque())
+            callback = gencb
+            box = retained
+        }
+        defer {
+            if let callback { BN_GENCB_free(callback) }
+            box?.release()
+        }
+        guard BN_generate_prime_ex(bn, bits, 1, nil, nil, callback) == 1 else { throw ThresholdError.randomnessFailed }
         var bytes = [UInt8](repeating: 0, count: Int(bits + 7) / 8)
         guard BN_bn2binpad(bn, &bytes, Int32(bytes.count)) == Int32(bytes.count) else { throw ThresholdError.randomnessFailed }
         return BigInt(bytes: bytes)

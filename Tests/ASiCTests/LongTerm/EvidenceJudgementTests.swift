@@ -47,7 +47,12 @@ final class EvidenceJudgementTests: LongTermTestCase {
         let report = try Container(openingAt: container.path).validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
         let finding = try XCTUnwrap(report.signatures[0].findings.first { $0.code == "signing-time-after-timestamp" })
         XCTAssertEqual(finding.severity, .warning)
-        XCTAssertTrue(finding.message.contains(XSDDateTime.format(claimed)), finding.message)
+        // Both times, so that a person can see how far apart they are: the claim and the
+        // time-stamp's genTime.
+        let stamped = try XCTUnwrap(report.signatures[0].timeStampTime)
+        XCTAssertNotEqual(stamped, XSDDateTime.format(claimed))
+        XCTAssertTrue(finding.message.contains("claimed SigningTime \(XSDDateTime.format(claimed))"), finding.message)
+        XCTAssertTrue(finding.message.contains("time-stamp \(stamped)"), finding.message)
         XCTAssertEqual(report.status, .warning)
     }
 
@@ -62,6 +67,12 @@ final class EvidenceJudgementTests: LongTermTestCase {
         let codes = report.signatures[0].findings.map(\.code)
         XCTAssertTrue(codes.contains("signing-time-before-certificate"), "\(codes)")
         XCTAssertFalse(codes.contains("signing-time-after-timestamp"))
+        // Both times: the claim and the start of the certificate's validity.
+        let finding = try XCTUnwrap(report.signatures[0].findings.first { $0.code == "signing-time-before-certificate" })
+        XCTAssertEqual(finding.severity, .warning)
+        let notBefore = try Certificate(derOrPEM: Data(contentsOf: URL(fileURLWithPath: TestEnvironment.fixture("pki/ec-p256.cert.pem")))).notBefore
+        XCTAssertTrue(finding.message.contains("claimed SigningTime 2000-01-01T00:00:00Z"), finding.message)
+        XCTAssertTrue(finding.message.contains("from \(XSDDateTime.format(notBefore))"), finding.message)
     }
 
     func testExtendRefusesASignatureThatDoesNotVerifyAndChangesNothing() async throws {

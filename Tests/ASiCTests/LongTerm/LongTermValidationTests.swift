@@ -82,6 +82,94 @@ final class LongTermValidationTests: LongTermTestCase {
         XCTAssertEqual(found, ["certificate-revoked"])
     }
 
+    /// The signature time-stamp's genTime, in whole Unix seconds.
+    private func genTime(_ container: Container) throws -> Int {
+        let report = container.validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
+        let text = try XCTUnwrap(report.signatures[0].timeStampTime)
+        let date = try XCTUnwrap(XAdESTime.parse(text), text)
+        return Int(date.timeIntervalSince1970)
+    }
+
+    /// Revoked after the signature time-stamp (the normal case of a certificate revoked after
+    /// signing, answered by a responder asked later): not INVALID, a warning with both times.
+    /// Revoked at genTime itself: INVALID.
+    func testARevocationIsJudgedAgainstTheSignatureTimeStamp() async throws {
+        let container = try await ltContainer()
+        let stamped = try genTime(container)
+        sleep(2)   // producedAt after the revocation, which is after genTime (one-second resolution)
+        let later = try fetchOCSP("ocsp/revoked-at/\(stamped + 1)").base64EncodedString()
+        let edited = try replacing("EncapsulatedOCSPValue", with: later, in: container)
+        let report = edited.validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
+        XCTAssertEqual(report.status, .warning, "\(report.signatures[0].findings)")
+        XCTAssertEqual(report.signatures[0].findings.map(\.code), ["certificate-revoked-after-signing"])
+        let message = try XCTUnwrap(report.signatures[0].findings.first?.message)
+        XCTAssertTrue(message.contains(XSDDateTime.format(Date(timeIntervalSince1970: TimeInterval(stamped + 1)))), message)
+        XCTAssertTrue(message.contains(XSDDateTime.format(Date(timeIntervalSince1970: TimeInterval(stamped)))), message)
+
+        // Beside a good answer it is no conflict.
+        let (status, found) = try codes(editing("EncapsulatedOCSPValue", .addAfter, text: later, in: container))
+        XCTAssertEqual(status, .warning, "\(found)")
+        XCTAssertEqual(found, ["certificate-revoked-after-signing"])
+
+        let atGenTime = try fetchOCSP("ocsp/revoked-at/\(stamped)").base64EncodedString()
+        let (atStatus, atFound) = try codes(replacing("EncapsulatedOCSPValue", with: atGenTime, in: container))
+        XCTAssertEqual(atStatus, .invalid)
+        XCTAssertEqual(atFound, ["certificate-revoked"])
+    }
+
+    /// The same signature in two files, one copy carrying a revoked answer: it counts once,
+    /// and the copy's INVALID verdict is kept whichever file comes first.
+    func testACopyOfASignatureIsJudgedAndTheWorseVerdictKept() async throws {
+        let container = try await ltContainer()
+        let revoked = try replacing("EncapsulatedOCSPValue", with: try fetchOCSP("ocsp/revoked").base64EncodedString(), in: container)
+        for revokedFirst in [false, true] {
+            let out = path("copies-\(revokedFirst).asice")
+            let script = """
+            import sys, zipfile
+            good = zipfile.ZipFile(sys.argv[1]); bad = zipfile.ZipFile(sys.argv[2]); dst = zipfile.ZipFile(sys.argv[3], "w")
+            first, second = (bad, good) if sys.argv[4] == "1" else (good, bad)
+            copy = second.read("META-INF/signatures0.xml")   # before writestr updates good's ZipInfo
+            for info in good.infolist():
+                data = first.read(info.filename) if info.filename == "META-INF/signatures0.xml" else good.read(info.filename)
+                dst.writestr(info, data, compress_type=info.compress_type)
+            dst.writestr("META-INF/signatures1.xml", copy, compress_type=zipfile.ZIP_DEFLATED)
+            dst.close()
+            """
+            let result = try TestEnvironment.run("/usr/bin/python3", ["-c", script, container.path, revoked.path, out, revokedFirst ? "1" : "0"])
+            XCTAssertEqual(result.status, 0, result.error)
+            let report = try Container(openingAt: out).validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
+            XCTAssertEqual(report.signatures.count, 1, "revoked first: \(revokedFirst)")
+            XCTAssertEqual(report.status, .invalid, "revoked first: \(revokedFirst)")
+            XCTAssertEqual(report.signatures.first?.findings.map(\.code), ["certificate-revoked"], "revoked first: \(revokedFirst)")
+            XCTAssertEqual(report.findings.map(\.code), ["duplicate-signature"])
+        }
+    }
+
+    /// 2,000 copies of a response: refused unread, with a short message.
+    func testThousandsOfOCSPResponsesAreRefusedUnread() async throws {
+        let container = try await ltContainer()
+        var xml = String(decoding: container.signatures[0].data, as: UTF8.self)
+        guard let start = xml.range(of: "<xades:EncapsulatedOCSPValue"),
+              let end = xml.range(of: "</xades:EncapsulatedOCSPValue>", range: start.upperBound..<xml.endIndex) else {
+            return XCTFail("no EncapsulatedOCSPValue")
+        }
+        let value = String(xml[start.lowerBound..<end.upperBound])
+        xml.replaceSubrange(start.lowerBound..<end.upperBound, with: String(repeating: value, count: 2_000))
+        let report = try Container(openingAt: withSignatureXML(xml, base: container, name: "many-ocsp.asice"))
+            .validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
+        XCTAssertEqual(report.signatures[0].findings.map(\.code), ["too-many-ocsp-responses"])
+        XCTAssertLessThan(report.signatures[0].findings.first?.message.count ?? 0, 200)
+
+        // Within the bound, the same unusable response many times is one reason with its count.
+        let garbage = String(repeating: "<xades:EncapsulatedOCSPValue>AAAA</xades:EncapsulatedOCSPValue>", count: LongTermValidator.maximumOCSPResponses)
+        xml = String(decoding: container.signatures[0].data, as: UTF8.self).replacingOccurrences(of: value, with: garbage)
+        let unusable = try Container(openingAt: withSignatureXML(xml, base: container, name: "garbage-ocsp.asice"))
+            .validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
+        let finding = try XCTUnwrap(unusable.signatures[0].findings.first { $0.code == "ocsp-missing" })
+        XCTAssertTrue(finding.message.contains("\(LongTermValidator.maximumOCSPResponses) × an unreadable"), finding.message)
+        XCTAssertLessThan(finding.message.count, 200, finding.message)
+    }
+
     func testAnUnknownAnswerMakesTheSignatureInvalid() async throws {
         let container = try await ltContainer()
         let unknown = try fetchOCSP("ocsp/unknown")

@@ -14,6 +14,30 @@ final class ValidatorLimitsTests: ContainerTestCase {
         XCTAssertEqual(report.signatures[0].findings.map(\.code), ["too-many-signatures"])
     }
 
+    /// 16 signatures in each of 70 files: past 1,000 in the container the rest are not checked.
+    func testThousandsOfSignaturesAcrossFilesAreNotEachChecked() async throws {
+        let base = try await signedContainer()
+        let xml = "<asic:XAdESSignatures xmlns:asic=\"http://uri.etsi.org/02918/v1.2.1#\" xmlns:ds=\"http://www.w3.org/2000/09/xmldsig#\">"
+            + String(repeating: "<ds:Signature><ds:SignedInfo/></ds:Signature>", count: SignatureValidator.maximumSignaturesPerFile) + "</asic:XAdESSignatures>"
+        let out = path("many-files.asice")
+        let script = """
+        import sys, zipfile
+        src = zipfile.ZipFile(sys.argv[1]); dst = zipfile.ZipFile(sys.argv[2], "w"); xml = sys.stdin.buffer.read()
+        for info in src.infolist():
+            if not info.filename.startswith("META-INF/signatures"): dst.writestr(info, src.read(info.filename), compress_type=info.compress_type)
+        for i in range(70): dst.writestr("META-INF/signatures%d.xml" % i, xml, compress_type=zipfile.ZIP_DEFLATED)
+        dst.close()
+        """
+        let result = try TestEnvironment.run("/usr/bin/python3", ["-c", script, base.path, out], input: Data(xml.utf8))
+        XCTAssertEqual(result.status, 0, result.error)
+        let report = try validate(Container(openingAt: out))
+        // Whole files are checked until the bound is reached: at most one file's worth past it.
+        XCTAssertGreaterThanOrEqual(report.signatures.count, Container.maximumSignatures)
+        XCTAssertLessThan(report.signatures.count, Container.maximumSignatures + SignatureValidator.maximumSignaturesPerFile)
+        XCTAssertEqual(report.findings.map(\.code), ["too-many-signatures"])
+        XCTAssertEqual(report.status, .invalid)
+    }
+
     func testFindingsPerSignatureAreCapped() async throws {
         let base = try await signedContainer()
         let xml = "<asic:XAdESSignatures xmlns:asic=\"http://uri.etsi.org/02918/v1.2.1#\" xmlns:ds=\"http://www.w3.org/2000/09/xmldsig#\" xmlns:xades=\"http://uri.etsi.org/01903/v1.3.2#\"><ds:Signature><ds:SignedInfo/>"
@@ -108,6 +132,53 @@ final class ValidatorLimitsTests: ContainerTestCase {
         try await assertRefusedAsTooComplex(Self.root + "><ds:Signature>" + spread + "</ds:Signature></asic:XAdESSignatures>", "namespace declarations")
     }
 
+    /// XML allows white space around `=`: `xmlns:p ="u"` declares a namespace as surely as
+    /// `xmlns:p="u"` (the audit's bypass: 50 levels of 60 such declarations, 52 s to verify).
+    func testNamespaceDeclarationsWithWhiteSpaceBeforeTheEqualsSignAreCounted() async throws {
+        for separator in [" ", "\t", "\n", " \r\n\t"] {
+            let spread = (0..<5_000).map { "<n\($0):x xmlns:n\($0)\(separator)=\"urn:n\($0)\"/>" }.joined()
+            try await assertRefusedAsTooComplex(Self.root + "><ds:Signature>" + spread + "</ds:Signature></asic:XAdESSignatures>",
+                                                "namespace declarations")
+        }
+        let limits = XMLLimits(maximumElements: 10, maximumAttributesPerElement: 10, maximumNamespaceDeclarations: 1, maximumDepth: 10,
+                               maximumNamespacesInScope: 100)
+        XCTAssertNil(limits.violation(in: Data("<a xmlns:p =\n'u' b\t= 'x'/>".utf8)))
+        XCTAssertNotNil(limits.violation(in: Data("<a xmlns:p\t='u'><b xmlns:q\n\n=\"v\"/></a>".utf8)))
+    }
+
+    /// Each count within its limit, but many declarations in scope above many elements:
+    /// canonicalization looks at every one at every element (124 × 95,000 took 4.4 s).
+    func testManyDeclarationsInScopeOverManyElementsAreRefusedBeforeParsing() async throws {
+        let first = (0..<60).map { " xmlns:p\($0)=\"urn:\($0)\"" }.joined()
+        let second = (0..<60).map { " xmlns:q\($0)=\"urn:\($0)\"" }.joined()
+        let xml = Self.root + "><ds:Signature><x" + first + "><y" + second + ">" + String(repeating: "<f/>", count: 95_000)
+            + "</y></x></ds:Signature></asic:XAdESSignatures>"
+        try await assertRefusedAsTooComplex(xml, "in scope")
+        let limits = XMLLimits(maximumElements: 100, maximumAttributesPerElement: 10, maximumNamespaceDeclarations: 10, maximumDepth: 10,
+                               maximumNamespacesInScope: 9)
+        // 2 in scope at a, 2 at b (from a), 1 + 2 at c: 7; a sibling after c's end sees 2 again,
+        // one inside c sees 3 (10 in all).
+        XCTAssertNil(limits.violation(in: Data("<a xmlns:p='1' xmlns:q='2'><b/><c xmlns:r='3'/></a>".utf8)))
+        XCTAssertNil(limits.violation(in: Data("<a xmlns:p='1' xmlns:q='2'><c xmlns:r='3'></c><b/></a>".utf8)))
+        XCTAssertNotNil(limits.violation(in: Data("<a xmlns:p='1' xmlns:q='2'><c xmlns:r='3'><b/></c><b/></a>".utf8)))
+    }
+
+    /// The pre-scan reads bytes as ASCII markup; a UTF-16 member is refused for its encoding,
+    /// not for a depth it never had (the audit saw "nested deeper than 64").
+    func testAUTF16SignatureIsRefusedForItsEncoding() async throws {
+        let base = try await signedContainer()
+        let xml = String(decoding: base.signatures[0].data, as: UTF8.self)
+            .replacingOccurrences(of: "encoding=\"UTF-8\"", with: "encoding=\"UTF-16\"")
+        for (bom, encoding) in [([UInt8]([0xFF, 0xFE]), String.Encoding.utf16LittleEndian), ([0xFE, 0xFF], .utf16BigEndian), ([], .utf16LittleEndian)] {
+            let bytes = Data(bom) + (xml.data(using: encoding) ?? Data())
+            let hostile = try withSignatureBytes(bytes, base: base)
+            XCTAssertThrowsError(try Container(openingAt: hostile)) { error in
+                guard case ContainerError.malformedXML(_, let reason) = error else { return XCTFail("\(error)") }
+                XCTAssertTrue(reason.contains("UTF-16"), reason)
+            }
+        }
+    }
+
     func testAnElementWithThousandsOfAttributesIsRefusedBeforeParsing() async throws {
         let attributes = (0..<200_000).map { " a\($0)='1'" }.joined()
         try await assertRefusedAsTooComplex(Self.root + "><ds:Signature" + attributes + "/></asic:XAdESSignatures>", "attributes")
@@ -124,7 +195,8 @@ final class ValidatorLimitsTests: ContainerTestCase {
     }
 
     func testLimitsDoNotCountWhatIsInsideCommentsQuotesAndCDATA() throws {
-        let limits = XMLLimits(maximumElements: 3, maximumAttributesPerElement: 1, maximumNamespaceDeclarations: 1, maximumDepth: 2)
+        let limits = XMLLimits(maximumElements: 3, maximumAttributesPerElement: 1, maximumNamespaceDeclarations: 1, maximumDepth: 2,
+                               maximumNamespacesInScope: 100)
         XCTAssertNil(limits.violation(in: Data("<a x='<b c=1 d=2>'><!-- <c/><c/><c/> --><![CDATA[<e/><e/>]]><?pi <f/> ?><b/></a>".utf8)))
         XCTAssertNotNil(limits.violation(in: Data("<a x='1' y='2'/>".utf8)))
         XCTAssertNotNil(limits.violation(in: Data("<a xmlns:p='1'><b xmlns:q='2'/></a>".utf8)))

@@ -65,6 +65,18 @@ final class IssuerNameMatchingTests: XCTestCase {
 
     // MARK: the issuers as OpenSSL reads them
 
+    /// A value that ends in a space is written with the space escaped; the XML white space
+    /// around the element is not part of the name, the escaped space is (and RFC 4518 then
+    /// ignores it when comparing). Trimming it made the name end in a lone `\`: malformed.
+    func testAnEscapedSpaceAtTheEndIsPartOfTheNameAndXMLWhiteSpaceIsNot() throws {
+        let name = "emailAddress=pki@sk.ee,CN=TEST of ESTEID2018,organizationIdentifier=NTREE-10747013,O=SK ID Solutions AS,C=EE"
+        try assertMatches("eid", name + "\\ ")
+        try assertMatches("eid", "\n  " + name + "\\ \n  ")
+        try assertMatches("eid", "\n  " + name + "\t\n")
+        // An escaped backslash before the white space does not escape it: the value is `EE\`.
+        try assertDiffers("eid", name + "\\\\ ")
+    }
+
     func testIssuerRDNsComeFromOpenSSLInDEROrderWithTheMultiValuedSetKept() throws {
         let multi = try signer("multi").issuerName
         XCTAssertEqual(multi.relativeNames.map(\.attributes.count), [1, 1, 1, 1, 2])
