@@ -187,6 +187,8 @@ final class AttestationNoncesTests: XCTestCase {
         XCTAssertTrue(try other.consume(forDevice, device: "device-a"), "issued by one instance, used on the other")
         XCTAssertFalse(try nonces.consume(forDevice, device: "device-a"), "used once, across instances")
         XCTAssertTrue(try nonces.consume(open, device: "anyone"))
+        // Uses are written without a disk sync; everything else still syncs (FULL = 2).
+        XCTAssertEqual(try store.database.query("PRAGMA synchronous").first?.first, .integer(2))
         // Issuing writes nothing: a flood of challenges neither grows the database nor pushes
         // out a device's nonce.
         let kept = try nonces.issue(for: "device-a")

@@ -12,14 +12,14 @@ import Threshold
 /// using a nonce inserts it into `used_nonces` (its primary key makes the use single across
 /// instances), where it stays until it expires.
 ///
-/// The uses are written on a connection of their own with `synchronous=NORMAL`: a use survives
+/// The uses are written without a disk sync (`Database.withoutSync`): a use survives
 /// the process being killed (it is in the WAL, in the system's cache) but not a power cut, and
 /// it costs no disk sync — three per signature otherwise, about a third of an approval's time
 /// (bench/cosigner.sh). After a power cut a nonce used in the last moments before it could be
 /// used again within its remaining lifetime (at most 120 s): only by whoever captured the
 /// signed request, to send that same request again, which each step's compare-and-set on the
 /// session refuses a second time.
-final class AttestationNonces: @unchecked Sendable {   // unchecked: `lock` guards `lastSweep` and `uses`; the rest is immutable
+final class AttestationNonces: @unchecked Sendable {   // unchecked: `lock` guards `lastSweep`; the rest is immutable
     private let key: [UInt8]
     private let database: Database
     private let random: RandomSource
@@ -27,8 +27,6 @@ final class AttestationNonces: @unchecked Sendable {   // unchecked: `lock` guar
     private let lock = NSLock()
     /// When this instance last deleted expired uses (once a minute at most).
     private var lastSweep: Int64 = 0
-    /// The connection that records uses (opened on first use, see above).
-    private var uses: Database?
 
     init(serverKey: [UInt8], database: Database, random: RandomSource, lifetime: TimeInterval = 120) {
         key = Self.hmac(key: serverKey, Array("tamga/cosigner/attestation-nonce-key/v1".utf8))
@@ -53,20 +51,16 @@ final class AttestationNonces: @unchecked Sendable {   // unchecked: `lock` guar
         let expires = Int64(bitPattern: body[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
         let now = CoSignerStore.now()
         guard genuine, expires > now else { return false }
-        let (uses, sweep) = try lock.withLock { () throws -> (Database, Bool) in
-            let uses = try self.uses ?? {
-                let opened = try Database(path: database.path, migrations: CoSignerStore.migrations)
-                try opened.execute("PRAGMA synchronous=NORMAL")
-                return opened
-            }()
-            self.uses = uses
-            guard now - lastSweep >= 60 else { return (uses, false) }
+        let sweep = lock.withLock { () -> Bool in
+            guard now - lastSweep >= 60 else { return false }
             lastSweep = now
-            return (uses, true)
+            return true
         }
-        if sweep { try uses.execute("DELETE FROM used_nonces WHERE expires_at < ?", [.integer(now)]) }
-        return try uses.execute("INSERT INTO used_nonces (nonce, expires_at) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                                    [.blob(nonce), .integer(expires)]) == 1
+        return try database.withoutSync {
+            if sweep { try database.execute("DELETE FROM used_nonces WHERE expires_at < ?", [.integer(now)]) }
+            return try database.execute("INSERT INTO used_nonces (nonce, expires_at) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                                        [.blob(nonce), .integer(expires)]) == 1
+        }
     }
 
     private func tag(_ body: [UInt8], device: String?) -> [UInt8] {

@@ -164,3 +164,20 @@ extension DatabaseError {
     /// for a compare-and-set, another writer got there first.
     public var isConstraintViolation: Bool { code == 19 }
 }
+
+extension Database {
+    /// Runs `body`'s statements with `synchronous=NORMAL`: their commits survive the process being
+    /// killed (they are in the WAL, in the system's cache) but not a power cut, and cost no disk
+    /// sync. Only for records whose loss in a power cut is harmless (used attestation nonces);
+    /// everything else keeps `synchronous=FULL`. Under the connection's lock, so no other
+    /// statement commits meanwhile; inside a transaction, that transaction's commit decides.
+    public func withoutSync<T>(_ body: () throws -> T) throws -> T {
+        try lock.withLock {
+            guard depth == 0 else { return try body() }
+            try execute("PRAGMA synchronous=NORMAL")
+            let result = Result { try body() }
+            try execute("PRAGMA synchronous=FULL")
+            return try result.get()
+        }
+    }
+}
