@@ -128,6 +128,20 @@ PY
   touch "$WORK/seeded"
 fi
 
+# The co-signer's stored states (selector 0xFF): a committed signing session, a proved one and a
+# pending enrollment, each well formed (small scalars), so mutations start past the size checks.
+if [ ! -e "$WORK/corpus/FuzzWireMessages/state-committed" ]; then
+  mkdir -p "$WORK/corpus/FuzzWireMessages"
+  /usr/bin/python3 - "$WORK/corpus/FuzzWireMessages" <<'PY'
+import os, sys
+out = sys.argv[1]
+scalar = bytes(31) + b"\x05"
+open(os.path.join(out, "state-committed"), "wb").write(bytes([0xFF, 1, 1]) + b"\x11" * 160 + scalar)
+open(os.path.join(out, "state-proved"), "wb").write(bytes([0xFF, 1, 2]) + scalar)
+open(os.path.join(out, "state-enrollment"), "wb").write(bytes([0xFF, 1, 3]) + b"\x22" * 128 + scalar)
+PY
+fi
+
 # PIN endpoint bodies (a selector byte, then the JSON): well-formed ones around P-256's generator.
 if [ ! -e "$WORK/corpus/FuzzPINMessages/evaluate" ]; then
   mkdir -p "$WORK/corpus/FuzzPINMessages"

@@ -5,9 +5,10 @@ import Threshold
 /// The co-signer's HTTP API (first slice: enrollment and signing sessions; documented in
 /// docs/cosigner-api.md). JSON bodies; protocol messages in `WireFormat`'s fixed-width hex.
 /// Every `/v3/mobile/*` call carries `X-Device-Token`, issued at enrollment and stored as a hash.
-/// Sessions live in the database (state, digest, deadline, result); the cryptographic state of
-/// an open signing session (k2) lives only in memory in `ServerParty`, so a restart ends open
-/// sessions (they expire) but never loses a key.
+/// Sessions live in the database (state, digest, deadline, result), and so does the
+/// cryptographic state of an open signing session (k2, then r) and of a pending enrollment,
+/// sealed with the server key: any instance on the database answers any step, a restart ends
+/// nothing, and every state move is a compare-and-set on the row (the loser answers 409).
 public final class CoSignerService: @unchecked Sendable {   // unchecked: the store and the party serialise themselves
     public let store: CoSignerStore
     public let party: ServerParty
@@ -61,7 +62,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         self.sessionLifetime = sessionLifetime
         self.certificateAuthority = certificateAuthority
         self.requireAttestation = requireAttestation
-        nonces = AttestationNonces(random: random)
+        nonces = AttestationNonces(serverKey: store.serverKey, database: store.database, random: random)
     }
 
     struct Failure: Error {
@@ -180,7 +181,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
                                subjectPublicKeyInfo: Data(deviceKey)) else {
             throw Failure(status: 401, code: "bad-attestation", message: "X-Attestation does not verify under this device's key; enroll this device again if its key was lost")
         }
-        guard nonces.consume(nonce, device: device) else {
+        guard try nonces.consume(nonce, device: device) else {
             throw Failure(status: 401, code: "stale-attestation-nonce", message: "the attestation nonce is unknown, used or expired; fetch one from GET /v3/attestation/challenge")
         }
     }
@@ -220,7 +221,9 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
             throw Failure(status: 403, code: "bad-enrollment-code", message: "the enrollment code is unknown, expired, or already used for a \(role.rawValue) key")
         }
         let message = try WireFormat.decodeEnrollInitRequest(Self.strings(body["message"]))
-        let (object, lists) = try WireFormat.encode(party.enrollInit(message))
+        let (response, pending) = try party.beginEnrollment(message)
+        try store.savePendingEnrollment(pending)
+        let (object, lists) = try WireFormat.encode(response)
         return Self.json(["message": Self.message(object, lists)])
     }
 
@@ -247,7 +250,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         }
         let message = Self.message(Self.strings(body["message"]), Self.lists(body["message"]))
         let complete = try WireFormat.decodeEnrollCompleteRequest(message.compactMapValues { $0 as? String }, message.compactMapValues { $0 as? [String] })
-        let (response, share) = try party.enrollComplete(clientNonce: nonce, complete)
+        let (response, share) = try party.completeEnrollment(store.takePendingEnrollment(clientNonce: nonce), complete)
         let token = WireFormat.hex(try random.bytes(32, label: "cosigner.device-token"))
         let document: String = try store.database.transaction {
             guard let document = try store.consumeEnrollmentCode(code, role: role) else {
@@ -529,119 +532,161 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         return Self.json(["activity": try store.activity(documentNumber: document).map { ["event": $0.event, "detail": $0.detail, "at": dates.string(from: $0.at)] }])
     }
 
-    /// Ends, without locking, the key's sessions that got their c3 and never finished: past their
-    /// deadline with room for the party's own (which counts from commit), they are EXPIRED. The
-    /// server alone cannot tell an answer lost on the network (or its own restart) from an
-    /// attack, and locking on a timeout would let anyone who drops one segment force a
-    /// re-enrollment; the device locks its own share when a c3 it decrypted fails (ShareGuard),
-    /// and reports that as `crypto_fail`, which does lock here. Logged, so the person sees it.
+    /// Ends, without locking, the key's signing sessions open past their deadline (which counts
+    /// from commit): a COMMITTED one drops its k2, a PROVED one (its c3 went out and no finish
+    /// came back) is EXPIRED. The server alone cannot tell an answer lost on the network (or its
+    /// own restart) from an attack, and locking on a timeout would let anyone who drops one
+    /// segment force a re-enrollment; the device locks its own share when a c3 it decrypted
+    /// fails (ShareGuard), and reports that as `crypto_fail`, which does lock here. Logged, so
+    /// the person sees it. Rows from before `open_until` count from the session's own expiry.
     func expireUnfinished(_ keyText: String, document: String) throws {
         let now = CoSignerStore.now()
-        let unfinished = try store.database.query("SELECT id FROM sessions WHERE key_id = ? AND state = 'PROVED' AND expires_at + ? < ?",
-                                                  [.text(keyText), .integer(Int64(sessionLifetime)), .integer(now)]).compactMap { $0.first?.text }
-        for id in unfinished {
-            guard try store.database.execute("UPDATE sessions SET state = 'EXPIRED' WHERE id = ? AND state = 'PROVED'", [.text(id)]) == 1 else { continue }
-            try store.log(document, "session-expired", "\(id) after c3, never finished")
+        let unfinished = try store.database.query("""
+            SELECT id, state FROM sessions WHERE key_id = ? AND state IN ('COMMITTED', 'PROVED') AND COALESCE(open_until, expires_at + ?) < ?
+            """, [.text(keyText), .integer(Int64(sessionLifetime)), .integer(now)])
+        for row in unfinished {
+            guard let id = row[0].text, let state = row[1].text,
+                  try store.database.execute("UPDATE sessions SET state = 'EXPIRED', protocol_state = NULL WHERE id = ? AND state = ?",
+                                             [.text(id), .text(state)]) == 1 else { continue }
+            try store.log(document, "session-expired", "\(id) \(state == "PROVED" ? "after c3, never finished" : "before c3")")
         }
     }
 
-    /// commit / prove / finish for one session, each moving its state atomically.
+    /// commit / prove / finish for one session. Each step reads the session's sealed state from
+    /// its row, computes, and moves the row to the next state with a compare-and-set (`UPDATE …
+    /// WHERE id = ? AND state = ?`), so of two instances given the same step at once exactly one
+    /// answers and the other says 409; the nonce share k2 leaves the row in the move that
+    /// answers prove, so at most one c3 is ever computed for it, by any instance.
     func signStep(_ request: HTTPRequest, _ caller: Caller, sessionID: String, step: String) throws -> HTTPResponse {
         guard let row = try store.database.query("""
-            SELECT s.key_id, s.digest, s.state, s.expires_at, k.document_number FROM sessions s JOIN keys k ON k.key_id = s.key_id WHERE s.id = ?
+            SELECT s.key_id, s.digest, s.state, s.expires_at, k.document_number, s.protocol_state FROM sessions s JOIN keys k ON k.key_id = s.key_id WHERE s.id = ?
             """, [.text(sessionID)]).first, let keyText = row[0].text, let keyID = Hex.bytes(keyText, count: 32) else {
             throw Failure(status: 404, code: "unknown-session", message: "no such session")
         }
         guard row[4].text == caller.document, caller.keys.contains(keyText) else {
             throw Failure(status: 403, code: "not-your-session", message: "the session is for a key this device did not enroll")
         }
-        // finish is judged by the party's own deadline (from commit), not the session's; an
+        // finish is judged by the session's open deadline (from commit), not its expiry; an
         // expired session can still be abandoned.
         guard step == "finish" || step == "abandon" || (row[3].integer ?? 0) >= CoSignerStore.now() else { throw Failure(status: 410, code: "session-expired", message: "the session expired") }
         if step == "commit" { try expireUnfinished(keyText, document: caller.document) }
         guard let key = try store.loadKey(keyID), !key.locked else { throw Failure(status: 423, code: "key-locked", message: "the key is locked") }
         let body = try Self.object(request)
         let message = Self.strings(body["message"])
-        func move(from: String, to: String) throws {
-            let changed = try store.database.execute("UPDATE sessions SET state = ? WHERE id = ? AND state = ?", [.text(to), .text(sessionID), .text(from)])
-            guard changed == 1 else { throw Failure(status: 409, code: "wrong-state", message: "the session is not in state \(from)") }
+        let state = row[2].text ?? ""
+        let wrongState = { (expected: String) in Failure(status: 409, code: "wrong-state", message: "the session is not in state \(expected)") }
+        /// The compare-and-set: `from` → `to`, the sealed state replaced by `sealed` (nil: dropped).
+        func move(from: String, to: String, sealed: [UInt8]? = nil) throws {
+            let changed = try store.database.execute("UPDATE sessions SET state = ?, protocol_state = ? WHERE id = ? AND state = ?",
+                                                     [.text(to), sealed.map { .blob($0) } ?? .null, .text(sessionID), .text(from)])
+            guard changed == 1 else { throw wrongState(from) }
         }
-        /// The party's open session for this key must be this session's (same digest).
-        func requireOwnPartySession() throws {
-            if let open = party.openSessionDigest(keyID), open != row[1].blob ?? [] {
+        /// The session's sealed state for `expected` (the state the row was read in).
+        func storedState(_ expected: String) throws -> SigningSessionState? {
+            try row[5].blob.flatMap { try store.openSessionState($0, sessionID: sessionID, keyID: keyID, state: expected) }
+        }
+        let unreadable = Failure(status: 422, code: "session-state-unreadable",
+                                 message: "the session's stored state does not open for this session (edited, moved or replayed in the database, or sealed with another server key); start a new session")
+        switch step {
+        case "commit":
+            let commit = try WireFormat.decodeSignCommitRequest(message)
+            guard commit.keyID == keyID, commit.digest == row[1].blob else {
+                throw Failure(status: 422, code: "digest-mismatch", message: "the commit is not for this session's key and digest")
+            }
+            guard state == "PENDING" else { throw wrongState("PENDING") }
+            // A client nonce is good for one session per key: a replayed commit is refused.
+            guard try store.database.query("SELECT 1 FROM sessions WHERE key_id = ? AND client_nonce = ?", [.text(keyText), .blob(commit.clientNonce)]).isEmpty else {
+                throw ThresholdError.unexpectedMessage("sign/commit replayed")
+            }
+            let (response, committed) = try party.commitSigning(key.share, commit)
+            let sealed = try store.sealSessionState(.committed(committed), sessionID: sessionID, keyID: keyID)
+            // PENDING → COMMITTED only while no other session of the key is open. The NOT EXISTS
+            // answers the common case; the unique index over open states holds it when two
+            // instances commit two sessions of one key at the same moment (the loser's UPDATE
+            // fails on the index, and it answers 409 with nothing handed out).
+            let changed: Int
+            do {
+                changed = try store.database.execute("""
+                    UPDATE sessions SET state = 'COMMITTED', protocol_state = ?, client_nonce = ?, open_until = ?
+                    WHERE id = ? AND state = 'PENDING' AND NOT EXISTS (SELECT 1 FROM sessions other WHERE other.key_id = ? AND other.state IN ('COMMITTED', 'PROVED'))
+                    """, [.blob(sealed), .blob(commit.clientNonce), .integer(CoSignerStore.now() + Int64(party.sessionLifetime)),
+                          .text(sessionID), .text(keyText)])
+            } catch let error as DatabaseError where error.isConstraintViolation {
+                changed = 0
+            }
+            guard changed == 1 else {
+                let now = try store.database.query("SELECT state FROM sessions WHERE id = ?", [.text(sessionID)]).first?.first?.text
+                guard now == "PENDING" else { throw wrongState("PENDING") }
                 throw Failure(status: 409, code: "another-session-open", message: "another signing session of this key is open")
             }
-        }
-        do {
-            switch step {
-            case "commit":
-                let commit = try WireFormat.decodeSignCommitRequest(message)
-                guard commit.keyID == keyID, commit.digest == row[1].blob else {
-                    throw Failure(status: 422, code: "digest-mismatch", message: "the commit is not for this session's key and digest")
-                }
-                guard row[2].text == "PENDING" else { throw Failure(status: 409, code: "wrong-state", message: "the session is not in state PENDING") }
-                // The party first (it refuses a second open session of this key, or a replayed
-                // nonce), then the state; if another request moved the session meanwhile, undo.
-                let response = try party.signCommit(key.share, commit)
-                do { try move(from: "PENDING", to: "COMMITTED") } catch { try? party.signCancel(key.share); throw error }
-                return Self.json(["message": WireFormat.encode(response)])
-            case "cancel":
-                // The state first: a cancel sent to another session must not end this key's open one.
-                try requireOwnPartySession()
-                try move(from: "COMMITTED", to: "FAILED")
-                try? party.signCancel(key.share)
-                try store.log(caller.document, "session-declined", sessionID)
-                return Self.json(["state": "FAILED"])
-            case "abandon":
-                return try abandonSession(sessionID, share: key.share, reason: body["reason"] as? String, document: caller.document,
-                                          requireOwnPartySession: requireOwnPartySession)
-            case "prove":
-                try requireOwnPartySession()
-                try move(from: "COMMITTED", to: "PROVED")
-                do {
-                    return Self.json(["message": try WireFormat.encode(party.signProve(key.share, WireFormat.decodeSignProveRequest(message)))])
-                } catch {
-                    // No c3 went out (a bad message, or the co-signer restarted since commit and no
-                    // longer holds k2): the session fails, the key stays usable.
-                    try store.database.execute("UPDATE sessions SET state = 'FAILED' WHERE id = ? AND state = 'PROVED'", [.text(sessionID)])
+            return Self.json(["message": WireFormat.encode(response)])
+        case "cancel":
+            try move(from: "COMMITTED", to: "FAILED")
+            try store.log(caller.document, "session-declined", sessionID)
+            return Self.json(["state": "FAILED"])
+        case "abandon":
+            return try abandonSession(sessionID, reason: body["reason"] as? String, document: caller.document)
+        case "prove":
+            guard state == "COMMITTED" else { throw wrongState("COMMITTED") }
+            /// No c3 went out (a bad message or a state that does not open): the session
+            /// fails, the key stays usable.
+            func fail(_ error: Error) throws -> Never {
+                if try store.database.execute("UPDATE sessions SET state = 'FAILED', protocol_state = NULL WHERE id = ? AND state = 'COMMITTED'", [.text(sessionID)]) == 1 {
                     try store.log(caller.document, "session-failed", "\(sessionID) before c3")
-                    throw error
                 }
-            case "finish":
-                guard row[2].text == "PROVED" else { throw Failure(status: 409, code: "wrong-state", message: "the session is not in state PROVED") }
-                try requireOwnPartySession()
-                let finish = try WireFormat.decodeSignFinishRequest(message)   // malformed: 4xx, the session stays PROVED
-                return try finishSession(sessionID, keyID: keyID, keyText: keyText, digest: row[1].blob ?? [], share: key.share, finish: finish, document: caller.document)
-            default:
-                throw Failure(status: 404, code: "not-found", message: "no step \(step)")
+                throw error
             }
-        } catch {
-            // The party locks a key in memory (a c3 abandoned past its deadline); make it durable.
-            if party.isLocked(keyID) { try? store.lockKey(keyID, reason: "the co-signer locked it during \(step) of \(sessionID)") }
-            throw error
+            guard case .committed(let committed)? = try storedState("COMMITTED") else { try fail(unreadable) }
+            let r: BigInt
+            do {
+                r = try party.checkProve(key.share, committed, WireFormat.decodeSignProveRequest(message))
+            } catch {
+                try fail(error)
+            }
+            // The move that consumes k2 (dropped from the row, r kept for finish): only the
+            // request that makes it computes and answers a c3.
+            try move(from: "COMMITTED", to: "PROVED", sealed: store.sealSessionState(.proved(r: r), sessionID: sessionID, keyID: keyID))
+            do {
+                let c3 = try party.serverCiphertext(key.share, committed, r: r)
+                return Self.json(["message": try WireFormat.encode(c3)])
+            } catch {
+                try store.database.execute("UPDATE sessions SET state = 'FAILED', protocol_state = NULL WHERE id = ? AND state = 'PROVED'", [.text(sessionID)])
+                try store.log(caller.document, "session-failed", "\(sessionID) before c3")
+                throw error
+            }
+        case "finish":
+            guard state == "PROVED" else { throw wrongState("PROVED") }
+            let finish = try WireFormat.decodeSignFinishRequest(message)   // malformed: 4xx, the session stays PROVED
+            // A PROVED row from before the state was stored has none: the signature is then
+            // checked under the key and the session's digest only.
+            var r: BigInt?
+            if row[5].blob != nil {
+                guard case .proved(let stored)? = try storedState("PROVED") else { throw unreadable }
+                r = stored
+            }
+            return try finishSession(sessionID, keyID: keyID, digest: row[1].blob ?? [], r: r, share: key.share, finish: finish, document: caller.document)
+        default:
+            throw Failure(status: 404, code: "not-found", message: "no step \(step)")
         }
     }
 
     /// `{reason: "c3-not-received"}`: the device never got (or never decrypted) this session's
     /// c3 — the answer to `prove` or `commit` was lost, the co-signer restarted, or the answer
-    /// was unusable — and ends the session. COMMITTED or PROVED → ABANDONED, the party's k2
+    /// was unusable — and ends the session. COMMITTED or PROVED → ABANDONED, its stored state
     /// dropped, the key NOT locked: a device that decrypted a c3 which failed its checks sends
     /// `crypto_fail` instead (and locks its own share first). The device must not retry `prove`
-    /// for the session (the party refuses a second c3 for one k2); it starts a new session.
-    func abandonSession(_ sessionID: String, share: ServerKeyShare, reason: String?, document: String,
-                        requireOwnPartySession: () throws -> Void) throws -> HTTPResponse {
+    /// for the session (k2 is gone, so there is never a second c3 for it); it starts a new session.
+    func abandonSession(_ sessionID: String, reason: String?, document: String) throws -> HTTPResponse {
         guard reason == "c3-not-received" else {
             throw Failure(status: 400, code: "bad-request", message: "abandon needs reason \"c3-not-received\"; report a failed c3 with finish (crypto_fail)")
         }
-        try requireOwnPartySession()
-        // The state first (a conditional UPDATE: a session that already ended is left alone),
-        // then the party: a prove still computing finds its session gone and releases no c3.
+        // A conditional UPDATE: a session that already ended is left alone; a prove still
+        // computing loses its compare-and-set and releases no c3.
         guard let before = try store.database.query("SELECT state FROM sessions WHERE id = ?", [.text(sessionID)]).first?.first?.text,
               before == "COMMITTED" || before == "PROVED",
-              try store.database.execute("UPDATE sessions SET state = 'ABANDONED' WHERE id = ? AND state = ?", [.text(sessionID), .text(before)]) == 1 else {
+              try store.database.execute("UPDATE sessions SET state = 'ABANDONED', protocol_state = NULL WHERE id = ? AND state = ?", [.text(sessionID), .text(before)]) == 1 else {
             throw Failure(status: 409, code: "wrong-state", message: "only a committed or proved session can be abandoned; this one is not open")
         }
-        party.signAbandon(share)
         try store.log(document, "session-abandoned", "\(sessionID) \(before == "PROVED" ? "after" : "before") c3: the device did not receive it")
         return Self.json(["state": "ABANDONED"])
     }
@@ -650,21 +695,11 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     /// session COMPLETE. A crypto failure reported by the device, or a signature that does not
     /// verify, fails the session and locks the key in one transaction — but only for the
     /// session's first finish (a duplicate after COMPLETE changes nothing).
-    func finishSession(_ sessionID: String, keyID: [UInt8], keyText: String, digest: [UInt8], share: ServerKeyShare,
+    func finishSession(_ sessionID: String, keyID: [UInt8], digest: [UInt8], r: BigInt?, share: ServerKeyShare,
                        finish: ThresholdMessage.SignFinishRequest, document: String) throws -> HTTPResponse {
         do {
-            let signature: (r: BigInt, s: BigInt)
-            do {
-                signature = try party.signFinish(share, finish)
-            } catch ThresholdError.unexpectedMessage {
-                // The co-signer restarted after c3 went out: it no longer knows r, but it can
-                // still check the signature under the key and the session's digest.
-                guard let reported = finish.signature,
-                      TwoPartySigning.verify(r: reported.r, s: reported.s, digest: try Digest(algorithm: .sha256, bytes: Data(digest)),
-                                             publicKey: share.publicKey) else { throw ThresholdError.signatureCheckFailed }
-                signature = reported
-            }
-            let changed = try store.database.execute("UPDATE sessions SET state = 'COMPLETE', signature = ? WHERE id = ? AND state = 'PROVED'",
+            let signature = try ServerParty.checkFinish(share, digest: digest, r: r, finish)
+            let changed = try store.database.execute("UPDATE sessions SET state = 'COMPLETE', signature = ?, protocol_state = NULL WHERE id = ? AND state = 'PROVED'",
                                                      [.blob(Scalar.encode(signature.r) + Scalar.encode(signature.s)), .text(sessionID)])
             guard changed == 1 else { throw Failure(status: 409, code: "wrong-state", message: "the session already ended") }
             try store.log(document, "session-signed", sessionID)
@@ -676,7 +711,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
             throw error
         } catch {
             let ended = try store.database.transaction { () -> Bool in
-                let changed = try store.database.execute("UPDATE sessions SET state = 'FAILED' WHERE id = ? AND state = 'PROVED'", [.text(sessionID)])
+                let changed = try store.database.execute("UPDATE sessions SET state = 'FAILED', protocol_state = NULL WHERE id = ? AND state = 'PROVED'", [.text(sessionID)])
                 if changed == 1 { try store.lockKey(keyID, reason: "failed signature in session \(sessionID)") }
                 return changed == 1
             }

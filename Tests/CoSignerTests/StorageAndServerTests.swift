@@ -171,23 +171,39 @@ final class CoSignerStoreTests: XCTestCase {
     static let ringPedersen: RingPedersenSecret = try! RingPedersenSecret.generate(random: SystemRandom())
 }
 
-/// The attestation nonces: one use each, bound to their device, and a flood of public
-/// challenges neither grows memory past the bound nor pushes out the devices' nonces.
+/// The attestation nonces: one use each across every instance on the database, bound to their
+/// device and to the server key, and issuing them stores nothing.
 final class AttestationNoncesTests: XCTestCase {
-    func testSingleUseDeviceBoundAndBounded() throws {
-        let nonces = AttestationNonces(random: SystemRandom(), lifetime: 60, capacity: 8)
+    func testSingleUseDeviceBoundAcrossInstancesAndStateless() throws {
+        let folder = try TestEnvironment.temporaryFolder("nonces")
+        defer { TestEnvironment.removeFolder(folder) }
+        let store = try CoSignerStore(path: folder.appendingPathComponent("cosigner.db").path, serverKey: [UInt8](repeating: 5, count: 32))
+        // Two instances on one database with one server key.
+        let nonces = AttestationNonces(serverKey: [UInt8](repeating: 5, count: 32), database: store.database, random: SystemRandom(), lifetime: 60)
+        let other = AttestationNonces(serverKey: [UInt8](repeating: 5, count: 32), database: store.database, random: SystemRandom(), lifetime: 60)
         let forDevice = try nonces.issue(for: "device-a")
         let open = try nonces.issue(for: nil)
-        XCTAssertFalse(nonces.consume(forDevice, device: "device-b"), "another device")
-        XCTAssertTrue(nonces.consume(forDevice, device: "device-a"))
-        XCTAssertFalse(nonces.consume(forDevice, device: "device-a"), "used once")
-        XCTAssertTrue(nonces.consume(open, device: "anyone"))
+        XCTAssertFalse(try other.consume(forDevice, device: "device-b"), "another device")
+        XCTAssertTrue(try other.consume(forDevice, device: "device-a"), "issued by one instance, used on the other")
+        XCTAssertFalse(try nonces.consume(forDevice, device: "device-a"), "used once, across instances")
+        XCTAssertTrue(try nonces.consume(open, device: "anyone"))
+        // Uses are written without a disk sync; everything else still syncs (FULL = 2).
+        XCTAssertEqual(try store.database.query("PRAGMA synchronous").first?.first, .integer(2))
+        // Issuing writes nothing: a flood of challenges neither grows the database nor pushes
+        // out a device's nonce.
         let kept = try nonces.issue(for: "device-a")
         let flood = try (0..<100).map { _ in try nonces.issue(for: nil) }
-        XCTAssertFalse(nonces.consume(flood[0], device: nil), "the oldest public nonces were dropped (capacity 4 each)")
-        XCTAssertTrue(nonces.consume(flood[99], device: nil))
-        XCTAssertTrue(nonces.consume(kept, device: "device-a"), "the flood did not push out the device's nonce")
-        let expired = AttestationNonces(random: SystemRandom(), lifetime: -1, capacity: 8)
-        XCTAssertFalse(expired.consume(try expired.issue(for: nil), device: nil), "expired")
+        XCTAssertEqual(try store.database.query("SELECT COUNT(*) FROM used_nonces").first?.first, .integer(2))
+        XCTAssertTrue(try nonces.consume(flood[0], device: nil))
+        XCTAssertTrue(try nonces.consume(kept, device: "device-a"))
+        // Forged: any byte changed, or made under another server key.
+        var changed = try nonces.issue(for: nil)
+        changed[3] ^= 1
+        XCTAssertFalse(try nonces.consume(changed, device: nil), "a changed expiry")
+        let stranger = AttestationNonces(serverKey: [UInt8](repeating: 6, count: 32), database: store.database, random: SystemRandom(), lifetime: 60)
+        XCTAssertFalse(try nonces.consume(try stranger.issue(for: nil), device: nil), "another server key")
+        XCTAssertFalse(try nonces.consume(Array(try nonces.issue(for: nil).prefix(31)), device: nil), "short")
+        let expired = AttestationNonces(serverKey: [UInt8](repeating: 5, count: 32), database: store.database, random: SystemRandom(), lifetime: -1)
+        XCTAssertFalse(try expired.consume(try expired.issue(for: nil), device: nil), "expired")
     }
 }

@@ -178,6 +178,13 @@ extension CoSignerProcessTests {
         defer { TestEnvironment.terminate(second) }
         let device = devices[0]
         let client = ThresholdClient(server: URL(string: base2)!, attestation: device.2.attestation)
+        // A session the kill cut off stays open across the restart (its state is in the
+        // database): the device whose approve was cut off abandons it, as after a lost answer.
+        for open in try store.database.query("SELECT id FROM sessions WHERE key_id = ? AND state IN ('COMMITTED', 'PROVED')",
+                                             [.text(WireFormat.hex(device.0.keyID))]).compactMap({ $0.first?.text }) {
+            let ended = try await client.call("POST", "v3/mobile/session/\(open)/sign/abandon", ["reason": "c3-not-received"], token: device.1.deviceToken)
+            XCTAssertEqual(ended["state"] as? String, "ABANDONED")
+        }
         let digest = Array(Digest.compute(.sha256, over: Data("after the kill".utf8)).bytes)
         let session = try await client.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(device.0.keyID), "digest": WireFormat.hex(digest)], apiKey: rpKey)
         let signature = try await client.approve(sessionID: try XCTUnwrap(session["sessionID"] as? String), digest: digest, share: device.0.publicShare,

@@ -9,7 +9,7 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
     public let database: Database
     /// Seals what the co-signer keeps secret at rest (server shares, PIN guards).
     let serverKey: [UInt8]
-    private let random: RandomSource
+    let random: RandomSource
 
     /// Schema versions, applied in order (never edited once released; add a new one). Each is
     /// `Migration(sqlite:postgresql:)` where the dialects differ, or one string both accept.
@@ -123,6 +123,47 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
             """, postgresql: """
             CREATE TABLE server_key (
                 id BIGINT PRIMARY KEY CHECK (id = 1), token_key_label TEXT NOT NULL, wrapped BYTEA NOT NULL, created_at BIGINT NOT NULL);
+            """),
+        // Every piece of state a later request needs is in the database, so any co-signer
+        // instance answers any step (CoSignerStore+SessionState): a session's protocol state
+        // sealed with the server key, the device's commit nonce (unique per key: a replayed
+        // commit is refused), until when the session stays open after commit; one open signing
+        // session per key as a unique index over the open states; pending enrollments; used
+        // attestation nonces. Sessions left open by an older co-signer had their k2 in that
+        // process only: COMMITTED ones end here, and of PROVED ones (which can still finish) only
+        // the newest per key stays open, so the index can be made.
+        Migration(sqlite: """
+            UPDATE sessions SET state = 'EXPIRED' WHERE state = 'COMMITTED';
+            UPDATE sessions SET state = 'EXPIRED' WHERE state = 'PROVED' AND EXISTS (
+                SELECT 1 FROM sessions newer WHERE newer.key_id = sessions.key_id AND newer.state = 'PROVED'
+                AND (newer.created_at > sessions.created_at OR (newer.created_at = sessions.created_at AND newer.id > sessions.id)));
+            ALTER TABLE sessions ADD COLUMN protocol_state BLOB;
+            ALTER TABLE sessions ADD COLUMN client_nonce BLOB;
+            ALTER TABLE sessions ADD COLUMN open_until INTEGER;
+            CREATE UNIQUE INDEX sessions_one_open_per_key ON sessions(key_id) WHERE state IN ('COMMITTED', 'PROVED');
+            CREATE UNIQUE INDEX sessions_by_client_nonce ON sessions(key_id, client_nonce);
+            CREATE TABLE enrollments (
+                client_nonce TEXT PRIMARY KEY, state TEXT NOT NULL CHECK (state IN ('INITIALISED', 'CONSUMED')),
+                pending BLOB, created_at INTEGER NOT NULL);
+            CREATE INDEX enrollments_by_age ON enrollments(created_at);
+            CREATE TABLE used_nonces (nonce BLOB PRIMARY KEY, expires_at INTEGER NOT NULL);
+            CREATE INDEX used_nonces_by_expiry ON used_nonces(expires_at);
+            """, postgresql: """
+            UPDATE sessions SET state = 'EXPIRED' WHERE state = 'COMMITTED';
+            UPDATE sessions SET state = 'EXPIRED' WHERE state = 'PROVED' AND EXISTS (
+                SELECT 1 FROM sessions newer WHERE newer.key_id = sessions.key_id AND newer.state = 'PROVED'
+                AND (newer.created_at > sessions.created_at OR (newer.created_at = sessions.created_at AND newer.id > sessions.id)));
+            ALTER TABLE sessions ADD COLUMN protocol_state BYTEA;
+            ALTER TABLE sessions ADD COLUMN client_nonce BYTEA;
+            ALTER TABLE sessions ADD COLUMN open_until BIGINT;
+            CREATE UNIQUE INDEX sessions_one_open_per_key ON sessions(key_id) WHERE state IN ('COMMITTED', 'PROVED');
+            CREATE UNIQUE INDEX sessions_by_client_nonce ON sessions(key_id, client_nonce);
+            CREATE TABLE enrollments (
+                client_nonce TEXT PRIMARY KEY, state TEXT NOT NULL CHECK (state IN ('INITIALISED', 'CONSUMED')),
+                pending BYTEA, created_at BIGINT NOT NULL);
+            CREATE INDEX enrollments_by_age ON enrollments(created_at);
+            CREATE TABLE used_nonces (nonce BYTEA PRIMARY KEY, expires_at BIGINT NOT NULL);
+            CREATE INDEX used_nonces_by_expiry ON used_nonces(expires_at);
             """),
     ]
 

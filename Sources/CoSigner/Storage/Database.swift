@@ -53,4 +53,17 @@ public final class Database: Sendable {
     /// On PostgreSQL (serializable) a transaction that collides with another is run again, up
     /// to three times in all, before failing `unavailable`: keep `body` to database work.
     public func transaction<T>(_ body: () throws -> T) throws -> T { try backend.transaction(body) }
+
+    /// Runs `body`'s statements with a commit that waits for no disk sync: it survives the
+    /// process being killed but not a power cut. Only for records whose loss in a power cut is
+    /// harmless (used attestation nonces); everything else is committed durably. SQLite:
+    /// `synchronous=NORMAL` for those statements, under the connection's lock. PostgreSQL: one
+    /// transaction with `SET LOCAL synchronous_commit = off`.
+    public func withoutSync<T>(_ body: () throws -> T) throws -> T { try backend.withoutSync(body) }
+}
+
+extension DatabaseError {
+    /// A UNIQUE, CHECK or foreign-key constraint refused the statement (SQLITE_CONSTRAINT,
+    /// PostgreSQL's class 23): for a compare-and-set, another writer got there first.
+    public var isConstraintViolation: Bool { code == 19 || sqlState?.hasPrefix("23") == true }
 }

@@ -9,4 +9,6 @@ protocol DatabaseBackend: AnyObject, Sendable {
     func execute(_ sql: String, _ parameters: [SQLValue]) throws -> Int
     func query(_ sql: String, _ parameters: [SQLValue]) throws -> [[SQLValue]]
     func transaction<T>(_ body: () throws -> T) throws -> T
+    /// `body` committed without waiting for a disk sync (see `Database.withoutSync`).
+    func withoutSync<T>(_ body: () throws -> T) throws -> T
 }

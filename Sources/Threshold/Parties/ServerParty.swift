@@ -16,8 +16,13 @@ public struct ServerKeyShare: Sendable {
 /// The server party (P2): enrollment and signing as explicit state machines over message
 /// values. Sessions are single-use; one signing session per key at a time; a second `prove`
 /// is refused (never a second c3 for one k2); `k2` lives only in the session and is dropped
-/// after `prove`. Storage of shares and sessions belongs to the co-signer service; this type
-/// keeps them in memory, behind a lock.
+/// after `prove`.
+/// Two ways to drive it: the stateless steps (`beginEnrollment`/`completeEnrollment`,
+/// `commitSigning`/`checkProve`/`serverCiphertext`/`checkFinish`) hand the state back to the
+/// caller — the co-signer service seals it into the database and moves it with
+/// compare-and-set updates, so any instance continues any session — and the in-memory methods
+/// (`enrollInit`, `signCommit`, …) keep it here, behind a lock, for a single process (the
+/// protocol's own tests and golden vectors).
 public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` guards every mutable field
     public let pid: [UInt8]
     let ringPedersen: RingPedersenSecret
@@ -25,13 +30,13 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
     let random: RandomSource
     private let lock = NSLock()
 
-    enum EnrollState { case initialised(sid: [UInt8], request: ThresholdMessage.EnrollInitRequest, x2: BigInt, q2: Point, at: Date), consumed(at: Date) }
+    enum EnrollState { case initialised(PendingEnrollment, at: Date), consumed(at: Date) }
     /// Pending enrollments are forgotten after this long, and there are at most this many
     /// (whoever holds a code cannot grow the server's memory by looping init).
     static let enrollmentLifetime: TimeInterval = 600
     static let maximumPendingEnrollments = 10_000
     enum SignState {
-        case committed(sid: [UInt8], request: ThresholdMessage.SignCommitRequest, k2: BigInt, deadline: Date)
+        case committed(SigningSessionState.Committed, deadline: Date)
         /// c3 is being computed: still an open session for `signCommit`.
         case proving(deadline: Date)
         case proved(sid: [UInt8], request: ThresholdMessage.SignCommitRequest, r: BigInt, deadline: Date)
@@ -69,7 +74,9 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
 
     // MARK: Enrollment
 
-    public func enrollInit(_ request: ThresholdMessage.EnrollInitRequest) throws -> ThresholdMessage.EnrollInitResponse {
+    /// enroll/init without keeping anything: the answer and the state `complete` needs, for the
+    /// caller to keep (the co-signer service seals it into the database).
+    public func beginEnrollment(_ request: ThresholdMessage.EnrollInitRequest) throws -> (ThresholdMessage.EnrollInitResponse, PendingEnrollment) {
         guard request.clientPID.count == 32, request.clientNonce.count == 32, request.commitmentQ1.value.count == 32 else {
             throw ThresholdError.unexpectedMessage("enroll/init fields have the wrong sizes")
         }
@@ -79,30 +86,44 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
         let sid = Transcript.sessionID(phase: "keygen", clientPID: request.clientPID, serverPID: pid, keyID: [],
                                        clientNonce: request.clientNonce, serverNonce: serverNonce)
         let proof = try SchnorrProof.prove(secret: x2, statement: q2, sid: sid, label: "keygen/Q2", pid: pid, random: random)
+        return (.init(serverPID: pid, serverNonce: serverNonce, q2: q2, proofQ2: proof,
+                      ringPedersen: ringPedersen.parameters, ringPedersenProof: ringPedersenProof),
+                PendingEnrollment(sid: sid, request: request, x2: x2))
+    }
+
+    public func enrollInit(_ request: ThresholdMessage.EnrollInitRequest) throws -> ThresholdMessage.EnrollInitResponse {
+        let (response, pending) = try beginEnrollment(request)
         try lock.withLock {
             let now = Date()
             enrollments = enrollments.filter { _, state in
-                switch state { case .initialised(_, _, _, _, let at), .consumed(let at): now.timeIntervalSince(at) < Self.enrollmentLifetime }
+                switch state { case .initialised(_, let at), .consumed(let at): now.timeIntervalSince(at) < Self.enrollmentLifetime }
             }
             guard enrollments.count < Self.maximumPendingEnrollments else { throw ThresholdError.unexpectedMessage("too many enrollments in progress; try again later") }
             guard enrollments[request.clientNonce] == nil else { throw ThresholdError.unexpectedMessage("enroll/init replayed") }
-            enrollments[request.clientNonce] = .initialised(sid: sid, request: request, x2: x2, q2: q2, at: now)
+            enrollments[request.clientNonce] = .initialised(pending, at: now)
         }
-        return .init(serverPID: pid, serverNonce: serverNonce, q2: q2, proofQ2: proof,
-                     ringPedersen: ringPedersen.parameters, ringPedersenProof: ringPedersenProof)
+        return response
     }
 
     /// Checks everything the client sent against state the server kept, and returns its share.
     public func enrollComplete(clientNonce: [UInt8], _ request: ThresholdMessage.EnrollCompleteRequest) throws
         -> (ThresholdMessage.EnrollCompleteResponse, ServerKeyShare) {
-        let (sid, initRequest, x2) = try lock.withLock { () throws -> ([UInt8], ThresholdMessage.EnrollInitRequest, BigInt) in
-            guard case .initialised(let sid, let initRequest, let x2, _, let at)? = enrollments[clientNonce],
+        let pending = try lock.withLock { () throws -> PendingEnrollment in
+            guard case .initialised(let pending, let at)? = enrollments[clientNonce],
                   Date().timeIntervalSince(at) < Self.enrollmentLifetime else {
                 throw ThresholdError.unexpectedMessage("enroll/complete without a pending init")
             }
             enrollments[clientNonce] = .consumed(at: at)   // single use, whatever the outcome
-            return (sid, initRequest, x2)
+            return pending
         }
+        return try completeEnrollment(pending, request)
+    }
+
+    /// enroll/complete against a pending enrollment the caller kept (and consumed: a pending
+    /// enrollment completes at most once).
+    public func completeEnrollment(_ pending: PendingEnrollment, _ request: ThresholdMessage.EnrollCompleteRequest) throws
+        -> (ThresholdMessage.EnrollCompleteResponse, ServerKeyShare) {
+        let (sid, initRequest, x2) = (pending.sid, pending.request, pending.x2)
         guard initRequest.commitmentQ1.opens(pid: initRequest.clientPID, nonce: initRequest.clientNonce, label: "keygen/Q1",
                                              payload: request.q1.compressed, blind: request.blind) else {
             throw ThresholdError.commitmentMismatch("Q1")
@@ -129,7 +150,10 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
 
     // MARK: Signing
 
-    public func signCommit(_ share: ServerKeyShare, _ request: ThresholdMessage.SignCommitRequest) throws -> ThresholdMessage.SignCommitResponse {
+    /// sign/commit without keeping anything: the answer and the committed state (holding the
+    /// nonce share k2) for the caller to keep until `prove`.
+    public func commitSigning(_ share: ServerKeyShare, _ request: ThresholdMessage.SignCommitRequest) throws
+        -> (ThresholdMessage.SignCommitResponse, SigningSessionState.Committed) {
         guard request.keyID == share.keyID else { throw ThresholdError.unexpectedMessage("another key") }
         guard request.clientNonce.count == 32, request.digest.count == 32, request.commitmentR1.value.count == 32 else {
             throw ThresholdError.unexpectedMessage("sign/commit fields have the wrong sizes")
@@ -141,11 +165,50 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
                                        clientNonce: request.clientNonce, serverNonce: serverNonce,
                                        extra: [request.digest, request.commitmentR1.value])
         let proof = try SchnorrProof.prove(secret: k2, statement: r2, sid: sid, label: "sign/R2", pid: pid, random: random)
+        return (.init(serverNonce: serverNonce, r2: r2, proofR2: proof), .init(sid: sid, request: request, k2: k2))
+    }
+
+    /// The first half of sign/prove: opens the device's commitment to R1, checks its proof of
+    /// k1 and returns r. Reveals nothing: the caller moves the session to PROVED (consuming k2)
+    /// before `serverCiphertext`, so only the request that wins that move gets a c3.
+    public func checkProve(_ share: ServerKeyShare, _ committed: SigningSessionState.Committed, _ request: ThresholdMessage.SignProveRequest) throws -> BigInt {
+        let commit = committed.request
+        let payload = Transcript.lengthPrefixed([share.keyID, commit.digest, request.r1.compressed])
+        guard commit.commitmentR1.opens(pid: share.clientPID, nonce: commit.clientNonce, label: "sign/R1", payload: payload, blind: request.blind) else {
+            throw ThresholdError.commitmentMismatch("R1")
+        }
+        guard request.proofR1.verify(statement: request.r1, sid: committed.sid, label: "sign/R1", pid: share.clientPID) else {
+            throw ThresholdError.proofRejected("the proof of k1")
+        }
+        let r = try request.r1.multiplied(by: committed.k2).x.modulo(P256.order)
+        guard !r.isZero else { throw ThresholdError.invalidScalar("r = 0") }
+        return r
+    }
+
+    /// The second half of sign/prove: c3 for r under the committed k2 (call once per k2).
+    public func serverCiphertext(_ share: ServerKeyShare, _ committed: SigningSessionState.Committed, r: BigInt) throws -> ThresholdMessage.SignProveResponse {
+        let m = BigInt(bytes: committed.request.digest).modulo(P256.order)
+        return .init(c3: try TwoPartySigning.serverCiphertext(message: m, r: r, k2: committed.k2, x2: share.x2, ckey: share.ckey,
+                                                              publicKey: share.paillier, random: random, pool: share.pool))
+    }
+
+    /// sign/finish's check: the device's signature has the session's r and verifies under the
+    /// key for `digest`. Throws `signatureCheckFailed` otherwise (the caller locks the key).
+    public static func checkFinish(_ share: ServerKeyShare, digest: [UInt8], r: BigInt?, _ request: ThresholdMessage.SignFinishRequest) throws -> (r: BigInt, s: BigInt) {
+        guard let signature = request.signature, r.map({ $0 == signature.r }) ?? true,
+              TwoPartySigning.verify(r: signature.r, s: signature.s, digest: try .init(algorithm: .sha256, bytes: Data(digest)), publicKey: share.publicKey) else {
+            throw ThresholdError.signatureCheckFailed
+        }
+        return signature
+    }
+
+    public func signCommit(_ share: ServerKeyShare, _ request: ThresholdMessage.SignCommitRequest) throws -> ThresholdMessage.SignCommitResponse {
+        let (response, committed) = try commitSigning(share, request)
         try lock.withLock {
             guard !locked.contains(share.keyID) else { throw ThresholdError.shareLocked }
             let now = Date()
             switch signings[share.keyID] {
-            case .committed(_, _, _, let deadline)? where deadline < now:
+            case .committed(_, let deadline)? where deadline < now:
                 signings[share.keyID] = .finished   // abandoned before prove: k2 dropped
             case .proved(_, _, _, let deadline)? where deadline < now:
                 // A c3 went out and no finish came back: expired, not locked (see sessionLifetime).
@@ -160,15 +223,15 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
                 throw ThresholdError.unexpectedMessage("sign/commit replayed")
             }
             usedClientNonces[share.keyID, default: []].insert(request.clientNonce)
-            signings[share.keyID] = .committed(sid: sid, request: request, k2: k2, deadline: now.addingTimeInterval(sessionLifetime))
+            signings[share.keyID] = .committed(committed, deadline: now.addingTimeInterval(sessionLifetime))
         }
-        return .init(serverNonce: serverNonce, r2: r2, proofR2: proof)
+        return response
     }
 
     public func signProve(_ share: ServerKeyShare, _ request: ThresholdMessage.SignProveRequest) throws -> ThresholdMessage.SignProveResponse {
         // COMMITTED → PROVED atomically: a second prove finds PROVED and is refused.
-        let (sid, commit, k2) = try lock.withLock { () throws -> ([UInt8], ThresholdMessage.SignCommitRequest, BigInt) in
-            guard case .committed(let sid, let commit, let k2, let deadline)? = signings[share.keyID] else {
+        let committed = try lock.withLock { () throws -> SigningSessionState.Committed in
+            guard case .committed(let committed, let deadline)? = signings[share.keyID] else {
                 throw ThresholdError.unexpectedMessage("sign/prove without a committed session (or a second prove)")
             }
             guard deadline >= Date() else {
@@ -176,35 +239,22 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
                 throw ThresholdError.unexpectedMessage("the signing session expired")
             }
             signings[share.keyID] = .proving(deadline: deadline)
-            return (sid, commit, k2)
+            return committed
         }
         // Any failure before c3 goes out ends the session (no c3 was computed for this k2).
-        func end() { lock.withLock { signings[share.keyID] = .finished } }
-        let payload = Transcript.lengthPrefixed([share.keyID, commit.digest, request.r1.compressed])
-        guard commit.commitmentR1.opens(pid: share.clientPID, nonce: commit.clientNonce, label: "sign/R1", payload: payload, blind: request.blind) else {
-            end()
-            throw ThresholdError.commitmentMismatch("R1")
-        }
-        guard request.proofR1.verify(statement: request.r1, sid: sid, label: "sign/R1", pid: share.clientPID) else {
-            end()
-            throw ThresholdError.proofRejected("the proof of k1")
-        }
-        let c3: BigInt, r: BigInt
+        let c3: ThresholdMessage.SignProveResponse, r: BigInt
         do {
-            r = try request.r1.multiplied(by: k2).x.modulo(P256.order)
-            guard !r.isZero else { throw ThresholdError.invalidScalar("r = 0") }
-            let m = BigInt(bytes: commit.digest).modulo(P256.order)
-            c3 = try TwoPartySigning.serverCiphertext(message: m, r: r, k2: k2, x2: share.x2, ckey: share.ckey,
-                                                     publicKey: share.paillier, random: random, pool: share.pool)
+            r = try checkProve(share, committed, request)
+            c3 = try serverCiphertext(share, committed, r: r)
         } catch {
-            end()
+            lock.withLock { signings[share.keyID] = .finished }
             throw error
         }
         try lock.withLock {
             guard case .proving(let deadline)? = signings[share.keyID] else { throw ThresholdError.unexpectedMessage("the session changed while c3 was computed") }
-            signings[share.keyID] = .proved(sid: sid, request: commit, r: r, deadline: deadline)
+            signings[share.keyID] = .proved(sid: committed.sid, request: committed.request, r: r, deadline: deadline)
         }
-        return .init(c3: c3)
+        return c3
     }
 
     /// Ends a COMMITTED session before any c3 exists (the device's PIN was wrong, or the person
@@ -215,7 +265,7 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
     public func openSessionDigest(_ keyID: [UInt8]) -> [UInt8]? {
         lock.withLock {
             switch signings[keyID] {
-            case .committed(_, let request, _, _)?: request.digest
+            case .committed(let committed, _)?: committed.request.digest
             case .proved(_, let request, _, _)?: request.digest
             default: nil
             }
@@ -250,11 +300,11 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
             signings[share.keyID] = .finished
             return (commit, r)
         }
-        guard let signature = request.signature, signature.r == r,
-              TwoPartySigning.verify(r: signature.r, s: signature.s, digest: try .init(algorithm: .sha256, bytes: Data(commit.digest)), publicKey: share.publicKey) else {
+        do {
+            return try Self.checkFinish(share, digest: commit.digest, r: r, request)
+        } catch {
             _ = lock.withLock { locked.insert(share.keyID) }
-            throw ThresholdError.signatureCheckFailed
+            throw error
         }
-        return signature
     }
 }

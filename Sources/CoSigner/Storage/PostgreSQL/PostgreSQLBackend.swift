@@ -159,6 +159,14 @@ final class PostgreSQLBackend: DatabaseBackend, @unchecked Sendable {   // unche
         }
     }
 
+    func withoutSync<T>(_ body: () throws -> T) throws -> T {
+        try transaction {
+            // Only this transaction's commit skips the wait for the WAL flush.
+            _ = try execute("SET LOCAL synchronous_commit = off", [])
+            return try body()
+        }
+    }
+
     private func once<T>(_ body: () throws -> T) throws -> T {
         let connection = try checkout()
         let dictionary = Thread.current.threadDictionary

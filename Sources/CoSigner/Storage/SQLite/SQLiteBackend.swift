@@ -136,4 +136,15 @@ final class SQLiteBackend: DatabaseBackend, @unchecked Sendable {   // unchecked
             }
         }
     }
+
+    func withoutSync<T>(_ body: () throws -> T) throws -> T {
+        try lock.withLock {
+            // Inside a transaction, that transaction's commit decides.
+            guard depth == 0 else { return try body() }
+            _ = try execute("PRAGMA synchronous=NORMAL", [])
+            let result = Result { try body() }
+            _ = try execute("PRAGMA synchronous=FULL", [])
+            return try result.get()
+        }
+    }
 }
