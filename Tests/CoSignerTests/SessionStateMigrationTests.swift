@@ -12,7 +12,7 @@ final class SessionStateMigrationTests: XCTestCase {
         let folder = try TestEnvironment.temporaryFolder("state-migration")
         defer { TestEnvironment.removeFolder(folder) }
         let path = folder.appendingPathComponent("cosigner.db").path
-        let migration = try XCTUnwrap(CoSignerStore.migrations.firstIndex { $0.contains("sessions_one_open_per_key") })
+        let migration = try XCTUnwrap(CoSignerStore.migrations.firstIndex { $0.sqlite.contains("sessions_one_open_per_key") })
         do {
             let old = try Database(path: path, migrations: Array(CoSignerStore.migrations.prefix(migration)))
             try old.execute("INSERT INTO keys (key_id, document_number, role, share, public_key, created_at) VALUES ('k', 'd', 'sign', x'00', x'00', 1)")
