@@ -9,21 +9,46 @@ set -euo pipefail
 BUILD=${1:?usage: cosigner.sh BUILD_DIR (e.g. .build/release) [RUNS]}
 RUNS=${2:-50}
 WORK=$(mktemp -d)
-PID=""
-cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$WORK"; }
+PIDS=()
+cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
 # COSIGNER_DB=postgresql://… runs the same against a PostgreSQL database (empty or made by
-# tamga; the server key is made in the work folder).
+# tamga; the server key is made in the work folder). COSIGNER_INSTANCES=N (default 1) starts N
+# instances on that database behind HAProxy (Debian haproxy, round robin, on loopback); the
+# clients then talk to HAProxy only.
 DB=${COSIGNER_DB:-$WORK/cosigner.db}
 KEY=$WORK/cosigner.key
+INSTANCES=${COSIGNER_INSTANCES:-1}
 STORE=$([ -n "${COSIGNER_DB:-}" ] && echo PostgreSQL || echo "SQLite WAL")
-"$BUILD/tamga" cosigner serve --db "$DB" --key "$KEY" > "$WORK/out" 2> "$WORK/err" &
-PID=$!
-for _ in $(seq 100); do grep -q '^listening ' "$WORK/out" 2>/dev/null && break; sleep 0.1; done
-URL=$(sed -n 's/^listening //p' "$WORK/out")
-[ -n "$URL" ] || { echo "the co-signer did not start: $(cat "$WORK/err")" >&2; exit 1; }
+URLS=()
+for n in $(seq "$INSTANCES"); do
+  "$BUILD/tamga" cosigner serve --db "$DB" --key "$KEY" > "$WORK/out$n" 2> "$WORK/err$n" &
+  PIDS+=($!)
+  # The first makes the database and the server's identity; the others start after it.
+  for _ in $(seq 600); do grep -q '^listening ' "$WORK/out$n" 2>/dev/null && break; sleep 0.1; done
+  URL=$(sed -n 's/^listening //p' "$WORK/out$n")
+  [ -n "$URL" ] || { echo "co-signer $n did not start: $(cat "$WORK/err$n")" >&2; exit 1; }
+  URLS+=("$URL")
+done
+SERVER_PIDS=("${PIDS[@]}")
+if [ "$INSTANCES" -gt 1 ]; then
+  command -v haproxy >/dev/null || { echo "COSIGNER_INSTANCES=$INSTANCES needs haproxy (apt-get install haproxy)" >&2; exit 1; }
+  PORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  {
+    printf 'global\n    maxconn 512\ndefaults\n    mode http\n    timeout connect 2s\n    timeout client 30s\n    timeout server 30s\n'
+    printf 'frontend cosigner\n    bind 127.0.0.1:%s\n    default_backend cosigners\n' "$PORT"
+    printf 'backend cosigners\n    balance roundrobin\n    option httpchk\n    http-check send meth GET uri /v3/ready\n'
+    for n in "${!URLS[@]}"; do printf '    server c%s %s check\n' "$n" "${URLS[$n]#http://}"; done
+  } > "$WORK/haproxy.cfg"
+  haproxy -db -f "$WORK/haproxy.cfg" > "$WORK/haproxy.log" 2>&1 &
+  PIDS+=($!)
+  URL=http://127.0.0.1:$PORT
+  for _ in $(seq 100); do curl -sf -o /dev/null "$URL/v3/health" && break; sleep 0.1; done
+  STORE="$STORE, $INSTANCES instances behind HAProxy"
+fi
 "$BUILD/tamga-bench" cosigner "$URL" "$DB" "$RUNS" "$KEY" > "$WORK/times"
-RSS=$(awk '/VmRSS/ {print $2}' /proc/$PID/status)
+RSS=0
+for pid in "${SERVER_PIDS[@]}"; do RSS=$((RSS + $(awk '/VmRSS/ {print $2}' /proc/$pid/status))); done
 /usr/bin/python3 - "$WORK/times" "$RSS" "$STORE" <<'PY'
 import statistics, sys
 values = {}
@@ -44,7 +69,7 @@ for name, label in [("pin-unlock", "PIN unlock (all)"), ("pin-evaluate", "  OPRF
     xs = [x * 1000 for x in values.get(name, [])]
     if xs:
         print(f"  {label:<19} median {statistics.median(xs):7.1f} ms  p95 {p95(xs):7.1f} ms")
-print(f"  server RSS          {int(sys.argv[2]) / 1024:7.1f} MiB after the load")
+print(f"  server RSS          {int(sys.argv[2]) / 1024:7.1f} MiB after the load (all instances)")
 print(f"SUMMARY|co-signer over loopback|approve median / 40 ms target|{statistics.median(approve):.1f} ms|40 ms|{statistics.median(approve) / 40:.2f}|{'met' if statistics.median(approve) <= 40 else 'NOT met'}")
 print(f"SUMMARY|co-signer over loopback|8 clients: signatures/s vs 50/s target|{rate:.1f}/s|50/s|{rate / 50:.2f}|{'met' if rate >= 50 else 'NOT met'}")
 PY

@@ -566,8 +566,10 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         guard row[4].text == caller.document, caller.keys.contains(keyText) else {
             throw Failure(status: 403, code: "not-your-session", message: "the session is for a key this device did not enroll")
         }
-        // finish is judged by the session's open deadline (from commit), not its expiry; an
-        // expired session can still be abandoned.
+        // finish and abandon are taken after the session's expiry: a signature whose c3 went
+        // out may still be delivered (its finish resent after a lost answer), and a session may
+        // always be given up. A PROVED session never finished ends EXPIRED at the key's next
+        // commit (expireUnfinished).
         guard step == "finish" || step == "abandon" || (row[3].integer ?? 0) >= CoSignerStore.now() else { throw Failure(status: 410, code: "session-expired", message: "the session expired") }
         if step == "commit" { try expireUnfinished(keyText, document: caller.document) }
         guard let key = try store.loadKey(keyID), !key.locked else { throw Failure(status: 423, code: "key-locked", message: "the key is locked") }
@@ -697,26 +699,25 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     /// session's first finish (a duplicate after COMPLETE changes nothing).
     func finishSession(_ sessionID: String, keyID: [UInt8], digest: [UInt8], r: BigInt?, share: ServerKeyShare,
                        finish: ThresholdMessage.SignFinishRequest, document: String) throws -> HTTPResponse {
+        let signature: (r: BigInt, s: BigInt)
         do {
-            let signature = try ServerParty.checkFinish(share, digest: digest, r: r, finish)
-            let changed = try store.database.execute("UPDATE sessions SET state = 'COMPLETE', signature = ?, protocol_state = NULL WHERE id = ? AND state = 'PROVED'",
-                                                     [.blob(Scalar.encode(signature.r) + Scalar.encode(signature.s)), .text(sessionID)])
-            guard changed == 1 else { throw Failure(status: 409, code: "wrong-state", message: "the session already ended") }
-            try store.log(document, "session-signed", sessionID)
-            return Self.json(["state": "COMPLETE"])
-        } catch let failure as Failure {
-            throw failure
-        } catch let error as DatabaseError where error.isUnavailable {
-            // The database, not the signature, failed: nothing to lock; the device sends finish again.
-            throw error
-        } catch {
+            signature = try ServerParty.checkFinish(share, digest: digest, r: r, finish)
+        } catch ThresholdError.signatureCheckFailed {
+            // Only the signature itself locks: a database error on the way (unavailable, a
+            // statement timeout, a cancelled query, a read-only failover) is the service's
+            // failure, not evidence against the device, and the device sends finish again.
             let ended = try store.database.transaction { () -> Bool in
                 let changed = try store.database.execute("UPDATE sessions SET state = 'FAILED', protocol_state = NULL WHERE id = ? AND state = 'PROVED'", [.text(sessionID)])
                 if changed == 1 { try store.lockKey(keyID, reason: "failed signature in session \(sessionID)") }
                 return changed == 1
             }
             guard ended else { throw Failure(status: 409, code: "wrong-state", message: "the session already ended") }
-            throw error
+            throw ThresholdError.signatureCheckFailed
         }
+        let changed = try store.database.execute("UPDATE sessions SET state = 'COMPLETE', signature = ?, protocol_state = NULL WHERE id = ? AND state = 'PROVED'",
+                                                 [.blob(Scalar.encode(signature.r) + Scalar.encode(signature.s)), .text(sessionID)])
+        guard changed == 1 else { throw Failure(status: 409, code: "wrong-state", message: "the session already ended") }
+        try store.log(document, "session-signed", sessionID)
+        return Self.json(["state": "COMPLETE"])
     }
 }

@@ -252,6 +252,32 @@ final class LostPacketTests: XCTestCase {
         try assertNothingLocked(signed.id)
     }
 
+    /// The database fails the COMPLETE write (a statement timeout, a cancelled query, a
+    /// read-only failover; here a SQLite trigger that refuses it): the service's failure, not
+    /// the device's, so nothing locks, the session stays PROVED, and the same finish sent once
+    /// the database works again completes it. (Before the fix any error but "unavailable" at
+    /// finish locked the key, as if the signature had been wrong.)
+    func testADatabaseErrorAtFinishLocksNothingAndTheFinishCanBeSentAgain() async throws {
+        try service.store.database.executeScript("""
+            CREATE TRIGGER refuse_complete BEFORE UPDATE OF state ON sessions WHEN NEW.state = 'COMPLETE'
+            BEGIN SELECT RAISE(ABORT, 'injected failure'); END;
+            """)
+        let (id, digest) = try await newSession("database fails at finish")
+        let client = ThresholdClient(server: URL(string: "http://127.0.0.1:\(server.port)")!, attestation: device, retry: RetryPolicy(attempts: 2, firstDelay: 0.05))
+        let approval = try await client.approveSession(sessionID: id, digest: digest, share: share.publicShare, token: registration.deviceToken,
+                                                       guard: guardian) { self.share.secretKey }
+        XCTAssertNotNil(approval.notDelivered, "the co-signer could not record it")
+        XCTAssertTrue(try verifies(approval, digest))
+        XCTAssertEqual(try state(id), "PROVED")
+        XCTAssertEqual(try service.store.loadKey(share.keyID)?.locked, false, "a database error locked the key")
+        XCTAssertFalse(try guardian.isLocked())
+        try service.store.database.executeScript("DROP TRIGGER refuse_complete")
+        _ = try await direct.call("POST", "v3/mobile/session/\(id)/sign/finish",
+                                  ["message": WireFormat.encode(ThresholdMessage.SignFinishRequest(signature: approval.signature))], token: registration.deviceToken)
+        XCTAssertEqual(try state(id), "COMPLETE")
+        try await assertNextSigningWorks()
+    }
+
     /// No try gets through: the verified signature is still returned, marked not delivered
     /// (`approve` throws signatureNotDelivered for a relying party's session); nothing locks.
     func testAFinishThatNeverArrivesReturnsTheSignatureMarkedUndelivered() async throws {

@@ -68,6 +68,28 @@ final class PostgreSQLDatabaseTests: XCTestCase {
         XCTAssertEqual(try database.query("SELECT id FROM items").map { $0[0].text ?? "" }, ["outer"])
     }
 
+    /// A statement that fails inside a transaction and is caught there aborts the whole
+    /// PostgreSQL transaction, whose COMMIT then only rolls back: the transaction must throw,
+    /// not report writes that did not happen. And the nonce writes of `withoutSync` each commit
+    /// by themselves, outside any SERIALIZABLE transaction.
+    func testATransactionWhoseStatementFailedThrowsInsteadOfCommittingNothing() throws {
+        let database = try Database(url: PostgreSQLRig.shared.newDatabase(), migrations: migrations)
+        try database.execute("INSERT INTO items (id) VALUES ('taken')")
+        XCTAssertThrowsError(try database.transaction {
+            try database.execute("INSERT INTO items (id) VALUES ('written')")
+            XCTAssertThrowsError(try database.execute("INSERT INTO items (id) VALUES ('taken')")) { error in
+                XCTAssertTrue((error as? DatabaseError)?.isConstraintViolation ?? false, "\(error)")
+            }
+        }) { error in
+            XCTAssertTrue("\(error)".contains("none of it was written"), "\(error)")
+        }
+        XCTAssertEqual(try database.query("SELECT id FROM items ORDER BY id").map { $0[0].text ?? "" }, ["taken"])
+        let inserted = try database.withoutSync { try database.execute("INSERT INTO items (id) VALUES ('fast') ON CONFLICT DO NOTHING") }
+        XCTAssertEqual(inserted, 1)
+        XCTAssertEqual(try database.withoutSync { try database.execute("INSERT INTO items (id) VALUES ('fast') ON CONFLICT DO NOTHING") }, 0)
+        XCTAssertEqual(try database.query("SELECT count(*) FROM items").first?.first, .integer(2))
+    }
+
     /// Read-then-write transactions on one row from eight threads: none is lost (serializable,
     /// a collision retried or reported `unavailable`, never half-applied).
     func testConcurrentReadModifyWriteTransactionsLoseNoUpdate() throws {

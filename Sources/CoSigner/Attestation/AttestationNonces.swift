@@ -57,7 +57,9 @@ final class AttestationNonces: @unchecked Sendable {   // unchecked: `lock` guar
             return true
         }
         return try database.withoutSync {
-            if sweep { try database.execute("DELETE FROM used_nonces WHERE expires_at < ?", [.integer(now)]) }
+            // Kept one lifetime past their expiry: an instance whose clock runs behind this
+            // one's (by less than that) still finds a use it would otherwise accept again.
+            if sweep { try database.execute("DELETE FROM used_nonces WHERE expires_at < ?", [.integer(now - Int64(lifetime))]) }
             return try database.execute("INSERT INTO used_nonces (nonce, expires_at) VALUES (?, ?) ON CONFLICT DO NOTHING",
                                         [.blob(nonce), .integer(expires)]) == 1
         }

@@ -62,6 +62,9 @@ final class PINGuards: @unchecked Sendable {   // unchecked: immutable; the stor
     /// One evaluation of k over the blinded PIN, counted first.
     func evaluate(_ request: PINMessages.EvaluateRequest, document: String) throws -> PINMessages.EvaluateResponse {
         let keyText = Hex.encode(request.keyID)
+        // The rate limiter's token is taken once per request, not once per try of the
+        // transaction (PostgreSQL runs a colliding transaction again).
+        var tokenTaken = false
         let outcome: (key: BigInt, attempt: [UInt8], used: Int)? = try store.database.transaction {
             let row = try store.database.query("SELECT secrets, unconfirmed FROM pin_guards WHERE key_id = ?", [.text(keyText)]).first
             let key: BigInt, used: Int
@@ -77,9 +80,10 @@ final class PINGuards: @unchecked Sendable {   // unchecked: immutable; the stor
             // A device that confirms its PINs always starts from 0 and is never slowed down;
             // tries after an unconfirmed one (guessing) are rate-limited, refused ones too (each
             // refusal is logged in the person's activity).
-            if used > 0, !buckets.take(keyText) {
-                throw Failure(status: 429, code: "rate-limited",
-                              message: "PIN tries for this key after a wrong one come faster than \(limits.rate) a second; wait and try again")
+            if used > 0, !tokenTaken {
+                guard buckets.take(keyText) else { throw Failure(status: 429, code: "rate-limited",
+                              message: "PIN tries for this key after a wrong one come faster than \(limits.rate) a second; wait and try again") }
+                tokenTaken = true
             }
             guard used < limits.maximumUnconfirmed else { return nil }
             let attempt = try random.bytes(32, label: "cosigner.pin-attempt")

@@ -50,16 +50,17 @@ extension CoSignerStore {
         let sealed = try SealedBox.seal(plain, key: serverKey,
                                         additionalData: Self.enrollmentBinding(clientNonce: pending.request.clientNonce, state: "INITIALISED"), random: random)
         let now = Self.now()
-        try database.transaction {
-            try database.execute("DELETE FROM enrollments WHERE created_at < ?", [.integer(now - Self.enrollmentLifetime)])
-            if try database.query("SELECT 1 FROM enrollments WHERE client_nonce = ?", [.text(id)]).first != nil {
-                throw ThresholdError.unexpectedMessage("enroll/init replayed")
-            }
-            guard (try database.query("SELECT COUNT(*) FROM enrollments").first?.first?.integer ?? 0) < Self.maximumPendingEnrollments else {
-                throw ThresholdError.unexpectedMessage("too many enrollments in progress; try again later")
-            }
-            try database.execute("INSERT INTO enrollments (client_nonce, state, pending, created_at) VALUES (?, 'INITIALISED', ?, ?)",
-                                 [.text(id), .blob(sealed), .integer(now)])
+        // Single statements rather than one SERIALIZABLE transaction: on PostgreSQL concurrent
+        // inits would each read the whole table for the count and collide. The cap is a bound
+        // on the table, not an exact figure (a few concurrent inits may pass it together); the
+        // replay check is the primary key, exact across instances.
+        try database.execute("DELETE FROM enrollments WHERE created_at < ?", [.integer(now - Self.enrollmentLifetime)])
+        guard (try database.query("SELECT COUNT(*) FROM enrollments").first?.first?.integer ?? 0) < Self.maximumPendingEnrollments else {
+            throw ThresholdError.unexpectedMessage("too many enrollments in progress; try again later")
+        }
+        guard try database.execute("INSERT INTO enrollments (client_nonce, state, pending, created_at) VALUES (?, 'INITIALISED', ?, ?) ON CONFLICT DO NOTHING",
+                                   [.text(id), .blob(sealed), .integer(now)]) == 1 else {
+            throw ThresholdError.unexpectedMessage("enroll/init replayed")
         }
     }
 

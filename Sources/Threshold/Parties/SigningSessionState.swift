@@ -1,4 +1,5 @@
 import Foundation
+import TamgaCore
 
 /// What the co-signer must remember of one signing session between two requests, so that any
 /// co-signer instance on the same database can answer the next step (the service seals it with
@@ -38,10 +39,17 @@ public enum SigningSessionState: Sendable {
     public var storageBytes: [UInt8] {
         switch self {
         case .committed(let state):
-            [Self.version, 1] + state.sid + state.request.keyID + state.request.clientNonce + state.request.digest
-                + state.request.commitmentR1.value + Scalar.encode(state.k2)
+            // The secret goes last, appended into the one result (the caller wipes it), and its
+            // own encoding is wiped here.
+            var out: [UInt8] = [Self.version, 1] + state.sid + state.request.keyID + state.request.clientNonce + state.request.digest
+                + state.request.commitmentR1.value
+            var k2 = Scalar.encode(state.k2)
+            defer { wipe(&k2) }
+            out.reserveCapacity(out.count + k2.count)
+            out += k2
+            return out
         case .proved(let r):
-            [Self.version, 2] + Scalar.encode(r)
+            return [Self.version, 2] + Scalar.encode(r)
         }
     }
 
@@ -51,8 +59,10 @@ public enum SigningSessionState: Sendable {
         guard bytes.count >= 2, bytes[0] == Self.version else { throw ThresholdError.keyStore("a stored signing session has an unknown version") }
         switch (bytes[1], bytes.count) {
         case (1, Self.committedSize):
-            let fields = stride(from: 2, to: Self.committedSize, by: 32).map { Array(bytes[$0..<($0 + 32)]) }
-            let k2 = try Scalar.decode(fields[5])
+            let fields = stride(from: 2, to: Self.committedSize - 32, by: 32).map { Array(bytes[$0..<($0 + 32)]) }
+            var secret = Array(bytes[(Self.committedSize - 32)...])
+            defer { wipe(&secret) }
+            let k2 = try Scalar.decode(secret)
             guard !k2.isZero else { throw ThresholdError.invalidScalar("a stored k2 is zero") }
             self = .committed(Committed(sid: fields[0],
                                         request: .init(keyID: fields[1], clientNonce: fields[2], digest: fields[3], commitmentR1: Commitment(value: fields[4])),

@@ -159,12 +159,21 @@ final class PostgreSQLBackend: DatabaseBackend, @unchecked Sendable {   // unche
         }
     }
 
+    /// `body`'s statements each committed by itself (READ COMMITTED, not one SERIALIZABLE
+    /// transaction: a nonce insert must not collide with its neighbours), on one connection
+    /// with `synchronous_commit = off`. Inside a transaction, that transaction decides.
     func withoutSync<T>(_ body: () throws -> T) throws -> T {
-        try transaction {
-            // Only this transaction's commit skips the wait for the WAL flush.
-            _ = try execute("SET LOCAL synchronous_commit = off", [])
-            return try body()
+        if pinned != nil { return try body() }
+        let connection = try checkout()
+        let dictionary = Thread.current.threadDictionary
+        dictionary[threadKey] = Pinned(connection)
+        defer {
+            dictionary.removeObject(forKey: threadKey)
+            checkin(connection)
         }
+        try connection.runScript("SET synchronous_commit = off")
+        defer { _ = try? connection.runScript("RESET synchronous_commit") }
+        return try body()
     }
 
     private func once<T>(_ body: () throws -> T) throws -> T {
@@ -178,6 +187,12 @@ final class PostgreSQLBackend: DatabaseBackend, @unchecked Sendable {   // unche
         try connection.runScript("BEGIN ISOLATION LEVEL SERIALIZABLE")
         do {
             let result = try body()
+            // A statement that failed and was caught inside `body` aborted the transaction:
+            // PostgreSQL answers its COMMIT with a ROLLBACK, not an error. Say so instead of
+            // reporting success for writes that did not happen.
+            guard !connection.inFailedTransaction else {
+                throw DatabaseError(code: 0, message: "a statement of the transaction failed, so none of it was written")
+            }
             try connection.runScript("COMMIT")
             return result
         } catch {

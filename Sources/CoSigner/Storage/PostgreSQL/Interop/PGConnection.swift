@@ -44,6 +44,9 @@ final class PGConnection {
         return poll(&descriptor, 1, 0) == 0
     }
 
+    /// Inside a transaction that a failed statement aborted: its COMMIT would only roll back.
+    var inFailedTransaction: Bool { PQtransactionStatus(handle) == PQTRANS_INERROR }
+
     /// Outside any transaction (a connection left inside one must not go back to the pool).
     var isIdle: Bool { PQstatus(handle) == CONNECTION_OK && PQtransactionStatus(handle) == PQTRANS_IDLE }
 
