@@ -172,10 +172,11 @@ final class CoSignerHAProxyTests: XCTestCase {
             outcome.statuses[status, default: 0] += 1
         }
         func markEvent() { eventDone = true }
+        func isTimeForTheEvent(signatures: Int, devices: Int) -> Bool { completed >= signatures && outcome.enrolledKeys.count >= devices }
     }
 
     /// Eight devices, each enrolling through the proxy and then signing `signaturesEach` relying
-    /// party sessions; `event` runs once a third of the signatures are done. A device whose
+    /// party sessions; `event` runs once all have enrolled and a third of the signatures are done. A device whose
     /// attempt fails (no answer, 5xx, the session abandoned) tries a new session, as a person
     /// would press "sign" again; a session it could not abandon (the co-signer unreachable just
     /// then) it abandons before the next one, so the key's one open session is freed.
@@ -185,7 +186,9 @@ final class CoSignerHAProxyTests: XCTestCase {
         let progress = Progress()
         let total = 8 * signaturesEach
         let watcher = Task {
-            while await progress.completed < total / 3 { try await Task.sleep(nanoseconds: 20_000_000) }
+            // After every device has enrolled (an enrollment cut by a failure is the device's to
+            // start again with a new code; kill -9 during enrollments is CoSignerProcessTests').
+            while await !progress.isTimeForTheEvent(signatures: total / 3, devices: 8) { try await Task.sleep(nanoseconds: 20_000_000) }
             try event()
             await progress.markEvent()
         }
