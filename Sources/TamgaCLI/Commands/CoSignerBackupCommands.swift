@@ -60,16 +60,9 @@ struct CoSignerBackupCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
-        try requireSource(database, "co-signer database (--db FILE, default ./cosigner.db)")
-        try refuseOverwrite(output, force: force)
-        let report = try SQLiteBackup.copy(from: database, to: output, replace: force)
-        let (from, to) = (URL(fileURLWithPath: database).standardizedFileURL.path, URL(fileURLWithPath: output).standardizedFileURL.path)
-        if global.json {
-            context.terminal.json(CopyReport(from: from, to: to, pages: report.pages, bytes: report.bytes, schemaVersion: report.schemaVersion))
-        } else if !global.quiet {
-            context.terminal.line("backed up \(from) to \(to) (\(report.bytes) bytes, schema version \(report.schemaVersion)); keep the server key with it")
+        try copyDatabase(from: database, named: "co-signer database (--db FILE, default ./cosigner.db)", to: output, force: force, global: global, context) { from, to, report in
+            "backed up \(from) to \(to) (\(report.bytes) bytes, schema version \(report.schemaVersion)); keep the server key with it"
         }
-        return .success
     }
 }
 
@@ -104,15 +97,24 @@ struct CoSignerRestoreCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
-        try requireSource(backup, "backup")
-        try refuseOverwrite(database, force: force)
-        let report = try SQLiteBackup.copy(from: backup, to: database, replace: force)
-        let (from, to) = (URL(fileURLWithPath: backup).standardizedFileURL.path, URL(fileURLWithPath: database).standardizedFileURL.path)
-        if global.json {
-            context.terminal.json(CopyReport(from: from, to: to, pages: report.pages, bytes: report.bytes, schemaVersion: report.schemaVersion))
-        } else if !global.quiet {
-            context.terminal.line("restored \(from) to \(to) (schema version \(report.schemaVersion)); start the co-signer with the server key it was backed up with")
+        try copyDatabase(from: backup, named: "backup", to: database, force: force, global: global, context) { from, to, report in
+            "restored \(from) to \(to) (schema version \(report.schemaVersion)); start the co-signer with the server key it was backed up with"
         }
-        return .success
     }
+}
+
+/// Backup and restore are the same checked copy in opposite directions: the source must exist,
+/// the target is replaced only with --force, and the report is the same JSON either way.
+private func copyDatabase(from source: String, named label: String, to target: String, force: Bool, global: GlobalOptions, _ context: CommandContext,
+                          line: (String, String, SQLiteBackup.Report) -> String) throws -> ExitCode {
+    try requireSource(source, label)
+    try refuseOverwrite(target, force: force)
+    let report = try SQLiteBackup.copy(from: source, to: target, replace: force)
+    let (from, to) = (URL(fileURLWithPath: source).standardizedFileURL.path, URL(fileURLWithPath: target).standardizedFileURL.path)
+    if global.json {
+        context.terminal.json(CopyReport(from: from, to: to, pages: report.pages, bytes: report.bytes, schemaVersion: report.schemaVersion))
+    } else if !global.quiet {
+        context.terminal.line(line(from, to, report))
+    }
+    return .success
 }

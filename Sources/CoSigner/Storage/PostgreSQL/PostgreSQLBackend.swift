@@ -164,6 +164,15 @@ final class PostgreSQLBackend: DatabaseBackend, @unchecked Sendable {   // unche
     /// with `synchronous_commit = off`. Inside a transaction, that transaction decides.
     func withoutSync<T>(_ body: () throws -> T) throws -> T {
         if pinned != nil { return try body() }
+        return try pinningConnection { connection in
+            try connection.runScript("SET synchronous_commit = off")
+            defer { _ = try? connection.runScript("RESET synchronous_commit") }
+            return try body()
+        }
+    }
+
+    /// A connection from the pool that every statement on this thread uses until `body` returns.
+    private func pinningConnection<T>(_ body: (PGConnection) throws -> T) throws -> T {
         let connection = try checkout()
         let dictionary = Thread.current.threadDictionary
         dictionary[threadKey] = Pinned(connection)
@@ -171,19 +180,14 @@ final class PostgreSQLBackend: DatabaseBackend, @unchecked Sendable {   // unche
             dictionary.removeObject(forKey: threadKey)
             checkin(connection)
         }
-        try connection.runScript("SET synchronous_commit = off")
-        defer { _ = try? connection.runScript("RESET synchronous_commit") }
-        return try body()
+        return try body(connection)
     }
 
     private func once<T>(_ body: () throws -> T) throws -> T {
-        let connection = try checkout()
-        let dictionary = Thread.current.threadDictionary
-        dictionary[threadKey] = Pinned(connection)
-        defer {
-            dictionary.removeObject(forKey: threadKey)
-            checkin(connection)
-        }
+        try pinningConnection { connection in try transaction(on: connection, body) }
+    }
+
+    private func transaction<T>(on connection: PGConnection, _ body: () throws -> T) throws -> T {
         try connection.runScript("BEGIN ISOLATION LEVEL SERIALIZABLE")
         do {
             let result = try body()
