@@ -24,10 +24,10 @@ BUILD_FLAGS = $(if $(filter debug,$(CONFIGURATION)),,$(RELEASE))
 # (the independent verifiers the tests run: openssl, xmlsec1, pyasice's Python stack).
 BUILD_PACKAGES := pkg-config libssl-dev libxml2-dev zlib1g-dev libpcsclite-dev libp11-kit-dev libgmp-dev libsqlite3-dev libpq-dev libmicrohttpd-dev openssl
 CHECK_PACKAGES := xmlsec1 curl openssl iproute2 faketime pcscd vsmartcard-vpcd softhsm2 opensc gnutls-bin postgresql python3 python3-venv python3-lxml python3-cryptography python3-pyscard python3-asn1crypto python3-oscrypto \
-                  util-linux groff-base haproxy systemd
+                  util-linux groff-base haproxy systemd lintian dpkg-dev binutils man-db
 BENCH_PACKAGES := time zip coreutils opensc pcsc-tools gcc softhsm2
 
-.PHONY: demo test build release deps test-deps bench vectors clean install uninstall fuzz
+.PHONY: demo test build release deps test-deps bench vectors clean install uninstall fuzz deb
 
 deps:
 	@scripts/ensure-packages.sh $(BUILD_PACKAGES)
@@ -42,6 +42,11 @@ build: deps
 release: deps
 	$(SWIFT) build $(RELEASE)
 
+# tamga_<version>_<arch>.deb from the release build (scripts/make-deb.sh); prints its path.
+deb: release
+	@scripts/ensure-packages.sh dpkg-dev binutils
+	@scripts/make-deb.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)/tamga" .build
+
 demo: test-deps release
 	@scripts/demo.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)/tamga"
 
@@ -51,6 +56,7 @@ test: test-deps
 	@scripts/test-crosscheck.sh
 	@scripts/test-services-selftest.sh
 	@scripts/test-install.sh
+	@scripts/test-deb.sh
 	@echo "== swift test"
 	$(SWIFT) test --skip-build --disable-swift-testing
 	@echo "== fuzz targets, a few seconds each (make fuzz runs them longer)"
