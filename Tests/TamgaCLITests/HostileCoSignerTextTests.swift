@@ -91,8 +91,8 @@ final class HostileCoSignerTextTests: XCTestCase {
         let approved = try TestEnvironment.run(binary, ["threshold", "approve", sessionID, "--account", "a"], environment: environment)
         XCTAssertEqual(approved.status, 0, approved.error)
         assertEscaped(approved.error, contains: ["\(name) asks (SIGN): \(text)"], "threshold approve's prompt")
-        // OpenSSL's RFC 2253 printing writes ESC as \1B itself (its backslash doubled here) but
-        // leaves the override and the C1 control raw.
-        assertEscaped(approved.output, contains: ["signed as CN=Evil \\u{202E}knaB\\\\1B[2J\\u{009B}31m,C=EE"], "threshold approve")
+        // OpenSSL's RFC 2253 printing writes ESC as \1B itself (a name's own escape, kept as it
+        // is) but leaves the override and the C1 control raw, which are escaped.
+        assertEscaped(approved.output, contains: ["signed as CN=Evil \\u{202E}knaB\\1B[2J\\u{009B}31m,C=EE"], "threshold approve")
     }
 }

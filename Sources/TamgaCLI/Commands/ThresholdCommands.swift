@@ -115,7 +115,7 @@ struct ThresholdEnrollCommand: Command {
                 // that neither can rewrite the screen (OpenSSL's name printing leaves C1 controls
                 // and bidirectional overrides raw).
                 context.terminal.line("Enrolled \(role.rawValue) key \(WireFormat.hex(share.keyID).prefix(16))… for \(TerminalText.escaped(registration.documentNumber))")
-                context.terminal.line("  certificate: \(TerminalText.escaped(certificate.subject))")
+                context.terminal.line("  certificate: \(TerminalText.escapedName(certificate.subject))")
             }
         }
         if global.json {
@@ -345,7 +345,7 @@ struct ThresholdApproveCommand: Command {
             context.terminal.json(["session": session, "kind": info.kind, "state": "COMPLETE", "signature": WireFormat.hex(Array(raw)), "verificationCode": code])
         } else {
             // The kind came from the network and the subject from the co-signer's CA: escaped.
-            context.terminal.line(TerminalText.escaped("Approved \(info.kind) session \(session): signed as \(certificate.subject)"))
+            context.terminal.line("Approved \(TerminalText.escaped(info.kind)) session \(TerminalText.escaped(session)): signed as \(TerminalText.escapedName(certificate.subject))")
         }
         return .success
     }

@@ -44,6 +44,25 @@ public enum TerminalText {
         return out
     }
 
+    /// An RFC 4514 (or 2253) name, a certificate's subject or issuer as tamga or OpenSSL
+    /// formats it, with every
+    /// unsafe character written as `\u{XXXX}`, its backslashes left as they are: the name's own
+    /// escapes (`\,`, `\\`) are part of what it says, and since RFC 4514 writes a backslash
+    /// in a value as `\\`, no value can spell one of our `\u{…}` escapes (`\u` is not an
+    /// RFC 4514 escape).
+    public static func escapedName(_ name: String) -> String {
+        var out = ""
+        out.unicodeScalars.reserveCapacity(name.unicodeScalars.count)
+        for scalar in name.unicodeScalars {
+            if isUnsafe(scalar) {
+                out += "\\u{\(String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4))}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
     /// A key under which names that a person could not tell apart are equal: case folded,
     /// runs of white space made one space, leading and trailing space dropped.
     public static func lookAlikeKey(_ name: String) -> String {

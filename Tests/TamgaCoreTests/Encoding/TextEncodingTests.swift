@@ -85,4 +85,15 @@ final class TextEncodingTests: XCTestCase {
         XCTAssertNil(TerminalText.refusal(in: "Tartu Ülikool, 1 € 😀"))
         XCTAssertEqual(TerminalText.lookAlikeKey("  Test \t BANK "), TerminalText.lookAlikeKey("test bank"))
     }
+
+    /// A certificate's name keeps its own RFC 4514 escapes (what a person would type back);
+    /// unsafe characters are escaped, and a value spelling our escape cannot pass for one,
+    /// since the name writes its backslash doubled.
+    func testNamesKeepTheirEscapesAndLoseTheirControls() throws {
+        XCTAssertEqual(TerminalText.escapedName("CN=THRESHOLD SIGNING KEY\\,38001085718,C=EE"), "CN=THRESHOLD SIGNING KEY\\,38001085718,C=EE")
+        XCTAssertEqual(TerminalText.escapedName("CN=Pay 10\u{202E}00\u{1B}[2K"), "CN=Pay 10\\u{202E}00\\u{001B}[2K")
+        let typed = try DistinguishedName(rfc4514: "CN=a\\\\u{202E}b")
+        XCTAssertEqual(TerminalText.escapedName(typed.description), "CN=a\\\\u{202E}b", "the value's backslash stays doubled, so it reads as typed")
+        XCTAssertNotEqual(TerminalText.escapedName(typed.description), TerminalText.escapedName("CN=a\u{202E}b"))
+    }
 }
