@@ -45,11 +45,10 @@ public enum TerminalText {
     }
 
     /// An RFC 4514 (or 2253) name, a certificate's subject or issuer as tamga or OpenSSL
-    /// formats it, with every
-    /// unsafe character written as `\u{XXXX}`, its backslashes left as they are: the name's own
-    /// escapes (`\,`, `\\`) are part of what it says, and since RFC 4514 writes a backslash
-    /// in a value as `\\`, no value can spell one of our `\u{…}` escapes (`\u` is not an
-    /// RFC 4514 escape).
+    /// formats it, with every unsafe character written as `\u{XXXX}` and its backslashes left
+    /// as they are: the name's own escapes (`\,`, `\\`) are part of what it says, and since
+    /// RFC 4514 writes a backslash in a value as `\\`, no value can spell one of our `\u{…}`
+    /// escapes (`\u` is not an RFC 4514 escape).
     public static func escapedName(_ name: String) -> String {
         var out = ""
         out.unicodeScalars.reserveCapacity(name.unicodeScalars.count)
