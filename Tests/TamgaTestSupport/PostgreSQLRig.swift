@@ -38,7 +38,7 @@ public final class PostgreSQLRig: @unchecked Sendable {   // unchecked: `lock` g
                              "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=100"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ServerLauncher.shared.run { try process.run() }
         lock.withLock { self.process = process }
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
@@ -110,6 +110,47 @@ public final class PostgreSQLRig: @unchecked Sendable {   // unchecked: `lock` g
     }
     private static let sharedLock = NSLock()
     nonisolated(unsafe) private static var sharedRig: PostgreSQLRig?
+
+    /// postgres-launch.py asks the kernel to stop the server when the thread that started it
+    /// ends (PR_SET_PDEATHSIG follows the parent thread, not the process), so that a test runner
+    /// killed mid-test leaves no server behind. A Swift concurrency or Dispatch worker thread
+    /// can end while the test process runs on — and took the shared server with it, between two
+    /// suites. Every server is therefore started from this one thread, which lives as long as
+    /// the test process.
+    private final class ServerLauncher: @unchecked Sendable {   // unchecked: `condition` guards `jobs`
+        static let shared = ServerLauncher()
+        private let condition = NSCondition()
+        private var jobs: [() -> Void] = []
+
+        private init() {
+            let thread = Thread { [self] in
+                while true {
+                    condition.lock()
+                    while jobs.isEmpty { condition.wait() }
+                    let job = jobs.removeFirst()
+                    condition.unlock()
+                    job()
+                }
+            }
+            thread.name = "PostgreSQLRig launcher"
+            thread.start()
+        }
+
+        /// Runs `body` on the launcher thread and waits for it.
+        func run(_ body: @escaping () throws -> Void) throws {
+            let done = DispatchSemaphore(value: 0)
+            var failure: Error?
+            condition.lock()
+            jobs.append {
+                do { try body() } catch { failure = error }
+                done.signal()
+            }
+            condition.signal()
+            condition.unlock()
+            done.wait()
+            if let failure { throw failure }
+        }
+    }
 
     private static func failure(_ message: String) -> Error {
         NSError(domain: "PostgreSQLRig", code: 1, userInfo: [NSLocalizedDescriptionKey: message])
