@@ -19,6 +19,12 @@ final class HostileInputBudgetTests: LongTermTestCase {
     /// limits (four 16 MB members of text, 67 KB compressed) inflates and parses 64 MB, about
     /// 0.3–0.4 s of CPU in a debug build, nearly all of it in zlib and libxml2.
     static let floorSeconds = 0.75
+    /// The budget is the release build's (issue 14's target). A debug build — what `swift test`
+    /// runs — does the same work several times slower (1,000 signature files: 0.92 s debug,
+    /// about 0.2 s release), so its budget is this many times larger: still far below what a
+    /// super-linear blow-up costs (the probe's cases took 4–2,000 times their budget).
+    static let debugFactor = 3.0
+    static var isDebugBuild: Bool { TestEnvironment.productsDirectory.lastPathComponent == "debug" }
     static let maximumRSSBytes = 256 << 20
     /// A child still running after this much wall time is killed and fails the test.
     static let wallLimitSeconds = 120.0
@@ -74,7 +80,7 @@ final class HostileInputBudgetTests: LongTermTestCase {
         for name in names {
             let path = "\(out)/\(name)"
             let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
-            let budget = max(Self.floorSeconds, Self.secondsPerMB * Double(size) / 1_000_000)
+            let budget = max(Self.floorSeconds, Self.secondsPerMB * Double(size) / 1_000_000) * (Self.isDebugBuild ? Self.debugFactor : 1)
             for command in [["verify", path, "--trust", trust], ["container", "ls", path]] {
                 let usage = try measure(tamga, command)
                 let label = "\(command[0] == "verify" ? "verify" : "ls") \(name) (\(size) bytes)"
