@@ -56,7 +56,6 @@ test: test-deps
 	@scripts/test-crosscheck.sh
 	@scripts/test-services-selftest.sh
 	@scripts/test-install.sh
-	@scripts/test-deb.sh
 	@echo "== swift test"
 	$(SWIFT) test --skip-build --disable-swift-testing
 	@echo "== fuzz targets, a few seconds each (make fuzz runs them longer)"
