@@ -12,6 +12,12 @@ final class ServiceFilesTests: XCTestCase {
     override func setUpWithError() throws { folder = try TestEnvironment.temporaryFolder("service-files") }
     override func tearDown() { TestEnvironment.removeFolder(folder) }
 
+    /// make test installs the checkers (CHECK_PACKAGES): a missing one fails the test, so that a
+    /// broken set-up is seen instead of passing as a skip.
+    private static func missing(_ tool: String) -> Error {
+        NSError(domain: "ServiceFilesTests", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(tool) is not installed"])
+    }
+
     /// The unit as `make install` writes it, but starting the tamga under test.
     private func installedUnit() throws -> String {
         let text = try String(contentsOfFile: Self.unitFile, encoding: .utf8).replacingOccurrences(of: "/usr/bin/tamga", with: binary)
@@ -32,7 +38,7 @@ final class ServiceFilesTests: XCTestCase {
 
     func testTheUnitVerifiesAndIsHardened() throws {
         let analyze = "/usr/bin/systemd-analyze"
-        guard FileManager.default.isExecutableFile(atPath: analyze) else { throw XCTSkip("systemd-analyze is not installed (Debian systemd)") }
+        guard FileManager.default.isExecutableFile(atPath: analyze) else { throw Self.missing("systemd-analyze (apt-get install systemd)") }
         let unit = try installedUnit()
         // --man=no: the manual page the unit names is installed beside it, not here.
         let verified = try TestEnvironment.run(analyze, ["verify", "--man=no", unit])
@@ -72,7 +78,7 @@ final class ServiceFilesTests: XCTestCase {
     /// and checks the instances on /v3/ready.
     func testTheReadmesHAProxySampleIsValid() throws {
         let haproxy = "/usr/sbin/haproxy"
-        guard FileManager.default.isExecutableFile(atPath: haproxy) else { throw XCTSkip("haproxy is not installed (Debian haproxy)") }
+        guard FileManager.default.isExecutableFile(atPath: haproxy) else { throw Self.missing("haproxy (apt-get install haproxy)") }
         let readme = try String(contentsOf: TestEnvironment.repository.appendingPathComponent("README.md"), encoding: .utf8)
         let block = try XCTUnwrap(readme.components(separatedBy: "```haproxy\n").dropFirst().first?.components(separatedBy: "```").first)
         XCTAssertTrue(block.contains("uri /v3/ready"), "the health check asks whether the instance is ready")
