@@ -9,6 +9,10 @@
 //   tamga-bench cosigner URL DB RUNS [KEY]    against a running co-signer: enrollment, approve
 //                                            latency, 8-client throughput (DB a file or a
 //                                            postgresql:// URI; KEY defaults to DB.key)
+//                                            TAMGA_BENCH_WATCH="name=pid …" adds the CPU
+//                                            seconds per signature of those processes, of
+//                                            this one and of the whole machine in the
+//                                            throughput phase ("cpu-NAME seconds" lines)
 //   tamga-bench threshold RUNS                enrollment and signing between both parties,
 //                                            in process; prints "name seconds" lines
 import Foundation
@@ -161,6 +165,8 @@ func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNa
     for index in 0..<runs { lines.append("approve \(try await signOnce(devices[0], "approve \(index)"))") }
     lines += try await measurePINUnlock(devices[0], runs: runs)
     let total = 500
+    let watched = CPUWatch(ProcessInfo.processInfo.environment["TAMGA_BENCH_WATCH"] ?? "")
+    let before = watched.sample()
     let start = DispatchTime.now().uptimeNanoseconds
     try await withThrowingTaskGroup(of: Void.self) { group in
         for (index, device) in devices.enumerated() {
@@ -169,7 +175,49 @@ func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNa
         try await group.waitForAll()
     }
     lines.append("throughput \(Double(total) / seconds(since: start))")
+    for (name, seconds) in watched.sample().difference(from: before) { lines.append("cpu-\(name) \(seconds / Double(total))") }
     return lines
+}
+
+/// CPU time (user + system) of named processes, of this process and of the whole machine, read
+/// from /proc: where a phase's CPU went, for the bench scripts' breakdowns (Linux only).
+struct CPUWatch {
+    struct Sample {
+        var seconds: [(String, Double)]
+        func difference(from earlier: Sample) -> [(String, Double)] {
+            zip(seconds, earlier.seconds).map { ($0.0, $0.1 - $1.1) }
+        }
+    }
+    let processes: [(name: String, pid: String)]
+    init(_ specification: String) {
+        processes = specification.split(separator: " ").compactMap { item in
+            let parts = item.split(separator: "=", maxSplits: 1)
+            return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
+        }
+    }
+    static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+    /// utime + stime of one process (fields 14 and 15 of /proc/PID/stat, counted after the
+    /// command name's closing parenthesis); 0 when it is gone.
+    static func processSeconds(_ pid: String) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / ticksPerSecond
+    }
+    /// Busy time of all CPUs (everything in /proc/stat's first line but idle and iowait).
+    static func machineSeconds() -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+              let first = stat.split(separator: "\n").first else { return 0 }
+        let values = first.split(separator: " ").dropFirst().compactMap { Double($0) }
+        guard values.count > 4 else { return 0 }
+        return (values.reduce(0, +) - values[3] - values[4]) / ticksPerSecond
+    }
+    func sample() -> Sample {
+        guard !processes.isEmpty else { return Sample(seconds: []) }
+        return Sample(seconds: processes.map { ($0.name, Self.processSeconds($0.pid)) }
+                      + [("client", Self.processSeconds("self")), ("machine", Self.machineSeconds())])
+    }
 }
 
 /// The PIN at unlock (docs/threshold-pin.md): the device's share sealed under a PIN hardened by

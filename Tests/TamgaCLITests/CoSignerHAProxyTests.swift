@@ -68,7 +68,8 @@ final class CoSignerHAProxyTests: XCTestCase {
     /// that a dead instance is taken out within a second. A request whose connection to an
     /// instance fails is sent to another (`retry-on conn-failure` + `redispatch`): such a
     /// request never reached the dead one. Nothing that did reach it is sent again — that is
-    /// for the device to decide, with the protocol's own rules.
+    /// for the device to decide, with the protocol's own rules. Connections to the instances are
+    /// shared between requests (`http-reuse always`), as the README's sample does.
     private func startHAProxy(_ backends: [URL]) throws -> URL {
         // The free port is picked, then bound by HAProxy: another process may take it between
         // the two, so a start that does not answer is tried again on another port.
@@ -100,6 +101,7 @@ final class CoSignerHAProxyTests: XCTestCase {
                 default_backend cosigners
             backend cosigners
                 balance roundrobin
+                http-reuse always
                 option httpchk
                 http-check send meth GET uri /v3/ready
                 http-check expect status 200

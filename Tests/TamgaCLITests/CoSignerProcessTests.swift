@@ -39,6 +39,32 @@ final class CoSignerProcessTests: XCTestCase {
         XCTAssertTrue(again.output.contains("\"database\""), again.output)
     }
 
+    /// `--threads N` sets the HTTP worker threads: a value outside 1…64 is a usage error that
+    /// creates nothing, and the process runs the number asked for (libmicrohttpd names its
+    /// threads `MHD-…`), answering with each count.
+    func testThreadsOptionSetsTheWorkerThreads() throws {
+        for bad in ["0", "65", "four", "2.5"] {
+            let result = try TestEnvironment.run(binary, ["cosigner", "serve", "--db", database, "--threads", bad])
+            XCTAssertEqual(result.status, 2, bad)
+            XCTAssertTrue(result.error.contains("--threads takes a number from 1 to 64"), result.error)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: database), "nothing was created for \(bad)")
+        }
+        func threads(_ count: String) throws -> Int {
+            let (process, url) = try TestEnvironment.startListening(executable: binary, ["cosigner", "serve", "--db", database, "--threads", count])
+            defer { TestEnvironment.terminate(process) }
+            for _ in 0..<4 {
+                let health = try TestEnvironment.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", url.appendingPathComponent("v3/health").absoluteString])
+                XCTAssertEqual(health.output, "200", "--threads \(count)")
+            }
+            let tasks = "/proc/\(process.processIdentifier)/task"
+            return try FileManager.default.contentsOfDirectory(atPath: tasks).filter { task in
+                (try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8))?.hasPrefix("MHD-") == true
+            }.count
+        }
+        XCTAssertEqual(try threads("1"), 1)
+        XCTAssertEqual(try threads("7"), 7)
+    }
+
     /// `add-rp` refuses the names the co-signer gives its own sessions, says why, and its help
     /// lists them.
     func testAddRPRefusesTheCoSignersOwnNames() throws {

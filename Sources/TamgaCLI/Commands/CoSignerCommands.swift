@@ -96,7 +96,7 @@ struct CoSignerMigrateCommand: Command {
 struct CoSignerServeCommand: Command {
     static let path = ["cosigner", "serve"]
     static let abstract = "Runs the co-signer: the server half of threshold keys, over HTTP."
-    static let usage = "[--db FILE|URI] [--server-key pkcs11:LABEL|FILE] [--port N] [--listen loopback|any] [--session-ttl SECONDS] [--ca-cert PEM --ca-key PEM [--ca-index FILE] [--ocsp URL]] [--tls-cert PEM --tls-key PEM] [--allow-unattested] [--metrics]"
+    static let usage = "[--db FILE|URI] [--server-key pkcs11:LABEL|FILE] [--port N] [--listen loopback|any] [--threads N] [--session-ttl SECONDS] [--ca-cert PEM --ca-key PEM [--ca-index FILE] [--ocsp URL]] [--tls-cert PEM --tls-key PEM] [--allow-unattested] [--metrics]"
     static let help = """
     Serves the v3 API (docs/cosigner-api.md) until interrupted. The database is one SQLite file
     (WAL; created and migrated on start), or a PostgreSQL database given as a libpq URI
@@ -119,18 +119,21 @@ struct CoSignerServeCommand: Command {
       --allow-unattested   accept device calls without X-Attestation (development only; a
                            call that carries one must still verify)
       --metrics            answer GET /metrics (Prometheus text format); without it, 404
+      --threads N          HTTP worker threads, 1 to 64 (default 4); a request's work runs on
+                           one, so this bounds the requests served at once
     \(CoSignerServerKey.helpLines)
     GET /v3/health answers 200 while the process serves; GET /v3/ready answers 200 when the
     database answers and has this version's schema, else 503 (for a load balancer's check).
     The first start makes the ring-Pedersen parameters (tens of seconds) and says so on stderr.
     """
     static let flags: Set<String> = GlobalOptions.flags.union(["--allow-unattested", "--metrics"])
-    static let options: Set<String> = CoSignerServerKey.options.union(["--db", "--port", "--listen", "--session-ttl", "--ca-cert", "--ca-key", "--ca-index",
+    static let options: Set<String> = CoSignerServerKey.options.union(["--db", "--port", "--listen", "--threads", "--session-ttl", "--ca-cert", "--ca-key", "--ca-index",
                                                                       "--ocsp", "--tls-cert", "--tls-key"])
 
     fileprivate let files: CoSignerFiles
     let port: UInt16
     let loopback: Bool
+    let threads: UInt32
     let sessionLifetime: TimeInterval
     let caCertificate: String?, caKey: String?, caIndex: String?, ocspURL: String?
     let tlsCertificate: String?, tlsKey: String?
@@ -159,6 +162,8 @@ struct CoSignerServeCommand: Command {
         case "any": loopback = false
         default: throw UsageError("--listen takes loopback or any")
         }
+        guard let threads = UInt32(arguments.value("--threads") ?? "4"), (1...64).contains(threads) else { throw UsageError("--threads takes a number from 1 to 64") }
+        self.threads = threads
         guard let ttl = TimeInterval(arguments.value("--session-ttl") ?? "300"), ttl > 0 else { throw UsageError("--session-ttl takes seconds") }
         sessionLifetime = ttl
     }
@@ -189,7 +194,7 @@ struct CoSignerServeCommand: Command {
             tls = (key, certificate)
         }
         let router = OperationsRouter(service: service, metrics: metrics ? CoSignerMetrics() : nil)
-        let server = try HTTPServer(port: port, loopbackOnly: loopback, tls: tls) { router.handle($0) }
+        let server = try HTTPServer(port: port, loopbackOnly: loopback, threads: threads, tls: tls) { router.handle($0) }
         // Until SIGINT/SIGTERM: the interrupt handlers end the process (SQLite commits are durable)
         // and say that the server stopped. Set before "listening": a caller may stop us the moment
         // it reads that line.
