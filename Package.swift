@@ -42,10 +42,13 @@ let package = Package(
         .systemLibrary(name: "CGMP", path: "Sources/CGMP", pkgConfig: "gmp", providers: [.apt(["libgmp-dev"])]),
         .target(name: "Threshold", dependencies: ["CGMP", "COpenSSL", "TamgaCore", "PKCS11"]),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
-        // PostgreSQL beside SQLite for several co-signer instances (libpq, the client library only).
-        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        .target(name: "CoSigner", dependencies: ["CSQLite", "CLibPQ", "CMicroHTTPD", "Threshold", "TamgaCore"]),
+        // libmicrohttpd and libpq (PostgreSQL beside SQLite for several co-signer instances, the
+        // client library only): headers only, not linked. CDeferredLibraries loads them when the
+        // co-signer first needs them, so the other commands do not pay for them at start-up.
+        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", providers: [.apt(["libpq-dev"])]),
+        .target(name: "CDeferredLibraries", path: "Sources/CDeferredLibraries"),
+        .target(name: "CoSigner", dependencies: ["CSQLite", "CLibPQ", "CMicroHTTPD", "CDeferredLibraries", "Threshold", "TamgaCore"]),
         .target(name: "RemoteSigning", dependencies: ["TamgaCore"]),
         .target(name: "MobileID", dependencies: ["TamgaCore"]),
         // The C modules too, for the library versions `tamga --version` prints; EmbedCommit

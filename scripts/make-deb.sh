@@ -76,6 +76,19 @@ printf 'Source: tamga\n\nPackage: tamga\nArchitecture: any\n' > "$WORK/src/debia
 DEPENDS=$(cd "$WORK/src" && dpkg-shlibdeps -O "$ROOT/usr/bin/tamga" 2> "$WORK/shlibdeps.log" | sed -n 's/^shlibs:Depends=//p') || {
   cat "$WORK/shlibdeps.log" >&2; exit 1; }
 [ -n "$DEPENDS" ] || { echo "make-deb.sh: dpkg-shlibdeps found no dependencies" >&2; cat "$WORK/shlibdeps.log" >&2; exit 1; }
+# libpq and libmicrohttpd are loaded by the co-signer when it first needs them (dlopen, so that
+# other commands start without them: Sources/CDeferredLibraries), so the binary does not name
+# them and dpkg-shlibdeps cannot see them: their dependencies come from the same shlibs files
+# dpkg-shlibdeps reads ("libpq 5 libpq5 (>= 15.18)").
+for soname in libpq.so.5 libmicrohttpd.so.12; do
+  owner=$(dpkg-query -S "*/$soname" 2>/dev/null | head -1 | cut -d: -f1,2)
+  [ -n "$owner" ] || { echo "make-deb.sh: no installed package holds $soname" >&2; exit 1; }
+  name=${soname%%.so.*}; major=${soname##*.so.}
+  dependency=$(awk -v name="$name" -v major="$major" '$1 == name && $2 == major { $1 = ""; $2 = ""; sub(/^  /, ""); print; exit }' \
+    "/var/lib/dpkg/info/$owner.shlibs" 2>/dev/null)
+  [ -n "$dependency" ] || dependency=${owner%%:*}
+  DEPENDS="$DEPENDS, $dependency"
+done
 
 install -d -m 0755 "$ROOT/DEBIAN"
 cat > "$ROOT/DEBIAN/control" <<EOF

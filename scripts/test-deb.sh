@@ -27,6 +27,10 @@ for file in ./usr/bin/tamga ./usr/share/man/man1/tamga.1.gz ./usr/lib/udev/rules
   grep -q " $file\$" <<< "$contents" || fail "the package lacks $file"
 done
 dpkg-deb -f "$DEB" Depends | grep -q 'libpcsclite1' || fail "Depends does not name libpcsclite1: $(dpkg-deb -f "$DEB" Depends)"
+# Loaded only when the co-signer needs them (dlopen), so dpkg-shlibdeps cannot see them.
+for package in libpq5 libmicrohttpd12; do
+  dpkg-deb -f "$DEB" Depends | grep -q "$package (>= " || fail "Depends does not name $package with a version: $(dpkg-deb -f "$DEB" Depends)"
+done
 dpkg -i "$DEB" > /dev/null || fail "dpkg -i failed"
 /usr/bin/tamga --version | grep -q '^tamga ' || fail "the installed tamga does not run"
 [ "$(man -w tamga)" = /usr/share/man/man1/tamga.1.gz ] || fail "man -w tamga: $(man -w tamga 2>&1)"

@@ -1,4 +1,4 @@
 #ifndef TAMGA_CLIBPQ_SHIM_H
 #define TAMGA_CLIBPQ_SHIM_H
-#include <libpq-fe.h>
+#include <postgresql/libpq-fe.h>
 #endif

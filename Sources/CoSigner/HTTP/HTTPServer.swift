@@ -1,4 +1,5 @@
 internal import CMicroHTTPD
+internal import CDeferredLibraries
 import Foundation
 
 /// A request as the handler sees it: method, path, the headers it asked for, the whole body.
@@ -89,6 +90,11 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
                 headerNames: [String] = ["content-type", "x-device-token", "authorization", "x-attestation"],
                 queryNames: [String] = ["limit", "offset"],
                 tls: (keyPEM: String, certificatePEM: String)? = nil, handler: @escaping Handler) throws {
+        // libmicrohttpd is loaded on first use (CDeferredLibraries): a machine without it hears
+        // which package to install.
+        guard tamga_load_microhttpd() != 0 else {
+            throw DatabaseError(code: 0, message: "the co-signer's HTTP server needs libmicrohttpd, which cannot be loaded (\(String(cString: tamga_deferred_error("microhttpd")))): install the libmicrohttpd12 package")
+        }
         self.handler = handler
         self.maximumBody = maximumBody
         self.headerNames = headerNames

@@ -1,4 +1,5 @@
 internal import CLibPQ
+internal import CDeferredLibraries
 import Foundation
 
 /// One libpq connection, closed when released. Used by one thread at a time (the pool hands it
@@ -9,6 +10,11 @@ final class PGConnection {
     /// Connects to `uri` (a libpq connection URI). A URI without its own `connect_timeout`
     /// gives up after 5 s rather than hanging a request on an unreachable host.
     init(uri: String) throws {
+        // libpq is loaded on first use (CDeferredLibraries): a machine without it hears which
+        // package to install, not a connection failure.
+        guard tamga_load_libpq() != 0 else {
+            throw DatabaseError(code: 0, message: "PostgreSQL needs libpq, which cannot be loaded (\(String(cString: tamga_deferred_error("libpq")))): install the libpq5 package")
+        }
         let keywords = ["connect_timeout", "application_name", "dbname"]
         // Later keywords override earlier ones, and the URI (expanded from "dbname") comes
         // last, so its own settings win over these defaults.
