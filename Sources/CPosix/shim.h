@@ -9,4 +9,10 @@
 static inline long cposix_copy_file_range(int fd_in, long long *off_in, int fd_out, long long *off_out, size_t len) {
     return syscall(SYS_copy_file_range, fd_in, off_in, fd_out, off_out, len, 0u);
 }
+
+/// sync_file_range(2) with SYNC_FILE_RANGE_WRITE: start writing a range's dirty pages to the
+/// disk now, without waiting for them, so that a later fsync has little left to wait for.
+static inline int cposix_start_writeback(int fd, long long offset, long long length) {
+    return (int)syscall(SYS_sync_file_range, fd, offset, length, 2u /* SYNC_FILE_RANGE_WRITE */);
+}
 #endif

@@ -241,7 +241,19 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
         }
         switch entry.method {
         case .stored:
-            try file.stream(from: entry.dataOffset, length: entry.compressedSize, deliver)
+            // The reader's body (a digest, an extraction) on one core, the size and CRC-32
+            // checks on the other. A stored entry's two sizes are the same; checked first, so
+            // that the body never sees a byte past the declared size.
+            guard entry.compressedSize <= entry.uncompressedSize else {
+                throw ContainerError.corruptEntry("\(entry.name) inflates to more bytes than its header declares")
+            }
+            try file.streamOnTwoCores(from: entry.dataOffset, length: entry.compressedSize, first: body, second: { chunk in
+                produced += UInt64(chunk.count)
+                guard produced <= entry.uncompressedSize else {
+                    throw ContainerError.corruptEntry("\(entry.name) inflates to more bytes than its header declares")
+                }
+                crc = crc32Update(crc, chunk)
+            })
         case .deflated:
             let inflater = Inflater()
             try file.stream(from: entry.dataOffset, length: entry.compressedSize) { raw in
