@@ -353,15 +353,27 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
         // digests are of exactly the bytes that went into the container.
         let hashers = digestsWhileWriting.map { StreamingDigest($0) }
         var done: UInt64 = 0
-        // The digests on one core, the CRC-32, compression and write on the other.
-        try writer.add(name: file.name, method: method, modified: input.modified, expectedSize: input.size) { feed in
-            try input.streamOnTwoCores(from: 0, length: input.size, first: { chunk in
-                for hasher in hashers { hasher.update(chunk) }
-            }, second: { chunk in
-                try feed(chunk)
-                done += UInt64(chunk.count)
-                progress?(ProgressEvent(phase: .writing, item: file.name, completed: done, total: input.size))
-            })
+        let hash: (UnsafeRawBufferPointer) -> Void = { chunk in for hasher in hashers { hasher.update(chunk) } }
+        let report: (UnsafeRawBufferPointer) -> Void = { chunk in
+            done += UInt64(chunk.count)
+            self.progress?(ProgressEvent(phase: .writing, item: file.name, completed: done, total: input.size))
+        }
+        if method == .deflated {
+            // Compression takes both cores (ParallelDeflater); the digests run beside it.
+            try writer.add(name: file.name, method: method, modified: input.modified, expectedSize: input.size, alongside: hash) { feed in
+                try input.stream(from: 0, length: input.size) { chunk in
+                    try feed(chunk)
+                    report(chunk)
+                }
+            }
+        } else {
+            // The digests on one core, the CRC-32 and write on the other.
+            try writer.add(name: file.name, method: method, modified: input.modified, expectedSize: input.size) { feed in
+                try input.streamOnTwoCores(from: 0, length: input.size, first: hash, second: { chunk in
+                    try feed(chunk)
+                    report(chunk)
+                })
+            }
         }
         for hasher in hashers { digestCache["\(hasher.algorithm.rawValue):\(file.name)"] = hasher.finish() }
     }

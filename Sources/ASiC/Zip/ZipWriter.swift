@@ -24,7 +24,10 @@ final class ZipWriter {
 
     /// Writes an entry whose uncompressed bytes `produce` passes to `feed` piece by piece.
     /// - Parameter expectedSize: the uncompressed size if known (decides the ZIP64 header).
+    /// - Parameter alongside: also given every piece (say, a digest); for a deflated entry it
+    ///   runs at the same time as the compression, on the other core.
     func add(name: String, method: ZipEntry.Method, modified: Date, expectedSize: UInt64,
+             alongside: ((UnsafeRawBufferPointer) -> Void)? = nil,
              produce: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
         let nameBytes = Array(name.utf8)
         let headerOffset = output.position
@@ -37,18 +40,23 @@ final class ZipWriter {
         switch method {
         case .stored:
             try produce { chunk in
+                alongside?(chunk)
                 crc = crc32Update(crc, chunk)
                 usize += UInt64(chunk.count)
                 try output.write(chunk)
             }
         case .deflated:
-            let deflater = Deflater(level: -1)   // Z_DEFAULT_COMPRESSION (6), as the reference
+            // Z_DEFAULT_COMPRESSION (6), as the reference; the pieces of each chunk on both
+            // cores, the CRC-32 (and `alongside`) beside them.
+            let deflater = try ParallelDeflater(level: -1)
             try produce { chunk in
-                crc = crc32Update(crc, chunk)
                 usize += UInt64(chunk.count)
-                try deflater.compress(chunk, finish: false) { try output.write($0) }
+                try deflater.compress(chunk, alongside: {
+                    crc = crc32Update(crc, chunk)
+                    alongside?(chunk)
+                }) { try output.write($0) }
             }
-            try deflater.compress(UnsafeRawBufferPointer(start: nil, count: 0), finish: true) { try output.write($0) }
+            try deflater.finish { try output.write($0) }
         }
         let csize = output.position - dataOffset
         if !zip64 && (usize >= 0xFFFF_FFFF || csize >= 0xFFFF_FFFF) {
