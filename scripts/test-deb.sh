@@ -33,6 +33,10 @@ for package in libpq5 libmicrohttpd12; do
 done
 dpkg -i "$DEB" > /dev/null || fail "dpkg -i failed"
 /usr/bin/tamga --version | grep -q '^tamga ' || fail "the installed tamga does not run"
+# libpq is loaded only when the co-signer needs it: the installed one finds it (Depends) and
+# gets as far as connecting.
+pq=$(/usr/bin/tamga cosigner migrate --db "postgresql:///tamga?host=/nonexistent-tamga-socket" 2>&1 || true)
+grep -q 'cannot connect to PostgreSQL' <<< "$pq" || fail "the installed co-signer did not reach libpq: $pq"
 [ "$(man -w tamga)" = /usr/share/man/man1/tamga.1.gz ] || fail "man -w tamga: $(man -w tamga 2>&1)"
 [ ! -e /etc/systemd/system/multi-user.target.wants/tamga-cosigner.service ] || fail "the package enabled the co-signer's unit"
 if ! pgrep -x pcscd > /dev/null; then
