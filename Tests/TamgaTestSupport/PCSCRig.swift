@@ -33,7 +33,13 @@ public final class PCSCRig: @unchecked Sendable {   // unchecked: immutable afte
         unlink(socketPath)
         let conf = folder.appendingPathComponent("reader.conf.d")
         try FileManager.default.createDirectory(at: conf, withIntermediateDirectories: true)
-        basePort = 41_000 + Int(getpid() % 500) * 20
+        // vpcd listens on these ports without SO_REUSEADDR, so its bind fails while any socket
+        // holds the port, even one in TIME_WAIT, and then no card can be inserted (CI saw a card
+        // wait 10 s for a reader that never listened). So: below the kernel's ephemeral range
+        // (32768–60999), where the tests' own outgoing connections never land, and a different
+        // block of 20 for each of six rigs in a row in one process, so that a rig's ports are not
+        // the ones the rig before it has just closed.
+        basePort = 20_000 + (Int(getpid() % 100) * 6 + Self.nextBlock()) * 20
         var cards: [(Int, String)] = []
         for (index, reader) in readers.enumerated() {
             let port = basePort + index * 2
@@ -65,6 +71,16 @@ public final class PCSCRig: @unchecked Sendable {   // unchecked: immutable afte
     }
 
     private var cardProcesses: [Int: Process] = [:]
+
+    private static let blockLock = NSLock()
+    nonisolated(unsafe) private static var rigsStarted = 0
+    /// 0…5, one more for each rig this process starts.
+    private static func nextBlock() -> Int {
+        blockLock.withLock {
+            defer { rigsStarted += 1 }
+            return rigsStarted % 6
+        }
+    }
 
     /// Starts a virtual card in the slot listening on `port` (inserting it). `card` is a
     /// tamga-vcard profile with `+` options: `t0`, `transport` (the transport test applet instead
@@ -110,12 +126,19 @@ public final class PCSCRig: @unchecked Sendable {   // unchecked: immutable afte
         process.arguments = arguments
         let out = Pipe()
         process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
+        // A card that cannot start says why on stderr: kept for the error (a file, so that
+        // nobody has to drain a pipe while the card runs).
+        let errorLog = folder.appendingPathComponent("start-\(processes.count).err")
+        _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
+        process.standardError = prefix == nil ? FileHandle.nullDevice : try FileHandle(forWritingTo: errorLog)
         try process.run()
         processes.append(process)
         if let prefix {
             let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-            guard line.hasPrefix(prefix) else { throw NSError(domain: "PCSCRig", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(executable): \(line)"]) }
+            guard line.hasPrefix(prefix) else {
+                let said = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
+                throw NSError(domain: "PCSCRig", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(executable) \(arguments.joined(separator: " ")): \(line)\(said)"])
+            }
         }
         return process
     }
