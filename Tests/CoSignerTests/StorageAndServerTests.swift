@@ -31,6 +31,40 @@ final class DatabaseTests: XCTestCase {
         XCTAssertThrowsError(try database.execute("INSERT INTO sessions VALUES ('s', 'no-such-key', 'COMMITTED')"), "foreign keys are enforced")
     }
 
+    /// Two connections opening one new file at the same moment (two instances starting on an
+    /// empty database) both open it: the switch to WAL, which SQLite does not pass through the
+    /// busy handler, is tried again while the other holds its lock. Without that, a connection
+    /// was lost to "database is locked" in some rounds here (and one co-signer start in three).
+    func testTwoConnectionsOpeningANewFileTogetherBothOpenIt() throws {
+        let migrations = self.migrations
+        for round in 0..<100 {
+            let path = folder.appendingPathComponent("race-\(round).db").path
+            final class Results: @unchecked Sendable { var failures: [String?] = [nil, nil] }   // unchecked: each thread writes its own slot
+            let results = Results()
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                do {
+                    let database = try Database(path: path, migrations: migrations)
+                    if database.schemaVersion != 2 { results.failures[index] = "schema version \(database.schemaVersion)" }
+                } catch {
+                    results.failures[index] = "\(error)"
+                }
+            }
+            XCTAssertEqual(results.failures.compactMap { $0 }, [], "round \(round)")
+            XCTAssertEqual(try Database(path: path, migrations: migrations).query("PRAGMA journal_mode").first?.first?.text, "wal")
+        }
+    }
+
+    /// The retry gives up after its time and says what SQLite said.
+    func testTheWALSwitchGivesUpWhenTheDatabaseStaysBusy() {
+        var tries = 0
+        XCTAssertThrowsError(try SQLiteBackend.switchingToWAL(timeout: 0.05) { () -> Int in
+            tries += 1
+            throw DatabaseError(code: 5, message: "database is locked")
+        }) { XCTAssertEqual(($0 as? DatabaseError)?.message, "database is locked") }
+        XCTAssertGreaterThan(tries, 2)
+        XCTAssertThrowsError(try SQLiteBackend.switchingToWAL { () -> Int in throw DatabaseError(code: 1, message: "other") })
+    }
+
     func testATransactionThatThrowsLeavesNothingBehind() throws {
         let database = try Database(path: folder.appendingPathComponent("t.db").path, migrations: migrations)
         struct Abort: Error {}

@@ -134,15 +134,24 @@ final class CoSignerOperationsTests: XCTestCase {
         let database = path("shared.db")
         // The key first, so the two do not race to make two different server keys.
         _ = try CoSignerStore.serverKey(file: database + ".key")
-        final class Started: @unchecked Sendable { var instances: [(Process, URL)?] = [nil, nil] }   // unchecked: each thread writes its own slot before the group is left
+        // unchecked: each thread writes its own slots before the group is left
+        final class Started: @unchecked Sendable {
+            var instances: [(Process, URL)?] = [nil, nil]
+            var failures: [String] = ["", ""]
+        }
         let started = Started()
         let binary = self.binary
         DispatchQueue.concurrentPerform(iterations: 2) { index in
-            started.instances[index] = try? TestEnvironment.startListening(executable: binary, ["cosigner", "serve", "--db", database])
+            let errors = Pipe()
+            do {
+                started.instances[index] = try TestEnvironment.startListening(executable: binary, ["cosigner", "serve", "--db", database], standardError: errors)
+            } catch {
+                started.failures[index] = "\(error): " + String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            }
         }
         let instances = started.instances.compactMap { $0 }
         defer { instances.forEach { TestEnvironment.terminate($0.0) } }
-        XCTAssertEqual(instances.count, 2, "both instances started")
+        XCTAssertEqual(instances.count, 2, "both instances started: \(started.failures)")
         guard instances.count == 2 else { return }
         let store = try CoSignerStore(path: database, serverKey: CoSignerStore.serverKey(file: database + ".key"))
         XCTAssertEqual(try store.database.query("SELECT COUNT(*) FROM server_identity").first?.first?.integer, 1)

@@ -24,13 +24,31 @@ final class SQLiteBackend: DatabaseBackend, @unchecked Sendable {   // unchecked
         connection = handle
         sqlite3_busy_timeout(handle, 5000)
         chmod(path, 0o600)
-        let mode = try query("PRAGMA journal_mode=WAL", []).first?.first?.text
+        let mode = try Self.switchingToWAL { try query("PRAGMA journal_mode=WAL", []).first?.first?.text }
         guard mode == "wal" else { throw DatabaseError(code: 0, message: "WAL mode refused (\(mode ?? "?"))") }
         _ = try execute("PRAGMA synchronous=FULL", [])
         _ = try execute("PRAGMA foreign_keys=ON", [])
     }
 
     deinit { sqlite3_close_v2(connection) }
+
+    /// Runs `body` (the journal-mode switch) again while SQLite says the database is busy, for
+    /// up to the busy timeout. The switch from a new file's rollback journal to WAL needs an
+    /// exclusive lock and fails at once when another connection holds any lock, without
+    /// calling the busy handler: two instances starting together on one new database lost
+    /// one of them to "database is locked" (about one start in three here).
+    static func switchingToWAL<T>(timeout: Double = 5, _ body: () throws -> T) throws -> T {
+        var waited = 0.0, pause = 0.002
+        while true {
+            do {
+                return try body()
+            } catch let error as DatabaseError where error.code & 0xFF == SQLITE_BUSY && waited < timeout {
+                usleep(useconds_t(pause * 1_000_000))
+                waited += pause
+                pause = min(pause * 2, 0.1)
+            }
+        }
+    }
 
     func migrate(_ migrations: [Migration]) throws -> Int {
         let version = try schemaVersion()
