@@ -60,6 +60,7 @@ test: test-deps
 	$(SWIFT) test --skip-build --disable-swift-testing
 	@echo "== fuzz targets, a few seconds each (make fuzz runs them longer)"
 	@FUZZ_TIMEOUT=10 scripts/fuzz.sh 3
+	@scripts/test-deb.sh
 
 # Every libFuzzer target of Fuzz/ for FUZZ_SECONDS each (default 60); FUZZ_TARGETS picks some.
 FUZZ_SECONDS ?= 60
