@@ -76,18 +76,23 @@ printf 'Source: tamga\n\nPackage: tamga\nArchitecture: any\n' > "$WORK/src/debia
 DEPENDS=$(cd "$WORK/src" && dpkg-shlibdeps -O "$ROOT/usr/bin/tamga" 2> "$WORK/shlibdeps.log" | sed -n 's/^shlibs:Depends=//p') || {
   cat "$WORK/shlibdeps.log" >&2; exit 1; }
 [ -n "$DEPENDS" ] || { echo "make-deb.sh: dpkg-shlibdeps found no dependencies" >&2; cat "$WORK/shlibdeps.log" >&2; exit 1; }
-# libpq and libmicrohttpd are loaded by the co-signer when it first needs them (dlopen, so that
-# other commands start without them: Sources/CDeferredLibraries), so the binary does not name
-# them and dpkg-shlibdeps cannot see them: their dependencies come from the same shlibs files
-# dpkg-shlibdeps reads ("libpq 5 libpq5 (>= 15.18)").
-for soname in libpq.so.5 libmicrohttpd.so.12; do
+# libpq and libmicrohttpd (the co-signer), OpenSSL, libxml2, SQLite, p11-kit and ICU are loaded
+# when a command first needs them (dlopen, so that other commands start without them:
+# Sources/CDeferredLibraries, Sources/CICU), so the binary does not name them and
+# dpkg-shlibdeps cannot see them: their dependencies come from the same shlibs files
+# dpkg-shlibdeps reads ("libpq 5 libpq5 (>= 15.18)"). ICU's soname has its major version, the
+# one of the headers tamga was built with.
+ICU_MAJOR=$(sed -n 's/^#define U_ICU_VERSION_MAJOR_NUM \([0-9]*\).*/\1/p' /usr/include/unicode/uvernum.h)
+[ -n "$ICU_MAJOR" ] || { echo "make-deb.sh: no ICU headers (apt-get install libicu-dev)" >&2; exit 1; }
+for soname in libpq.so.5 libmicrohttpd.so.12 libssl.so.3 libcrypto.so.3 libxml2.so.2 libsqlite3.so.0 libp11-kit.so.0 "libicuuc.so.$ICU_MAJOR"; do
   owner=$(dpkg-query -S "*/$soname" 2>/dev/null | head -1 | cut -d: -f1,2)
   [ -n "$owner" ] || { echo "make-deb.sh: no installed package holds $soname" >&2; exit 1; }
   name=${soname%%.so.*}; major=${soname##*.so.}
   dependency=$(awk -v name="$name" -v major="$major" '$1 == name && $2 == major { $1 = ""; $2 = ""; sub(/^  /, ""); print; exit }' \
     "/var/lib/dpkg/info/$owner.shlibs" 2>/dev/null)
   [ -n "$dependency" ] || dependency=${owner%%:*}
-  DEPENDS="$DEPENDS, $dependency"
+  # libssl.so.3 and libcrypto.so.3 are one package: name it once.
+  case ", $DEPENDS," in *", $dependency,"*) ;; *) DEPENDS="$DEPENDS, $dependency" ;; esac
 done
 
 install -d -m 0755 "$ROOT/DEBIAN"

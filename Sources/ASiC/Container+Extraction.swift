@@ -1,7 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension Container {
     /// Writes data files into `folder`. Names were checked at open (no `..`, absolute paths or

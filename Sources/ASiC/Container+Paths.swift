@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension Container {
     /// Checks a ZIP entry name as the reference checks data paths at open: not empty, no
@@ -42,7 +43,7 @@ extension Container {
 extension Container {
     /// `type/subtype` with the characters RFC 6838 allows (parameters are not used in ASiC).
     static func validateMediaType(_ type: String) throws {
-        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$&-^_.+")
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$&-^_.+".unicodeScalars)
         let parts = type.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.unicodeScalars.allSatisfy(allowed.contains) }), type.count <= 255 else {
             throw ContainerError.invalidMediaType(type)

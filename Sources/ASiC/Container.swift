@@ -1,4 +1,6 @@
-import Foundation
+import TamgaSupport
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// An ASiC-E container (ETSI EN 319 162-1): a ZIP with `mimetype` first, data files,
@@ -61,10 +63,8 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
     /// The name of a signed-document format that is not a ZIP (DigiDoc's DDOC, an XML file), from
     /// its first kilobytes; nil for anything else.
     static func recognisedNonZipFormat(_ path: String) -> String? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let head = try? handle.read(upToCount: 4096) else { return nil }
-        if head.range(of: Data("<SignedDoc".utf8)) != nil || head.range(of: Data(":SignedDoc".utf8)) != nil {
+        guard let head = FileBytes.read(path, limit: 4096) else { return nil }
+        if head.firstRange(of: Array("<SignedDoc".utf8)) != nil || head.firstRange(of: Array(":SignedDoc".utf8)) != nil {
             return "a DigiDoc DDOC file (XML, SignedDoc)"
         }
         return nil
@@ -163,7 +163,7 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
             }
         }
         dataFiles = files
-        self.signatures = signatures.sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
+        self.signatures = signatures.sorted { NaturalOrder.precedes($0.name, $1.name) }
         structureWarnings = warnings
         otherMetaEntries = otherMeta
     }
@@ -178,7 +178,7 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
             throw ContainerError.mimetypeWrong("UTF-16 text")
         }
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
-        return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return String(decoding: bytes, as: UTF8.self).trimmed()
     }
 
     // MARK: - Data files

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension Container {
     /// The two container forms of ETSI EN 319 162-1 that tamga reads.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// A document inside a container: its name (the ZIP entry and manifest path), its media type,

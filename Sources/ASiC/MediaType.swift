@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// Media types for data files, and whether deflate is worth running on them.
 enum MediaType {
@@ -29,11 +31,11 @@ enum MediaType {
     ]
 
     static func guess(forFileName name: String) -> String {
-        let ext = (name as NSString).pathExtension.lowercased()
+        let ext = name.fileExtension.lowercased()
         return byExtension[ext] ?? "application/octet-stream"
     }
 
     static func isAlreadyCompressed(fileName name: String) -> Bool {
-        compressedExtensions.contains((name as NSString).pathExtension.lowercased())
+        compressedExtensions.contains(name.fileExtension.lowercased())
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One step of long work, for a progress bar on a terminal.
 public struct ProgressEvent: Sendable {

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// How long each phase of the last signature took, for `tamga sign --json` and the
 /// benchmarks that compare signers phase by phase (seconds, monotonic clock).

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 import TamgaCore
 import Threshold
 
@@ -50,7 +52,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
 
     public init(store: CoSignerStore, party: ServerParty, random: RandomSource = SystemRandom(), sessionLifetime: TimeInterval = 300,
                 certificateAuthority: CertificateAuthority? = nil, requireAttestation: Bool = true, limits: SessionLimits = SessionLimits(),
-                errorLog: @escaping @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) },
+                errorLog: @escaping @Sendable (String) -> Void = { line in FileDescriptorOutput.write(line + "\n", to: FileDescriptorOutput.standardError) },
                 pinLimits: PINLimits = PINLimits()) {
         pinGuards = PINGuards(store: store, limits: pinLimits, random: random)
         self.errorLog = errorLog
@@ -189,7 +191,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     // MARK: JSON
 
     static func object(_ request: HTTPRequest) throws -> [String: Any] {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] else {
+        guard let object = (try? JSON.parse(Data(request.body))) as? [String: Any] else {
             throw Failure(status: 400, code: "malformed-json", message: "the body is not a JSON object")
         }
         return object
@@ -199,7 +201,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     static func lists(_ value: Any?) -> [String: [String]] { (value as? [String: Any])?.compactMapValues { $0 as? [String] } ?? [:] }
 
     static func json(_ value: [String: Any], status: Int = 200) -> HTTPResponse {
-        let body = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])).map(Array.init) ?? []
+        let body = (try? JSON.data(value)) ?? []
         return HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: body)
     }
 
@@ -279,7 +281,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     /// The registered relying party behind `Authorization: Bearer <API key>` (401 otherwise).
     func relyingParty(_ request: HTTPRequest) throws -> String {
         guard let header = request.headers["authorization"], header.hasPrefix("Bearer "),
-              let name = try store.relyingParty(apiKey: String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)) else {
+              let name = try store.relyingParty(apiKey: String(header.dropFirst("Bearer ".count)).trimmedSpaces()) else {
             throw Failure(status: 401, code: "rp-auth-required",
                           message: "relying parties authenticate with Authorization: Bearer <API key> (tamga cosigner add-rp NAME)")
         }
@@ -297,7 +299,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         own["kind"] = "SIGN"
         own.removeValue(forKey: "documentNumber")
         return try createSession(HTTPRequest(method: request.method, path: request.path, headers: request.headers,
-                                             body: Array(try JSONSerialization.data(withJSONObject: own))), relyingParty: ReservedNames.thisDevice,
+                                             body: try JSON.data(own)), relyingParty: ReservedNames.thisDevice,
                                  // Every device's own sessions are "this device": the limits count per person.
                                  limitedAs: ReservedNames.ownSessionLimiterKey(document: caller.document))
     }
@@ -528,8 +530,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     /// The account's activity log (events without secrets), newest first.
     func activity(_ caller: Caller, document: String) throws -> HTTPResponse {
         guard caller.document == document else { throw Failure(status: 403, code: "bad-device-token", message: "not this device's account") }
-        let dates = ISO8601DateFormatter()
-        return Self.json(["activity": try store.activity(documentNumber: document).map { ["event": $0.event, "detail": $0.detail, "at": dates.string(from: $0.at)] }])
+        return Self.json(["activity": try store.activity(documentNumber: document).map { ["event": $0.event, "detail": $0.detail, "at": $0.at.formatted(.iso8601)] }])
     }
 
     /// Ends, without locking, the key's signing sessions open past their deadline (which counts

@@ -1,4 +1,6 @@
-import Foundation
+import TamgaSupport
+import FoundationEssentials
+import Glibc
 import PCSC
 import TamgaCore
 
@@ -31,7 +33,7 @@ final class IDCardSession {
         case 0x22: "MSE:SET"
         case 0x2A: command.p1 == 0x90 ? "PSO:HASH" : "PSO:CDS"
         case 0x88: "INTERNAL AUTHENTICATE"
-        default: String(format: "INS %02X", command.ins)
+        default: "INS " + NumberText.hex(command.ins)
         }
     }
 
@@ -101,7 +103,7 @@ final class IDCardSession {
             for field in fields {
                 for command in field.select { try run(command) }
                 let bytes = try run(.readBinary(offset: 0, length: 256))
-                result[field.name] = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                result[field.name] = String(decoding: bytes, as: UTF8.self).trimmed()
             }
             return result
         }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What can be wrong with a Korean mobile-ID App2App message or link. `code` is stable;
 /// `spErrorCode` is the SP-side `errcode` of the service's M900 message where one fits, so an

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A PC/SC context (owns `SCARDCONTEXT`; released in `deinit`). Lists readers with their
 /// state and ATR. Not thread-safe: one task uses it at a time.

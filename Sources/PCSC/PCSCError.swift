@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What went wrong talking to PC/SC, phrased as what the user can do. Every `SCard*` result
 /// other than success becomes one of these in one place (`SCardReturnCode.check`).

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 import TamgaCore
 
 /// What a token needs a PIN for, so a prompt can say it.
@@ -31,7 +33,7 @@ public final class PKCS11Signer: UnlockTimingSigner, @unchecked Sendable {   // 
     private let session: PKCS11Session
     private let pinProvider: TokenPINProvider
     public let unlockClock = UnlockClock()
-    private let state = NSLock()
+    private let state = Lock()
     nonisolated(unsafe) private var loggedIn = false   // guarded by `state`
     /// The private key's handle and whether it wants a PIN per signature, found after the first
     /// login: handles stay valid for the session's lifetime, which the signer owns.

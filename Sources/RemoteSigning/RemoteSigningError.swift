@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Everything a remote signing service (Mobile-ID, Smart-ID) can end in, as something a person
 /// can act on. `code` is stable (scripts and `--json` use it).

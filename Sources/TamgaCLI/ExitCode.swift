@@ -25,6 +25,10 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     /// No usable card: no reader, no card, card removed during the operation, several cards and
     /// no way to ask which, or a card tamga does not sign with. Nothing was signed or changed.
     case cardUnavailable = 10
+    /// A system library tamga loads when a command first needs it (OpenSSL, libxml2, SQLite,
+    /// p11-kit, libpq, libmicrohttpd) cannot be loaded: a broken installation. The message names
+    /// the Debian package to install; temporary files were removed, nothing was written.
+    case libraryMissing = 11
     /// The user cancelled at a prompt.
     case cancelled = 130
 }

@@ -1,4 +1,8 @@
-import Foundation
+internal import CDeferredLibraries
+import FoundationEssentials
+import Glibc
+import Dispatch
+import TamgaSupport
 import RemoteSigning
 import MobileID
 import ASiC
@@ -26,12 +30,38 @@ public enum TamgaCommandLine {
     /// This process's arguments, with paths that are not UTF-8 made reachable (`RawArguments`).
     public static func processArguments() -> [String] { RawArguments.processArguments() }
 
+    /// The process's terminal and environment.
+    public static func processContext() -> CommandContext {
+        CommandContext(processEnvironmentFor: .standard())
+    }
+
     /// Runs a command line (`arguments[0]` is the program name) and returns the exit code.
-    public static func main(_ arguments: [String], context: CommandContext = CommandContext(
-        terminal: .standard(), environment: ProcessInfo.processInfo.environment)) async -> Int32 {
+    public static func main(_ arguments: [String], context: CommandContext = processContext()) async -> Int32 {
+        tamga_lazy_set_failure_handler(libraryMissing)
         let handlers = installInterruptHandlers()
         defer { handlers.forEach { $0.cancel() } }
         return await run(Array(arguments.dropFirst()), context).rawValue
+    }
+
+    /// The exit code when the command line is answered without Swift concurrency (`--version`,
+    /// help, usage errors, `readers`' listing), else nil: then call `main`. The `tamga` binary
+    /// asks this first, so those start like a C tool: no libdispatch threads, no signal sources
+    /// (what they answer writes no file an interruption would have to remove).
+    public static func mainWithoutConcurrency(_ arguments: [String], context: CommandContext? = nil) -> Int32? {
+        tamga_lazy_set_failure_handler(libraryMissing)
+        return runWithoutConcurrency(Array(arguments.dropFirst()), context ?? processContext())?.rawValue
+    }
+
+    /// When a library tamga loads on first use cannot be loaded in the middle of a command
+    /// (CDeferredLibraries): what an interruption does, then exit 11 with the message naming the
+    /// package. The command cannot be handed an error at that point (it was calling, say,
+    /// OpenSSL), and nothing it had written is kept.
+    private static let libraryMissing: @convention(c) (UnsafePointer<CChar>?) -> Void = { message in
+        _ = TemporaryFiles.removeAll()
+        TerminalRestore.restore()
+        let text = message.map { String(cString: $0) } ?? "a library tamga needs cannot be loaded"
+        FileDescriptorOutput.write("tamga: \(text)\n", to: FileDescriptorOutput.standardError)
+        exit(ExitCode.libraryMissing.rawValue)
     }
 
     /// On SIGINT, SIGTERM or SIGHUP: remove temporary files being written, put the terminal
@@ -50,7 +80,7 @@ public enum TamgaCommandLine {
             source.setEventHandler {
                 let removed = TemporaryFiles.removeAll()
                 TerminalRestore.restore()
-                FileHandle.standardError.write(Data("\n\(interruptionMessage(removedFiles: removed))\n".utf8))
+                FileDescriptorOutput.write("\n\(interruptionMessage(removedFiles: removed))\n", to: FileDescriptorOutput.standardError)
                 exit(128 + number)
             }
             source.resume()
@@ -65,7 +95,7 @@ public enum TamgaCommandLine {
         get { servingLock.withLock { servingFlag } }
         set { servingLock.withLock { servingFlag = newValue } }
     }
-    private static let servingLock = NSLock()
+    private static let servingLock = Lock()
     nonisolated(unsafe) private static var servingFlag = false   // guarded by `servingLock`
 
     /// What an interrupted tamga says last: a stopped server that it stopped; a run that was
@@ -76,84 +106,148 @@ public enum TamgaCommandLine {
         return "tamga: interrupted."
     }
 
+    /// A command line read and checked: either answered already (help, `--version`, a usage
+    /// error) or a command ready to run.
+    enum Prepared {
+        case answered(ExitCode)
+        case command(any Command, path: [String], json: Bool)
+    }
+
     static func run(_ words: [String], _ context: CommandContext) async -> ExitCode {
+        switch prepare(words, context) {
+        case .answered(let code): return code
+        case .command(let instance, let path, let json):
+            do {
+                return try await instance.run(context)
+            } catch {
+                return report(error, path: path, json: json, context.terminal)
+            }
+        }
+    }
+
+    /// What a command line asks, without Swift concurrency: nil when it needs it (nearly every
+    /// command). `--version`, help, usage errors and the commands that answer synchronously
+    /// (`readers`' listing) are answered here, before anything starts threads (issue 18).
+    static func runWithoutConcurrency(_ words: [String], _ context: CommandContext) -> ExitCode? {
+        switch prepare(words, context) {
+        case .answered(let code): return code
+        case .command(let instance, let path, let json):
+            do {
+                return try instance.runWithoutConcurrency(context)
+            } catch {
+                return report(error, path: path, json: json, context.terminal)
+            }
+        }
+    }
+
+    /// Reads the command line: help, `--version` and usage errors are answered; a command is
+    /// parsed into its instance.
+    static func prepare(_ words: [String], _ context: CommandContext) -> Prepared {
         let terminal = context.terminal
         guard let first = words.first else {
             terminal.error(overview)
-            return .usage
+            return .answered(.usage)
         }
         switch first {
         case "--version", "version":
             let rest = words.dropFirst()
-            guard rest.allSatisfy({ $0 == "--json" }) else {
-                terminal.error("tamga --version takes only --json")
-                return .usage
+            guard rest.allSatisfy({ $0 == "--json" || $0 == "--libraries" }) else {
+                terminal.error("tamga --version takes only --json and --libraries")
+                return .answered(.usage)
             }
-            if rest.isEmpty { terminal.line(VersionReport.current.text) } else { terminal.json(VersionReport.current) }
-            return .success
+            let report = VersionReport.current(loadingLibraries: rest.contains("--libraries"))
+            if rest.contains("--json") { terminal.json(report) } else { terminal.line(report.text) }
+            return .answered(.success)
         case "--help", "-h", "help":
             let topic = Array(words.dropFirst())
-            if topic.isEmpty { terminal.line(overview); return .success }
-            if topic == ["--man"] { terminal.line(ManualPage.render(commands: commands, version: version, overview: overview)); return .success }
+            if topic.isEmpty { terminal.line(overview); return .answered(.success) }
+            if topic == ["--man"] { terminal.line(ManualPage.render(commands: commands, version: version, overview: overview)); return .answered(.success) }
             guard let command = find(topic) else {
                 // `help container` is the group's list of subcommands.
-                if topic.count == 1, let group = groupHelp(topic[0]) { terminal.line(group); return .success }
+                if topic.count == 1, let group = groupHelp(topic[0]) { terminal.line(group); return .answered(.success) }
                 let what = TerminalText.escaped(topic.joined(separator: " "))
                 terminal.error("tamga: no command \"\(what)\"\n\n\(groupHelp(topic[0]) ?? overview)")
-                return .usage
+                return .answered(.usage)
             }
             terminal.line(command.type.helpText)
-            return .success
+            return .answered(.success)
         default:
             break
         }
         guard let (command, rest) = find(words).map({ ($0.type, Array(words.dropFirst($0.type.path.count))) }) else {
             if let group = groupHelp(first) {
                 let next = words.dropFirst().first
-                if next == "--help" || next == "-h" { terminal.line(group); return .success }
+                if next == "--help" || next == "-h" { terminal.line(group); return .answered(.success) }
                 let problem = next.map { "has no subcommand \"\(TerminalText.escaped($0))\"" } ?? "needs a subcommand"
                 terminal.error("tamga: \(first) \(problem)\n\n\(group)")
             } else {
                 terminal.error("tamga: unknown command \"\(TerminalText.escaped(first))\". Run tamga --help for the list.")
             }
-            return .usage
+            return .answered(.usage)
         }
         if rest.contains("--help") || rest.contains("-h") {
             terminal.line(command.helpText)
-            return .success
+            return .answered(.success)
         }
         if let refusal = RawArguments.refusal(rest) {
             terminal.error("tamga \(command.path.joined(separator: " ")): \(refusal)")
-            return .usage
+            return .answered(.usage)
         }
         let json = rest.contains("--json")
         do {
             let parsed = try ParsedArguments(rest, flags: command.flags.union(["--help", "-h"]), options: command.options)
-            let instance = try command.init(parsed)
-            return try await instance.run(context)
-        } catch let error as UsageError {
-            terminal.error("tamga \(command.path.joined(separator: " ")): \(printable("\(error)"))\n\nUsage: tamga \(command.path.joined(separator: " ")) \(command.usage)")
-            return .usage
+            return .command(try command.init(parsed), path: command.path, json: json)
         } catch {
-            let (code, exit) = classify(error)
-            let message = message(for: error)
-            if json {
-                terminal.json(["error": ["code": code, "message": message]])
-            }
-            terminal.error("tamga: \(printable(message))")
-            return exit
+            return .answered(report(error, path: command.path, json: json, terminal))
         }
+    }
+
+    /// A command's failure as the person (and `--json`) sees it, and its exit code: a usage
+    /// error (from reading the arguments or from running) with the command's usage line.
+    static func report(_ error: Error, path: [String], json: Bool, _ terminal: Terminal) -> ExitCode {
+        if let error = error as? UsageError {
+            let usage = commands.first { $0.path == path }?.usage ?? ""
+            terminal.error("tamga \(path.joined(separator: " ")): \(printable("\(error)"))\n\nUsage: tamga \(path.joined(separator: " ")) \(usage)")
+            return .usage
+        }
+        let (code, exit) = classify(error)
+        let message = message(for: error)
+        if json {
+            terminal.json(["error": ["code": code, "message": message]])
+        }
+        terminal.error("tamga: \(printable(message))")
+        return exit
     }
 
     /// What an error says to a person. Foundation's file errors describe themselves as a dump
     /// (`Error Domain=NSCocoaErrorDomain Code=642 … UserInfo={…}`): they become the file and the
     /// system's reason.
     static func message(for error: Error) -> String {
-        guard (error as NSError).domain == NSCocoaErrorDomain, let cocoa = error as? CocoaError else { return "\(error)" }
+        guard isFileError(error), let cocoa = error as? CocoaError else { return "\(error)" }
         let path = cocoa.filePath ?? cocoa.url?.path ?? "a file"
-        let underlying = (cocoa.userInfo[NSUnderlyingErrorKey] as? NSError).flatMap { $0.domain == NSPOSIXErrorDomain ? String(cString: strerror(Int32($0.code))) : nil }
-        return "Cannot use \(path) (\(underlying ?? cocoa.localizedDescription)); check that its folder exists and is writable, "
+        let underlying = (cocoa.underlying as? POSIXError).map { String(cString: strerror($0.code.rawValue)) }
+        return "Cannot use \(path) (\(underlying ?? Self.reason(of: cocoa.code))); check that its folder exists and is writable, "
             + "or set the XDG_* variable for it (XDG_DATA_HOME, XDG_CACHE_HOME, XDG_CONFIG_HOME) or HOME."
+    }
+
+    /// A file system error of Foundation's: a `CocoaError` as FoundationEssentials throws it, or
+    /// an error in NSCocoaErrorDomain. (Where the whole of Foundation is loaded, as in the tests,
+    /// any NSError casts to CocoaError whatever its domain: the cast alone does not tell.)
+    static func isFileError(_ error: Error) -> Bool {
+        type(of: error) == CocoaError.self || error._domain == "NSCocoaErrorDomain"
+    }
+
+    /// A file error's reason when the system's own is not attached.
+    static func reason(of code: CocoaError.Code) -> String {
+        switch code {
+        case .fileNoSuchFile, .fileReadNoSuchFile: "no such file or folder"
+        case .fileReadNoPermission, .fileWriteNoPermission: "permission denied"
+        case .fileWriteOutOfSpace: "no space left on the device"
+        case .fileWriteVolumeReadOnly: "read-only file system"
+        case .fileWriteFileExists: "it exists already"
+        case .fileReadCorruptFile: "its contents cannot be read"
+        default: "file system error \(code.rawValue)"
+        }
     }
 
     /// The help of a command group (`container`, `threshold`, `cosigner`, `mobileid`, `card`):
@@ -260,8 +354,7 @@ public enum TamgaCommandLine {
         case SecretInput.Failure.noTerminal: return ("no-terminal", .signingFailed)
         case SecretInput.Failure.unreadable: return ("unreadable-pin-file", .inputRejected)
         // Foundation's file errors, should one get through: a plain message (`message(for:)`), exit 6.
-        // (On Linux every Error bridges to NSError, so the domain decides, not the type.)
-        case let e as NSError where e.domain == NSCocoaErrorDomain: return ("file-system", .writeFailed)
+        case _ where isFileError(error): return ("file-system", .writeFailed)
         default: return ("failure", .signingFailed)
         }
     }
@@ -310,7 +403,7 @@ public enum TamgaCommandLine {
     Other: help [COMMAND | GROUP], --version. Every command takes --help.
     Exit codes: 0 ok, 1 invalid or unsigned, 2 usage, 3 input refused, 4 signing failed,
                 5 trust not established, 6 write failed, 7 TSA/OCSP failed, 8 wait timed out,
-                9 PIN refused, 10 no usable card, 130 cancelled (docs/cli.md).
+                9 PIN refused, 10 no usable card, 11 library missing, 130 cancelled (docs/cli.md).
     """
 }
 

@@ -1,5 +1,7 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// A P-256 key that identifies this device to a service (the co-signer's device attestation on
 /// Linux, where there is no App Attest): made once, kept as an unencrypted PKCS#8 file with mode
@@ -32,7 +34,7 @@ public final class DeviceKey: @unchecked Sendable {   // unchecked: immutable af
             key = theirs
             return
         }
-        let folder = open((file as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let folder = open(file.parentPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folder >= 0 { fsync(folder); close(folder) }
         key = made
     }

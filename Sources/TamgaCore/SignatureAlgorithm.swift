@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// How a key signs a digest: ECDSA on a named curve, RSA PKCS#1 v1.5, or RSA-PSS.
 /// A struct over a private enum so that new algorithms never break callers.

@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
+import TamgaSupport
 
 /// Anything that can produce a signature over a digest with a certified key: a software key,
 /// an ID card, a PKCS#11 token, or the two-party threshold key. `ASiC` calls only this.
@@ -17,7 +20,7 @@ public protocol Signer: Sendable {
 /// counts) and the unlock step a signer performs apart from the signature itself. Lets
 /// `tamga sign --json` and `tamga compare` report PIN/unlock and signature as two phases.
 public final class UnlockClock: @unchecked Sendable {   // unchecked: `total` behind `lock`
-    private let lock = NSLock()
+    private let lock = Lock()
     private var total: TimeInterval = 0
 
     public init() {}

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Signs with a private key held in a file: PEM or DER PKCS#8 (optionally encrypted), a
 /// traditional PEM key, or PKCS#12. The reference signer for tests and for people without

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// The arithmetic of Lindell 2017 two-party ECDSA with multiplicative shares (`x = x1·x2`,

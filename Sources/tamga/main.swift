@@ -1,3 +1,11 @@
-import Foundation
+import Dispatch
+import Glibc
 import TamgaCLI
-exit(await TamgaCommandLine.main(TamgaCommandLine.processArguments()))
+
+// `--version`, help and `readers`' listing are answered before Swift concurrency starts: its
+// threads cost such a command a good part of its time (issue 18). Everything else runs as the
+// async main would have: a task on the main actor, the main queue served by dispatchMain.
+let arguments = TamgaCommandLine.processArguments()
+if let code = TamgaCommandLine.mainWithoutConcurrency(arguments) { exit(code) }
+Task { exit(await TamgaCommandLine.main(arguments)) }
+dispatchMain()

@@ -73,6 +73,8 @@ final class JSONOutputSchemaTests: XCTestCase {
         _ = try await check("container-deleted", ["container", "remove", path("one.asice"), "a.txt", "--json"])
         _ = try await check("error", ["verify", path("missing.asice"), "--json"], expect: .inputRejected)
         _ = try await check("version", ["--version", "--json"])
+        let libraries = try await check("version", ["--version", "--libraries", "--json"])
+        XCTAssertEqual((libraries["libraries"] as? [[String: Any]])?.compactMap { $0["name"] as? String }, ["OpenSSL", "libxml2", "SQLite"])
         _ = try await check("trust-show", ["trust", "show", "--json"], environment: ["HOME": folder.path], expect: .trustNotEstablished)
         _ = try await check("cosigner-issue-code", ["cosigner", "issue-code", "38001085718", "--db", path("cosigner.db"), "--create", "--json"])
         _ = try await check("cosigner-add-rp", ["cosigner", "add-rp", "Test Bank", "--db", path("cosigner.db"), "--json"])

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// One `META-INF/ASiCArchiveManifest*.xml` of an ASiC-S time-stamp renewal (EN 319 162-1

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 import TamgaCore
 
 /// What an ASiC-S container holds (ETSI EN 319 162-1 §4.3), read as the reference reads it
@@ -33,7 +35,7 @@ struct SimpleLayout {
     /// A first `mimetype` of another type in an `.asics` file is refused, except ASiC-E's
     /// (read as ASiC-E, as the reference falls back to its ASiC-E opener).
     static func isSimple(path: String, firstMimetype: String?) throws -> Bool {
-        let fileExtension = (path as NSString).pathExtension.lowercased()
+        let fileExtension = path.fileExtension.lowercased()
         if extendedFileExtensions.contains(fileExtension) { return false }
         let named = fileExtensions.contains(fileExtension)
         guard let firstMimetype else { return named }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// Judges the RFC 3161 token signature of an ASiC-S container as the reference does

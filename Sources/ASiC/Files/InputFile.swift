@@ -1,7 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// A file opened for positioned reads (`pread`), so that several readers can share it.
 final class InputFile: @unchecked Sendable {   // unchecked: the descriptor is only read with pread

@@ -1,7 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import FoundationEssentials
+import Glibc
 internal import CPosix
 
 /// A new file written beside its final path and moved into place only when complete:

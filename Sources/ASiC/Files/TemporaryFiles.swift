@@ -1,12 +1,14 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// The temporary files being written right now, so that an interrupted process (Ctrl-C,
 /// SIGTERM) can remove them before it exits instead of leaving half a container behind.
 public enum TemporaryFiles {
-    private static let lock = NSLock()
+    private static let lock = Lock()
     nonisolated(unsafe) private static var paths = Set<String>()   // guarded by `lock`
 
     static func register(_ path: String) { lock.withLock { _ = paths.insert(path) } }

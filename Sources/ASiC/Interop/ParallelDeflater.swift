@@ -1,5 +1,7 @@
 internal import CZlib
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// Raw deflate on two cores, as pigz does it: each piece of the input is compressed on its own
 /// `z_stream`, primed with the 32 KiB of input before it (so matches reach back as far as in

@@ -1,5 +1,6 @@
 internal import CLibXML2
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Namespaces of ASiC-E, XML-DSig and XAdES.
 enum XMLNamespace {
@@ -55,7 +56,7 @@ final class XMLDocument: @unchecked Sendable {   // unchecked: read-only after p
         guard let parsed else {
             var reason = "not well-formed XML"
             if let error = xmlGetLastError(), let message = error.pointee.message {
-                reason = String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines) + " (line \(error.pointee.line))"
+                reason = String(cString: message).trimmed() + " (line \(error.pointee.line))"
             }
             xmlResetLastError()
             throw ContainerError.malformedXML(file: name, reason: reason)

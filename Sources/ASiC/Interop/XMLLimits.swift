@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Bounds on an XML member checked before libxml2 sees it, so that a small hostile file cannot
 /// make parsing or canonicalization slow or large: libxml2 2.9 checks attributes for duplicates

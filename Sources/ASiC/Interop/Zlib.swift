@@ -1,5 +1,6 @@
 internal import CZlib
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// CRC-32 as ZIP uses it (zlib's `crc32_z`), continued over pieces.
 func crc32Update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {

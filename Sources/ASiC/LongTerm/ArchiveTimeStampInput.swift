@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// The imprint of a XAdES 1.4.1 `ArchiveTimeStamp` as the reference computes it

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// Raises a signature to T, LT or LTA by adding unsigned properties to its XML document:

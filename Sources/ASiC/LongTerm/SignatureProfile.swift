@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// How much long-term evidence a signature carries (ETSI EN 319 132-1 baseline levels).

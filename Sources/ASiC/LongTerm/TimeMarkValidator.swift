@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// Judges a BDOC 2.1 time-mark (TM): a signature whose only long-term evidence is an OCSP

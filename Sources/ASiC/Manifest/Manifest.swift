@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `META-INF/manifest.xml` (OpenDocument manifest 1.2): the list of data files with their
 /// media types, plus the `/` entry that repeats the container's mimetype.

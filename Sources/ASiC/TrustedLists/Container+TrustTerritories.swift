@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 import TamgaCore
 
 extension Container {
@@ -61,7 +63,7 @@ extension Container {
 
     /// A certificate's ISO 3166 country as the EU list of lists names its territory.
     static func listTerritory(_ country: String) -> String {
-        let code = country.trimmingCharacters(in: .whitespaces).uppercased()
+        let code = country.trimmedSpaces().uppercased()
         switch code {
         case "GR": return "EL"
         case "GB": return "UK"

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// The certificates that may sign the EU List of Trusted Lists, pinned as tamga's default LOTL

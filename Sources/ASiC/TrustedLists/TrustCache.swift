@@ -1,4 +1,6 @@
-import Foundation
+import TamgaSupport
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// The trusted lists `tamga trust update` keeps: `$XDG_CACHE_HOME/tamga/trust/` (else
@@ -69,11 +71,7 @@ public struct TrustCache: Sendable {
     /// A file's bytes, at most one more than a list may have (so `TrustedList` refuses it as too
     /// large without a hostile file being read whole); nil when it cannot be opened.
     public static func readCapped(_ path: String) -> Data? {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue,
-              let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        return try? handle.read(upToCount: TrustedList.maximumSize + 1) ?? Data()
+        FileBytes.read(path, limit: TrustedList.maximumSize + 1).map { Data($0) }
     }
 
     /// Writes beside, fsyncs and renames (`AtomicOutputFile`): a reader sees the old file or the
@@ -99,7 +97,7 @@ public struct TrustCache: Sendable {
     /// `eu-lotl-pivot-341.xml`), made safe.
     public static func fileName(for url: URL) -> String {
         let name = String(url.lastPathComponent.unicodeScalars.filter {
-            ($0.isASCII && CharacterSet.alphanumerics.contains($0)) || $0 == "-" || $0 == "_" || $0 == "."
+            ($0.isASCII && $0.properties.isAlphabetic || ("0"..."9").contains($0)) || $0 == "-" || $0 == "_" || $0 == "."
         })
         guard !name.isEmpty, !name.hasPrefix("."), name != stateFile, name != signersFile else { return "eu-lotl.xml" }
         return name.hasSuffix(".xml") ? name : name + ".xml"

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The trust cache cannot be written.
 public enum TrustCacheError: Error, CustomStringConvertible {

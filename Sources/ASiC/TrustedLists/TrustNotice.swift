@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A fact about the trust a validation used, which the report carries as a container-level
 /// finding so that `--json` readers see it too (not only a line on stderr).

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 import TamgaCore
 
 /// An ETSI TS 119 612 trusted list, read offline: its signature is checked against the
@@ -79,7 +81,7 @@ public struct TrustedList: Sendable {
         guard let scheme = root.child("SchemeInformation", in: Self.namespace) else {
             throw TrustedListError.malformed("no SchemeInformation")
         }
-        func text(_ name: String) -> String? { scheme.child(name, in: Self.namespace)?.text.trimmingCharacters(in: .whitespacesAndNewlines) }
+        func text(_ name: String) -> String? { scheme.child(name, in: Self.namespace)?.text.trimmed() }
         let type = text("TSLType") ?? ""
         if Self.genericTypes.contains(type) {
             kind = .national
@@ -92,9 +94,9 @@ public struct TrustedList: Sendable {
         sequenceNumber = Int(text("TSLSequenceNumber") ?? "") ?? 0
         issued = text("ListIssueDateTime").flatMap(XSDDateTime.parse)
         nextUpdate = scheme.child("NextUpdate", in: Self.namespace)?.child("dateTime", in: Self.namespace)
-            .flatMap { XSDDateTime.parse($0.text.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            .flatMap { XSDDateTime.parse($0.text.trimmed()) }
         schemeInformationURIs = scheme.child("SchemeInformationURI", in: Self.namespace)?.children("URI", in: Self.namespace)
-            .map { $0.text.trimmingCharacters(in: .whitespacesAndNewlines) } ?? []
+            .map { $0.text.trimmed() } ?? []
         if kind == .listOfLists {
             // Pointers only from a list of lists; its own services are ignored, as the reference does.
             pointers = scheme.child("PointersToOtherTSL", in: Self.namespace)?.children("OtherTSLPointer", in: Self.namespace)

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// Why a trusted list cannot be used. `code` is stable (docs/cli.md, `--json`, exit 3).

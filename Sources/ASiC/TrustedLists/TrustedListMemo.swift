@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 import TamgaCore
 
 /// Parsed, signature-checked trusted lists of this process, keyed by the SHA-256 of the bytes
@@ -9,7 +11,7 @@ final class TrustedListMemo: @unchecked Sendable {   // unchecked: every access 
     static let shared = TrustedListMemo()
     static let maximumLists = 256
 
-    private let lock = NSLock()
+    private let lock = Lock()
     private var lists: [Data: TrustedList] = [:]
     /// How many lists were parsed and checked (not served from the memo): for the tests.
     private(set) var checks = 0

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 import TamgaCore
 
 /// One `OtherTSLPointer` of a list of lists: where a member state's list is, what it is, and
@@ -36,7 +38,7 @@ public struct TrustedListPointer: Sendable {
     /// The cache file name: the territory, as the reference names it (`EE.xml`). Only letters,
     /// digits, `-` and `_` are kept, so a hostile territory cannot name a path.
     public var cacheFileName: String {
-        let name = String(territory.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) && $0.isASCII || $0 == "-" || $0 == "_" })
+        let name = String(territory.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) || $0 == "-" || $0 == "_" })
         return (name.isEmpty ? "unnamed" : name) + ".xml"
     }
 
@@ -50,7 +52,7 @@ public struct TrustedListPointer: Sendable {
 
     init(_ element: XMLElement) {
         let ns = TrustedList.namespace
-        func trimmed(_ element: XMLElement?) -> String { element?.text.trimmingCharacters(in: .whitespacesAndNewlines) ?? "" }
+        func trimmed(_ element: XMLElement?) -> String { element?.text.trimmed() ?? "" }
         var signers: [Certificate] = []
         for identity in element.child("ServiceDigitalIdentities", in: ns)?.children("ServiceDigitalIdentity", in: ns) ?? [] {
             for id in identity.children("DigitalId", in: ns) {

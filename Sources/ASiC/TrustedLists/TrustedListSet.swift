@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
+import TamgaSupport
 import TamgaCore
 
 /// A list of lists and the national lists it points to, each checked with the certificates
@@ -109,7 +112,7 @@ public struct TrustedListSet: Sendable {
         let uris = document.root?.child("SchemeInformation", in: TrustedList.namespace)?
             .child("SchemeInformationURI", in: TrustedList.namespace)?.children("URI", in: TrustedList.namespace)
             .filter { ($0.attribute("lang", namespace: "http://www.w3.org/XML/1998/namespace") ?? "en") == "en" }
-            .map { $0.text.trimmingCharacters(in: .whitespacesAndNewlines) } ?? []
+            .map { $0.text.trimmed() } ?? []
         // A pivot's own name (before the first dot) is not followed again.
         let stem = name.contains("pivot") ? String(name.split(separator: ".").first ?? "") : ""
         return uris.filter { $0.contains("pivot") && (stem.isEmpty || !$0.contains(stem)) }
@@ -133,7 +136,7 @@ public struct TrustedListSet: Sendable {
 
 /// Results written from `concurrentPerform`, one slot per index.
 private final class Slots<Value>: @unchecked Sendable {   // unchecked: every access holds `lock`
-    private let lock = NSLock()
+    private let lock = Lock()
     private var storage: [Value?]
 
     init(count: Int) { storage = Array(repeating: nil, count: count) }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// Checks the enveloped XML-DSig signature of a trusted list before anything in it is read:

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// `tamga trust update`: downloads the list of lists and the national lists it points to into

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 import TamgaCore
 
 /// One TSPService of a trusted list: its type, certificates (pooled over its history) and
@@ -64,7 +66,7 @@ struct TrustedService: Sendable {
     init?(_ element: XMLElement) {
         let ns = TrustedList.namespace
         guard let information = element.child("ServiceInformation", in: ns),
-              let type = information.child("ServiceTypeIdentifier", in: ns)?.text.trimmingCharacters(in: .whitespacesAndNewlines) else { return nil }
+              let type = information.child("ServiceTypeIdentifier", in: ns)?.text.trimmed() else { return nil }
         switch type {
         case Self.typePrefix + "CA/QC": kind = .certificateAuthority
         case Self.typePrefix + "Certstatus/OCSP/QC": kind = .ocsp
@@ -73,7 +75,7 @@ struct TrustedService: Sendable {
         }
         // The current information and each history instance of the same type.
         let instances = [information] + (element.child("ServiceHistory", in: ns)?.children("ServiceHistoryInstance", in: ns) ?? [])
-            .filter { $0.child("ServiceTypeIdentifier", in: ns)?.text.trimmingCharacters(in: .whitespacesAndNewlines) == type }
+            .filter { $0.child("ServiceTypeIdentifier", in: ns)?.text.trimmed() == type }
         var certificates: [Certificate] = []
         var periods: [Period] = []
         for instance in instances {
@@ -85,8 +87,8 @@ struct TrustedService: Sendable {
                     }
                 }
             }
-            guard let status = instance.child("ServiceStatus", in: ns)?.text.trimmingCharacters(in: .whitespacesAndNewlines),
-                  let start = instance.child("StatusStartingTime", in: ns).flatMap({ XSDDateTime.parse($0.text.trimmingCharacters(in: .whitespacesAndNewlines)) })
+            guard let status = instance.child("ServiceStatus", in: ns)?.text.trimmed(),
+                  let start = instance.child("StatusStartingTime", in: ns).flatMap({ XSDDateTime.parse($0.text.trimmed()) })
             else { continue }
             let extensions = instance.child("ServiceInformationExtensions", in: ns)?.children("Extension", in: ns) ?? []
             // A critical ExpiredCertsRevocationInfo drops the instance, as the reference does.
@@ -110,11 +112,11 @@ struct TrustedService: Sendable {
         var keyUsage: [(Certificate.KeyUsage, Bool)] = []
         for bit in criteria?.children("KeyUsage", in: ecc).flatMap({ $0.children("KeyUsageBit", in: ecc) }) ?? [] {
             if let name = bit.attribute("name"), let usage = keyUsageNames[name] {
-                keyUsage.append((usage, bit.text.trimmingCharacters(in: .whitespacesAndNewlines) == "true"))
+                keyUsage.append((usage, bit.text.trimmed() == "true"))
             }
         }
         let policies = criteria?.children("PolicySet", in: ecc).flatMap { $0.children("PolicyIdentifier", in: ecc) }
-            .compactMap { $0.child("Identifier", in: XMLNamespace.xades)?.text.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .compactMap { $0.child("Identifier", in: XMLNamespace.xades)?.text.trimmed() }
             .map { $0.hasPrefix("urn:oid:") ? String($0.dropFirst(8)) : $0 } ?? []
         return Qualification(qualifiers: qualifiers, assertAll: criteria?.attribute("assert") != "atLeastOne",
                              keyUsage: keyUsage, policies: policies)

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 import TamgaCore
 
 /// Checks one signature file the way the reference does (`asice.md` §1.3–1.4), with the key of
@@ -164,7 +166,7 @@ struct SignatureValidator {
         var signingTime: String? = nil
         if let ssp = signedSignatureProperties {
             if let timeElement = exactlyOne(ssp, "SigningTime", XMLNamespace.xades, &findings) {
-                let text = timeElement.text.trimmingCharacters(in: .whitespacesAndNewlines)
+                let text = timeElement.text.trimmed()
                 signingTime = text
                 if XAdESTime.parse(text) == nil {
                     findings.invalid("signing-time", "SigningTime \(text) is not an xsd:dateTime")
@@ -497,6 +499,22 @@ struct SignatureValidator {
         }
     }
 
+    /// DigiDoc's check of a DataObjectFormat media type, `^[\w]*/[\w\-\+\.]*$` with `\w` as
+    /// Unicode regular expressions define it (letters, marks, decimal digits, connector
+    /// punctuation such as `_`, join controls).
+    static func hasMediaTypeForm(_ mime: String) -> Bool {
+        func isWord(_ scalar: Unicode.Scalar) -> Bool {
+            let properties = scalar.properties
+            switch properties.generalCategory {
+            case .nonspacingMark, .spacingMark, .enclosingMark, .decimalNumber, .connectorPunctuation: return true
+            default: return properties.isAlphabetic || properties.isJoinControl
+            }
+        }
+        let parts = mime.unicodeScalars.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return false }
+        return parts[0].allSatisfy(isWord) && parts[1].allSatisfy { isWord($0) || $0 == "-" || $0 == "+" || $0 == "." }
+    }
+
     private func checkDataObjectFormats(signedInfo: XMLElement, signedProperties: XMLElement, findings: inout FindingList) {
         let formats = signedProperties.child("SignedDataObjectProperties", in: XMLNamespace.xades)?
             .children("DataObjectFormat", in: XMLNamespace.xades) ?? []
@@ -519,7 +537,7 @@ struct SignatureValidator {
             // ASiC-S has no manifest, so its data object has no declared type to compare with.
             if mime != file.mediaType && container.kind == .asice {
                 findings.invalid("mime-type-mismatch", "\(name): the signature says \(mime), the manifest says \(file.mediaType)")
-            } else if mime.range(of: #"^[\w]*/[\w\-\+\.]*$"#, options: .regularExpression) == nil {
+            } else if !Self.hasMediaTypeForm(mime) {
                 findings.warning("mime-type-format", "\(name): media type \(mime) is not of the form type/subtype")
             }
         }
@@ -542,6 +560,7 @@ enum XMLBase64 {
     /// long SignatureValue is refused at its length instead of decoded (twice, for a duplicate
     /// check) at a cost far out of proportion to its compressed size.
     static let maximumBytes = 1 << 20
+
 
     static func decode(_ text: String) -> Data? {
         (try? Base64.decode(text, ignoringWhitespace: true, maximumCount: maximumBytes)).map { Data($0) }

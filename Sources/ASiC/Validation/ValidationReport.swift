@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The verdict on a container and each of its signatures. Expected outcomes (a bad digest,
 /// an untrusted chain) are findings here, not thrown errors.

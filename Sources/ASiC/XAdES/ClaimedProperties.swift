@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// What a signer claims about themselves in the signed properties: roles (`SignerRole(V2)/
 /// ClaimedRoles`) and the place of signing (`SignatureProductionPlace(V2)`). Claims, not
@@ -14,14 +16,14 @@ struct ClaimedProperties {
         for name in ["SignerRole", "SignerRoleV2"] {
             for role in properties.child(name, in: XMLNamespace.xades)?.child("ClaimedRoles", in: XMLNamespace.xades)?
                 .children("ClaimedRole", in: XMLNamespace.xades) ?? [] {
-                let text = role.text.trimmingCharacters(in: .whitespacesAndNewlines)
+                let text = role.text.trimmed()
                 if !text.isEmpty, roles.count < 16 { roles.append(String(text.prefix(200))) }
             }
         }
         for name in ["SignatureProductionPlaceV2", "SignatureProductionPlace"] {
             guard let place = properties.child(name, in: XMLNamespace.xades) else { continue }
             let parts = ["City", "StreetAddress", "StateOrProvince", "PostalCode", "CountryName"].compactMap { part -> String? in
-                let text = place.child(part, in: XMLNamespace.xades)?.text.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+                let text = place.child(part, in: XMLNamespace.xades)?.text.trimmed() ?? ""
                 return text.isEmpty ? nil : String(text.prefix(200))
             }
             if !parts.isEmpty { productionPlace = parts.joined(separator: ", ") }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// A signature prepared by `Container.prepareSignature` and waiting for its value.

@@ -1,4 +1,6 @@
-import Foundation
+import TamgaSupport
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// Builds one `META-INF/signaturesN.xml` in the exact shape the reference writes
@@ -48,8 +50,8 @@ struct SignatureBuilder {
     /// Inserts the signature value into the template.
     static func finish(template: String, signatureValue: Data) -> Data {
         let marker = "-SIG\"></ds:SignatureValue>"
-        let filled = template.replacingOccurrences(
-            of: marker, with: "-SIG\">\(signatureValue.base64EncodedString())</ds:SignatureValue>")
+        let filled = template.replacingAll(
+            marker, with: "-SIG\">\(signatureValue.base64EncodedString())</ds:SignatureValue>")
         return Data(filled.utf8)
     }
 
@@ -148,7 +150,7 @@ enum URIPath {
                  UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
-                out += String(format: "%%%02X", byte)
+                out += "%" + NumberText.hex(byte)
             }
         }
         return out

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What the signer declares in the signed properties besides the certificate and the time.
 public struct SignatureOptions: Sendable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One entry of a ZIP archive as its central directory and local header describe it.
 struct ZipEntry: Sendable, Equatable {
@@ -25,7 +26,7 @@ struct ZipEntry: Sendable, Equatable {
 enum DOSDateTime {
     static func encode(_ date: Date) -> (time: UInt16, date: UInt16) {
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
+        calendar.timeZone = .gmt
         let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
         let year = max(1980, min(2107, c.year ?? 1980))
         let time = UInt16((c.hour ?? 0) << 11 | (c.minute ?? 0) << 5 | (c.second ?? 0) / 2)
@@ -35,7 +36,7 @@ enum DOSDateTime {
 
     static func date(time: UInt16, date: UInt16) -> Date {
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
+        calendar.timeZone = .gmt
         let components = DateComponents(year: Int(date >> 9) + 1980, month: Int((date >> 5) & 0xF), day: Int(date & 0x1F),
                                         hour: Int(time >> 11), minute: Int((time >> 5) & 0x3F), second: Int(time & 0x1F) * 2)
         return calendar.date(from: components) ?? Date(timeIntervalSince1970: 315_532_800)

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Reads a ZIP archive strictly: the central directory is authoritative, every local header
 /// must agree with it, entries may not overlap, and nothing is decompressed until asked.

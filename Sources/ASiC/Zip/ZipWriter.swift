@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Writes a ZIP archive front to back into an `AtomicOutputFile`, without data descriptors:
 /// each local header is patched with the CRC and sizes once the entry's data is written, as

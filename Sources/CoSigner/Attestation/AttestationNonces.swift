@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 import TamgaCore
 import Threshold
 
@@ -24,7 +26,7 @@ final class AttestationNonces: @unchecked Sendable {   // unchecked: `lock` guar
     private let database: Database
     private let random: RandomSource
     let lifetime: TimeInterval
-    private let lock = NSLock()
+    private let lock = Lock()
     /// When this instance last deleted expired uses (once a minute at most).
     private var lastSweep: Int64 = 0
 

@@ -1,5 +1,7 @@
 internal import CSQLite
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// A consistent copy of a co-signer's SQLite database with SQLite's online backup API
 /// (`sqlite3_backup_*`), safe while `cosigner serve` writes to it: the copy is made inside one
@@ -31,10 +33,10 @@ public enum SQLiteBackup {
         }
 
         let folder = URL(fileURLWithPath: destination).deletingLastPathComponent().path
-        let temporary = (folder as NSString).appendingPathComponent(".\((destination as NSString).lastPathComponent).partial-\(getpid())")
+        let temporary = folder.appendingPathPart(".\(destination.lastPathPart).partial-\(getpid())")
         // Mode 0600 from the start: the copy holds the sealed shares and the activity log.
         unlink(temporary)
-        let descriptor = Foundation.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let descriptor = Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw DatabaseError(code: SQLITE_CANTOPEN, message: "cannot create a file in \(folder) (\(String(cString: strerror(errno)))): give OUT in a folder you can write")
         }
@@ -62,7 +64,7 @@ public enum SQLiteBackup {
                 throw DatabaseError(code: SQLITE_CORRUPT, message: "the copy of \(source) failed SQLite's integrity check; nothing was written")
             }
         }
-        let sync = Foundation.open(temporary, O_RDONLY | O_CLOEXEC)
+        let sync = Glibc.open(temporary, O_RDONLY | O_CLOEXEC)
         if sync >= 0 { fsync(sync); close(sync) }
 
         if replace {
@@ -80,9 +82,11 @@ public enum SQLiteBackup {
             unlink(temporary)
         }
         named = true
-        let directory = Foundation.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let directory = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directory >= 0 { fsync(directory); close(directory) }
-        let bytes = (try? FileManager.default.attributesOfItem(atPath: destination)[.size] as? Int) ?? 0
+        // stat(2): FoundationEssentials reports the size as UInt, which `as? Int` never matches.
+        var status = stat()
+        let bytes = stat(destination, &status) == 0 ? Int(status.st_size) : 0
         return Report(pages: pages, bytes: bytes, schemaVersion: version)
     }
 

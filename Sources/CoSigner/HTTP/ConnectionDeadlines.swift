@@ -1,7 +1,7 @@
-import Foundation
-#if canImport(Glibc)
+import FoundationEssentials
 import Glibc
-#endif
+import Dispatch
+import TamgaSupport
 
 /// The absolute deadline of each connection's request: a connection that has not delivered a
 /// whole request within `deadline` of opening (or of its previous response) is shut down, however
@@ -17,7 +17,7 @@ final class ConnectionDeadlines: @unchecked Sendable {   // unchecked: `entries`
     }
 
     let deadline: TimeInterval
-    private let lock = NSLock()
+    private let lock = Lock()
     private var entries: [OpaquePointer: Entry] = [:]
     private var running = false
     private let finished = DispatchSemaphore(value: 0)
@@ -60,17 +60,21 @@ final class ConnectionDeadlines: @unchecked Sendable {   // unchecked: `entries`
         }
     }
 
-    func start() {
+    /// Starts the sweeper thread; throws when the system cannot make one.
+    func start() throws {
         lock.withLock { running = true }
-        let thread = Thread { [weak self] in
-            while let self, self.lock.withLock({ self.running }) {
-                self.sweep()
-                Thread.sleep(forTimeInterval: min(0.25, self.deadline / 4))
+        do {
+            try DetachedThread.start(name: "cosigner-deadl") { [weak self] in
+                while let self, self.lock.withLock({ self.running }) {
+                    self.sweep()
+                    DetachedThread.sleep(seconds: min(0.25, self.deadline / 4))
+                }
+                self?.finished.signal()
             }
-            self?.finished.signal()
+        } catch {
+            lock.withLock { running = false }
+            throw error
         }
-        thread.name = "cosigner-deadlines"
-        thread.start()
     }
 
     func stop() {

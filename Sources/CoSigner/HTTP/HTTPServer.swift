@@ -1,6 +1,8 @@
 internal import CMicroHTTPD
 internal import CDeferredLibraries
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// A request as the handler sees it: method, path, the headers it asked for, the whole body.
 public struct HTTPRequest: Sendable {
@@ -67,7 +69,7 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
     static let maximumHeaderBytes = 16 * 1024
     let deadlines: ConnectionDeadlines
     private var daemon: OpaquePointer?
-    private let lock = NSLock()
+    private let lock = Lock()
     public private(set) var port: UInt16 = 0
 
     /// The body of one request being received; kept in MHD's per-connection slot.
@@ -117,7 +119,13 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
         }
         self.daemon = daemon
         self.port = cmhd_port(daemon)
-        deadlines.start()
+        // Every property is set by now, so a throw here runs deinit, which stops the daemon and
+        // releases the TLS key.
+        do {
+            try deadlines.start()
+        } catch {
+            throw DatabaseError(code: 0, message: "\(error)")
+        }
     }
 
     deinit {

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// One token bucket per name (a relying party): `rate` tokens a second up to `burst`. Buckets
 /// of names not seen for a while are dropped, so the table stays as small as the set of
@@ -11,7 +13,7 @@ final class RateLimiter: @unchecked Sendable {   // unchecked: `buckets` behind 
 
     let rate: Double
     let burst: Double
-    private let lock = NSLock()
+    private let lock = Lock()
     private var buckets: [String: Bucket] = [:]
 
     init(rate: Double, burst: Double) {

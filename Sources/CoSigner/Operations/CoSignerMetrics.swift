@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// What `GET /metrics` reports, in the Prometheus text exposition format 0.0.4: requests by
 /// method, route pattern and status; a latency histogram per route; and, read from the database
@@ -20,7 +22,7 @@ public final class CoSignerMetrics: @unchecked Sendable {   // unchecked: `lock`
         var sum: Double = 0
     }
 
-    private let lock = NSLock()
+    private let lock = Lock()
     private var requests: [RequestKey: UInt64] = [:]
     private var latencies: [RouteKey: Histogram] = [:]
 
@@ -93,7 +95,7 @@ public final class CoSignerMetrics: @unchecked Sendable {   // unchecked: `lock`
 
     /// A label value as the format wants it: backslash, double quote and line feed escaped.
     static func escape(_ value: String) -> String {
-        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n")
+        value.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"").replacingAll("\n", with: "\\n")
     }
 
     /// A float as Go's strconv would write it for Prometheus ("0.005", "1", "2.5").

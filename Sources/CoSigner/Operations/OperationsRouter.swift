@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// What `cosigner serve` hands the HTTP server: the operator's endpoints — `GET /v3/health`,
 /// `GET /v3/ready`, and `GET /metrics` when metrics are on — in front of the API, and every

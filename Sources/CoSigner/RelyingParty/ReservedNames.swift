@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaCore
 
 /// The names the co-signer gives sessions it opens itself, which no relying party may take.
 ///
@@ -35,7 +37,7 @@ public enum ReservedNames {
     }
 
     static func fold(_ name: String) -> String {
-        name.precomposedStringWithCompatibilityMapping.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        UnicodeNormalization.folded(name)
     }
 
     /// Letters and digits of the folded name, nothing else (spaces, hyphens, dots and

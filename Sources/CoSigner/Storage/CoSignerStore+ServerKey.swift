@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 import Threshold
 
@@ -98,7 +99,7 @@ extension CoSignerStore {
 
     private static func unwrap(_ stored: (label: String, wrapped: [UInt8], createdAt: Date), with wrapper: TokenKeyWrapper) throws -> [UInt8] {
         guard var key = try wrapper.unwrap(stored.wrapped, additionalData: serverKeyAdditionalData) else {
-            throw ThresholdError.serverKeyMismatch("The database's server key was wrapped on \(ISO8601DateFormatter().string(from: stored.createdAt)) by a token key labelled \(stored.label), and the key labelled \(wrapper.keyLabel) on token \(wrapper.tokenLabel) does not open it (another token, or a key made again under the same label)")
+            throw ThresholdError.serverKeyMismatch("The database's server key was wrapped on \(stored.createdAt.formatted(.iso8601)) by a token key labelled \(stored.label), and the key labelled \(wrapper.keyLabel) on token \(wrapper.tokenLabel) does not open it (another token, or a key made again under the same label)")
         }
         guard key.count == 32 else {
             wipe(&key)

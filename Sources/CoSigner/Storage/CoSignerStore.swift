@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 import TamgaCore
 import Threshold
 
@@ -285,7 +287,7 @@ public final class CoSignerStore: @unchecked Sendable {   // unchecked: Database
 
     /// Registers a relying party: its API key (printed once; only the hash is kept).
     public func addRelyingParty(name: String) throws -> String {
-        guard !name.isEmpty, name.utf8.count <= 200, name.trimmingCharacters(in: .whitespaces) == name else {
+        guard !name.isEmpty, name.utf8.count <= 200, name.trimmedSpaces() == name else {
             throw ThresholdError.keyStore("a relying party's name is 1 to 200 bytes, with no space at either end")
         }
         // The name is what a person sees on their device before approving: nothing that could

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The co-signer's database: one SQLite file (the embedded default) or a PostgreSQL server
 /// (several co-signer instances sharing it), picked by what `url` names. The same calls, `?`

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// The URLs that call the mobile-ID app and bring the presentation back.
 public enum AppLink {
@@ -59,7 +61,7 @@ public enum AppLink {
 
     /// Reads the callback: the M400 when `success=true`; the app's failure otherwise.
     public static func parseCallback(_ url: String, clientScheme: String) throws -> M400 {
-        guard let components = URLComponents(string: url), components.scheme?.caseInsensitiveCompare(clientScheme) == .orderedSame,
+        guard let components = URLComponents(string: url), components.scheme?.lowercased() == clientScheme.lowercased(),
               components.host == "verify" else { throw MobileIDError.notAMobileIDLink(url) }
         let items = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
         guard items["success"]?.lowercased() == "true" else {
@@ -77,8 +79,6 @@ public enum AppLink {
     /// Query items percent-encoded strictly (base64url is safe; JSON and `+` in standard
     /// base64 are not).
     static func query(_ items: [(String, String)]) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return items.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }.joined(separator: "&")
+        items.map { "\($0.0)=\(PercentEncoding.encode($0.1))" }.joined(separator: "&")
     }
 }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// Every SP HTTP body: `{"result": bool, "data": "<base64url(JSON message)>"}`.
 public struct Envelope: Equatable, Sendable {
@@ -12,7 +14,7 @@ public struct Envelope: Equatable, Sendable {
     }
 
     public init(json: Data) throws {
-        guard let object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] else {
+        guard let object = (try? JSON.parse(json)) as? [String: Any] else {
             throw MobileIDError.malformedMessage(message: "envelope", detail: "not a JSON object")
         }
         guard let result = object["result"] as? Bool else { throw MobileIDError.malformedMessage(message: "envelope", detail: "result is missing") }
@@ -25,7 +27,7 @@ public struct Envelope: Equatable, Sendable {
 
     /// The message as a JSON object.
     public func object(_ name: String) throws -> [String: Any] {
-        guard let object = (try? JSONSerialization.jsonObject(with: message)) as? [String: Any] else {
+        guard let object = (try? JSON.parse(message)) as? [String: Any] else {
             throw MobileIDError.malformedMessage(message: name, detail: "data does not hold a JSON object")
         }
         return object
@@ -69,7 +71,7 @@ public struct StartRequest: Equatable, Sendable {
     }
 
     public init(json: Data) throws {
-        guard let object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] else {
+        guard let object = (try? JSON.parse(json)) as? [String: Any] else {
             throw MobileIDError.malformedMessage(message: "start request", detail: "not a JSON object")
         }
         mode = try Mode(field: object["mode"], message: "start request")

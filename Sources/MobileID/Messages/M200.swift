@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The SP's request to the app (M200): which transaction, which mode, where the SP is.
 public struct M200: Equatable, Sendable {

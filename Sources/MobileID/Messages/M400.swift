@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// The app's presentation (M400): the verifiable presentation for one transaction.
 public struct M400: Equatable, Sendable {
@@ -70,7 +72,7 @@ public struct M400: Equatable, Sendable {
 
     /// From JSON text (the indirect callback's `data`) or base64url of it (the direct POST's).
     public init(text: String) throws {
-        if let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] {
+        if let object = (try? JSON.parse(Data(text.utf8))) as? [String: Any] {
             try self.init(object: object)
         } else {
             try self.init(object: try Base64URL.object(text, field: "data", message: "M400"))

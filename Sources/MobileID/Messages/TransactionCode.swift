@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 import TamgaCore
 
 /// The SP's transaction code (`trxcode`): a timestamp `yyyyMMddHHmmssSSS` followed by 8
@@ -6,13 +8,18 @@ import TamgaCore
 /// with `hh` (12-hour clock, so 1 p.m. and 1 a.m. collide); real codes also show 24-hour hours
 /// (`20220711161455371E5E8EA20`). tamga writes the 24-hour form and accepts both.
 public enum TransactionCode {
-    public static func make(at date: Date = Date(), random: [UInt8]? = nil, timeZone: TimeZone = TimeZone(identifier: "Asia/Seoul")!) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = timeZone
-        formatter.dateFormat = "yyyyMMddHHmmssSSS"
+    /// Korea Standard Time, UTC+9 all year (no daylight saving since 1988): a fixed offset, since
+    /// named zones need the ICU data the binary no longer carries.
+    public static let koreaStandardTime = TimeZone(secondsFromGMT: 9 * 3600) ?? .gmt
+
+    public static func make(at date: Date = Date(), random: [UInt8]? = nil, timeZone: TimeZone = koreaStandardTime) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .nanosecond], from: date)
+        let stamp = NumberText.decimal(c.year ?? 0, width: 4) + [c.month, c.day, c.hour, c.minute, c.second].map { NumberText.decimal($0 ?? 0, width: 2) }.joined()
+            + NumberText.decimal(min(999, (c.nanosecond ?? 0) / 1_000_000), width: 3)
         let bytes = random ?? (0..<4).map { _ in UInt8.random(in: 0...255) }
-        return formatter.string(from: date) + Hex.encode(bytes.prefix(4), uppercase: true)
+        return stamp + Hex.encode(bytes.prefix(4), uppercase: true)
     }
 
     public static func isValid(_ code: String) -> Bool {

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// An ISO 7816-4 command APDU (cases 1–4, short or extended length).
 public struct CommandAPDU: Sendable, Hashable, CustomStringConvertible {
@@ -62,5 +64,5 @@ public struct CommandAPDU: Sendable, Hashable, CustomStringConvertible {
         return out
     }
 
-    public var description: String { bytes.map { String(format: "%02X", $0) }.joined(separator: " ") }
+    public var description: String { bytes.map { NumberText.hex($0) }.joined(separator: " ") }
 }

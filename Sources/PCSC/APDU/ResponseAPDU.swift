@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// A status word (SW1 SW2).
 public struct StatusWord: Sendable, Hashable, CustomStringConvertible {
@@ -6,7 +8,7 @@ public struct StatusWord: Sendable, Hashable, CustomStringConvertible {
     public init(_ sw1: UInt8, _ sw2: UInt8) { self.sw1 = sw1; self.sw2 = sw2 }
     public static let success = StatusWord(0x90, 0x00)
     public var isSuccess: Bool { sw1 == 0x90 && sw2 == 0x00 }
-    public var description: String { String(format: "%02X%02X", sw1, sw2) }
+    public var description: String { NumberText.hex(sw1) + NumberText.hex(sw2) }
 }
 
 /// A response APDU: data and status word.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A connection to the card in one reader (shared mode, T=0 or T=1). Every operation runs in
 /// a PC/SC transaction (`withTransaction`); `transmit` applies the ISO 7816 rules once for all

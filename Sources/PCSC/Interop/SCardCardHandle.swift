@@ -1,5 +1,6 @@
 internal import CPCSC
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Owns one `SCARDHANDLE`; disconnects with `SCARD_LEAVE_CARD` in `deinit`.
 final class SCardCardHandle {

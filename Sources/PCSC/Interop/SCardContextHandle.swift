@@ -1,5 +1,6 @@
 internal import CPCSC
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Owns one `SCARDCONTEXT`.
 final class SCardContextHandle {

@@ -1,5 +1,6 @@
 internal import CPCSC
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A PC/SC `LONG` result, kept raw for logs and mapped to `PCSCError` in exactly one place.
 struct SCardReturnCode: RawRepresentable, Equatable {

@@ -1,5 +1,7 @@
 internal import CPCSC
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// The loop behind `ReaderMonitor`: one context, used only by the watching thread.
 ///
@@ -15,7 +17,7 @@ final class SCardWatcher: @unchecked Sendable {   // unchecked: `context` is use
 
     init() throws { context = try SCardContextHandle() }
 
-    private let lock = NSLock()
+    private let lock = Lock()
     nonisolated(unsafe) private var cancelled = false   // guarded by `lock`
 
     /// Stops the loop at the end of the current bounded wait (at most 500 ms).

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// A CryptoPro media name (smartcard.md §2.3): `rutoken_ecp_4a1b2c3d`, `rutoken_lt_40d27c56`,
 /// `pkcs11_rutoken_ecp_435461fa`, or the markers `NO_MEDIA` (no token) and `NO_UNIQUE`.
@@ -40,7 +42,7 @@ public struct MediaName: Sendable, Hashable, CustomStringConvertible {
 
     /// The media name CryptoPro gives a token of `family` with this serial number.
     public init(family: String, serial: UInt32, viaPKCS11: Bool = false) {
-        let hex = String(format: "%08x", serial)
+        let hex = NumberText.hex(serial, width: 8, uppercase: false)
         kind = .token(family: family, serial: hex, viaPKCS11: viaPKCS11)
         description = (viaPKCS11 ? "pkcs11_" : "") + "\(family)_\(hex)"
     }
@@ -72,29 +74,64 @@ public struct ReaderName: Sendable, Hashable {
     public let index: Int?
     public let slot: Int?
 
+    /// The numbers at the end of `text` in `shape` (" HH HH": a space and two hex digits,
+    /// twice; " N": a space and one to three decimal digits), and where that suffix starts.
+    /// Read scalar by scalar: reader names come from the system, not from the user.
+    private static func suffix(of text: String, _ shape: String) -> (String.Index, [String])? {
+        let scalars = Array(text.unicodeScalars)
+        func isHex(_ s: Unicode.Scalar) -> Bool { s.isASCII && s.properties.isASCIIHexDigit }
+        func isDigit(_ s: Unicode.Scalar) -> Bool { ("0"..."9").contains(s) }
+        let count: Int
+        switch shape {
+        case " HH HH":
+            guard scalars.count >= 6 else { return nil }
+            let tail = Array(scalars.suffix(6))
+            guard tail[0] == " ", isHex(tail[1]), isHex(tail[2]), tail[3] == " ", isHex(tail[4]), isHex(tail[5]) else { return nil }
+            count = 6
+        default:
+            let digits = scalars.reversed().prefix(while: isDigit).count
+            guard (1...3).contains(digits), scalars.count > digits, scalars[scalars.count - digits - 1] == " " else { return nil }
+            count = digits + 1
+        }
+        let start = text.unicodeScalars.index(text.unicodeScalars.endIndex, offsetBy: -count)
+        let parts = String(text.unicodeScalars[start...]).split(separator: " ").map(String.init)
+        return (start, parts)
+    }
+
+    /// " (…)" or " […]" at the end of `text`, with no bracket of either kind inside: what is
+    /// inside, and where the suffix starts.
+    private static func bracketed(_ text: String, _ open: Unicode.Scalar, _ close: Unicode.Scalar) -> (String.Index, String)? {
+        let scalars = text.unicodeScalars
+        guard scalars.last == close, let opening = scalars.lastIndex(of: open), opening > scalars.startIndex else { return nil }
+        let space = scalars.index(before: opening)
+        guard scalars[space] == " " else { return nil }
+        let inner = scalars[scalars.index(after: opening)..<scalars.index(before: scalars.endIndex)]
+        guard !inner.contains(open), !inner.contains(close) else { return nil }
+        return (space, String(String.UnicodeScalarView(inner)))
+    }
+
     public init(_ raw: String) {
         self.raw = raw
-        var text = raw.trimmingCharacters(in: .whitespaces)
+        var text = raw.trimmedSpaces()
         var index: Int? = nil, slot: Int? = nil
         // Linux: " HH HH" (index, slot) at the end.
-        if let match = text.range(of: #" ([0-9A-Fa-f]{2}) ([0-9A-Fa-f]{2})$"#, options: .regularExpression) {
-            let parts = text[match].split(separator: " ")
+        if let (start, parts) = Self.suffix(of: text, " HH HH") {
             index = Int(parts[0], radix: 16)
             slot = Int(parts[1], radix: 16)
-            text = String(text[..<match.lowerBound])
-        } else if let match = text.range(of: #" [0-9]{1,3}$"#, options: .regularExpression) {
+            text = String(text[..<start])
+        } else if let (start, parts) = Self.suffix(of: text, " N") {
             // Windows / Bluetooth: " N".
-            index = Int(text[match].dropFirst())
-            text = String(text[..<match.lowerBound])
+            index = Int(parts[0])
+            text = String(text[..<start])
         }
         var serial: String? = nil, interface: String? = nil
-        if let match = text.range(of: #" \(([^()]*)\)$"#, options: .regularExpression) {
-            serial = String(text[match].dropFirst(2).dropLast())
-            text = String(text[..<match.lowerBound])
+        if let (start, inner) = Self.bracketed(text, "(", ")") {
+            serial = inner
+            text = String(text[..<start])
         }
-        if let match = text.range(of: #" \[([^\[\]]*)\]$"#, options: .regularExpression) {
-            interface = String(text[match].dropFirst(2).dropLast())
-            text = String(text[..<match.lowerBound])
+        if let (start, inner) = Self.bracketed(text, "[", "]") {
+            interface = inner
+            text = String(text[..<start])
         }
         product = text
         self.interface = interface
@@ -107,10 +144,10 @@ public struct ReaderName: Sendable, Hashable {
     /// `ECP BT`, `ECP B` and `ECP SC` are ECP family; case does not matter.
     public var mediaFamily: String? {
         let name = product.lowercased()
-        guard name.contains("rutoken") else { return nil }
-        if name.contains("rutoken ecp") { return "rutoken_ecp" }
-        if name.contains("rutoken lite") { return "rutoken_lt" }
-        if name.hasSuffix("rutoken s") || name.contains("rutoken s ") { return "rutoken" }
+        guard name.containsText("rutoken") else { return nil }
+        if name.containsText("rutoken ecp") { return "rutoken_ecp" }
+        if name.containsText("rutoken lite") { return "rutoken_lt" }
+        if name.hasSuffix("rutoken s") || name.containsText("rutoken s ") { return "rutoken" }
         return nil
     }
 }

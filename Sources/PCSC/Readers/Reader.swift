@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// A reader as listed: its PC/SC name, state, the card's ATR and what that card is.
 public struct Reader: Sendable, Hashable {
@@ -23,5 +25,5 @@ public struct Reader: Sendable, Hashable {
         return ReaderName(name).mediaFamily
     }
 
-    public var atrHex: String { atr.map { String(format: "%02X", $0) }.joined() }
+    public var atrHex: String { NumberText.hex(bytes: atr) }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A change seen by `ReaderMonitor`.
 public struct ReaderEvent: Sendable, Hashable, CustomStringConvertible {

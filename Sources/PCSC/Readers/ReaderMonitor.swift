@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
+import Dispatch
 
 /// Watches readers being attached and detached and cards being inserted and removed, with
 /// `SCardGetStatusChange` (including the `\\?PnP?\Notification` pseudo-reader) on a thread of
@@ -18,19 +21,23 @@ public final class ReaderMonitor: @unchecked Sendable {   // unchecked: only the
         AsyncThrowingStream { continuation in
             let watcher = self.watcher
             let finished = self.finished
-            let thread = Thread {
-                defer { finished.signal() }
-                do {
-                    try watcher.run { continuation.yield($0) }
-                    continuation.finish()
-                } catch PCSCError.cancelled {
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
             continuation.onTermination = { _ in watcher.cancel() }
-            thread.start()
+            do {
+                try DetachedThread.start(name: "pcsc-watch") {
+                    defer { finished.signal() }
+                    do {
+                        try watcher.run { continuation.yield($0) }
+                        continuation.finish()
+                    } catch PCSCError.cancelled {
+                        continuation.finish()
+                    } catch {
+                        continuation.finish(throwing: error)
+                    }
+                }
+            } catch {
+                finished.signal()
+                continuation.finish(throwing: error)
+            }
         }
     }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One record of CryptoPro's `CryptGetProvParam(PP_ENUMREADERS, CRYPT_MEDIA)`:
 /// `nickname NUL name NUL media NUL flags` (one flag byte).

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Which card or token an ATR belongs to: one table, exact ATRs first, then masked ones,
 /// then byte patterns in the historical bytes (smartcard.md §1.2, §2.2). `tamga readers` and

@@ -1,5 +1,7 @@
 internal import CP11Kit
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// One PKCS#11 module loaded through p11-kit, owning its function list: loaded by path
 /// (`load(path:)`) or one of the modules registered with p11-kit (`registered()`); finalised
@@ -13,7 +15,7 @@ public final class PKCS11Module: @unchecked Sendable {   // unchecked: `function
     public let path: String
     let functions: CK_FUNCTION_LIST
     private let owner: AnyObject
-    let lock = NSLock()
+    let lock = Lock()
 
     private init(name: String, path: String, list: UnsafeMutablePointer<CK_FUNCTION_LIST>, owner: AnyObject) {
         self.name = name
@@ -191,6 +193,6 @@ public final class PKCS11Module: @unchecked Sendable {   // unchecked: `function
 /// A blank-padded fixed-size PKCS#11 text field (a C tuple) as a trimmed string.
 func paddedString<T>(_ field: T) -> String {
     withUnsafeBytes(of: field) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self).trimmedSpaces()
     }
 }

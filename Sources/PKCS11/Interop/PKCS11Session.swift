@@ -1,5 +1,6 @@
 internal import CP11Kit
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// One PKCS#11 session: object search, attributes, login, signing. Closed in `deinit`. Calls

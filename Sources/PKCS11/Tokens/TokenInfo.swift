@@ -1,3 +1,4 @@
+import TamgaSupport
 /// `C_GetInfo`: what the module says of itself.
 public struct ModuleInfo: Sendable, Hashable {
     public let description: String
@@ -47,15 +48,15 @@ public struct TokenInfo: Sendable, Hashable {
 
     /// True for an Aktiv Rutoken (by manufacturer or model).
     public var isRutoken: Bool {
-        manufacturer.localizedCaseInsensitiveContains("aktiv") || model.localizedCaseInsensitiveContains("rutoken")
+        manufacturer.containsTextIgnoringCase("aktiv") || model.containsTextIgnoringCase("rutoken")
     }
 
     /// The CryptoPro-style media name of a Rutoken (`rutoken_ecp_4a1b2c3d`): the family from the
     /// model, the serial as 8 lower-case hex digits (Rutoken shows the serial in decimal).
     public var rutokenMediaName: String? {
         guard isRutoken else { return nil }
-        let family = model.localizedCaseInsensitiveContains("lite") ? "rutoken_lt" : model.localizedCaseInsensitiveContains("ecp") ? "rutoken_ecp" : "rutoken"
-        let digits = serialNumber.trimmingCharacters(in: .whitespaces)
+        let family = model.containsTextIgnoringCase("lite") ? "rutoken_lt" : model.containsTextIgnoringCase("ecp") ? "rutoken_ecp" : "rutoken"
+        let digits = serialNumber.trimmedSpaces()
         let value: UInt64? = digits.allSatisfy({ $0.isASCII && $0.isNumber }) ? UInt64(digits) : UInt64(digits, radix: 16)
         guard let value, value <= 0xFFFF_FFFF else { return nil }
         let hex = String(value, radix: 16)

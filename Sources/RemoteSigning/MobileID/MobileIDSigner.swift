@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// Signs through the Mobile-ID REST API: the certificate from `/certificate` when connecting,
@@ -45,10 +46,17 @@ public final class MobileIDSigner: Signer, @unchecked Sendable {   // unchecked:
         self.algorithm = algorithm
     }
 
+    /// `+` and 8 to 30 ASCII digits: the form Mobile-ID's API takes (E.164 with no spaces).
+    static func isPhoneNumber(_ text: String) -> Bool {
+        let utf8 = Array(text.utf8)
+        guard utf8.first == UInt8(ascii: "+"), (9...31).contains(utf8.count) else { return false }
+        return utf8.dropFirst().allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
+
     /// Fetches the person's signing certificate (XAdES needs it before the signature exists).
     public static func connect(phoneNumber: String, nationalIdentityNumber: String, configuration: RemoteServiceConfiguration,
                                showVerificationCode: @escaping @Sendable (String) -> Void) async throws -> MobileIDSigner {
-        guard phoneNumber.range(of: #"^\+\d{8,30}$"#, options: .regularExpression) != nil else {
+        guard Self.isPhoneNumber(phoneNumber) else {
             throw RemoteSigningError.notAClient(service: service, who: "\(phoneNumber) (not a phone number in +<country><number> form)")
         }
         try configuration.checkScheme(service: service)

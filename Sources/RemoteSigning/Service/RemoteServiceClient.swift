@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 import TamgaCore
 
 /// JSON over HTTPS to one service, with its HTTP statuses turned into `RemoteSigningError`, and
@@ -13,7 +15,7 @@ struct RemoteServiceClient: Sendable {
     let lastSession = LastSession()
 
     final class LastSession: @unchecked Sendable {   // unchecked: `value` behind `lock`
-        private let lock = NSLock()
+        private let lock = Lock()
         private var value: String?
         var id: String? { lock.withLock { value } }
         func set(_ id: String) { lock.withLock { value = id } }
@@ -38,7 +40,7 @@ struct RemoteServiceClient: Sendable {
     func post(_ path: String, _ body: [String: Any]) async throws -> [String: Any] {
         var merged = relyingParty
         for (key, value) in body { merged[key] = value }
-        let data = try JSONSerialization.data(withJSONObject: merged, options: [.sortedKeys])
+        let data = Data(try JSON.data(merged))
         return try await exchange("POST", url(path), data)
     }
 
@@ -52,7 +54,7 @@ struct RemoteServiceClient: Sendable {
         } catch CoreError.serviceHTTPStatus(_, _, let status) {
             throw RemoteSigningError.serviceRefused(service: service, status: status, meaning: statusMeaning(status))
         }
-        guard let object = (try? JSONSerialization.jsonObject(with: answer)) as? [String: Any] else {
+        guard let object = (try? JSON.parse(answer)) as? [String: Any] else {
             throw RemoteSigningError.malformedResponse(service: service, detail: "the answer is not a JSON object")
         }
         return object
@@ -132,7 +134,7 @@ struct RemoteServiceClient: Sendable {
         let value = try bytes(signature["value"], "signature.value")
         guard let hashType = Self.hashType(digest.algorithm) else { throw CoreError.digestAlgorithmMismatch(expected: algorithm.digest, actual: digest.algorithm) }
         let expected = "\(hashType)With\(algorithm.isECDSA ? "EC" : "RSA")Encryption"
-        guard (signature["algorithm"] as? String)?.caseInsensitiveCompare(expected) == .orderedSame else {
+        guard (signature["algorithm"] as? String)?.lowercased() == expected.lowercased() else {
             throw RemoteSigningError.signatureInvalid(service: service, detail: "algorithm \(signature["algorithm"] as? String ?? "none"), expected \(expected)")
         }
         if let curve = algorithm.curve, value.count != 2 * curve.fieldSize {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// Where a remote signing service is and who is asking: the relying party's registered UUID and

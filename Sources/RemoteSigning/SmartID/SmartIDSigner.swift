@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// Signs through the Smart-ID RP API v2: when connecting, a certificate choice by the person's

@@ -1,13 +1,40 @@
 import ASiC
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// What a command needs from the process: output streams and the environment.
 public struct CommandContext: Sendable {
     public let terminal: Terminal
-    public let environment: [String: String]
+    private let variables: EnvironmentVariables
+    /// The environment variables the command sees.
+    public var environment: [String: String] { variables.value }
+
     public init(terminal: Terminal, environment: [String: String]) {
         self.terminal = terminal
-        self.environment = environment
+        variables = EnvironmentVariables(environment)
+    }
+
+    /// The process's own environment, read when a command first asks for it: `readers` and
+    /// `--version` never do, and building the dictionary is a tenth of their start-up.
+    public init(processEnvironmentFor terminal: Terminal) {
+        self.terminal = terminal
+        variables = EnvironmentVariables(nil)
+    }
+
+    /// A fixed dictionary, or the process's read once on first use.
+    private final class EnvironmentVariables: @unchecked Sendable {   // unchecked: `cached` behind `lock`
+        private let lock = Lock()
+        private var cached: [String: String]?
+        init(_ fixed: [String: String]?) { cached = fixed }
+        var value: [String: String] {
+            lock.withLock {
+                if let cached { return cached }
+                let read = ProcessEnvironment.current()
+                cached = read
+                return read
+            }
+        }
     }
 
     /// Locks `container` for a whole read–change–rename (`ContainerLock`), saying on stderr when
@@ -31,6 +58,14 @@ protocol Command: Sendable {
     static var options: Set<String> { get }
     init(_ arguments: ParsedArguments) throws
     func run(_ context: CommandContext) async throws -> ExitCode
+    /// The same without Swift concurrency, for what answers at once (`readers`' listing); nil
+    /// (the default) when the command needs `run`. Answering here saves the start of Swift
+    /// concurrency's threads, a good part of such a command's time (issue 18).
+    func runWithoutConcurrency(_ context: CommandContext) throws -> ExitCode?
+}
+
+extension Command {
+    func runWithoutConcurrency(_ context: CommandContext) throws -> ExitCode? { nil }
 }
 
 extension Command {
@@ -41,7 +76,7 @@ extension Command {
     /// Every option the command accepts, from the very sets it is parsed with, so that the help
     /// cannot leave one out (docs/cli.md's "Options by command" is checked against the same).
     static var optionTable: String {
-        let entries = flags.union(options).sorted { $0.trimmingCharacters(in: ["-"]).lowercased() < $1.trimmingCharacters(in: ["-"]).lowercased() }
+        let entries = flags.union(options).sorted { $0.trimming(where: { $0 == "-" }).lowercased() < $1.trimming(where: { $0 == "-" }).lowercased() }
             .map { options.contains($0) ? "\($0) VALUE" : $0 } + ["--help"]
         var lines: [String] = []
         var line = "All options:"

@@ -1,7 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// The command line as the kernel gave it: bytes. Swift decodes `argv` as UTF-8 and replaces
 /// what is not (a file name with byte 0xFF, from an old Latin-1 archive) with U+FFFD, which
@@ -23,7 +25,7 @@ enum RawArguments {
     /// out (it is _GNU_SOURCE).
     private static let openPathOnly: Int32 = 0o10000000
 
-    private static let lock = NSLock()
+    private static let lock = Lock()
     nonisolated(unsafe) private static var substitutes: [String: Substitute] = [:]   // guarded by `lock`
     /// Lossy decodings of arguments that are not UTF-8 and name nothing, with how to show them.
     nonisolated(unsafe) private static var unusable: [String: String] = [:]   // guarded by `lock`
@@ -115,8 +117,8 @@ enum RawArguments {
         var result = text
         // Longest first: /proc/self/fd/5/a.asice before /proc/self/fd/5.
         for (path, substitute) in table.sorted(by: { $0.key.count > $1.key.count }) {
-            let shown = json ? substitute.shown.replacingOccurrences(of: "\\", with: "\\\\") : substitute.shown
-            result = result.replacingOccurrences(of: path, with: shown)
+            let shown = json ? substitute.shown.replacingAll("\\", with: "\\\\") : substitute.shown
+            result = result.replacingAll(path, with: shown)
         }
         return result
     }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 import RemoteSigning
 import TamgaCore
 
@@ -49,13 +51,13 @@ struct RemoteOptions {
         // config.json's section first (unless --remote-config names a file), then remote.json's.
         let settings = configFile == nil ? try Configuration.load(environment: environment) : Configuration()
         let defaultFile = (environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".config"))
+            ?? URL(fileURLWithPath: environment["HOME"] ?? UserAccount.homeFolder()).appendingPathComponent(".config"))
             .appendingPathComponent("tamga/remote.json").path
         if let configured = settings.remoteSections[service] {
             section = configured
         } else if let file = configFile ?? (FileManager.default.fileExists(atPath: defaultFile) ? defaultFile : nil) {
             guard let data = FileManager.default.contents(atPath: file) else { throw CoreError.unreadableFile(path: file, reason: "cannot read") }
-            guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            guard let object = (try? JSON.parse(data)) as? [String: Any] else {
                 throw CoreError.unreadableFile(path: file, reason: "not a JSON object")
             }
             section = object[service] as? [String: Any] ?? [:]

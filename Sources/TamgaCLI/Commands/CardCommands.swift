@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import IDCard
 import TamgaCore
 
@@ -92,13 +93,12 @@ struct CardInfoCommand: Command {
         var info: IDCardInfo?
         try chooseReader(reader, secrets: SecretInput(pinFile: nil, environment: [:])) { info = try IDCardInfo.read(reader: $0) }
         guard let info else { return .cardUnavailable }
-        let dates = ISO8601DateFormatter()
         let output = Output(
             reader: info.readerName, card: info.cardName, atr: info.atr, holder: info.holder, documentNumber: info.documentNumber,
             certificates: KeyRole.allCases.compactMap { role in
                 info.certificates[role].map {
                     .init(role: role.rawValue, subject: $0.subject, issuer: $0.issuer, serialNumber: $0.serialNumber,
-                          notBefore: dates.string(from: $0.notBefore), notAfter: dates.string(from: $0.notAfter),
+                          notBefore: $0.notBefore.formatted(.iso8601), notAfter: $0.notAfter.formatted(.iso8601),
                           key: $0.publicKey.description, keyUsage: $0.keyUsage?.names ?? [])
                 }
             },

@@ -1,5 +1,6 @@
 import CoSigner
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A `--db` value that names a PostgreSQL database rather than a SQLite file: backing it up is
 /// PostgreSQL's own tools' job.

@@ -1,5 +1,7 @@
 import CoSigner
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 import TamgaCore
 import Threshold
 
@@ -27,7 +29,7 @@ private struct CoSignerFiles {
         for (file, option) in [(database, "--db"), (serverKey.file, "--key")] {
             guard let file, (option == "--db" && !isPostgreSQL) || (option == "--key" && !FileManager.default.fileExists(atPath: file)) else { continue }
             let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
-            try UserFolder.create(folder, holds: "the co-signer's \(option == "--db" ? "database" : "server key") (\((file as NSString).lastPathComponent))",
+            try UserFolder.create(folder, holds: "the co-signer's \(option == "--db" ? "database" : "server key") (\(file.lastPathPart))",
                                   mode: 0o755, remedy: "Give \(option) FILE in a folder you can write.")
         }
         return try serverKey.store(database: database, environment: environment)

@@ -1,5 +1,6 @@
 import CoSigner
-import Foundation
+import FoundationEssentials
+import Glibc
 import PKCS11
 import TamgaCore
 import Threshold

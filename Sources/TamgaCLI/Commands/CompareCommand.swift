@@ -1,5 +1,7 @@
 import ASiC
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 import IDCard
 import PKCS11
 import RemoteSigning
@@ -59,7 +61,7 @@ struct CompareCommand: Command {
         specifications = try texts.map { ($0, try SignerSpecification($0)) }
         guard let runs = Int(arguments.value("--runs") ?? "3"), (1...1000).contains(runs) else { throw UsageError("--runs takes 1 to 1000") }
         self.runs = runs
-        outFolder = arguments.value("--out") ?? ((container as NSString).deletingPathExtension + "-compare")
+        outFolder = arguments.value("--out") ?? (container.removingFileExtension + "-compare")
         combined = arguments.value("--combined")
         profile = try SignatureProfile(argument: arguments.value("--profile") ?? "LT")
         minimumProfile = try SignatureProfile(argument: arguments.value("--min-profile") ?? profile.rawValue)
@@ -124,12 +126,12 @@ struct CompareCommand: Command {
     static func location(_ signer: any Signer, _ spec: SignerSpecification) -> String {
         switch signer {
         case let card as IDCardSigner: return "ID card (\(card.cardName)) in \(card.readerName)"
-        case let token as PKCS11Signer: return "token \"\(token.token.info.label)\" via \((token.token.module.path as NSString).lastPathComponent)"
+        case let token as PKCS11Signer: return "token \"\(token.token.info.label)\" via \(token.token.module.path.lastPathPart)"
         case let split as ThresholdSigner: return "split: this device + co-signer \(split.coSigner)"
         case let mobile as MobileIDSigner: return "Mobile-ID SIM of \(mobile.phoneNumber)"
         case let smart as SmartIDSigner: return "Smart-ID account \(smart.documentNumber)"
         default:
-            if case .keyFile(let path) = spec { return "key file \((path as NSString).lastPathComponent)" }
+            if case .keyFile(let path) = spec { return "key file \(path.lastPathPart)" }
             return "software key"
         }
     }
@@ -172,7 +174,7 @@ struct CompareCommand: Command {
         }
         let labels = Self.labels(specifications.map(\.text))
         try FileManager.default.createDirectory(atPath: outFolder, withIntermediateDirectories: true)
-        let outputs = labels.map { (outFolder as NSString).appendingPathComponent("\($0).asice") }
+        let outputs = labels.map { outFolder.appendingPathPart("\($0).asice") }
         if !force, let existing = (outputs + (combined.map { [$0] } ?? [])).first(where: { FileManager.default.fileExists(atPath: $0) }) {
             throw ContainerError.alreadyExists(existing)
         }
@@ -183,7 +185,7 @@ struct CompareCommand: Command {
         var columns: [Column] = []
         for (index, entry) in specifications.enumerated() {
             var column = Column(with: entry.text, label: labels[index])
-            let work = (outFolder as NSString).appendingPathComponent(".\(labels[index]).run.asice")
+            let work = outFolder.appendingPathPart(".\(labels[index]).run.asice")
             var phases: [SigningPhases] = []
             defer { try? FileManager.default.removeItem(atPath: work) }
             // With --force, last time's output must not pass for this run's when this signer fails.
@@ -256,7 +258,7 @@ struct CompareCommand: Command {
 
     static func milliseconds(_ statistic: Statistic?) -> String {
         guard let statistic else { return "—" }
-        return String(format: "%.1f / %.1f", statistic.median * 1000, statistic.p95 * 1000)
+        return NumberText.fixed(statistic.median * 1000, digits: 1) + " / " + NumberText.fixed(statistic.p95 * 1000, digits: 1)
     }
 
     static func printTable(_ report: Report, _ terminal: Terminal) {
@@ -272,7 +274,7 @@ struct CompareCommand: Command {
             return "\(value) B value, \(column.signatureFileBytes ?? 0) B XML"
         }))
         rows.append(("validation", report.signers.map { $0.validation ?? "—" }))
-        rows.append(("output", report.signers.map { $0.output.map { ($0 as NSString).lastPathComponent } ?? "—" }))
+        rows.append(("output", report.signers.map { $0.output.map { $0.lastPathPart } ?? "—" }))
         if report.signers.contains(where: { $0.error != nil }) {
             rows.append(("error", report.signers.map { $0.error.map { "FAILED: \($0.code)" } ?? "" }))
         }
@@ -282,9 +284,9 @@ struct CompareCommand: Command {
         let widths = report.signers.indices.map { index in rows.map { cell($0.1[index]).count }.max() ?? 0 }
         terminal.line("\(report.container): \(report.profile), median / p95 over \(report.runs) run(s)")
         for (title, cells) in rows {
-            var line = title.padding(toLength: firstWidth, withPad: " ", startingAt: 0)
-            for (index, text) in cells.enumerated() { line += "  " + cell(text).padding(toLength: widths[index], withPad: " ", startingAt: 0) }
-            terminal.line(line.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression))
+            var line = title.padded(to: firstWidth)
+            for (index, text) in cells.enumerated() { line += "  " + cell(text).padded(to: widths[index]) }
+            terminal.line(line.trimmingTrailingWhitespace())
         }
         for column in report.signers { if let error = column.error { terminal.line("\(column.with) failed: \(error.message) [\(error.code)]") } }
         if let combined = report.combined {

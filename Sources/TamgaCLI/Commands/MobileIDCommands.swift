@@ -1,22 +1,23 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 import MobileID
 import TamgaCore
 
 /// Prints a message's JSON as it is (sorted keys), for text and `--json` alike.
 private func printJSON(_ data: Data, _ terminal: Terminal) {
-    let object = (try? JSONSerialization.jsonObject(with: data)) ?? [:]
-    let pretty = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? data
+    let object = (try? JSON.parse(data)) ?? [:]
+    let pretty = (try? JSON.data(object, options: [.prettyPrinted, .withoutEscapingSlashes])).map { Data($0) } ?? data
     terminal.line(String(decoding: pretty, as: UTF8.self))
 }
 
 /// Reads `@FILE`, a FILE that exists (a message is never a file name: JSON starts with `{`),
 /// or the text itself.
 private func argumentText(_ value: String) throws -> String {
-    var isFolder: ObjCBool = false
     let path: String
     if value.hasPrefix("@") {
         path = String(value.dropFirst())
-    } else if !value.hasPrefix("{"), FileManager.default.fileExists(atPath: value, isDirectory: &isFolder), !isFolder.boolValue {
+    } else if !value.hasPrefix("{"), FileBytes.isRegularFile(value) {
         path = value
     } else {
         return value
@@ -24,7 +25,7 @@ private func argumentText(_ value: String) throws -> String {
     guard let data = FileManager.default.contents(atPath: path) else {
         throw CoreError.unreadableFile(path: path, reason: "cannot read")
     }
-    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    return String(decoding: data, as: UTF8.self).trimmed()
 }
 
 /// `tamga mobileid m200`
@@ -55,8 +56,8 @@ struct MobileIDM200Command: Command {
 
     func run(_ context: CommandContext) async throws -> ExitCode {
         if global.json {
-            let object: [String: Any] = ["m200": (try? JSONSerialization.jsonObject(with: m200.json)) ?? [:], "base64": m200.base64]
-            printJSON(try JSONSerialization.data(withJSONObject: object), context.terminal)
+            let object: [String: Any] = ["m200": (try? JSON.parse(m200.json)) ?? [:], "base64": m200.base64]
+            printJSON(Data(try JSON.data(object)), context.terminal)
         } else {
             printJSON(m200.json, context.terminal)
             context.terminal.line(m200.base64)
@@ -125,7 +126,7 @@ struct MobileIDDecodeCommand: Command {
         let input = try argumentText(text)
         if let clientScheme, input.lowercased().hasPrefix(clientScheme.lowercased() + "://") {
             printJSON(try AppLink.parseCallback(input, clientScheme: clientScheme).json, context.terminal)
-        } else if input.contains("://") && (try? JSONSerialization.jsonObject(with: Data(input.utf8))) == nil {
+        } else if input.contains("://") && (try? JSON.parse(Data(input.utf8))) == nil {
             let call = try AppLink.parseCall(input)
             // The client scheme comes from the link (a QR code, a web page): escaped.
             context.terminal.error("app call (\(call.environment == .testbed ? "test bed" : "production"), mode \(call.mode.rawValue), clientScheme \"\(TerminalText.escaped(call.clientScheme))\")")
@@ -133,12 +134,12 @@ struct MobileIDDecodeCommand: Command {
         } else {
             // JSON: an envelope, or a message; otherwise base64 of a message.
             var message = Data(input.utf8)
-            if let object = (try? JSONSerialization.jsonObject(with: message)) as? [String: Any], object["data"] is String, object["result"] != nil {
+            if let object = (try? JSON.parse(message)) as? [String: Any], object["data"] is String, object["result"] != nil {
                 message = try Envelope(json: message).message
-            } else if (try? JSONSerialization.jsonObject(with: message)) == nil {
+            } else if (try? JSON.parse(message)) == nil {
                 message = try Base64URL.decode(input, field: "the text")
             }
-            guard let object = (try? JSONSerialization.jsonObject(with: message)) as? [String: Any] else {
+            guard let object = (try? JSON.parse(message)) as? [String: Any] else {
                 throw MobileIDError.malformedMessage(message: "input", detail: "not a JSON object")
             }
             switch object["cmd"] as? String {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PCSC
 import PKCS11
 
@@ -124,6 +125,19 @@ struct ReadersCommand: Command {
             let mediaName: String?
         }
         let readers: [Entry]
+
+        /// The listing as `Encodable` would write it (absent optionals left out), for
+        /// `Terminal.jsonTree`; `ReadersJSONTests` holds the two to the same output.
+        var tree: [String: Any] {
+            ["readers": readers.map { entry -> [String: Any] in
+                var object: [String: Any] = ["name": entry.name, "state": entry.state]
+                if let atr = entry.atr { object["atr"] = atr }
+                if let card = entry.card { object["card"] = card }
+                if let family = entry.mediaFamily { object["mediaFamily"] = family }
+                if let name = entry.mediaName { object["mediaName"] = name }
+                return object
+            }]
+        }
     }
 
     /// Reader name → the Rutoken media name of the PKCS#11 token in it. Rutoken's module names
@@ -139,6 +153,15 @@ struct ReadersCommand: Command {
     func run(_ context: CommandContext) async throws -> ExitCode {
         if watch { return try await watchReaders(context) }
         if let waitFor { return try await waitForToken(waitFor, context) }
+        return try list(context)
+    }
+
+    func runWithoutConcurrency(_ context: CommandContext) throws -> ExitCode? {
+        watch || waitFor != nil ? nil : try list(context)
+    }
+
+    /// The listing: one SCardGetStatusChange over every reader, no waiting.
+    private func list(_ context: CommandContext) throws -> ExitCode {
         let readers = try PCSCContext().readers()
         let mediaNames = media ? try tokenMediaNames() : [:]
         let listing = Listing(readers: readers.map {
@@ -146,7 +169,7 @@ struct ReadersCommand: Command {
                   mediaFamily: $0.mediaFamily, mediaName: mediaNames[$0.name])
         })
         if global.json {
-            context.terminal.json(listing)
+            context.terminal.jsonTree(listing.tree)
         } else if readers.isEmpty {
             context.terminal.line("No smart-card reader is connected. Plug one in and run tamga readers again.")
         } else {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 import Threshold
 
@@ -260,7 +261,7 @@ struct ThresholdInfoCommand: Command {
                 check = "MISMATCH: approve will refuse"
             }
         }
-        let expires = info.expiresAt.map { ISO8601DateFormatter().string(from: $0) } ?? ""
+        let expires = info.expiresAt.map { $0.formatted(.iso8601) } ?? ""
         let code = account.verificationCode(of: info, store: store)
         if global.json {
             var object: [String: String] = ["id": info.id, "kind": info.kind, "state": info.state, "rpName": info.rpName, "displayText": info.displayText,

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PKCS11
 import TamgaCore
 
@@ -65,7 +66,6 @@ struct TokensCommand: Command {
     func run(_ context: CommandContext) async throws -> ExitCode {
         let modules = try PKCS11Tokens.modules(path: module ?? Configuration.load(environment: context.environment).pkcs11Module)
         let secrets = SecretInput(pinFile: pinFile, environment: context.environment)
-        let dates = ISO8601DateFormatter()
         var listing: [Listing.Module] = []
         for module in modules {
             let info = try? module.info()
@@ -88,7 +88,7 @@ struct TokensCommand: Command {
                     gostMechanisms: mechanisms.filter(\.isGOST).map(\.description),
                     certificates: objects.certificates.map {
                         .init(id: $0.idHex, label: $0.label, subject: $0.certificate.subject, keyUsage: $0.certificate.keyUsage?.names ?? [],
-                              notBefore: dates.string(from: $0.certificate.notBefore), notAfter: dates.string(from: $0.certificate.notAfter),
+                              notBefore: $0.certificate.notBefore.formatted(.iso8601), notAfter: $0.certificate.notAfter.formatted(.iso8601),
                               key: $0.certificate.publicKey.description)
                     },
                     keys: objects.keys.map {

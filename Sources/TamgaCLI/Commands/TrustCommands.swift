@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 import ASiC
 import TamgaCore
 
@@ -43,7 +45,7 @@ struct TrustUpdateCommand: Command {
             throw UsageError("--lotl takes an http(s) URL")
         }
         let named = arguments.all("--territory").flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces).uppercased() }.filter { !$0.isEmpty }
+            .map { $0.trimmedSpaces().uppercased() }.filter { !$0.isEmpty }
         territories = named.isEmpty ? nil : Set(named.map { $0 == "GR" ? "EL" : $0 })
         signerFiles = arguments.all("--lotl-cert")
         guard let timeout = TimeInterval(arguments.value("--timeout") ?? "60"), timeout > 0 else {
@@ -102,7 +104,7 @@ struct TrustUpdateCommand: Command {
     }
 
     static func describe(_ line: TrustedListUpdater.Line) -> String {
-        var parts = [line.territory.padding(toLength: 3, withPad: " ", startingAt: 0)]
+        var parts = [line.territory.padded(to: 3)]
         if let file = line.file { parts.append(file) }
         if let sequence = line.sequenceNumber { parts.append("seq \(sequence)") }
         if let issued = line.issued { parts.append("issued \(issued)") }
@@ -200,7 +202,7 @@ struct TrustShowCommand: Command {
             terminal.line("trust cache \(cache.directory.path), updated \(XSDDateTime.format(state.updated)) (\(Self.age(since: state.updated, now: now)) ago)")
             terminal.line("list of lists \(state.lotlURL), signers: \(signers)")
             for list in lists {
-                var parts = [list.territory.padding(toLength: 3, withPad: " ", startingAt: 0), list.file, list.status]
+                var parts = [list.territory.padded(to: 3), list.file, list.status]
                 if let sequence = list.sequenceNumber { parts.append("seq \(sequence)") }
                 if let issued = list.issued { parts.append("issued \(issued)") }
                 if let next = list.nextUpdate { parts.append("next update \(next)") }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 import ASiC
 import TamgaCore
 
@@ -237,7 +239,7 @@ struct VerifyCommand: Command {
         for finding in report.findings { t.line("  \(finding.severity.rawValue.lowercased()): \(finding.message) [\(finding.code)]") }
         // DigiDoc's time-stamped archive: the token covers the inner container, not its signatures.
         if report.containerType == "ASiC-S", let inner = report.dataFiles.first,
-           ["asice", "sce", "bdoc", "asics", "scs"].contains((inner as NSString).pathExtension.lowercased()) {
+           ["asice", "sce", "bdoc", "asics", "scs"].contains(inner.fileExtension.lowercased()) {
             t.line("  note: the data object \(inner) is itself a container and was not validated; extract it and verify it too")
         }
         for (index, s) in report.signatures.enumerated() {

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// What people set once, in `$XDG_CONFIG_HOME/tamga/config.json` (`~/.config/tamga/config.json`):
 ///
@@ -50,11 +52,10 @@ struct Configuration {
     static let maximumSize = 1 << 20
 
     init(file path: String) throws {
-        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.read(upToCount: Self.maximumSize + 1) else {
+        guard let bytes = FileBytes.read(path, limit: Self.maximumSize + 1) else {
             throw CommandLineError.configurationMalformed(file: path, key: nil, problem: "it cannot be read")
         }
-        try? handle.close()
-        try self.init(data: data, file: path)
+        try self.init(data: Data(bytes), file: path)
     }
 
     /// The configuration in `data`, read from `path` (which relative names are taken against).
@@ -64,7 +65,7 @@ struct Configuration {
             .configurationMalformed(file: path, key: key, problem: problem)
         }
         guard data.count <= Self.maximumSize else { throw malformed(nil, "it is larger than 1 MiB") }
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+        guard let object = (try? JSON.parse(data)) as? [String: Any] else {
             throw malformed(nil, "it is not a JSON object")
         }
         for key in object.keys.sorted() where !Self.keys.contains(key) {

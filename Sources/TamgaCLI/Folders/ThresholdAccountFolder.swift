@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Threshold
 
 /// Where this device's split-key accounts live: `--store DIR`, else

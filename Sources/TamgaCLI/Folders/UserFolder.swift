@@ -1,7 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The per-user folders tamga keeps files in (XDG base directories): split-key shares under
 /// `$XDG_DATA_HOME`, the trust cache under `$XDG_CACHE_HOME`, the configuration under

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// `tamga help --man`: the manual page (troff, man(7) macros) made from the same texts as
@@ -136,6 +137,7 @@ enum ManualPage {
             8   readers --wait timed out
             9   the PIN was refused (tries left in the message)
             10  no usable card or token (no pcscd, no reader, no card)
+            11  a system library cannot be loaded (the message names its package)
             130 cancelled
             """).map(escape)
         page += [

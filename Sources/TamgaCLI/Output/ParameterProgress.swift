@@ -1,4 +1,6 @@
-import Foundation
+import TamgaSupport
+import FoundationEssentials
+import Glibc
 import Threshold
 
 /// What `cosigner serve` says while it makes the server's ring-Pedersen parameters on its first
@@ -13,7 +15,7 @@ final class ParameterProgress {
 
     init(terminal: Terminal) { self.terminal = terminal }
 
-    private var elapsed: String { String(format: "%.1f s", Date().timeIntervalSince(started)) }
+    private var elapsed: String { NumberText.fixed(Date().timeIntervalSince(started), digits: 1) + " s" }
 
     /// Makes the parameters, reporting as it goes.
     func make(random: RandomSource) throws -> RingPedersenSecret {

@@ -1,7 +1,6 @@
-#if canImport(Glibc)
+import FoundationEssentials
 import Glibc
-#endif
-import Foundation
+import TamgaSupport
 import TamgaCore
 
 /// Where a PIN or password comes from, in order: `--pin-file FILE`, the `TAMGA_PIN`
@@ -26,15 +25,9 @@ struct SecretInput {
 
     func read(prompt: String) throws -> SecretBytes {
         if let pinFile {
-            // FileHandle rather than FileManager: process substitution (/dev/fd/N) is a pipe;
-            // "-" is standard input, as for most tools.
-            guard let handle = pinFile == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: pinFile),
-                  var data = try? handle.readToEnd() else {
-                throw Failure.unreadable(pinFile)
-            }
-            try? handle.close()
-            var bytes = [UInt8](data)
-            data.resetBytes(in: 0..<data.count)   // the only other copy
+            // read(2) rather than a file API that wants a regular file: process substitution
+            // (/dev/fd/N) is a pipe; "-" is standard input, as for most tools.
+            guard var bytes = Self.readSecretFile(pinFile) else { throw Failure.unreadable(pinFile) }
             // One trailing newline is the file's line end, not part of the PIN.
             if bytes.last == 0x0A { bytes.removeLast() }
             if bytes.last == 0x0D { bytes.removeLast() }
@@ -45,6 +38,34 @@ struct SecretInput {
             return SecretBytes(consuming: &bytes)
         }
         return try promptWithoutEcho(prompt)
+    }
+
+    /// The most a PIN file may hold: two PINs or a password with their line ends, far below it.
+    static let maximumFileSize = 4096
+
+    /// The bytes of a PIN file (or standard input for `-`), read into one buffer that is wiped
+    /// before it is freed; nil when it cannot be read or is larger than `maximumFileSize`.
+    static func readSecretFile(_ path: String) -> [UInt8]? {
+        let descriptor = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { if descriptor != 0 { close(descriptor) } }
+        var buffer = [UInt8](repeating: 0, count: maximumFileSize + 1)
+        defer { buffer.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
+        var filled = 0
+        while filled < buffer.count {
+            let count = buffer.withUnsafeMutableBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return -1 }
+                return Glibc.read(descriptor, base + filled, raw.count - filled)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        guard filled <= maximumFileSize else { return nil }
+        return Array(buffer[0..<filled])
     }
 
     /// A new secret (a PIN being set): from `--pin-file` or `TAMGA_PIN` as usual, or asked twice
@@ -101,7 +122,7 @@ struct SecretInput {
         var line: [UInt8] = []
         var byte: UInt8 = 0
         while Glibc.read(fd, &byte, 1) == 1, byte != 0x0A { line.append(byte) }
-        guard let number = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)),
+        guard let number = Int(String(decoding: line, as: UTF8.self).trimmedSpaces()),
               choices.indices.contains(number - 1) else { throw Failure.cancelled }
         return choices[number - 1]
     }
@@ -148,7 +169,7 @@ struct SecretInput {
 
 /// The terminal settings to put back if tamga is interrupted while a prompt has echo off.
 enum TerminalRestore {
-    private static let lock = NSLock()
+    private static let lock = Lock()
     nonisolated(unsafe) private static var saved: (Int32, termios)?   // guarded by `lock`
 
     static func save(fd: Int32, settings: termios) { lock.withLock { saved = (fd, settings) } }

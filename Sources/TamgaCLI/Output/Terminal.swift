@@ -1,7 +1,9 @@
+import TamgaSupport
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import FoundationEssentials
+import Glibc
 import ASiC
 import TamgaCore
 
@@ -20,8 +22,8 @@ public final class Terminal: @unchecked Sendable {   // unchecked: written from 
 
     /// The process's stdout and stderr.
     public static func standard() -> Terminal {
-        Terminal(out: { FileHandle.standardOutput.write(Data($0.utf8)) },
-                 err: { FileHandle.standardError.write(Data($0.utf8)) },
+        Terminal(out: { FileDescriptorOutput.write($0, to: FileDescriptorOutput.standardOutput) },
+                 err: { FileDescriptorOutput.write($0, to: FileDescriptorOutput.standardError) },
                  interactiveErrors: isatty(2) == 1)
     }
 
@@ -37,6 +39,15 @@ public final class Terminal: @unchecked Sendable {   // unchecked: written from 
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
         writeOut(RawArguments.restoringNames(Self.terminalSafeJSON(String(decoding: data, as: UTF8.self)), json: true) + "\n")
+    }
+
+    /// A JSON tree (`[String: Any]`, as `JSON.data` takes it) written as `json` writes an
+    /// Encodable: pretty-printed, keys sorted. For what must answer fast (`readers`): the tree
+    /// writer needs none of the Codable machinery's generic metadata, which a short command
+    /// otherwise builds at its first JSON output.
+    func jsonTree(_ object: [String: Any]) {
+        let bytes = (try? JSON.data(object, options: [.prettyPrinted, .withoutEscapingSlashes])) ?? Array("{}".utf8)
+        writeOut(RawArguments.restoringNames(Self.terminalSafeJSON(String(decoding: bytes, as: UTF8.self)), json: true) + "\n")
     }
 
     /// One compact JSON object on one line (for streams of events).
@@ -99,6 +110,6 @@ enum ByteCount {
         var value = Double(bytes)
         var unit = 0
         while value >= 1000, unit < units.count - 1 { value /= 1000; unit += 1 }
-        return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
+        return unit == 0 ? "\(bytes) B" : NumberText.fixed(value, digits: 1) + " " + units[unit]
     }
 }

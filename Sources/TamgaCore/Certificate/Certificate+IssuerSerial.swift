@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 extension Certificate {
     /// The issuer as an X.500 name (RDNs in DER order), read from the certificate by OpenSSL.
@@ -27,7 +29,7 @@ extension Certificate {
         } catch {
             return .malformedIssuerName(error)
         }
-        let trimmed = serialNumber.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = serialNumber.trimmed()
         guard let given = Self.canonicalDecimal(trimmed) else {
             let shown = trimmed.count > 40 ? String(trimmed.prefix(40)) + "…" : trimmed
             return .malformedSerialNumber("'\(shown)' is not a decimal integer")

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// An X.509 certificate, immutable, keeping the exact DER it was parsed from: digests such as
 /// XAdES `CertDigest` are taken over these bytes, never over a re-encoding.

@@ -1,5 +1,7 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// A small issuing CA from a certificate and its key (PEM files): issues end-entity
 /// certificates for keys that arrive as a verified request (the co-signer's CA for threshold
@@ -81,14 +83,14 @@ public final class CertificateAuthority: @unchecked Sendable {   // unchecked: i
 
     /// `V <expiry> <empty> <serial> unknown <DN>` as `openssl ca` writes its index.
     private func appendToIndex(_ issued: Certificate, serialHex: String, file: String) throws {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyMMddHHmmss'Z'"
-        let line = "V\t\(formatter.string(from: issued.notAfter))\t\t\(serialHex)\tunknown\t/\(issued.subject.replacingOccurrences(of: ",", with: "/"))\n"
-        guard let handle = FileHandle(forWritingAtPath: file) else { throw CoreError.unreadableFile(path: file, reason: "cannot append") }
-        defer { try? handle.close() }
-        handle.seekToEndOfFile()
-        handle.write(Data(line.utf8))
+        var seconds = time_t(issued.notAfter.timeIntervalSince1970), parts = tm()
+        gmtime_r(&seconds, &parts)
+        let expiry = [parts.tm_year % 100, parts.tm_mon + 1, parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec]
+            .map { NumberText.decimal($0, width: 2) }.joined() + "Z"
+        let line = "V\t\(expiry)\t\t\(serialHex)\tunknown\t/\(issued.subject.replacingAll(",", with: "/"))\n"
+        let descriptor = open(file, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard descriptor >= 0 else { throw CoreError.unreadableFile(path: file, reason: "cannot append") }
+        defer { close(descriptor) }
+        guard FileDescriptorOutput.write(Array(line.utf8), to: descriptor) else { throw CoreError.unreadableFile(path: file, reason: "cannot append") }
     }
 }

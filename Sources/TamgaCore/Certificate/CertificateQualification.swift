@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension Certificate {
     /// ETSI EN 319 412-5 QC statement identifiers found in the certificate (dotted OIDs), e.g.

@@ -1,5 +1,6 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A PKCS#10 certificate request whose signature is made elsewhere: by a key that never exists
 /// in one place (the threshold key signs the request's to-be-signed bytes through its own

@@ -1,5 +1,6 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension PublicKey {
     /// A public key from its DER SubjectPublicKeyInfo (for keys that come without a

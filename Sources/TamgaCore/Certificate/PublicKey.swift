@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A certificate's public key: its type and size, and signature verification over a digest.
 public struct PublicKey: Sendable {

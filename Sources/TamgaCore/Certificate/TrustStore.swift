@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Trust anchors and helper certificates for building a signer's certificate chain.
 /// Any certificate given as an anchor is trusted as it is, root or not (partial chains are

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A computed hash value together with the function that produced it.
 /// `bytes` is the raw hash output, big-endian as the hash function defines it.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A hash function, named as XML-DSig names it.
 public enum DigestAlgorithm: String, Sendable, CaseIterable, Codable {

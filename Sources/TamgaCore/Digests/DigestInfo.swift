@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A DER `DigestInfo ::= SEQUENCE { AlgorithmIdentifier, OCTET STRING }` (RFC 8017 §9.2), as a
 /// BDOC 2.1 time-mark puts it in the OCSP nonce over the SignatureValue.

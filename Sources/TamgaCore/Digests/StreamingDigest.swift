@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Hashes data fed in pieces, so that a 2 GB file is never held in memory.
 /// Not thread-safe: one owner feeds it, then calls `finish()` once.

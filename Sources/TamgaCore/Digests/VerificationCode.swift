@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// The four digits the person compares on the phone before confirming, computed from the hash
 /// being signed exactly as the phone computes them. Mobile-ID and Smart-ID sessions show them;
@@ -9,13 +11,13 @@ public enum VerificationCode {
     /// byte, read as one 13-bit number, as four digits (0000–8191).
     public static func mobileID(hash: [UInt8]) -> String {
         guard let first = hash.first, let last = hash.last else { return "0000" }
-        return String(format: "%04d", (Int(first >> 2) << 7) | Int(last & 0x7F))
+        return NumberText.decimal((Int(first >> 2) << 7) | Int(last & 0x7F), width: 4)
     }
 
     /// Smart-ID: SHA-256 of the raw hash, its last two bytes as an unsigned big-endian number,
     /// modulo 10000, as four digits.
     public static func smartID(hash: [UInt8]) -> String {
         let digest = Array(Digest.compute(.sha256, over: Data(hash)).bytes)
-        return String(format: "%04d", (Int(digest[digest.count - 2]) << 8 | Int(digest[digest.count - 1])) % 10000)
+        return NumberText.decimal((Int(digest[digest.count - 2]) << 8 | Int(digest[digest.count - 1])) % 10000, width: 4)
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Conversions between the two encodings of an ECDSA signature.
 ///

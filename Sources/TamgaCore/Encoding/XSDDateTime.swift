@@ -1,7 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `xsd:dateTime` as signatures, OCSP reports and trusted lists write it: `YYYY-MM-DDThh:mm:ss`,
 /// optional fraction, then `Z` or `±hh:mm`. Written in UTC without fraction (as the reference

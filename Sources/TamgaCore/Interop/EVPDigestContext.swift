@@ -1,5 +1,6 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Owns one `EVP_MD_CTX`.
 final class EVPDigestContext {

@@ -2,7 +2,8 @@
 import Glibc
 #endif
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Why a network exchange failed, before it becomes a `CoreError` naming the service.
 enum NetworkFailure: Error {

@@ -1,5 +1,6 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Owns an `OCSP_REQUEST` for one certificate, with a nonce; kept to check the answer's nonce.
 final class OCSPRequestHandle {

@@ -1,5 +1,6 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The text of OpenSSL's most recent error, clearing the queue. Used in error messages only.
 func openSSLErrorText() -> String {

@@ -1,5 +1,6 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension PKeyHandle {
     enum Padding { case none, pkcs1, pss }

@@ -1,5 +1,6 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Owns a parsed time-stamp token (`PKCS7*`, a CMS SignedData over a TSTInfo).
 final class TimeStampTokenHandle: @unchecked Sendable {   // unchecked: read-only after parsing

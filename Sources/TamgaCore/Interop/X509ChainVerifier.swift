@@ -1,5 +1,6 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Path validation with OpenSSL's `X509_STORE` / `X509_verify_cert`.
 enum X509ChainVerifier {

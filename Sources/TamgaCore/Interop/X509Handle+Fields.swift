@@ -1,9 +1,10 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension X509Handle {
     static func parsePEMBundle(_ pem: Data) throws -> [X509Handle] {
-        guard pem.range(of: Data("-----BEGIN CERTIFICATE-----".utf8)) != nil else { return [] }
+        guard pem.firstRange(of: Array("-----BEGIN CERTIFICATE-----".utf8)) != nil else { return [] }
         return try withReadBIO(pem) { bio in
             var out: [X509Handle] = []
             while let x = PEM_read_bio_X509(bio, nil, nil, nil) {

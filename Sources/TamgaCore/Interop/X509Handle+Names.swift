@@ -1,5 +1,6 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension X509Handle {
     /// The issuer as a ``DistinguishedName`` (RDNs in DER order), for comparing it as a name.

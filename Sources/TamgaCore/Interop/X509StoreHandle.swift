@@ -1,5 +1,6 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Owns an `X509_STORE` of trust anchors checked at a fixed time, with partial chains allowed
 /// (an anchor may be an intermediate CA or a service certificate from a trusted list).

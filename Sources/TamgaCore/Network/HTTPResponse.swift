@@ -1,3 +1,4 @@
+import TamgaSupport
 /// An HTTP/1.1 response read from a connection: status line, headers, then a body framed by
 /// `Transfer-Encoding: chunked`, `Content-Length`, or the end of the connection. Every size is
 /// bounded: headers 64 KiB, the body `maximumBody` bytes.
@@ -79,7 +80,7 @@ struct HTTPResponse {
         if let encoding = headers["transfer-encoding"], encoding.lowercased().contains("chunked") {
             while true {
                 let sizeLine = String(decoding: try reader.line(), as: UTF8.self)
-                let sizeText = sizeLine.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+                let sizeText = sizeLine.split(separator: ";", maxSplits: 1).first.map { $0.trimmedSpaces() } ?? ""
                 // ASCII hex only (RFC 9112 HEXDIG): Swift's Int also takes a sign ("-0", "+a").
                 guard (1...15).contains(sizeText.utf8.count), sizeText.utf8.allSatisfy(Self.isASCIIHexDigit), let size = Int(sizeText, radix: 16) else {
                     throw .rejected("a chunk size is not a number: \(sizeLine.prefix(40))")
@@ -94,7 +95,7 @@ struct HTTPResponse {
             }
         } else if let lengthText = headers["content-length"] {
             // ASCII digits only (RFC 9110 1*DIGIT): Swift's Int also takes a sign ("+10").
-            let digits = lengthText.trimmingCharacters(in: .whitespaces)
+            let digits = lengthText.trimmedSpaces()
             guard (1...18).contains(digits.utf8.count), digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
                   let length = Int(digits) else {
                 throw .rejected("Content-Length is not a number: \(lengthText.prefix(40))")
@@ -129,8 +130,8 @@ struct HTTPResponse {
         var headers: [String: String] = [:]
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { throw .rejected("a malformed header line") }
-            let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let name = line[..<colon].trimmedSpaces().lowercased()
+            let value = line[line.index(after: colon)...].trimmedSpaces()
             headers[name] = headers[name].map { $0 + ", " + value } ?? value
         }
         return (status, headers)

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// POSTs a DER request to a TSA or OCSP responder (or GETs an issuer certificate) over HTTP/1.1
 /// and returns the body of a 200 answer. Its own small client over sockets and OpenSSL, not

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// The proxy for a URL from the environment, read the way curl reads it: `http_proxy` (lower
 /// case only: an `HTTP_PROXY` can be set by a CGI request header) for http, `https_proxy` or
@@ -28,7 +30,7 @@ struct ProxySettings: Sendable {
         }
         var credentials: String? = nil
         if let user = proxyURL.user {
-            credentials = (user.removingPercentEncoding ?? user) + ":" + ((proxyURL.password?.removingPercentEncoding ?? proxyURL.password) ?? "")
+            credentials = (PercentEncoding.decode(user) ?? user) + ":" + (proxyURL.password.map { PercentEncoding.decode($0) ?? $0 } ?? "")
         }
         return Proxy(host: proxyHost, port: proxyURL.port ?? 80, credentials: credentials)
     }
@@ -36,7 +38,7 @@ struct ProxySettings: Sendable {
     private func bypasses(_ host: String) -> Bool {
         guard let list = environment["no_proxy"] ?? environment["NO_PROXY"] else { return false }
         for raw in list.split(separator: ",") {
-            var entry = raw.trimmingCharacters(in: .whitespaces).lowercased()
+            var entry = raw.trimmedSpaces().lowercased()
             if entry == "*" { return true }
             if let colon = entry.lastIndex(of: ":"), !entry.contains("]"), entry.filter({ $0 == ":" }).count == 1 { entry = String(entry[..<colon]) }
             if entry.hasPrefix(".") { entry.removeFirst() }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Asks an OCSP responder about the signer's certificate and accepts the answer only after
 /// checking it: successful, signed by the issuer or a responder the issuer authorised, the

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// An OCSP response (the full `OCSPResponse` DER, as XAdES `EncapsulatedOCSPValue` holds it).
 public struct OCSPResponse: Sendable {

@@ -1,7 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Bytes of a secret (a PIN, a password) that are wiped when the last reference goes away.
 /// Keep secrets in this type rather than `String`, whose storage cannot be wiped.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Asks an RFC 3161 time-stamping authority for a token over a digest, and accepts the
 /// answer only after checking it: status granted, version, the nonce echoed, the imprint

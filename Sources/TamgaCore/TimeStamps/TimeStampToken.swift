@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// An RFC 3161 time-stamp token: a CMS SignedData over a TSTInfo, kept as the exact DER that
 /// goes into `xades:EncapsulatedTimeStamp`.

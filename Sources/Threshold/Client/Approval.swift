@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What approving a session gave: the joint signature, verified on this device under the joint
 /// key, and whether the co-signer confirmed receiving it (`finish` answered, or the session

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// What an AUTH session signs: `ACSP_V2` over the relying party's challenge and the device's own

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 import TamgaCore
 
 /// Device attestation on Linux. There is no App Attest or Secure Enclave here, so the device
@@ -14,7 +16,7 @@ import TamgaCore
 /// co-signer's count: docs/threshold-pin.md).
 public final class DeviceAttestation: @unchecked Sendable {   // unchecked: `nonces` behind `lock`; `key` immutable
     public let key: DeviceKey
-    private let lock = NSLock()
+    private let lock = Lock()
     private var nonces: [[UInt8]] = []
 
     public init(key: DeviceKey) { self.key = key }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// How the device resends a message whose answer may have been lost (`finish`, `abandon`): a

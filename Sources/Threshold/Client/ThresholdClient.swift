@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 import TamgaCore
 
 /// The device's side of the co-signer's HTTP API (docs/cosigner-api.md): enrollment, approving
@@ -31,7 +33,7 @@ public struct ThresholdClient: Sendable {
         var headers = ["Content-Type": "application/json", "Accept": "application/json"]
         headers["X-Device-Token"] = token
         headers["Authorization"] = apiKey.map { "Bearer \($0)" }
-        let data = try body.map { try JSONSerialization.data(withJSONObject: $0) }
+        let data = try body.map { Data(try JSON.data($0)) }
         // A query (`?limit=…`) stays a query; the path alone is what attestation signs.
         let parts = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         var url = server.appendingPathComponent(String(parts[0]))
@@ -54,7 +56,7 @@ public struct ThresholdClient: Sendable {
             let reply = try await transport.requestAnyStatus(method: method, url: url, body: data, headers: headers, service: "co-signer")
             answer = try Self.accepted(reply.status, reply.body, url: url)
         }
-        guard let object = try JSONSerialization.jsonObject(with: answer) as? [String: Any] else {
+        guard let object = try JSON.parse(answer) as? [String: Any] else {
             throw ThresholdError.unexpectedMessage("the co-signer's answer is not a JSON object")
         }
         return object
@@ -68,7 +70,7 @@ public struct ThresholdClient: Sendable {
         if nonce == nil {
             let challenge = try await transport.request(method: "GET", url: server.appendingPathComponent("v3/attestation/challenge"), body: nil,
                                                         headers: ["Accept": "application/json"], service: "co-signer")
-            let text = (try? JSONSerialization.jsonObject(with: challenge) as? [String: Any])?["nonce"] as? String ?? ""
+            let text = (try? JSON.parse(challenge) as? [String: Any])?["nonce"] as? String ?? ""
             guard text.count == 64, let bytes = Hex.bytes(text, count: 32) else {
                 throw ThresholdError.unexpectedMessage("the co-signer's attestation challenge has no nonce")
             }
@@ -89,7 +91,7 @@ public struct ThresholdClient: Sendable {
     /// (`{"error": {"code", "message"}}`), so that a person reads why, not just a number.
     static func accepted(_ status: Int, _ body: Data, url: URL) throws -> Data {
         guard status != 200 else { return body }
-        if let error = ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?["error"] as? [String: Any],
+        if let error = ((try? JSON.parse(body)) as? [String: Any])?["error"] as? [String: Any],
            let code = error["code"] as? String, let message = error["message"] as? String {
             throw CoreError.serviceRefused(service: "co-signer", url: url.absoluteString, status: status,
                                            code: String(code.prefix(100)), message: String(message.prefix(500)))

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// Asks for a threshold share's PIN (PIN2 for signing), once per signature.

@@ -1,5 +1,6 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// The P-256 group through OpenSSL's `EC_POINT` (not deprecated in 3.0). Scalar

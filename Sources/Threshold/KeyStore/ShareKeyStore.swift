@@ -1,4 +1,6 @@
-import Foundation
+import TamgaSupport
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// Which of an account's two independent threshold keys (the seed's SDK has both).
@@ -43,7 +45,7 @@ public final class ShareKeyStore: @unchecked Sendable {   // unchecked: every op
     static func root(_ root: URL?, environment: [String: String]) -> URL {
         root ?? {
             if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return URL(fileURLWithPath: data) }
-            return URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/share")
+            return URL(fileURLWithPath: environment["HOME"] ?? UserAccount.homeFolder()).appendingPathComponent(".local/share")
         }().appendingPathComponent("tamga/threshold")
     }
 
@@ -67,7 +69,7 @@ public final class ShareKeyStore: @unchecked Sendable {   // unchecked: every op
         let temporary = path + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw ThresholdError.keyStore("cannot write \(path)") }
-        let written = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         let synced = fsync(fd)
         close(fd)
         guard written == bytes.count, synced == 0, rename(temporary, path) == 0 else {
@@ -163,7 +165,7 @@ public final class ShareKeyStore: @unchecked Sendable {   // unchecked: every op
         guard let data = FileManager.default.contents(atPath: path) else {
             return FileManager.default.fileExists(atPath: path) ? Self.maximumWrongPINs : 0
         }
-        return Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? Self.maximumWrongPINs
+        return Int(String(decoding: data, as: UTF8.self).trimmed()) ?? Self.maximumWrongPINs
     }
 
     /// Runs `body` holding an exclusive lock on the role's PIN lock file, so parallel attempts

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// RFC 9380 hashing to P-256: the suite `P256_XMD:SHA-256_SSWU_RO_` (expand_message_xmd with

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// RFC 9497's OPRF mode (mode 0x00) with the suite P256-SHA256: 2HashDH. The client hashes its

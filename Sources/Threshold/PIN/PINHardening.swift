@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// The co-signer's part of every PIN check (docs/threshold-pin.md): it evaluates the OPRF over

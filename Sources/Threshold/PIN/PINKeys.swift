@@ -1,5 +1,6 @@
 internal import COpenSSL
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// The keys a PIN opens, once the co-signer has evaluated it (docs/threshold-pin.md):

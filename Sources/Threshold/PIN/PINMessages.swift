@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// The JSON bodies of the co-signer's PIN endpoints (docs/cosigner-api.md), fixed-width hex:

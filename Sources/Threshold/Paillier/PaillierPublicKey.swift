@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// A Paillier public key `N` (2048 bits in this suite): `Enc(m; r) = (1 + m·N) · r^N mod N²`,
 /// homomorphic addition (ciphertext product) and multiplication by a scalar (ciphertext power).
@@ -81,7 +83,7 @@ enum SmallPrimes {
 /// off the signing path (`threshold-ecdsa.md` §4). Each value is used once.
 public final class RandomizerPool: @unchecked Sendable {   // unchecked: `lock` guards `values`
     public let publicKey: PaillierPublicKey
-    private let lock = NSLock()
+    private let lock = Lock()
     private var values: [BigInt] = []
 
     public init(publicKey: PaillierPublicKey) { self.publicKey = publicKey }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// The public part of the device's share: all that commit and prove need (the seed's presign

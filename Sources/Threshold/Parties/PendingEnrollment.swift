@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// An enrollment between `init` and `complete`: the session id, the device's init and the

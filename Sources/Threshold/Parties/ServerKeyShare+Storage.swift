@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension ServerKeyShare {
     /// The share as stored by the co-signer (then sealed with its server key): fixed-width

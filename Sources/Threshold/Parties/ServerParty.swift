@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// The co-signer's key share after enrollment.
 public struct ServerKeyShare: Sendable {
@@ -28,7 +30,7 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
     let ringPedersen: RingPedersenSecret
     let ringPedersenProof: RingPedersenProof
     let random: RandomSource
-    private let lock = NSLock()
+    private let lock = Lock()
 
     enum EnrollState { case initialised(PendingEnrollment, at: Date), consumed(at: Date) }
     /// Pending enrollments are forgotten after this long, and there are at most this many

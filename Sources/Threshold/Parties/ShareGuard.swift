@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// Terminal abort (`threshold-ecdsa.md` §3.1): once the server's ciphertext has arrived, any
 /// failure locks the device's share for good — a malicious server learns at most one bit per
@@ -36,7 +38,7 @@ public struct ShareStateFile: ShareGuard {
         guard let data = FileManager.default.contents(atPath: path) else {
             return FileManager.default.fileExists(atPath: path) ? nil : .ready
         }
-        return State(rawValue: String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return State(rawValue: String(decoding: data, as: UTF8.self).trimmed())
     }
 
     /// Runs `body` holding an exclusive lock on `path.lock`.
@@ -54,14 +56,14 @@ public struct ShareStateFile: ShareGuard {
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw ThresholdError.keyStore("cannot write \(path)") }
         let bytes = Array((state.rawValue + "\n").utf8)
-        let written = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         let synced = fsync(fd)
         close(fd)
         guard written == bytes.count, synced == 0, rename(temporary, path) == 0 else {
             unlink(temporary)
             throw ThresholdError.keyStore("cannot write \(path)")
         }
-        let folder = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let folder = open(path.parentPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folder >= 0 { fsync(folder); close(folder) }
     }
 

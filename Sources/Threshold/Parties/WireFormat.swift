@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// The JSON form of the protocol messages, for the co-signer's HTTP API: every field fixed-width

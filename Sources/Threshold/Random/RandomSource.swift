@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// Where the protocol's randomness comes from: the operating system's CSPRNG in use, a tape of

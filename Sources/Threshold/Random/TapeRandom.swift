@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 import TamgaCore
 
 /// Randomness for golden vectors. Recording: bytes from a seeded, deterministic stream
@@ -13,7 +15,7 @@ public final class TapeRandom: RandomSource, @unchecked Sendable {   // unchecke
 
     public enum Mode { case record(seed: String), replay([Entry]) }
 
-    private let lock = NSLock()
+    private let lock = Lock()
     private let mode: Mode
     private var entries: [Entry] = []
     private var cursor = 0

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TamgaCore
 
 /// The hashing conventions of `threshold-ecdsa.md` §5.2 (suite `L17-2P-ECDSA/P-256/SHA-256/v1`):

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// A PostgreSQL server through libpq: a small pool of connections (the HTTP server runs
 /// handlers on several threads), each transaction pinned to one connection for its thread,
@@ -7,14 +9,14 @@ import Foundation
 /// instances starting at once migrate once.
 final class PostgreSQLBackend: DatabaseBackend, @unchecked Sendable {   // unchecked: `pool` guards `idle` and `open`
     private let uri: String
-    private let pool = NSCondition()
+    private let pool = Condition()
     private var idle: [PGConnection] = []
     /// Connections made and not yet dropped (idle or lent out).
     private var open = 0
     private let limit: Int
-    /// Where a thread keeps its transaction's connection (`Thread.threadDictionary`), one key
-    /// per backend so two databases on one thread do not mix.
-    private let threadKey: String
+    /// Where a thread keeps its transaction's connection, one key per backend so two databases
+    /// on one thread do not mix.
+    private let pinnedConnection = ThreadLocal<Pinned>()
     /// pg_advisory_lock's key for migrating: "tamga" in ASCII.
     static let migrationLock: Int64 = 0x74_61_6D_67_61
     /// How many times a transaction that collided with another is run in all.
@@ -29,7 +31,6 @@ final class PostgreSQLBackend: DatabaseBackend, @unchecked Sendable {   // unche
     init(uri: String, connections: Int = 8) throws {
         self.uri = uri
         limit = connections
-        threadKey = "tamga.postgresql.\(UUID().uuidString)"
         // Connect now: a wrong URI or a server that is down fails at start, not at the first request.
         checkin(try checkout())
     }
@@ -47,7 +48,8 @@ final class PostgreSQLBackend: DatabaseBackend, @unchecked Sendable {   // unche
                 open -= 1
             }
             if open < limit { break }
-            guard pool.wait(until: deadline) else {
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0, pool.wait(seconds: remaining) else {
                 pool.unlock()
                 throw DatabaseError(code: 0, message: "all \(limit) PostgreSQL connections stayed busy for 10 s", kind: .unavailable)
             }
@@ -73,7 +75,7 @@ final class PostgreSQLBackend: DatabaseBackend, @unchecked Sendable {   // unche
         pool.unlock()
     }
 
-    private var pinned: Pinned? { Thread.current.threadDictionary[threadKey] as? Pinned }
+    private var pinned: Pinned? { pinnedConnection.value }
 
     /// The thread's transaction connection, or one from the pool for this one statement.
     private func withConnection<T>(_ body: (PGConnection) throws -> T) throws -> T {
@@ -174,10 +176,9 @@ final class PostgreSQLBackend: DatabaseBackend, @unchecked Sendable {   // unche
     /// A connection from the pool that every statement on this thread uses until `body` returns.
     private func pinningConnection<T>(_ body: (PGConnection) throws -> T) throws -> T {
         let connection = try checkout()
-        let dictionary = Thread.current.threadDictionary
-        dictionary[threadKey] = Pinned(connection)
+        pinnedConnection.value = Pinned(connection)
         defer {
-            dictionary.removeObject(forKey: threadKey)
+            pinnedConnection.value = nil
             checkin(connection)
         }
         return try body(connection)

@@ -1,5 +1,7 @@
 internal import CSQLite
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// One SQLite file in WAL mode with `synchronous=FULL` (a committed transaction survives a
 /// crash or `kill -9`), foreign keys on, a busy timeout, and the schema version in
@@ -7,7 +9,7 @@ import Foundation
 /// are short.
 final class SQLiteBackend: DatabaseBackend, @unchecked Sendable {   // unchecked: `lock` guards the connection
     private let connection: OpaquePointer
-    private let lock = NSRecursiveLock()
+    private let lock = Lock(recursive: true)
     /// How many `transaction` calls are open on this thread's turn of the lock.
     private var depth = 0
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension DistinguishedName {
     /// The name as a person reads it, as the DigiDoc clients show a signer: the given name and

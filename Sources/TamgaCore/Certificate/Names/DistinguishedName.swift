@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// An X.500 distinguished name: the relative distinguished names (RDNs) in **DER order**, the
 /// most significant first (`C=EE` before `CN=…`), as a certificate's `issuer` and `subject`

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// RFC 4518 string preparation for caseIgnoreMatch, the matching RFC 5280 §7.1 asks for name
 /// attributes: two values match when their prepared forms are equal.
@@ -29,8 +30,7 @@ enum LDAPStringPreparation {
             }
         }
         // Case folding before and after NFKC: compatibility forms (ﬁ, full-width letters) fold too.
-        let normalized = String(mapped).lowercased().precomposedStringWithCompatibilityMapping.lowercased()
-            .precomposedStringWithCompatibilityMapping
+        let normalized = UnicodeNormalization.nfkc(UnicodeNormalization.nfkc(String(mapped).lowercased()).lowercased())
         // Insignificant space handling (RFC 4518 §2.6.1).
         var out = ""
         var pendingSpace = false

@@ -1,6 +1,8 @@
 internal import CLibPQ
 internal import CDeferredLibraries
-import Foundation
+import FoundationEssentials
+import Glibc
+import TamgaSupport
 
 /// One libpq connection, closed when released. Used by one thread at a time (the pool hands it
 /// out); statements go with binary parameters and come back in binary (`PostgreSQLValues`).
@@ -28,7 +30,7 @@ final class PGConnection {
             PQfinish(connection)
             // libpq quotes what it could not parse ("invalid percent-encoded token: …"),
             // which can be the password itself: never let it into an error.
-            for password in DatabaseLocation.passwords(in: uri) { message = message.replacingOccurrences(of: password, with: "***") }
+            for password in DatabaseLocation.passwords(in: uri) { message = message.replacingAll(password, with: "***") }
             throw DatabaseError(code: 0, message: "cannot connect to PostgreSQL: \(message)", kind: .unavailable)
         }
         // Notices ("relation already exists, skipping") are not errors: no stderr lines.
@@ -132,7 +134,7 @@ final class PGConnection {
     }
 
     private static func trimmed(_ text: UnsafePointer<CChar>?) -> String {
-        text.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+        text.map { String(cString: $0).trimmed() } ?? ""
     }
 
     private static func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T) -> T {

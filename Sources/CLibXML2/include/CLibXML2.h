@@ -11,5 +11,8 @@
 #include <libxml/xpathInternals.h>
 #include <libxml/xmlerror.h>
 
-static inline void cxml_free(void *p) { xmlFree(p); }
+// xmlFree is a variable, not a function: libxml2 is loaded on first use (CDeferredLibraries),
+// and the variable is read there.
+void tamga_xml_free(void *p);
+static inline void cxml_free(void *p) { tamga_xml_free(p); }
 #endif
