@@ -33,6 +33,7 @@ enum RawArguments {
     /// Why `words` cannot be run, when one of them is neither UTF-8 nor an existing path.
     static func refusal(_ words: [String]) -> String? {
         let table = lock.withLock { unusable }
+        guard !table.isEmpty else { return nil }   // the usual case: every argument was UTF-8
         guard let word = words.first(where: { table[$0] != nil }), let shown = table[word] else { return nil }
         return "\(shown) is not UTF-8 and names no existing file: tamga reads text as UTF-8 and cannot create a file "
             + "under such a name (give the new file a UTF-8 name; existing files and folders with such names are found)"

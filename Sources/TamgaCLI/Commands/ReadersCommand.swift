@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import PCSC
 import PKCS11
+import TamgaSupport
 
 /// `tamga readers`
 struct ReadersCommand: Command {
@@ -127,16 +128,16 @@ struct ReadersCommand: Command {
         let readers: [Entry]
 
         /// The listing as `Encodable` would write it (absent optionals left out), for
-        /// `Terminal.jsonTree`; `ReadersJSONTests` holds the two to the same output.
-        var tree: [String: Any] {
-            ["readers": readers.map { entry -> [String: Any] in
-                var object: [String: Any] = ["name": entry.name, "state": entry.state]
-                if let atr = entry.atr { object["atr"] = atr }
-                if let card = entry.card { object["card"] = card }
-                if let family = entry.mediaFamily { object["mediaFamily"] = family }
-                if let name = entry.mediaName { object["mediaName"] = name }
-                return object
-            }]
+        /// `Terminal.json(_: JSON.Value)`; `ReadersListingTests` holds the two to the same text.
+        var tree: JSON.Value {
+            .object([("readers", .array(readers.map { entry in
+                var members: [(String, JSON.Value)] = [("name", .string(entry.name)), ("state", .string(entry.state))]
+                if let atr = entry.atr { members.append(("atr", .string(atr))) }
+                if let card = entry.card { members.append(("card", .string(card))) }
+                if let family = entry.mediaFamily { members.append(("mediaFamily", .string(family))) }
+                if let name = entry.mediaName { members.append(("mediaName", .string(name))) }
+                return .object(members)
+            }))])
         }
     }
 
@@ -169,7 +170,7 @@ struct ReadersCommand: Command {
                   mediaFamily: $0.mediaFamily, mediaName: mediaNames[$0.name])
         })
         if global.json {
-            context.terminal.jsonTree(listing.tree)
+            context.terminal.json(listing.tree)
         } else if readers.isEmpty {
             context.terminal.line("No smart-card reader is connected. Plug one in and run tamga readers again.")
         } else {

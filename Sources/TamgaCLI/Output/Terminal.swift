@@ -41,12 +41,12 @@ public final class Terminal: @unchecked Sendable {   // unchecked: written from 
         writeOut(RawArguments.restoringNames(Self.terminalSafeJSON(String(decoding: data, as: UTF8.self)), json: true) + "\n")
     }
 
-    /// A JSON tree (`[String: Any]`, as `JSON.data` takes it) written as `json` writes an
-    /// Encodable: pretty-printed, keys sorted. For what must answer fast (`readers`): the tree
-    /// writer needs none of the Codable machinery's generic metadata, which a short command
-    /// otherwise builds at its first JSON output.
-    func jsonTree(_ object: [String: Any]) {
-        let bytes = (try? JSON.data(object, options: [.prettyPrinted, .withoutEscapingSlashes])) ?? Array("{}".utf8)
+    /// A typed JSON tree (`JSON.Value`) written as `json` writes an Encodable: pretty-printed,
+    /// keys sorted. For what must answer fast (`readers`): it needs none of the Codable
+    /// machinery's generic metadata, nor the dynamic casts of an `Any` tree, which a short
+    /// command otherwise spends a good part of its time building at its first JSON output.
+    func json(_ value: JSON.Value) {
+        let bytes = JSON.data(value, options: [.prettyPrinted, .withoutEscapingSlashes])
         writeOut(RawArguments.restoringNames(Self.terminalSafeJSON(String(decoding: bytes, as: UTF8.self)), json: true) + "\n")
     }
 
@@ -63,7 +63,11 @@ public final class Terminal: @unchecked Sendable {   // unchecked: written from 
     /// which rearrange the JSON on a screen; as escapes the decoded strings stay exactly the
     /// same. (They can only occur inside strings, and all of them are in the BMP.)
     static func terminalSafeJSON(_ json: String) -> String {
-        guard json.unicodeScalars.contains(where: TerminalText.isUnsafe) else { return json }
+        // Only DEL, C1 and the bidirectional and separator characters are escaped here (the C0
+        // ones are escaped by the encoder, or are the layout's own line ends), and all of them are
+        // ≥ 0x7F: plain ASCII, the usual case, is returned as it is without a scalar loop.
+        if json.utf8.allSatisfy({ $0 < 0x7F }) { return json }
+        guard json.unicodeScalars.contains(where: { TerminalText.isUnsafe($0) && $0.value > 0x1F }) else { return json }
         var out = String.UnicodeScalarView()
         for scalar in json.unicodeScalars {
             if TerminalText.isUnsafe(scalar) && scalar.value > 0x1F {

@@ -5,7 +5,7 @@ import Glibc
 /// installed binary does not link the whole of Foundation (and its 38 MB of ICU data) for a lock.
 /// `recursive: true` is `NSRecursiveLock`: the thread that holds it may take it again.
 public final class Lock: @unchecked Sendable {   // unchecked: the mutex is the synchronisation
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     public init(recursive: Bool = false) {
         mutex = .allocate(capacity: 1)
@@ -24,8 +24,10 @@ public final class Lock: @unchecked Sendable {   // unchecked: the mutex is the 
     public func lock() { pthread_mutex_lock(mutex) }
     public func unlock() { pthread_mutex_unlock(mutex) }
 
-    /// Runs `body` holding the lock.
-    public func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+    /// Runs `body` holding the lock. `@inlinable`, so that callers in other modules get it
+    /// specialized to their result type (unspecialized, the first call of each result type
+    /// builds its metadata at run time).
+    @inlinable public func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()

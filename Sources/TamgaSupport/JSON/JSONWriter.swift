@@ -50,6 +50,37 @@ struct JSONWriter {
         }
     }
 
+    mutating func write(_ value: JSON.Value, depth: Int) {
+        switch value {
+        case .string(let text): string(text)
+        case .integer(let number): append(String(number))
+        case .bool(let flag): append(flag ? "true" : "false")
+        case .null: append("null")
+        case .array(let elements):
+            guard !elements.isEmpty else { append("[]"); return }
+            output.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                newline(depth + 1)
+                write(element, depth: depth + 1)
+            }
+            newline(depth)
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            guard !members.isEmpty else { append("{}"); return }
+            output.append(UInt8(ascii: "{"))
+            for (index, member) in members.sorted(by: { $0.0 < $1.0 }).enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                newline(depth + 1)
+                string(member.0)
+                append(pretty ? " : " : ":")
+                write(member.1, depth: depth + 1)
+            }
+            newline(depth)
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
     private mutating func double(_ number: Double) throws {
         guard number.isFinite else { throw JSON.WriteError(reason: "\(number) cannot be written as JSON") }
         // Whole numbers as integers (2, not 2.0), as JSONSerialization wrote them.
