@@ -15,12 +15,13 @@ PREFIX ?= /usr/local
 #   relocations in 9 KB instead of 1 MB;
 # - no $ORIGIN run path (no library is looked for beside the binary) and no exported symbols
 #   (the dynamic loader and dladdr search a table of none instead of 4,000);
+# - BIND_NOW (-z now): the whole GOT read-only after start (full RELRO), for 0.02 ms;
 # - generic types' metadata through direct accessors, not demangled from their names at run
 #   time with each conformance looked up in the binary's 4,000 records (20% of the instructions
 #   of `readers --json`, 3% of its time).
 STATIC_CXX := $(CURDIR)/.build/static-libstdcxx
 RELEASE := -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -use-ld=lld \
-           -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic -Xlinker -L$(STATIC_CXX) \
+           -Xlinker -z -Xlinker pack-relative-relocs -Xlinker -z -Xlinker now -Xlinker --no-export-dynamic -Xlinker -L$(STATIC_CXX) \
            -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
 DESTDIR ?=
 BINDIR ?= $(PREFIX)/bin

@@ -58,7 +58,10 @@ let package = Package(
         // scripts/make-lazy-trampolines.py).
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", providers: [.apt(["libpq-dev"])]),
-        .target(name: "CDeferredLibraries", path: "Sources/CDeferredLibraries"),
+        // _FORTIFY_SOURCE in release builds (it needs the optimizer): the C library's checked
+        // variants of snprintf and memcpy (lintian's hardening-no-fortify-functions).
+        .target(name: "CDeferredLibraries", path: "Sources/CDeferredLibraries",
+                cSettings: [.define("_FORTIFY_SOURCE", to: "2", .when(configuration: .release))]),
         .target(name: "CoSigner", dependencies: ["CSQLite", "CLibPQ", "CMicroHTTPD", "CDeferredLibraries", "Threshold", "TamgaCore"]),
         .target(name: "RemoteSigning", dependencies: ["TamgaCore"]),
         .target(name: "MobileID", dependencies: ["TamgaCore"]),
@@ -74,6 +77,7 @@ let package = Package(
         .executableTarget(name: "tamga-vcard", dependencies: ["TamgaCore"], path: "Sources/tamga-vcard"),
 
         .target(name: "TamgaTestSupport", dependencies: ["TamgaCore"], path: "Tests/TamgaTestSupport"),
+        .testTarget(name: "TamgaSupportTests", dependencies: ["TamgaSupport"]),
         .testTarget(name: "TamgaCoreTests", dependencies: ["TamgaCore", "TamgaTestSupport"]),
         .testTarget(name: "ASiCTests", dependencies: ["ASiC", "TamgaCore", "TamgaTestSupport"]),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "TamgaTestSupport"]),
