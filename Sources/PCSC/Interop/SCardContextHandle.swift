@@ -14,16 +14,24 @@ final class SCardContextHandle {
     deinit { SCardReleaseContext(context) }
 
     /// `SCardListReaders` (a NUL-separated, double-NUL-terminated multi-string).
+    /// Asked once with a buffer that holds pcsc-lite's largest list (16 readers of at most 128
+    /// bytes: each call is a round trip to pcscd, and asking for the size first doubled it);
+    /// a larger list (another PC/SC implementation) is asked for its size and fetched again.
     func readerNames() throws -> [String] {
-        var length: DWORD = 0
-        let sizing = SCardReturnCode(SCardListReaders(context, nil, nil, &length))
-        if sizing.unsigned == UInt32(truncatingIfNeeded: SCARD_E_NO_READERS_AVAILABLE) { return [] }
-        try sizing.check("SCardListReaders")
-        var buffer = [CChar](repeating: 0, count: Int(length))
-        let listing = SCardReturnCode(SCardListReaders(context, nil, &buffer, &length))
+        var buffer = [CChar](repeating: 0, count: 4096)
+        var length = DWORD(buffer.count)
+        var listing = SCardReturnCode(SCardListReaders(context, nil, &buffer, &length))
+        if listing.unsigned == UInt32(truncatingIfNeeded: SCARD_E_INSUFFICIENT_BUFFER) {
+            length = 0
+            let sizing = SCardReturnCode(SCardListReaders(context, nil, nil, &length))
+            if sizing.unsigned == UInt32(truncatingIfNeeded: SCARD_E_NO_READERS_AVAILABLE) { return [] }
+            try sizing.check("SCardListReaders")
+            buffer = [CChar](repeating: 0, count: Int(length))
+            listing = SCardReturnCode(SCardListReaders(context, nil, &buffer, &length))
+        }
         if listing.unsigned == UInt32(truncatingIfNeeded: SCARD_E_NO_READERS_AVAILABLE) { return [] }
         try listing.check("SCardListReaders")
-        return Self.multiString(buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) })
+        return Self.multiString(buffer.prefix(min(Int(length), buffer.count)).map { UInt8(bitPattern: $0) })
     }
 
     /// Splits a PC/SC multi-string; stops at the double NUL and never reads past the buffer.
