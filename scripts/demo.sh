@@ -166,7 +166,17 @@ step "Compare the card, the split key and the token on the same content: 3 runs 
 echo "$ TAMGA_CARD_PIN=12345 TAMGA_THRESHOLD_PIN=24680 TAMGA_PKCS11_PIN=123456 $TAMGA compare $OUT/compare.asice --with card --with threshold --with pkcs11:demo-token:01 ..."
 TAMGA_CARD_PIN=12345 TAMGA_THRESHOLD_PIN=24680 TAMGA_PKCS11_PIN=123456 "$TAMGA" compare "$OUT/compare.asice" \
   --with card --with threshold --with pkcs11:demo-token:01 --module "$SOFTHSM" --runs 3 --combined "$OUT/all-three.asice" \
-  --ocsp "$SERVICES/ocsp" --certs "$PKI/issuing-ca.cert.pem" --trust "$PKI/root.cert.pem" --quiet
+  --ocsp "$SERVICES/ocsp" --certs "$PKI/issuing-ca.cert.pem" --trust "$PKI/root.cert.pem" --quiet \
+  --report "$OUT/compare.html" --force
+echo "The comparison as a page: $OUT/compare.html (open it in a browser; it fetches nothing)"
+# A picture of it for the README (docs/compare-report.png is a copy), when Chromium is there.
+if [ -x /usr/bin/chromium ]; then
+  PROFILE=$(mktemp -d)
+  timeout 120 /usr/bin/chromium --headless=new --no-sandbox --disable-gpu --no-first-run --user-data-dir="$PROFILE" --hide-scrollbars \
+    --window-size=1200,1700 --screenshot="$OUT/compare.png" "file://$OUT/compare.html" > /dev/null 2>&1 || true
+  rm -rf "$PROFILE"
+  [ -f "$OUT/compare.png" ] && echo "Its screenshot: $OUT/compare.png"
+fi
 
 step "Tamper with one byte of a signed document: verification must fail (exit 1)"
 cp "$OUT/demo.asice" "$OUT/tampered.asice"

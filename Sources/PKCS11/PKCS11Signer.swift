@@ -152,6 +152,35 @@ public final class PKCS11Signer: UnlockTimingSigner, @unchecked Sendable {   // 
         return Data(raw)
     }
 
+    /// What the token says of the signing key's protection (`tamga compare`'s report): read from
+    /// the key found at the last signature (nil before one, or when the token will not say).
+    public struct KeyProtection: Sendable, Equatable {
+        /// CKA_SENSITIVE: the key's value is never revealed in plaintext.
+        public let sensitive: Bool
+        /// CKA_EXTRACTABLE: the key may be wrapped out of the token.
+        public let extractable: Bool
+        /// CKA_NEVER_EXTRACTABLE: it never could be (made on the token, not imported).
+        public let neverExtractable: Bool
+        /// CKA_ALWAYS_AUTHENTICATE: a PIN for every signature.
+        public let pinForEverySignature: Bool
+        /// CKF_PROTECTED_AUTHENTICATION_PATH: the PIN is typed on the token's own pad.
+        public let pinPad: Bool
+        /// The token's PIN counter flags now: count low, final try, locked.
+        public let pinFlags: [String]
+    }
+
+    public func keyProtection() -> KeyProtection? {
+        guard let key = state.withLock({ self.key }) else { return nil }
+        let handle = key.handle
+        guard let sensitive = try? session.boolAttribute(0x103, of: handle),          // CKA_SENSITIVE
+              let extractable = try? session.boolAttribute(0x162, of: handle),        // CKA_EXTRACTABLE
+              let never = try? session.boolAttribute(0x164, of: handle) else { return nil }   // CKA_NEVER_EXTRACTABLE
+        let info = try? token.module.tokenInfo(token.slot)
+        let flags = [(info?.pinCountLow, "count low"), (info?.pinFinalTry, "final try"), (info?.pinLocked, "locked")].compactMap { $0.0 == true ? $0.1 : nil }
+        return KeyProtection(sensitive: sensitive, extractable: extractable, neverExtractable: never, pinForEverySignature: key.alwaysAuthenticate,
+                             pinPad: token.info.hasProtectedAuthenticationPath, pinFlags: flags)
+    }
+
     /// The mechanism and the bytes the token signs.
     private func signingInput(_ digest: Digest) throws -> (Mechanism, [UInt8], (hash: UInt, mgf: UInt, saltLength: Int)?) {
         if algorithm.isECDSA { return (.ecdsa, Array(digest.bytes), nil) }

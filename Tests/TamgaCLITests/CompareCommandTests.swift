@@ -42,7 +42,8 @@ final class CompareCommandTests: XCTestCase {
                          "--module", SoftHSMToken.module, "--runs", "2", "--combined", combined,
                          "--tsa", services.url("tsa").absoluteString, "--ocsp", services.url("ocsp").absoluteString,
                          "--certs", TestEnvironment.pki("issuing-ca.cert.pem"), "--trust", TestEnvironment.pki("root.cert.pem")]
-        let compared = try TestEnvironment.run(binary, arguments + ["--json"], environment: environment)
+        let reportPath = folder.appendingPathComponent("compare.html").path
+        let compared = try TestEnvironment.run(binary, arguments + ["--json", "--report", reportPath], environment: environment)
         XCTAssertEqual(compared.status, 0, compared.output + compared.error)
         let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(compared.output.utf8)) as? [String: Any], compared.output)
         try JSONOutputSchemaTests.conform(compared.output, to: "compare")
@@ -71,6 +72,34 @@ final class CompareCommandTests: XCTestCase {
         XCTAssertEqual(all["signatures"] as? Int, 3)
         XCTAssertEqual(all["validation"] as? String, "VALID")
         XCTAssertEqual(try TestEnvironment.bytes(container), before, "the input container is never touched")
+
+        // What decides a choice, read from each signer after its last run.
+        let properties = signers.map { $0["properties"] as? [String: Any] ?? [:] }
+        XCTAssertEqual(properties[0]["triesBeforeLock"] as? String, "3 tries, 3 left now", "the card's PIN2 counter")
+        XCTAssertTrue((properties[1]["triesBeforeLock"] as? String ?? "").hasPrefix("5 at the co-signer"), "the co-signer's allowance: \(properties[1])")
+        XCTAssertTrue((properties[2]["keyLeaves"] as? String ?? "").hasPrefix("no: sensitive"), "the token's key attributes: \(properties[2])")
+        XCTAssertEqual((properties[0]["qualification"] as? [String: Any])?["qscd"] as? Bool, true, "the card certificate's QcSSCD")
+        XCTAssertEqual(report["command"] as? [String], ["tamga"] + arguments + ["--json", "--report", reportPath])
+        XCTAssertEqual((report["machine"] as? [String: Any])?["cores"] as? Int, ProcessInfo.processInfo.activeProcessorCount)
+
+        // The report, opened in a real browser: it loads with no console message, and its bars
+        // are the JSON's phases, signer by signer, in order.
+        let browser = try Chromium.open(reportPath, screenshot: folder.appendingPathComponent("compare.png").path)
+        XCTAssertEqual(browser.consoleMessages, [], "the page logs nothing")
+        XCTAssertGreaterThan(browser.screenshotSize.width, 900)
+        var expected: [String] = []
+        for (index, signer) in signers.enumerated() {
+            let phases = signer["phases"] as? [String: [String: Double]] ?? [:]
+            for phase in ["prepare", "unlock", "sign", "timeStamp", "ocsp", "write"] where (phases[phase]?["median"] ?? 0) > 0 { expected.append("\(index):\(phase)") }
+        }
+        XCTAssertEqual(expected.count, 18, "three signers, six phases each at LT")
+        XCTAssertEqual(browser.segments, expected)
+        XCTAssertEqual(browser.runDots, signers.map { ($0["runs"] as? [Any])?.count ?? 0 }, "a dot per run")
+        // An existing report is refused before anything is signed; a report must be .html or .svg.
+        let refused = try TestEnvironment.run(binary, arguments + ["--report", reportPath, "--out", folder.appendingPathComponent("again").path], environment: environment)
+        XCTAssertEqual(refused.status, 3, refused.error)
+        XCTAssertFalse(refused.error.contains("run 1/"), "nothing was signed: \(refused.error)")
+        XCTAssertEqual(try TestEnvironment.run(binary, ["compare", container, "--with", "card", "--report", "x.pdf"]).status, 2)
 
         // The table, and a signer that fails in its own column while the others still run.
         environment["TAMGA_CARD_PIN"] = "99999"

@@ -189,3 +189,19 @@ func syncFolder(of path: String) {
     let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     if fd >= 0 { fsync(fd); close(fd) }
 }
+
+/// A whole small file written the way containers are (`AtomicOutputFile`): beside its path,
+/// fsynced and renamed into place, so a reader sees the old file or the new one and a failure
+/// leaves neither half a file nor a temporary one (`tamga compare --report`).
+public enum AtomicFile {
+    public static func write(_ bytes: [UInt8], to path: String) throws {
+        let file = try AtomicOutputFile(replacing: path)
+        do {
+            try file.write(bytes)
+            try file.commit()
+        } catch {
+            file.abandon()
+            throw error
+        }
+    }
+}

@@ -10,11 +10,14 @@ struct ParsedArguments {
     private(set) var positionals: [String] = []
     private var values: [String: [String]] = [:]
     private var flags: Set<String> = []
+    /// The words as given, for what reports the exact command (`compare --report`).
+    let words: [String]
 
     /// - Parameters:
     ///   - flags: options without a value (`--json`).
     ///   - options: options with a value (`--trust FILE`); each may repeat.
     init(_ arguments: [String], flags allowedFlags: Set<String>, options allowedOptions: Set<String>) throws {
+        words = arguments
         var index = 0
         var onlyPositionals = false
         while index < arguments.count {

@@ -13,7 +13,7 @@ import Threshold
 struct CompareCommand: Command {
     static let path = ["compare"]
     static let abstract = "Signs the same content with several signers and compares them phase by phase."
-    static let usage = "CONTAINER --with SPEC [--with SPEC]... [--runs N] [--out DIR] [--combined FILE] [--profile P] [--tsa URL] [--ocsp URL] [--certs PEM] [--trust PEM]... [--cert C] [--module PATH] [--force] [--json]"
+    static let usage = "CONTAINER --with SPEC [--with SPEC]... [--runs N] [--out DIR] [--combined FILE] [--report FILE.html|FILE.svg] [--profile P] [--tsa URL] [--ocsp URL] [--certs PEM] [--trust PEM]... [--cert C] [--module PATH] [--force] [--json]"
     static let help = """
     Each --with takes what sign takes (key:FILE, card[:READER], pkcs11[:LABEL][:KEY-ID],
     threshold[:ACCOUNT]). For each signer, a copy of CONTAINER is signed --runs times (default 3,
@@ -25,16 +25,21 @@ struct CompareCommand: Command {
     split key's share), signature (the card's VERIFY and PSO:CDS, the token's C_Sign, the split
     key's three rounds with the co-signer), TSA, OCSP, write.
     --combined FILE   also one container holding one signature from each signer that worked
+    --report FILE     the comparison as a picture, made from the --json output: FILE.html is one
+                      self-contained page (bars per phase with p95 whiskers, every run's total,
+                      what each signer protects against, how to reproduce it; no script, nothing
+                      fetched, printable on A4), FILE.svg the bar chart alone
     --trust PEM       anchors for verification (repeatable; without, results are UNKNOWN)
     PINs: TAMGA_CARD_PIN, TAMGA_PKCS11_PIN, TAMGA_THRESHOLD_PIN, TAMGA_KEY_PASSWORD for each
     kind, else TAMGA_PIN, else asked on the terminal each run (never retried).
     --json: {"container", "runs", "profile", "signers": [{"with", "label", "location",
-    "algorithm", "subject", "phases": {PHASE: {"median", "p95"}} in seconds, "signatureValueBytes",
-    "signatureFileBytes", "validation", "output", "error": {"code", "message"}}], "combined"}.
+    "algorithm", "subject", "phases": {PHASE: {"median", "p95"}} in seconds, "runs": [{PHASE:
+    seconds, "total"}], "properties", "signatureValueBytes", "signatureFileBytes", "validation",
+    "output", "error": {"code", "message"}}], "combined", "tamga", "date", "command", "machine"}.
     Exit codes: 0 every signer signed and its container verified VALID; 1 otherwise.
     """
     static let flags: Set<String> = GlobalOptions.flags.union(["--force", "--rsa-pss"])
-    static let options: Set<String> = Set(["--with", "--runs", "--out", "--combined", "--profile", "--trust", "--min-profile", "--cert", "--module"])
+    static let options: Set<String> = Set(["--with", "--runs", "--out", "--combined", "--profile", "--trust", "--min-profile", "--cert", "--module", "--report"])
         .union(LongTermOptions.options).union(RemoteOptions.options)
 
     let container: String
@@ -52,6 +57,9 @@ struct CompareCommand: Command {
     let pss: Bool
     let remote: RemoteOptions
     let global: GlobalOptions
+    let reportPath: String?
+    /// The command line as given (after `tamga compare`), for the report.
+    let words: [String]
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count == 1 else { throw UsageError("give the one container whose content every signer signs") }
@@ -73,6 +81,11 @@ struct CompareCommand: Command {
         pss = arguments.has("--rsa-pss")
         remote = try RemoteOptions(arguments)
         global = GlobalOptions(arguments)
+        reportPath = arguments.value("--report")
+        if let reportPath, CompareReport.Format(path: reportPath) == nil {
+            throw UsageError("--report takes a file ending in .html (the whole report) or .svg (the bar chart alone)")
+        }
+        words = arguments.words
     }
 
     /// A file-name-safe label per signer, unique within the run. Phone numbers and identity
@@ -101,6 +114,9 @@ struct CompareCommand: Command {
         let with: String, label: String
         var location = "", algorithm = "", subject = ""
         var phases: [String: Statistic] = [:]
+        /// Every run's phases and total in seconds, in the order run (the report's strip plot).
+        var runs: [[String: Double]] = []
+        var properties: SignerProperties?
         var signatureValueBytes: Int?
         var signatureFileBytes: Int?
         var validation: String?
@@ -108,7 +124,11 @@ struct CompareCommand: Command {
         var error: Failure?
     }
     struct Combined: Encodable { let path: String; let signatures: Int; let validation: String; let errors: [String: Failure] }
-    struct Report: Encodable { let container: String, runs: Int, profile: String, signers: [Column], combined: Combined? }
+    struct Report: Encodable {
+        let container: String, runs: Int, profile: String, signers: [Column], combined: Combined?
+        /// How to reproduce it: tamga's version and commit, when, the command, on what machine.
+        let tamga: String, date: String, command: [String], machine: MachineDescription
+    }
 
     static var phaseNames: [(key: String, title: String, value: KeyPath<SigningPhases, TimeInterval>)] { [
         ("prepare", "prepare", \.prepare), ("unlock", "PIN/unlock", \.unlock), ("sign", "signature", \.sign),
@@ -175,7 +195,7 @@ struct CompareCommand: Command {
         let labels = Self.labels(specifications.map(\.text))
         try FileManager.default.createDirectory(atPath: outFolder, withIntermediateDirectories: true)
         let outputs = labels.map { outFolder.appendingPathPart("\($0).asice") }
-        if !force, let existing = (outputs + (combined.map { [$0] } ?? [])).first(where: { FileManager.default.fileExists(atPath: $0) }) {
+        if !force, let existing = (outputs + (combined.map { [$0] } ?? []) + (reportPath.map { [$0] } ?? [])).first(where: { FileManager.default.fileExists(atPath: $0) }) {
             throw ContainerError.alreadyExists(existing)
         }
         let trust = TrustStore(anchors: try VerifyCommand.loadCertificates(trustFiles),
@@ -196,6 +216,9 @@ struct CompareCommand: Command {
                     try Self.copy(container, to: work)
                     let (signer, timing, file) = try await signOnce(entry.spec, at: work, context: context)
                     phases.append(timing)
+                    var times = Dictionary(uniqueKeysWithValues: Self.phaseNames.map { ($0.key, timing[keyPath: $0.value]) })
+                    times["total"] = Self.phaseNames.reduce(0) { $0 + timing[keyPath: $1.value] }
+                    column.runs.append(times)
                     if run == runs {
                         let certificate = try await signer.certificate()
                         column.location = Self.location(signer, entry.spec)
@@ -204,6 +227,8 @@ struct CompareCommand: Command {
                         column.signatureFileBytes = file?.data.count
                         if case .rsa(let bits) = certificate.publicKey.type { column.signatureValueBytes = (bits + 7) / 8 }
                         if let curve = signer.algorithm.curve { column.signatureValueBytes = 2 * curve.fieldSize }
+                        column.properties = SignerProperties.describe(signer, certificate: certificate, location: column.location,
+                                                                      signatureValueBytes: column.signatureValueBytes)
                         if FileManager.default.fileExists(atPath: outputs[index]) { try FileManager.default.removeItem(atPath: outputs[index]) }
                         try FileManager.default.moveItem(atPath: work, toPath: outputs[index])
                         column.output = outputs[index]
@@ -249,8 +274,15 @@ struct CompareCommand: Command {
             }
         }
 
-        let report = Report(container: container, runs: runs, profile: profile.rawValue, signers: columns, combined: combinedResult)
+        let report = Report(container: container, runs: runs, profile: profile.rawValue, signers: columns, combined: combinedResult,
+                            tamga: "\(TamgaCommandLine.version) (commit \(BuildCommit.value))", date: Date().formatted(.iso8601),
+                            command: ["tamga", "compare"] + words, machine: MachineDescription.current())
         if global.json { context.terminal.json(report) } else { Self.printTable(report, context.terminal) }
+        if let reportPath {
+            // Made from the JSON that --json prints, so the two never disagree.
+            try CompareReport.write(json: try Self.reportJSON(report), to: reportPath, force: force)
+            if !global.quiet { context.terminal.error("report: \(TamgaCommandLine.printable(reportPath))") }
+        }
         let allValid = columns.allSatisfy { $0.error == nil && $0.validation?.hasPrefix("VALID") == true }
             && (combinedResult.map { $0.validation == "VALID" && $0.errors.isEmpty } ?? true)
         return allValid ? .success : .verificationFailed
@@ -259,6 +291,13 @@ struct CompareCommand: Command {
     static func milliseconds(_ statistic: Statistic?) -> String {
         guard let statistic else { return "—" }
         return NumberText.fixed(statistic.median * 1000, digits: 1) + " / " + NumberText.fixed(statistic.p95 * 1000, digits: 1)
+    }
+
+    /// The report as `--json` prints it (the same encoder settings as `Terminal.json`).
+    static func reportJSON(_ report: Report) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(report))
     }
 
     static func printTable(_ report: Report, _ terminal: Terminal) {

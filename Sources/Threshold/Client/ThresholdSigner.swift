@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import TamgaCore
+import TamgaSupport
 
 /// Asks for a threshold share's PIN (PIN2 for signing), once per signature.
 public protocol ThresholdPINProvider: Sendable {
@@ -23,6 +24,10 @@ public final class ThresholdSigner: UnlockTimingSigner, @unchecked Sendable {   
     /// The co-signer holding the other share.
     public var coSigner: String { registration.server }
     private let signingCertificate: Certificate
+    /// How many PIN tries the co-signer allows this key without the right PIN, as its last
+    /// evaluation said (the try it counted included); nil before a PIN was checked.
+    public var coSignerPINTries: Int? { pinTries.value }
+    private let pinTries = PINTryCount()
     /// Hears what a person should know that does not stop the signature (a `finish` the
     /// co-signer never confirmed).
     private let warning: @Sendable (String) -> Void
@@ -53,7 +58,7 @@ public final class ThresholdSigner: UnlockTimingSigner, @unchecked Sendable {   
         // Unlocked once per signature: a second session after a lost answer does not ask again.
         var unlocked: PaillierSecretKey?
         // The unlock includes the co-signer's PIN evaluation and confirmation (two round trips).
-        let hardening = CoSignerPINHardening(client: client, token: registration.deviceToken)
+        let hardening = CountingPINHardening(inner: CoSignerPINHardening(client: client, token: registration.deviceToken), tries: pinTries)
         var attempt = 0
         while true {
             attempt += 1
@@ -89,5 +94,30 @@ public final class ThresholdSigner: UnlockTimingSigner, @unchecked Sendable {   
             warning("warning: the co-signer did not confirm the signature (\(reason)); it verified on this device and is used, and the co-signer's session \(id) will expire without locking the key")
         }
         return Data(Scalar.encode(approval.r) + Scalar.encode(approval.s))
+    }
+}
+
+/// The co-signer's PIN hardening, noting how many tries it allows (its answer's `attemptsLeft`
+/// counts after the evaluation it answers, so the allowance is one more).
+private struct CountingPINHardening: PINHardening {
+    let inner: PINHardening
+    let tries: PINTryCount
+
+    func evaluate(_ request: PINMessages.EvaluateRequest) async throws -> PINMessages.EvaluateResponse {
+        let answer = try await inner.evaluate(request)
+        tries.value = answer.attemptsLeft + 1
+        return answer
+    }
+
+    func confirm(_ request: PINMessages.ConfirmRequest) async throws { try await inner.confirm(request) }
+}
+
+/// One count, read and written from the signing task and whoever asks afterwards.
+private final class PINTryCount: @unchecked Sendable {   // unchecked: `stored` behind `lock`
+    private let lock = Lock()
+    private var stored: Int?
+    var value: Int? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
     }
 }
