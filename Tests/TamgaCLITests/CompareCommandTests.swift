@@ -95,6 +95,10 @@ final class CompareCommandTests: XCTestCase {
         XCTAssertEqual(expected.count, 18, "three signers, six phases each at LT")
         XCTAssertEqual(browser.segments, expected)
         XCTAssertEqual(browser.runDots, signers.map { ($0["runs"] as? [Any])?.count ?? 0 }, "a dot per run")
+        // Printed: A4 pages (595 × 842 points), the three signers' report on at most four.
+        let pages = try Chromium.printedPages(reportPath, pdf: folder.appendingPathComponent("compare.pdf").path)
+        XCTAssertTrue((1...4).contains(pages.count), "\(pages.count) pages")
+        for page in pages { XCTAssertEqual(page.count, 4); XCTAssertEqual(page.last ?? 0, 842, accuracy: 1); XCTAssertEqual(page.dropLast().last ?? 0, 595, accuracy: 1) }
         // An existing report is refused before anything is signed; a report must be .html or .svg.
         let refused = try TestEnvironment.run(binary, arguments + ["--report", reportPath, "--out", folder.appendingPathComponent("again").path], environment: environment)
         XCTAssertEqual(refused.status, 3, refused.error)

@@ -53,6 +53,19 @@ public struct Chromium {
                         segments: segments(dom.output), runDots: runDots(dom.output))
     }
 
+    /// The page printed to PDF as Chromium prints it (its print CSS, no header or footer): each
+    /// page's MediaBox in points.
+    public static func printedPages(_ path: String, pdf: String) throws -> [[Double]] {
+        let printed = try run(["--no-pdf-header-footer", "--print-to-pdf=\(pdf)", URL(fileURLWithPath: path).absoluteString])
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: pdf))
+        let text = String(decoding: bytes, as: UTF8.self)
+        let boxes = text.components(separatedBy: "/MediaBox [").dropFirst().map { piece in
+            (piece.components(separatedBy: "]").first ?? "").split(separator: " ").compactMap { Double($0) }
+        }
+        if boxes.isEmpty { throw NSError(domain: "Chromium", code: 3, userInfo: [NSLocalizedDescriptionKey: "no pages printed: \(printed.error)"]) }
+        return boxes
+    }
+
     /// The bars as the browser's DOM has them.
     static func segments(_ dom: String) -> [String] {
         var result: [String] = []

@@ -153,4 +153,23 @@ public struct TrustedList: Sendable {
         }) else { return [] }
         return service.qualifiers(at: time, for: certificate)
     }
+
+    /// Whether `certificate` is qualified, on a QSCD, a seal: what the certificate says, as the
+    /// qualifiers of the CA/QC service that issued it at `time` amend it (trust.md §3–4); nil
+    /// when no trusted service on this list issued it.
+    public func qualification(of certificate: Certificate, issuedBy issuer: Certificate?, at time: Date) -> Certificate.Qualification? {
+        let issuedHere = services.contains { service in
+            service.kind == .certificateAuthority && service.isTrusted(at: time)
+                && service.certificates.contains(where: { $0 == issuer || $0.isIssuer(of: certificate) })
+        }
+        guard issuedHere else { return nil }
+        let qualifiers = qualifiers(for: certificate, issuedBy: issuer, at: time)
+        var qualification = certificate.qualification
+        if !qualifiers.isDisjoint(with: ["QCStatement", "QCForESig"]) { qualification.qualified = true }
+        if qualifiers.contains("NotQualified") { qualification.qualified = false }
+        if !qualifiers.isDisjoint(with: ["QCWithSSCD", "QCWithQSCD"]) { qualification.onQualifiedDevice = true }
+        if !qualifiers.isDisjoint(with: ["QCNoSSCD", "QCNoQSCD"]) { qualification.onQualifiedDevice = false }
+        if !qualifiers.isDisjoint(with: ["QCForLegalPerson", "QCForESeal"]) { qualification.isSeal = true }
+        return qualification
+    }
 }

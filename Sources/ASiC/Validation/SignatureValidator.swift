@@ -273,13 +273,9 @@ struct SignatureValidator {
     private func checkQualification(_ certificate: Certificate, list: TrustedList, helpers: [Certificate], at time: Date,
                                     findings: inout FindingList) {
         let issuer = (helpers + options.trust.intermediates).first { $0.isIssuer(of: certificate) }
-        let qualifiers = list.qualifiers(for: certificate, issuedBy: issuer, at: time)
-        var qualification = certificate.qualification
-        if !qualifiers.isDisjoint(with: ["QCStatement", "QCForESig"]) { qualification.qualified = true }
-        if qualifiers.contains("NotQualified") { qualification.qualified = false }
-        if !qualifiers.isDisjoint(with: ["QCWithSSCD", "QCWithQSCD"]) { qualification.onQualifiedDevice = true }
-        if !qualifiers.isDisjoint(with: ["QCNoSSCD", "QCNoQSCD"]) { qualification.onQualifiedDevice = false }
-        if !qualifiers.isDisjoint(with: ["QCForLegalPerson", "QCForESeal"]) { qualification.isSeal = true }
+        // A certificate no trusted service issued keeps what it says of itself (the chain check
+        // reports the missing trust).
+        let qualification = list.qualification(of: certificate, issuedBy: issuer, at: time) ?? certificate.qualification
         if !(qualification.qualified && qualification.onQualifiedDevice) && !qualification.isSeal {
             findings.add("not-qualified", .nonQSCD,
                          "the trusted list and the certificate do not make this a qualified signature on a QSCD")

@@ -29,7 +29,8 @@ struct CompareCommand: Command {
                       self-contained page (bars per phase with p95 whiskers, every run's total,
                       what each signer protects against, how to reproduce it; no script, nothing
                       fetched, printable on A4), FILE.svg the bar chart alone
-    --trust PEM       anchors for verification (repeatable; without, results are UNKNOWN)
+    --trust PEM       anchors for verification (repeatable; without, the trust cache of tamga trust
+                      update, whose trusted lists also give the report's qualification row)
     PINs: TAMGA_CARD_PIN, TAMGA_PKCS11_PIN, TAMGA_THRESHOLD_PIN, TAMGA_KEY_PASSWORD for each
     kind, else TAMGA_PIN, else asked on the terminal each run (never retried).
     --json: {"container", "runs", "profile", "signers": [{"with", "label", "location",
@@ -200,7 +201,11 @@ struct CompareCommand: Command {
         }
         let trust = TrustStore(anchors: try VerifyCommand.loadCertificates(trustFiles),
                                intermediates: try VerifyCommand.loadCertificates(longTerm.certificateFiles))
-        let validation = ValidationOptions(trust: trust, trustedList: nil, minimumProfile: minimumProfile)
+        // Without --trust, the trust cache (`tamga trust update`), as verify takes it: the results
+        // are judged against the trusted lists, and the report's qualification row reads them.
+        let trustedList = trustFiles.isEmpty
+            ? (try? TrustCache(environment: context.environment)?.load(now: Date(), allowExpired: false, territories: nil))??.union : nil
+        let validation = ValidationOptions(trust: trust, trustedList: trustedList, minimumProfile: minimumProfile)
 
         var columns: [Column] = []
         for (index, entry) in specifications.enumerated() {
@@ -228,7 +233,8 @@ struct CompareCommand: Command {
                         if case .rsa(let bits) = certificate.publicKey.type { column.signatureValueBytes = (bits + 7) / 8 }
                         if let curve = signer.algorithm.curve { column.signatureValueBytes = 2 * curve.fieldSize }
                         column.properties = SignerProperties.describe(signer, certificate: certificate, location: column.location,
-                                                                      signatureValueBytes: column.signatureValueBytes)
+                                                                      signatureValueBytes: column.signatureValueBytes,
+                                                                      trustedList: trustedList, intermediates: trust.intermediates)
                         if FileManager.default.fileExists(atPath: outputs[index]) { try FileManager.default.removeItem(atPath: outputs[index]) }
                         try FileManager.default.moveItem(atPath: work, toPath: outputs[index])
                         column.output = outputs[index]

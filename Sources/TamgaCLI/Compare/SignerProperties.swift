@@ -1,3 +1,4 @@
+import ASiC
 import FoundationEssentials
 import IDCard
 import PKCS11
@@ -36,8 +37,13 @@ struct SignerProperties: Codable, Equatable {
 
     static let noServer = "no server takes part"
 
-    static func describe(_ signer: any Signer, certificate: Certificate, location: String, signatureValueBytes: Int?) -> SignerProperties {
-        let qualification = certificate.qualification
+    static func describe(_ signer: any Signer, certificate: Certificate, location: String, signatureValueBytes: Int?,
+                         trustedList: TrustedList? = nil, intermediates: [Certificate] = []) -> SignerProperties {
+        // The trusted list's qualifiers amend what the certificate says of itself, when one of
+        // its services issued it.
+        let issuer = intermediates.first { $0.isIssuer(of: certificate) }
+        let listed = trustedList?.qualification(of: certificate, issuedBy: issuer, at: Date())
+        let qualification = listed ?? certificate.qualification
         let keySize: String = {
             switch certificate.publicKey.type {
             case .rsa(let bits): return "RSA-\(bits)"
@@ -49,7 +55,9 @@ struct SignerProperties: Codable, Equatable {
             keyLocation: location, keyLeaves: "", unlock: "", triesBeforeLock: "", unblock: "",
             qualification: Qualification(qualified: qualification.qualified, qscd: qualification.onQualifiedDevice,
                                          statements: certificate.qcStatements + certificate.policies,
-                                         source: "the certificate's QC statements and policies"),
+                                         source: listed != nil ? "the certificate and the trusted list that names its issuer"
+                                             : trustedList != nil ? "the certificate's QC statements and policies (no trusted list names its issuer)"
+                                             : "the certificate's QC statements and policies (no trusted list: compare uses the trust cache when given no --trust)"),
             signature: "\(signer.algorithm.description), \(keySize)" + (signatureValueBytes.map { ", \($0) B value" } ?? ""),
             deviceAlone: "", serverAlone: noServer)
         switch signer {
