@@ -80,14 +80,7 @@ public struct TrustCache: Sendable {
         let target = directory.appendingPathComponent(name)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let file = try AtomicOutputFile(replacing: target.path)
-            do {
-                try file.write(data)
-                try file.commit()
-            } catch {
-                file.abandon()
-                throw error
-            }
+            try AtomicFile.write(Array(data), to: target.path)
         } catch {
             throw TrustCacheError.writeFailed(path: target.path, reason: "\(error)")
         }
