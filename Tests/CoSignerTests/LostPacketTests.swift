@@ -370,7 +370,11 @@ final class LostPacketTests: XCTestCase {
         let id = try await approveAbandoned("abandon lost")
         XCTAssertEqual(try state(id), "PROVED")
         try await Task.sleep(nanoseconds: 2_500_000_000)
-        try service.store.database.execute("UPDATE sessions SET expires_at = ? WHERE id = ?", [.integer(CoSignerStore.now() - 10_000), .text(id)])
+        // The deadlines in the past outright: they are whole seconds, and "open past its deadline"
+        // is a strict comparison, so 2.5 s after a commit is not always past a 2 s lifetime
+        // (a commit at x.0–x.4 s has open_until x+2, and x+2.5…x+2.9 still reads as x+2).
+        try service.store.database.execute("UPDATE sessions SET expires_at = ?, open_until = ? WHERE id = ?",
+                                           [.integer(CoSignerStore.now() - 10_000), .integer(CoSignerStore.now() - 10_000), .text(id)])
         try await assertNextSigningWorks()
         XCTAssertEqual(try state(id), "EXPIRED")
         try assertNothingLocked(id)
