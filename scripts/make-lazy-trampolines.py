@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """make-lazy-trampolines.py [BUILD_DIR...] — writes Sources/CDeferredLibraries/lazy_trampolines.c.
 
-OpenSSL, libxml2, SQLite and p11-kit are not linked: the binary defines, for each function it
+OpenSSL, libxml2, SQLite, p11-kit, libpq and libmicrohttpd are not linked: the binary defines, for each function it
 calls from them, a trampoline that loads the library on first use (Sources/CDeferredLibraries/
 lazy.c says how). This script lists those functions: every symbol that the package's object
 files (debug, release and the fuzz build, whichever exist under the BUILD_DIRs; default .build
@@ -29,6 +29,8 @@ LIBRARIES = [
     ("libxml2.so.2", "libxml2", "libxml2"),
     ("libsqlite3.so.0", "SQLite", "libsqlite3-0"),
     ("libp11-kit.so.0", "p11-kit", "libp11-kit0"),
+    ("libpq.so.5", "libpq (PostgreSQL)", "libpq5"),
+    ("libmicrohttpd.so.12", "libmicrohttpd", "libmicrohttpd12"),
 ]
 FUNCTION_TYPES = set("TWi")
 

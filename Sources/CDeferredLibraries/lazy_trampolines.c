@@ -9,8 +9,10 @@ struct tamga_lazy_library tamga_lazy_libraries[] = {
     { "libxml2.so.2", "libxml2", "libxml2", PTHREAD_ONCE_INIT, 0, "" },
     { "libsqlite3.so.0", "SQLite", "libsqlite3-0", PTHREAD_ONCE_INIT, 0, "" },
     { "libp11-kit.so.0", "p11-kit", "libp11-kit0", PTHREAD_ONCE_INIT, 0, "" },
+    { "libpq.so.5", "libpq (PostgreSQL)", "libpq5", PTHREAD_ONCE_INIT, 0, "" },
+    { "libmicrohttpd.so.12", "libmicrohttpd", "libmicrohttpd12", PTHREAD_ONCE_INIT, 0, "" },
 };
-const size_t tamga_lazy_library_count = 5;
+const size_t tamga_lazy_library_count = 7;
 
 const char *const tamga_lazy_function_names[] = {
     "SSL_CTX_ctrl",
@@ -341,6 +343,36 @@ const char *const tamga_lazy_function_names[] = {
     "p11_kit_modules_finalize_and_release",
     "p11_kit_modules_load_and_initialize",
     "p11_kit_override_system_files",
+    "PQclear",
+    "PQcmdTuples",
+    "PQconnectdbParams",
+    "PQerrorMessage",
+    "PQexec",
+    "PQexecParams",
+    "PQfinish",
+    "PQftype",
+    "PQgetisnull",
+    "PQgetlength",
+    "PQgetvalue",
+    "PQnfields",
+    "PQntuples",
+    "PQresultErrorField",
+    "PQresultErrorMessage",
+    "PQresultStatus",
+    "PQsetNoticeProcessor",
+    "PQsocket",
+    "PQstatus",
+    "PQtransactionStatus",
+    "MHD_add_response_header",
+    "MHD_create_response_from_buffer",
+    "MHD_destroy_response",
+    "MHD_get_connection_info",
+    "MHD_get_connection_values",
+    "MHD_get_daemon_info",
+    "MHD_lookup_connection_value",
+    "MHD_queue_response",
+    "MHD_start_daemon",
+    "MHD_stop_daemon",
 };
 const unsigned short tamga_lazy_function_library[] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1,
@@ -356,9 +388,10 @@ const unsigned short tamga_lazy_function_library[] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
     1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
     2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5,
+    5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6,
 };
-const size_t tamga_lazy_function_count = 328;
+const size_t tamga_lazy_function_count = 358;
 
 #if defined(__x86_64__)
 __asm__(
@@ -691,6 +724,36 @@ __asm__(
     ".globl p11_kit_modules_finalize_and_release\n.hidden p11_kit_modules_finalize_and_release\n.type p11_kit_modules_finalize_and_release, %function\n.p2align 4\np11_kit_modules_finalize_and_release:\n    jmp *tamga_lazy_slots+2600(%rip)\n.size p11_kit_modules_finalize_and_release, .-p11_kit_modules_finalize_and_release\n"
     ".globl p11_kit_modules_load_and_initialize\n.hidden p11_kit_modules_load_and_initialize\n.type p11_kit_modules_load_and_initialize, %function\n.p2align 4\np11_kit_modules_load_and_initialize:\n    jmp *tamga_lazy_slots+2608(%rip)\n.size p11_kit_modules_load_and_initialize, .-p11_kit_modules_load_and_initialize\n"
     ".globl p11_kit_override_system_files\n.hidden p11_kit_override_system_files\n.type p11_kit_override_system_files, %function\n.p2align 4\np11_kit_override_system_files:\n    jmp *tamga_lazy_slots+2616(%rip)\n.size p11_kit_override_system_files, .-p11_kit_override_system_files\n"
+    ".globl PQclear\n.hidden PQclear\n.type PQclear, %function\n.p2align 4\nPQclear:\n    jmp *tamga_lazy_slots+2624(%rip)\n.size PQclear, .-PQclear\n"
+    ".globl PQcmdTuples\n.hidden PQcmdTuples\n.type PQcmdTuples, %function\n.p2align 4\nPQcmdTuples:\n    jmp *tamga_lazy_slots+2632(%rip)\n.size PQcmdTuples, .-PQcmdTuples\n"
+    ".globl PQconnectdbParams\n.hidden PQconnectdbParams\n.type PQconnectdbParams, %function\n.p2align 4\nPQconnectdbParams:\n    jmp *tamga_lazy_slots+2640(%rip)\n.size PQconnectdbParams, .-PQconnectdbParams\n"
+    ".globl PQerrorMessage\n.hidden PQerrorMessage\n.type PQerrorMessage, %function\n.p2align 4\nPQerrorMessage:\n    jmp *tamga_lazy_slots+2648(%rip)\n.size PQerrorMessage, .-PQerrorMessage\n"
+    ".globl PQexec\n.hidden PQexec\n.type PQexec, %function\n.p2align 4\nPQexec:\n    jmp *tamga_lazy_slots+2656(%rip)\n.size PQexec, .-PQexec\n"
+    ".globl PQexecParams\n.hidden PQexecParams\n.type PQexecParams, %function\n.p2align 4\nPQexecParams:\n    jmp *tamga_lazy_slots+2664(%rip)\n.size PQexecParams, .-PQexecParams\n"
+    ".globl PQfinish\n.hidden PQfinish\n.type PQfinish, %function\n.p2align 4\nPQfinish:\n    jmp *tamga_lazy_slots+2672(%rip)\n.size PQfinish, .-PQfinish\n"
+    ".globl PQftype\n.hidden PQftype\n.type PQftype, %function\n.p2align 4\nPQftype:\n    jmp *tamga_lazy_slots+2680(%rip)\n.size PQftype, .-PQftype\n"
+    ".globl PQgetisnull\n.hidden PQgetisnull\n.type PQgetisnull, %function\n.p2align 4\nPQgetisnull:\n    jmp *tamga_lazy_slots+2688(%rip)\n.size PQgetisnull, .-PQgetisnull\n"
+    ".globl PQgetlength\n.hidden PQgetlength\n.type PQgetlength, %function\n.p2align 4\nPQgetlength:\n    jmp *tamga_lazy_slots+2696(%rip)\n.size PQgetlength, .-PQgetlength\n"
+    ".globl PQgetvalue\n.hidden PQgetvalue\n.type PQgetvalue, %function\n.p2align 4\nPQgetvalue:\n    jmp *tamga_lazy_slots+2704(%rip)\n.size PQgetvalue, .-PQgetvalue\n"
+    ".globl PQnfields\n.hidden PQnfields\n.type PQnfields, %function\n.p2align 4\nPQnfields:\n    jmp *tamga_lazy_slots+2712(%rip)\n.size PQnfields, .-PQnfields\n"
+    ".globl PQntuples\n.hidden PQntuples\n.type PQntuples, %function\n.p2align 4\nPQntuples:\n    jmp *tamga_lazy_slots+2720(%rip)\n.size PQntuples, .-PQntuples\n"
+    ".globl PQresultErrorField\n.hidden PQresultErrorField\n.type PQresultErrorField, %function\n.p2align 4\nPQresultErrorField:\n    jmp *tamga_lazy_slots+2728(%rip)\n.size PQresultErrorField, .-PQresultErrorField\n"
+    ".globl PQresultErrorMessage\n.hidden PQresultErrorMessage\n.type PQresultErrorMessage, %function\n.p2align 4\nPQresultErrorMessage:\n    jmp *tamga_lazy_slots+2736(%rip)\n.size PQresultErrorMessage, .-PQresultErrorMessage\n"
+    ".globl PQresultStatus\n.hidden PQresultStatus\n.type PQresultStatus, %function\n.p2align 4\nPQresultStatus:\n    jmp *tamga_lazy_slots+2744(%rip)\n.size PQresultStatus, .-PQresultStatus\n"
+    ".globl PQsetNoticeProcessor\n.hidden PQsetNoticeProcessor\n.type PQsetNoticeProcessor, %function\n.p2align 4\nPQsetNoticeProcessor:\n    jmp *tamga_lazy_slots+2752(%rip)\n.size PQsetNoticeProcessor, .-PQsetNoticeProcessor\n"
+    ".globl PQsocket\n.hidden PQsocket\n.type PQsocket, %function\n.p2align 4\nPQsocket:\n    jmp *tamga_lazy_slots+2760(%rip)\n.size PQsocket, .-PQsocket\n"
+    ".globl PQstatus\n.hidden PQstatus\n.type PQstatus, %function\n.p2align 4\nPQstatus:\n    jmp *tamga_lazy_slots+2768(%rip)\n.size PQstatus, .-PQstatus\n"
+    ".globl PQtransactionStatus\n.hidden PQtransactionStatus\n.type PQtransactionStatus, %function\n.p2align 4\nPQtransactionStatus:\n    jmp *tamga_lazy_slots+2776(%rip)\n.size PQtransactionStatus, .-PQtransactionStatus\n"
+    ".globl MHD_add_response_header\n.hidden MHD_add_response_header\n.type MHD_add_response_header, %function\n.p2align 4\nMHD_add_response_header:\n    jmp *tamga_lazy_slots+2784(%rip)\n.size MHD_add_response_header, .-MHD_add_response_header\n"
+    ".globl MHD_create_response_from_buffer\n.hidden MHD_create_response_from_buffer\n.type MHD_create_response_from_buffer, %function\n.p2align 4\nMHD_create_response_from_buffer:\n    jmp *tamga_lazy_slots+2792(%rip)\n.size MHD_create_response_from_buffer, .-MHD_create_response_from_buffer\n"
+    ".globl MHD_destroy_response\n.hidden MHD_destroy_response\n.type MHD_destroy_response, %function\n.p2align 4\nMHD_destroy_response:\n    jmp *tamga_lazy_slots+2800(%rip)\n.size MHD_destroy_response, .-MHD_destroy_response\n"
+    ".globl MHD_get_connection_info\n.hidden MHD_get_connection_info\n.type MHD_get_connection_info, %function\n.p2align 4\nMHD_get_connection_info:\n    jmp *tamga_lazy_slots+2808(%rip)\n.size MHD_get_connection_info, .-MHD_get_connection_info\n"
+    ".globl MHD_get_connection_values\n.hidden MHD_get_connection_values\n.type MHD_get_connection_values, %function\n.p2align 4\nMHD_get_connection_values:\n    jmp *tamga_lazy_slots+2816(%rip)\n.size MHD_get_connection_values, .-MHD_get_connection_values\n"
+    ".globl MHD_get_daemon_info\n.hidden MHD_get_daemon_info\n.type MHD_get_daemon_info, %function\n.p2align 4\nMHD_get_daemon_info:\n    jmp *tamga_lazy_slots+2824(%rip)\n.size MHD_get_daemon_info, .-MHD_get_daemon_info\n"
+    ".globl MHD_lookup_connection_value\n.hidden MHD_lookup_connection_value\n.type MHD_lookup_connection_value, %function\n.p2align 4\nMHD_lookup_connection_value:\n    jmp *tamga_lazy_slots+2832(%rip)\n.size MHD_lookup_connection_value, .-MHD_lookup_connection_value\n"
+    ".globl MHD_queue_response\n.hidden MHD_queue_response\n.type MHD_queue_response, %function\n.p2align 4\nMHD_queue_response:\n    jmp *tamga_lazy_slots+2840(%rip)\n.size MHD_queue_response, .-MHD_queue_response\n"
+    ".globl MHD_start_daemon\n.hidden MHD_start_daemon\n.type MHD_start_daemon, %function\n.p2align 4\nMHD_start_daemon:\n    jmp *tamga_lazy_slots+2848(%rip)\n.size MHD_start_daemon, .-MHD_start_daemon\n"
+    ".globl MHD_stop_daemon\n.hidden MHD_stop_daemon\n.type MHD_stop_daemon, %function\n.p2align 4\nMHD_stop_daemon:\n    jmp *tamga_lazy_slots+2856(%rip)\n.size MHD_stop_daemon, .-MHD_stop_daemon\n"
     ".Ltamga_lazy_thunk_0:\n    pushq $0\n    jmp tamga_lazy_common\n"
     ".Ltamga_lazy_thunk_1:\n    pushq $1\n    jmp tamga_lazy_common\n"
     ".Ltamga_lazy_thunk_2:\n    pushq $2\n    jmp tamga_lazy_common\n"
@@ -1019,6 +1082,36 @@ __asm__(
     ".Ltamga_lazy_thunk_325:\n    pushq $325\n    jmp tamga_lazy_common\n"
     ".Ltamga_lazy_thunk_326:\n    pushq $326\n    jmp tamga_lazy_common\n"
     ".Ltamga_lazy_thunk_327:\n    pushq $327\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_328:\n    pushq $328\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_329:\n    pushq $329\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_330:\n    pushq $330\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_331:\n    pushq $331\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_332:\n    pushq $332\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_333:\n    pushq $333\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_334:\n    pushq $334\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_335:\n    pushq $335\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_336:\n    pushq $336\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_337:\n    pushq $337\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_338:\n    pushq $338\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_339:\n    pushq $339\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_340:\n    pushq $340\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_341:\n    pushq $341\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_342:\n    pushq $342\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_343:\n    pushq $343\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_344:\n    pushq $344\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_345:\n    pushq $345\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_346:\n    pushq $346\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_347:\n    pushq $347\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_348:\n    pushq $348\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_349:\n    pushq $349\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_350:\n    pushq $350\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_351:\n    pushq $351\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_352:\n    pushq $352\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_353:\n    pushq $353\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_354:\n    pushq $354\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_355:\n    pushq $355\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_356:\n    pushq $356\n    jmp tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_357:\n    pushq $357\n    jmp tamga_lazy_common\n"
     ".data\n.p2align 3\n.globl tamga_lazy_slots\n.hidden tamga_lazy_slots\ntamga_lazy_slots:\n"
     ".quad .Ltamga_lazy_thunk_0\n.quad .Ltamga_lazy_thunk_1\n.quad .Ltamga_lazy_thunk_2\n.quad .Ltamga_lazy_thunk_3\n.quad .Ltamga_lazy_thunk_4\n.quad .Ltamga_lazy_thunk_5\n.quad .Ltamga_lazy_thunk_6\n.quad .Ltamga_lazy_thunk_7\n"
     ".quad .Ltamga_lazy_thunk_8\n.quad .Ltamga_lazy_thunk_9\n.quad .Ltamga_lazy_thunk_10\n.quad .Ltamga_lazy_thunk_11\n.quad .Ltamga_lazy_thunk_12\n.quad .Ltamga_lazy_thunk_13\n.quad .Ltamga_lazy_thunk_14\n.quad .Ltamga_lazy_thunk_15\n"
@@ -1061,6 +1154,10 @@ __asm__(
     ".quad .Ltamga_lazy_thunk_304\n.quad .Ltamga_lazy_thunk_305\n.quad .Ltamga_lazy_thunk_306\n.quad .Ltamga_lazy_thunk_307\n.quad .Ltamga_lazy_thunk_308\n.quad .Ltamga_lazy_thunk_309\n.quad .Ltamga_lazy_thunk_310\n.quad .Ltamga_lazy_thunk_311\n"
     ".quad .Ltamga_lazy_thunk_312\n.quad .Ltamga_lazy_thunk_313\n.quad .Ltamga_lazy_thunk_314\n.quad .Ltamga_lazy_thunk_315\n.quad .Ltamga_lazy_thunk_316\n.quad .Ltamga_lazy_thunk_317\n.quad .Ltamga_lazy_thunk_318\n.quad .Ltamga_lazy_thunk_319\n"
     ".quad .Ltamga_lazy_thunk_320\n.quad .Ltamga_lazy_thunk_321\n.quad .Ltamga_lazy_thunk_322\n.quad .Ltamga_lazy_thunk_323\n.quad .Ltamga_lazy_thunk_324\n.quad .Ltamga_lazy_thunk_325\n.quad .Ltamga_lazy_thunk_326\n.quad .Ltamga_lazy_thunk_327\n"
+    ".quad .Ltamga_lazy_thunk_328\n.quad .Ltamga_lazy_thunk_329\n.quad .Ltamga_lazy_thunk_330\n.quad .Ltamga_lazy_thunk_331\n.quad .Ltamga_lazy_thunk_332\n.quad .Ltamga_lazy_thunk_333\n.quad .Ltamga_lazy_thunk_334\n.quad .Ltamga_lazy_thunk_335\n"
+    ".quad .Ltamga_lazy_thunk_336\n.quad .Ltamga_lazy_thunk_337\n.quad .Ltamga_lazy_thunk_338\n.quad .Ltamga_lazy_thunk_339\n.quad .Ltamga_lazy_thunk_340\n.quad .Ltamga_lazy_thunk_341\n.quad .Ltamga_lazy_thunk_342\n.quad .Ltamga_lazy_thunk_343\n"
+    ".quad .Ltamga_lazy_thunk_344\n.quad .Ltamga_lazy_thunk_345\n.quad .Ltamga_lazy_thunk_346\n.quad .Ltamga_lazy_thunk_347\n.quad .Ltamga_lazy_thunk_348\n.quad .Ltamga_lazy_thunk_349\n.quad .Ltamga_lazy_thunk_350\n.quad .Ltamga_lazy_thunk_351\n"
+    ".quad .Ltamga_lazy_thunk_352\n.quad .Ltamga_lazy_thunk_353\n.quad .Ltamga_lazy_thunk_354\n.quad .Ltamga_lazy_thunk_355\n.quad .Ltamga_lazy_thunk_356\n.quad .Ltamga_lazy_thunk_357\n"
     ".text\n"
 );
 #elif defined(__aarch64__)
@@ -1394,6 +1491,36 @@ __asm__(
     ".globl p11_kit_modules_finalize_and_release\n.hidden p11_kit_modules_finalize_and_release\n.type p11_kit_modules_finalize_and_release, %function\n.p2align 4\np11_kit_modules_finalize_and_release:\n    adrp x16, tamga_lazy_slots+2600\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2600]\n    br x16\n.size p11_kit_modules_finalize_and_release, .-p11_kit_modules_finalize_and_release\n"
     ".globl p11_kit_modules_load_and_initialize\n.hidden p11_kit_modules_load_and_initialize\n.type p11_kit_modules_load_and_initialize, %function\n.p2align 4\np11_kit_modules_load_and_initialize:\n    adrp x16, tamga_lazy_slots+2608\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2608]\n    br x16\n.size p11_kit_modules_load_and_initialize, .-p11_kit_modules_load_and_initialize\n"
     ".globl p11_kit_override_system_files\n.hidden p11_kit_override_system_files\n.type p11_kit_override_system_files, %function\n.p2align 4\np11_kit_override_system_files:\n    adrp x16, tamga_lazy_slots+2616\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2616]\n    br x16\n.size p11_kit_override_system_files, .-p11_kit_override_system_files\n"
+    ".globl PQclear\n.hidden PQclear\n.type PQclear, %function\n.p2align 4\nPQclear:\n    adrp x16, tamga_lazy_slots+2624\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2624]\n    br x16\n.size PQclear, .-PQclear\n"
+    ".globl PQcmdTuples\n.hidden PQcmdTuples\n.type PQcmdTuples, %function\n.p2align 4\nPQcmdTuples:\n    adrp x16, tamga_lazy_slots+2632\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2632]\n    br x16\n.size PQcmdTuples, .-PQcmdTuples\n"
+    ".globl PQconnectdbParams\n.hidden PQconnectdbParams\n.type PQconnectdbParams, %function\n.p2align 4\nPQconnectdbParams:\n    adrp x16, tamga_lazy_slots+2640\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2640]\n    br x16\n.size PQconnectdbParams, .-PQconnectdbParams\n"
+    ".globl PQerrorMessage\n.hidden PQerrorMessage\n.type PQerrorMessage, %function\n.p2align 4\nPQerrorMessage:\n    adrp x16, tamga_lazy_slots+2648\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2648]\n    br x16\n.size PQerrorMessage, .-PQerrorMessage\n"
+    ".globl PQexec\n.hidden PQexec\n.type PQexec, %function\n.p2align 4\nPQexec:\n    adrp x16, tamga_lazy_slots+2656\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2656]\n    br x16\n.size PQexec, .-PQexec\n"
+    ".globl PQexecParams\n.hidden PQexecParams\n.type PQexecParams, %function\n.p2align 4\nPQexecParams:\n    adrp x16, tamga_lazy_slots+2664\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2664]\n    br x16\n.size PQexecParams, .-PQexecParams\n"
+    ".globl PQfinish\n.hidden PQfinish\n.type PQfinish, %function\n.p2align 4\nPQfinish:\n    adrp x16, tamga_lazy_slots+2672\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2672]\n    br x16\n.size PQfinish, .-PQfinish\n"
+    ".globl PQftype\n.hidden PQftype\n.type PQftype, %function\n.p2align 4\nPQftype:\n    adrp x16, tamga_lazy_slots+2680\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2680]\n    br x16\n.size PQftype, .-PQftype\n"
+    ".globl PQgetisnull\n.hidden PQgetisnull\n.type PQgetisnull, %function\n.p2align 4\nPQgetisnull:\n    adrp x16, tamga_lazy_slots+2688\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2688]\n    br x16\n.size PQgetisnull, .-PQgetisnull\n"
+    ".globl PQgetlength\n.hidden PQgetlength\n.type PQgetlength, %function\n.p2align 4\nPQgetlength:\n    adrp x16, tamga_lazy_slots+2696\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2696]\n    br x16\n.size PQgetlength, .-PQgetlength\n"
+    ".globl PQgetvalue\n.hidden PQgetvalue\n.type PQgetvalue, %function\n.p2align 4\nPQgetvalue:\n    adrp x16, tamga_lazy_slots+2704\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2704]\n    br x16\n.size PQgetvalue, .-PQgetvalue\n"
+    ".globl PQnfields\n.hidden PQnfields\n.type PQnfields, %function\n.p2align 4\nPQnfields:\n    adrp x16, tamga_lazy_slots+2712\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2712]\n    br x16\n.size PQnfields, .-PQnfields\n"
+    ".globl PQntuples\n.hidden PQntuples\n.type PQntuples, %function\n.p2align 4\nPQntuples:\n    adrp x16, tamga_lazy_slots+2720\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2720]\n    br x16\n.size PQntuples, .-PQntuples\n"
+    ".globl PQresultErrorField\n.hidden PQresultErrorField\n.type PQresultErrorField, %function\n.p2align 4\nPQresultErrorField:\n    adrp x16, tamga_lazy_slots+2728\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2728]\n    br x16\n.size PQresultErrorField, .-PQresultErrorField\n"
+    ".globl PQresultErrorMessage\n.hidden PQresultErrorMessage\n.type PQresultErrorMessage, %function\n.p2align 4\nPQresultErrorMessage:\n    adrp x16, tamga_lazy_slots+2736\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2736]\n    br x16\n.size PQresultErrorMessage, .-PQresultErrorMessage\n"
+    ".globl PQresultStatus\n.hidden PQresultStatus\n.type PQresultStatus, %function\n.p2align 4\nPQresultStatus:\n    adrp x16, tamga_lazy_slots+2744\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2744]\n    br x16\n.size PQresultStatus, .-PQresultStatus\n"
+    ".globl PQsetNoticeProcessor\n.hidden PQsetNoticeProcessor\n.type PQsetNoticeProcessor, %function\n.p2align 4\nPQsetNoticeProcessor:\n    adrp x16, tamga_lazy_slots+2752\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2752]\n    br x16\n.size PQsetNoticeProcessor, .-PQsetNoticeProcessor\n"
+    ".globl PQsocket\n.hidden PQsocket\n.type PQsocket, %function\n.p2align 4\nPQsocket:\n    adrp x16, tamga_lazy_slots+2760\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2760]\n    br x16\n.size PQsocket, .-PQsocket\n"
+    ".globl PQstatus\n.hidden PQstatus\n.type PQstatus, %function\n.p2align 4\nPQstatus:\n    adrp x16, tamga_lazy_slots+2768\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2768]\n    br x16\n.size PQstatus, .-PQstatus\n"
+    ".globl PQtransactionStatus\n.hidden PQtransactionStatus\n.type PQtransactionStatus, %function\n.p2align 4\nPQtransactionStatus:\n    adrp x16, tamga_lazy_slots+2776\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2776]\n    br x16\n.size PQtransactionStatus, .-PQtransactionStatus\n"
+    ".globl MHD_add_response_header\n.hidden MHD_add_response_header\n.type MHD_add_response_header, %function\n.p2align 4\nMHD_add_response_header:\n    adrp x16, tamga_lazy_slots+2784\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2784]\n    br x16\n.size MHD_add_response_header, .-MHD_add_response_header\n"
+    ".globl MHD_create_response_from_buffer\n.hidden MHD_create_response_from_buffer\n.type MHD_create_response_from_buffer, %function\n.p2align 4\nMHD_create_response_from_buffer:\n    adrp x16, tamga_lazy_slots+2792\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2792]\n    br x16\n.size MHD_create_response_from_buffer, .-MHD_create_response_from_buffer\n"
+    ".globl MHD_destroy_response\n.hidden MHD_destroy_response\n.type MHD_destroy_response, %function\n.p2align 4\nMHD_destroy_response:\n    adrp x16, tamga_lazy_slots+2800\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2800]\n    br x16\n.size MHD_destroy_response, .-MHD_destroy_response\n"
+    ".globl MHD_get_connection_info\n.hidden MHD_get_connection_info\n.type MHD_get_connection_info, %function\n.p2align 4\nMHD_get_connection_info:\n    adrp x16, tamga_lazy_slots+2808\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2808]\n    br x16\n.size MHD_get_connection_info, .-MHD_get_connection_info\n"
+    ".globl MHD_get_connection_values\n.hidden MHD_get_connection_values\n.type MHD_get_connection_values, %function\n.p2align 4\nMHD_get_connection_values:\n    adrp x16, tamga_lazy_slots+2816\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2816]\n    br x16\n.size MHD_get_connection_values, .-MHD_get_connection_values\n"
+    ".globl MHD_get_daemon_info\n.hidden MHD_get_daemon_info\n.type MHD_get_daemon_info, %function\n.p2align 4\nMHD_get_daemon_info:\n    adrp x16, tamga_lazy_slots+2824\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2824]\n    br x16\n.size MHD_get_daemon_info, .-MHD_get_daemon_info\n"
+    ".globl MHD_lookup_connection_value\n.hidden MHD_lookup_connection_value\n.type MHD_lookup_connection_value, %function\n.p2align 4\nMHD_lookup_connection_value:\n    adrp x16, tamga_lazy_slots+2832\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2832]\n    br x16\n.size MHD_lookup_connection_value, .-MHD_lookup_connection_value\n"
+    ".globl MHD_queue_response\n.hidden MHD_queue_response\n.type MHD_queue_response, %function\n.p2align 4\nMHD_queue_response:\n    adrp x16, tamga_lazy_slots+2840\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2840]\n    br x16\n.size MHD_queue_response, .-MHD_queue_response\n"
+    ".globl MHD_start_daemon\n.hidden MHD_start_daemon\n.type MHD_start_daemon, %function\n.p2align 4\nMHD_start_daemon:\n    adrp x16, tamga_lazy_slots+2848\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2848]\n    br x16\n.size MHD_start_daemon, .-MHD_start_daemon\n"
+    ".globl MHD_stop_daemon\n.hidden MHD_stop_daemon\n.type MHD_stop_daemon, %function\n.p2align 4\nMHD_stop_daemon:\n    adrp x16, tamga_lazy_slots+2856\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2856]\n    br x16\n.size MHD_stop_daemon, .-MHD_stop_daemon\n"
     ".Ltamga_lazy_thunk_0:\n    mov x16, #0\n    b tamga_lazy_common\n"
     ".Ltamga_lazy_thunk_1:\n    mov x16, #1\n    b tamga_lazy_common\n"
     ".Ltamga_lazy_thunk_2:\n    mov x16, #2\n    b tamga_lazy_common\n"
@@ -1722,6 +1849,36 @@ __asm__(
     ".Ltamga_lazy_thunk_325:\n    mov x16, #325\n    b tamga_lazy_common\n"
     ".Ltamga_lazy_thunk_326:\n    mov x16, #326\n    b tamga_lazy_common\n"
     ".Ltamga_lazy_thunk_327:\n    mov x16, #327\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_328:\n    mov x16, #328\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_329:\n    mov x16, #329\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_330:\n    mov x16, #330\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_331:\n    mov x16, #331\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_332:\n    mov x16, #332\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_333:\n    mov x16, #333\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_334:\n    mov x16, #334\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_335:\n    mov x16, #335\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_336:\n    mov x16, #336\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_337:\n    mov x16, #337\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_338:\n    mov x16, #338\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_339:\n    mov x16, #339\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_340:\n    mov x16, #340\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_341:\n    mov x16, #341\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_342:\n    mov x16, #342\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_343:\n    mov x16, #343\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_344:\n    mov x16, #344\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_345:\n    mov x16, #345\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_346:\n    mov x16, #346\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_347:\n    mov x16, #347\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_348:\n    mov x16, #348\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_349:\n    mov x16, #349\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_350:\n    mov x16, #350\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_351:\n    mov x16, #351\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_352:\n    mov x16, #352\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_353:\n    mov x16, #353\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_354:\n    mov x16, #354\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_355:\n    mov x16, #355\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_356:\n    mov x16, #356\n    b tamga_lazy_common\n"
+    ".Ltamga_lazy_thunk_357:\n    mov x16, #357\n    b tamga_lazy_common\n"
     ".data\n.p2align 3\n.globl tamga_lazy_slots\n.hidden tamga_lazy_slots\ntamga_lazy_slots:\n"
     ".xword .Ltamga_lazy_thunk_0\n.xword .Ltamga_lazy_thunk_1\n.xword .Ltamga_lazy_thunk_2\n.xword .Ltamga_lazy_thunk_3\n.xword .Ltamga_lazy_thunk_4\n.xword .Ltamga_lazy_thunk_5\n.xword .Ltamga_lazy_thunk_6\n.xword .Ltamga_lazy_thunk_7\n"
     ".xword .Ltamga_lazy_thunk_8\n.xword .Ltamga_lazy_thunk_9\n.xword .Ltamga_lazy_thunk_10\n.xword .Ltamga_lazy_thunk_11\n.xword .Ltamga_lazy_thunk_12\n.xword .Ltamga_lazy_thunk_13\n.xword .Ltamga_lazy_thunk_14\n.xword .Ltamga_lazy_thunk_15\n"
@@ -1764,6 +1921,10 @@ __asm__(
     ".xword .Ltamga_lazy_thunk_304\n.xword .Ltamga_lazy_thunk_305\n.xword .Ltamga_lazy_thunk_306\n.xword .Ltamga_lazy_thunk_307\n.xword .Ltamga_lazy_thunk_308\n.xword .Ltamga_lazy_thunk_309\n.xword .Ltamga_lazy_thunk_310\n.xword .Ltamga_lazy_thunk_311\n"
     ".xword .Ltamga_lazy_thunk_312\n.xword .Ltamga_lazy_thunk_313\n.xword .Ltamga_lazy_thunk_314\n.xword .Ltamga_lazy_thunk_315\n.xword .Ltamga_lazy_thunk_316\n.xword .Ltamga_lazy_thunk_317\n.xword .Ltamga_lazy_thunk_318\n.xword .Ltamga_lazy_thunk_319\n"
     ".xword .Ltamga_lazy_thunk_320\n.xword .Ltamga_lazy_thunk_321\n.xword .Ltamga_lazy_thunk_322\n.xword .Ltamga_lazy_thunk_323\n.xword .Ltamga_lazy_thunk_324\n.xword .Ltamga_lazy_thunk_325\n.xword .Ltamga_lazy_thunk_326\n.xword .Ltamga_lazy_thunk_327\n"
+    ".xword .Ltamga_lazy_thunk_328\n.xword .Ltamga_lazy_thunk_329\n.xword .Ltamga_lazy_thunk_330\n.xword .Ltamga_lazy_thunk_331\n.xword .Ltamga_lazy_thunk_332\n.xword .Ltamga_lazy_thunk_333\n.xword .Ltamga_lazy_thunk_334\n.xword .Ltamga_lazy_thunk_335\n"
+    ".xword .Ltamga_lazy_thunk_336\n.xword .Ltamga_lazy_thunk_337\n.xword .Ltamga_lazy_thunk_338\n.xword .Ltamga_lazy_thunk_339\n.xword .Ltamga_lazy_thunk_340\n.xword .Ltamga_lazy_thunk_341\n.xword .Ltamga_lazy_thunk_342\n.xword .Ltamga_lazy_thunk_343\n"
+    ".xword .Ltamga_lazy_thunk_344\n.xword .Ltamga_lazy_thunk_345\n.xword .Ltamga_lazy_thunk_346\n.xword .Ltamga_lazy_thunk_347\n.xword .Ltamga_lazy_thunk_348\n.xword .Ltamga_lazy_thunk_349\n.xword .Ltamga_lazy_thunk_350\n.xword .Ltamga_lazy_thunk_351\n"
+    ".xword .Ltamga_lazy_thunk_352\n.xword .Ltamga_lazy_thunk_353\n.xword .Ltamga_lazy_thunk_354\n.xword .Ltamga_lazy_thunk_355\n.xword .Ltamga_lazy_thunk_356\n.xword .Ltamga_lazy_thunk_357\n"
     ".text\n"
 );
 #endif

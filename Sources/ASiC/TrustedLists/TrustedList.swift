@@ -147,23 +147,23 @@ public struct TrustedList: Sendable {
 
     /// The qualifiers that the CA/QC service which issued `certificate` applied to it at `time`.
     func qualifiers(for certificate: Certificate, issuedBy issuer: Certificate?, at time: Date) -> Set<String> {
-        guard let service = services.first(where: { service in
+        issuingService(of: certificate, issuedBy: issuer, at: time)?.qualifiers(at: time, for: certificate) ?? []
+    }
+
+    /// The CA/QC service, trusted at `time`, that issued `certificate`.
+    private func issuingService(of certificate: Certificate, issuedBy issuer: Certificate?, at time: Date) -> TrustedService? {
+        services.first { service in
             service.kind == .certificateAuthority && service.isTrusted(at: time)
                 && service.certificates.contains(where: { $0 == issuer || $0.isIssuer(of: certificate) })
-        }) else { return [] }
-        return service.qualifiers(at: time, for: certificate)
+        }
     }
 
     /// Whether `certificate` is qualified, on a QSCD, a seal: what the certificate says, as the
     /// qualifiers of the CA/QC service that issued it at `time` amend it (trust.md §3–4); nil
     /// when no trusted service on this list issued it.
     public func qualification(of certificate: Certificate, issuedBy issuer: Certificate?, at time: Date) -> Certificate.Qualification? {
-        let issuedHere = services.contains { service in
-            service.kind == .certificateAuthority && service.isTrusted(at: time)
-                && service.certificates.contains(where: { $0 == issuer || $0.isIssuer(of: certificate) })
-        }
-        guard issuedHere else { return nil }
-        let qualifiers = qualifiers(for: certificate, issuedBy: issuer, at: time)
+        guard let service = issuingService(of: certificate, issuedBy: issuer, at: time) else { return nil }
+        let qualifiers = service.qualifiers(at: time, for: certificate)
         var qualification = certificate.qualification
         if !qualifiers.isDisjoint(with: ["QCStatement", "QCForESig"]) { qualification.qualified = true }
         if qualifiers.contains("NotQualified") { qualification.qualified = false }

@@ -3,18 +3,11 @@
 #include <stddef.h>
 // libpq and libmicrohttpd are loaded when the co-signer first needs them, not when tamga
 // starts: together with what they pull in (GnuTLS, Kerberos, LDAP, SASL, IDN: 17 of the 36
-// shared libraries) they cost every command about 2.7 ms of start-up (issue 18). The binary
-// defines the few functions it calls from each (deferred.c) and forwards them to the library
-// once loaded, so the Swift code calls them by their own names.
-//
-// Each returns 1 once the library and every function tamga uses from it are there, else 0
-// with the reason in `tamga_deferred_error` (thread-safe: loaded once, the answer kept).
-int tamga_load_libpq(void);
-int tamga_load_microhttpd(void);
-// Why the last load failed ("libpq.so.5: cannot open shared object file…"), or "".
-const char *tamga_deferred_error(const char *library);
+// shared libraries) they cost every command about 2.7 ms of start-up (issue 18). The co-signer
+// asks for them with tamga_lazy_load first, so a machine without one hears which package to
+// install as an error of its own.
 
-// OpenSSL, libxml2, SQLite and p11-kit are loaded on the first call of any function tamga uses
+// They, OpenSSL, libxml2, SQLite and p11-kit are loaded on the first call of any function tamga uses
 // from them (lazy.c, lazy_trampolines.c), so commands that do not use them (`--version`,
 // `readers`, `help`) never map them: together about 1.5 ms of every start-up (issue 18).
 // Nothing needs to call these first; they are for saying early and clearly what is missing.
@@ -24,8 +17,6 @@ const char *tamga_deferred_error(const char *library);
 #define TAMGA_LAZY_EXIT_STATUS 11
 // Loads `soname` ("libcrypto.so.3") now: 1 when it and every function tamga uses are there.
 int tamga_lazy_load(const char *soname);
-// 1 when `soname` has been loaded (nothing is loaded by asking).
-int tamga_lazy_is_loaded(const char *soname);
 // The file `soname` was loaded from, or NULL when it is not loaded.
 const char *tamga_lazy_file(const char *soname);
 // Why the last load of `soname` failed, or "".

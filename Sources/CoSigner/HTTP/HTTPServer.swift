@@ -94,8 +94,8 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
                 tls: (keyPEM: String, certificatePEM: String)? = nil, handler: @escaping Handler) throws {
         // libmicrohttpd is loaded on first use (CDeferredLibraries): a machine without it hears
         // which package to install.
-        guard tamga_load_microhttpd() != 0 else {
-            throw DatabaseError(code: 0, message: "the co-signer's HTTP server needs libmicrohttpd, which cannot be loaded (\(String(cString: tamga_deferred_error("microhttpd")))): install the libmicrohttpd12 package")
+        guard tamga_lazy_load("libmicrohttpd.so.12") != 0 else {
+            throw DatabaseError(code: 0, message: "the co-signer's HTTP server needs libmicrohttpd, which cannot be loaded (\(String(cString: tamga_lazy_error("libmicrohttpd.so.12")))): install the libmicrohttpd12 package")
         }
         self.handler = handler
         self.maximumBody = maximumBody

@@ -286,7 +286,7 @@ struct CompareCommand: Command {
         if global.json { context.terminal.json(report) } else { Self.printTable(report, context.terminal) }
         if let reportPath {
             // Made from the JSON that --json prints, so the two never disagree.
-            try CompareReport.write(json: try Self.reportJSON(report), to: reportPath, force: force)
+            try CompareReport.write(json: Array(try Terminal.encodedJSON(report)), to: reportPath, force: force)
             if !global.quiet { context.terminal.error("report: \(TamgaCommandLine.printable(reportPath))") }
         }
         let allValid = columns.allSatisfy { $0.error == nil && $0.validation?.hasPrefix("VALID") == true }
@@ -297,13 +297,6 @@ struct CompareCommand: Command {
     static func milliseconds(_ statistic: Statistic?) -> String {
         guard let statistic else { return "—" }
         return NumberText.fixed(statistic.median * 1000, digits: 1) + " / " + NumberText.fixed(statistic.p95 * 1000, digits: 1)
-    }
-
-    /// The report as `--json` prints it (the same encoder settings as `Terminal.json`).
-    static func reportJSON(_ report: Report) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return Array(try encoder.encode(report))
     }
 
     static func printTable(_ report: Report, _ terminal: Terminal) {

@@ -33,11 +33,8 @@ struct MachineDescription: Codable, Equatable {
 
     /// The first "model name" of /proc/cpuinfo (x86), else its "Hardware"/"CPU part" line.
     static func processorModel() -> String? {
-        // /proc files report no size: read what is there, up to a bound.
-        let descriptor = open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        guard let bytes = FileDescriptorOutput.read(descriptor, limit: 1 << 20) else { return nil }
+        // A /proc file reports no size but is read to its end like any regular file.
+        guard let bytes = FileBytes.read("/proc/cpuinfo", limit: 1 << 20) else { return nil }
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
             let parts = line.split(separator: ":", maxSplits: 1)
             guard parts.count == 2 else { continue }

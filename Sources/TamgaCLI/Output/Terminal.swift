@@ -35,10 +35,20 @@ public final class Terminal: @unchecked Sendable {   // unchecked: written from 
     func status(_ text: String) { writeErr("\r\u{1B}[K" + text) }
 
     func json<T: Encodable>(_ value: T) {
+        writeJSON((try? Self.encodedJSON(value)) ?? Data("{}".utf8))
+    }
+
+    /// What `json` prints for `value`: pretty-printed, keys sorted, `/` as it is (also the input
+    /// of `compare --report`, which must read what `--json` shows).
+    static func encodedJSON<T: Encodable>(_ value: T) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        writeOut(RawArguments.restoringNames(Self.terminalSafeJSON(String(decoding: data, as: UTF8.self)), json: true) + "\n")
+        return try encoder.encode(value)
+    }
+
+    /// JSON text out on stdout: terminal-safe, with the names given as bytes restored.
+    private func writeJSON<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        writeOut(RawArguments.restoringNames(Self.terminalSafeJSON(String(decoding: bytes, as: UTF8.self)), json: true) + "\n")
     }
 
     /// A typed JSON tree (`JSON.Value`) written as `json` writes an Encodable: pretty-printed,
@@ -46,16 +56,14 @@ public final class Terminal: @unchecked Sendable {   // unchecked: written from 
     /// machinery's generic metadata, nor the dynamic casts of an `Any` tree, which a short
     /// command otherwise spends a good part of its time building at its first JSON output.
     func json(_ value: JSON.Value) {
-        let bytes = JSON.data(value, options: [.prettyPrinted, .withoutEscapingSlashes])
-        writeOut(RawArguments.restoringNames(Self.terminalSafeJSON(String(decoding: bytes, as: UTF8.self)), json: true) + "\n")
+        writeJSON(JSON.data(value, options: [.prettyPrinted, .withoutEscapingSlashes]))
     }
 
     /// One compact JSON object on one line (for streams of events).
     func jsonLine<T: Encodable>(_ value: T) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        writeOut(RawArguments.restoringNames(Self.terminalSafeJSON(String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self)),
-                                             json: true) + "\n")
+        writeJSON((try? encoder.encode(value)) ?? Data("{}".utf8))
     }
 
     /// JSON with the characters `TerminalText.isUnsafe` names written as `\uXXXX`. The encoder

@@ -14,8 +14,8 @@ final class PGConnection {
     init(uri: String) throws {
         // libpq is loaded on first use (CDeferredLibraries): a machine without it hears which
         // package to install, not a connection failure.
-        guard tamga_load_libpq() != 0 else {
-            throw DatabaseError(code: 0, message: "PostgreSQL needs libpq, which cannot be loaded (\(String(cString: tamga_deferred_error("libpq")))): install the libpq5 package")
+        guard tamga_lazy_load("libpq.so.5") != 0 else {
+            throw DatabaseError(code: 0, message: "PostgreSQL needs libpq, which cannot be loaded (\(String(cString: tamga_lazy_error("libpq.so.5")))): install the libpq5 package")
         }
         let keywords = ["connect_timeout", "application_name", "dbname"]
         // Later keywords override earlier ones, and the URI (expanded from "dbname") comes
