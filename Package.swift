@@ -8,6 +8,7 @@ let package = Package(
     name: "tamga",
     products: [
         .executable(name: "tamga", targets: ["tamga"]),
+        .library(name: "TamgaSupport", targets: ["TamgaSupport"]),
         .library(name: "TamgaCore", targets: ["TamgaCore"]),
         .library(name: "ASiC", targets: ["ASiC"]),
         .library(name: "PCSC", targets: ["PCSC"]),

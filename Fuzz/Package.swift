@@ -30,6 +30,7 @@ let package = Package(
         fuzzTarget("FuzzRemoteMessages", ["RemoteSigning", "TamgaCore"]),
         fuzzTarget("FuzzKoreanMobileID", ["MobileID"]),
         fuzzTarget("FuzzTextCodecs", ["TamgaCore"]),
+        fuzzTarget("FuzzJSON", ["TamgaSupport"]),
         fuzzTarget("FuzzDistinguishedName", ["TamgaCore"]),
         fuzzTarget("FuzzArchiveManifest", ["ASiC", "TamgaCore"]),
         fuzzTarget("FuzzCommandLineInput", ["TamgaCLI", "TamgaCore"]),

@@ -13,7 +13,7 @@ SECONDS_EACH=${1:-60}
 shift || true
 SWIFT=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
 ALL=(FuzzZip FuzzManifest FuzzSignatureXML FuzzTrustedList FuzzOCSP FuzzTimeStamp FuzzBERTLV FuzzWireMessages FuzzPINMessages
-     FuzzCoSignerRouter FuzzRemoteMessages FuzzKoreanMobileID FuzzTextCodecs FuzzDistinguishedName FuzzArchiveManifest
+     FuzzCoSignerRouter FuzzRemoteMessages FuzzKoreanMobileID FuzzTextCodecs FuzzJSON FuzzDistinguishedName FuzzArchiveManifest
      FuzzCommandLineInput FuzzDatabaseRows)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL[@]}")
@@ -42,6 +42,11 @@ mkdir -p "$WORK/corpus/FuzzDatabaseRows"
 printf '\004\377\377\377\377\377\377\377\376' > "$WORK/corpus/FuzzDatabaseRows/int8"
 printf '\010tamga:s3cret@db.example:5432/cosigner?sslmode=require&password=x' > "$WORK/corpus/FuzzDatabaseRows/uri"
 printf "\011SELECT '?', ? -- ?\n/* ? */ ?" > "$WORK/corpus/FuzzDatabaseRows/statement"
+# JSON as the co-signer, Smart-ID and config.json see it: nesting, escapes, numbers at the edges.
+mkdir -p "$WORK/corpus/FuzzJSON"
+printf '%s' '{"a":[1,-0,2.5e-3,1E+2,true,false,null,{"k":"\u00e9\ud83d\ude00\n\/"}],"b":{}}' > "$WORK/corpus/FuzzJSON/mixed.json"
+printf '%s' '[[[[[[[[[[[[[[[[{"x":"y"}]]]]]]]]]]]]]]]]' > "$WORK/corpus/FuzzJSON/nested.json"
+printf '%s' '[9223372036854775807,9223372036854775808,-9223372036854775808,1.7976931348623157e308]' > "$WORK/corpus/FuzzJSON/numbers.json"
 # An ASiC-S archive manifest as DigiDoc writes one (ETSI EN 319 162-1).
 mkdir -p "$WORK/corpus/FuzzArchiveManifest"
 cat > "$WORK/corpus/FuzzArchiveManifest/digidoc-manifest.xml" <<'XML'

@@ -14,6 +14,11 @@ final class TextTests: XCTestCase {
         XCTAssertFalse(NaturalOrder.precedes("x", "x"))
         // Runs longer than any integer are compared by their digits.
         XCTAssertTrue(NaturalOrder.precedes("f99999999999999999999999", "f100000000000000000000000"))
+        // Only ASCII digits are numbers: other scripts' digits compare as the characters they are.
+        XCTAssertTrue(NaturalOrder.precedes("s9.xml", "s١٠.xml"))
+        XCTAssertFalse(NaturalOrder.precedes("s١٠.xml", "s9.xml"))
+        let run = String(repeating: "7", count: 100_000)
+        XCTAssertTrue(NaturalOrder.precedes("n" + run, "n1" + run), "a 100,000-digit run is compared without converting it")
     }
 
     func testTrimmingWorksOnScalarsAndKeepsWhatIsInside() {
@@ -67,5 +72,8 @@ final class TextTests: XCTestCase {
         XCTAssertNil(PercentEncoding.decode("%4"))
         XCTAssertNil(PercentEncoding.decode("%zz"))
         XCTAssertNil(PercentEncoding.decode("%FF"))   // not UTF-8
+        XCTAssertNil(PercentEncoding.decode("%４１"), "fullwidth hex digits are not hex")
+        XCTAssertNil(PercentEncoding.decode("%٤١"), "Arabic-Indic digits are not hex")
+        XCTAssertNil(PercentEncoding.decode("abc%"), "a cut escape")
     }
 }
