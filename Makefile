@@ -57,6 +57,7 @@ deps:
 test-deps: deps
 	@scripts/ensure-packages.sh $(CHECK_PACKAGES)
 	@scripts/setup-pyasice.sh
+	@scripts/setup-xmlsec13.sh
 
 build: deps
 	$(SWIFT) build

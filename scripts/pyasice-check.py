@@ -9,7 +9,8 @@ What is checked:
   * for every ds:Signature in every META-INF/*signatures*.xml:
     - sigvalue: pyasice XmlSignature.verify() (SignatureValue over c14n(SignedInfo),
       key from the KeyInfo certificate; RSA PKCS#1 v1.5 or ECDSA raw/DER,
-      SHA-256/384/512). pyasice refuses to run verify() when the SignedProperties
+      SHA-256/384/512; RSA-PSS (xmldsig-more#shaNNN-rsa-MGF1), which pyasice 1.2.0 does
+      not implement, over pyasice's c14n(SignedInfo) with cryptography's PSS verify). pyasice refuses to run verify() when the SignedProperties
       digest is not SHA-256 (it recomputes it with SHA-256 only); then pyasice's own
       signature_verifier.verify() is called on c14n(SignedInfo) directly;
     - refs: this script recomputes every data-file ds:Reference digest: the URI is
@@ -39,6 +40,7 @@ Exit status: 0 all ok, 1 something failed, 2 usage error,
 """
 
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -377,10 +379,29 @@ class Checker:
             algo_name = xs.get_signature_algorithm()
             if algo_name.startswith("ecdsa-"):
                 ecdsa_fmt = self.ecdsa_format(cert_der, value)
-            try:
+            pss = re.fullmatch(r"(sha256|sha384|sha512)-rsa-MGF1", algo_name)
+            if pss:
+                # RSA-PSS (RFC 6931 §2.3.10: MGF1 with the same hash, a salt as long as the hash,
+                # trailer 0xbc). pyasice 1.2.0 verifies PKCS#1 v1.5 only: the SignedInfo is still
+                # canonicalized by pyasice, and the value checked with `cryptography`'s PSS.
+                from cryptography import x509 as _x509
+                from cryptography.hazmat.primitives import hashes as _hashes
+                from cryptography.hazmat.primitives.asymmetric import padding as _padding
+                hash_class = {"sha256": _hashes.SHA256, "sha384": _hashes.SHA384, "sha512": _hashes.SHA512}[pss.group(1)]
+                key = _x509.load_der_x509_certificate(cert_der).public_key()
+                signed_info = xs._get_node("ds:SignedInfo")
+                try:
+                    key.verify(value, xs.canonicalize(signed_info),
+                               _padding.PSS(mgf=_padding.MGF1(hash_class()), salt_length=hash_class.digest_size), hash_class())
+                except Exception as e:  # noqa: BLE001
+                    raise SignatureVerificationError("RSA-PSS: %s" % (type(e).__name__,))
+                sigvalue = "ok"
+                results["sigvalue-note"] = "RSA-PSS: pyasice's c14n(SignedInfo), verified with cryptography's PSS (pyasice has PKCS#1 v1.5 only)"
+            else:
+              try:
                 xs.verify()
                 sigvalue = "ok"
-            except ValueError as e:
+              except ValueError as e:
                 if "not prepared" not in str(e):
                     raise
                 # pyasice recomputes the SignedProperties digest with SHA-256 only and refuses

@@ -44,6 +44,34 @@ Smart-ID v2, under /smart-id-rp/v2:
   30303039914 gets the test PKI's rsa-2048 certificate (PNOEE-30303039914); others one issued now
   anything else: 404 (no such account)
 
+Smart-ID v3 (RP API 3.2, from SK's OpenAPI description RP-API_V3.yml and the documentation's
+examples), under /smart-id-rp/v3; relying party UUID 00000000-0000-4000-8000-000000000000, name DEMO:
+  POST signature/certificate-choice/notification/etsi/PNO{CC}-{code}   -> {sessionID}
+  POST signature/certificate/{documentNumber}   (synchronous) -> {state OK|DOCUMENT_UNUSABLE, cert}
+  POST signature/notification/document/{documentNumber}, signature/notification/etsi/PNO{CC}-{code}
+       {signatureProtocol RAW_DIGEST_SIGNATURE, signatureProtocolParameters{digest, signatureAlgorithm
+       rsassa-pss, signatureAlgorithmParameters{hashAlgorithm SHA-256|SHA-384|SHA-512|SHA3-*}},
+       interactions = base64(JSON array), nonce 1..30} -> {sessionID, vc{type numeric4, value}}
+  GET  session/{id}?timeoutMs=N
+  errors are RFC 9457 problem bodies (400, 404; 404 with errors[].code NO_SUITABLE_ACCOUNT_FOUND
+  where v2 had 471); 401 for another relying party. Identical POSTs within 15 s return the same
+  session unless the nonce differs. Text limits in UTF-16 code units (60/200), as Java counts.
+ personas by identity code (document number PNO{CC}-{code}-MOCK-Q; SK's demo accounts):
+  40504040001 OK, RSA 6144 (Fixtures/smart-id/rsa-6144, PNOEE-40504040001), document number -DEM0-Q
+  30403039917 USER_REFUSED       30403039928/39939/39946/39950 USER_REFUSED_INTERACTION with
+  details.interaction displayTextAndPIN / verificationCodeChoice / confirmationMessage /
+  confirmationMessageAndVerificationCodeChoice        30403039972 WRONG_VC   30403039983 TIMEOUT
+ [simulator only]: 30403039801 PROTOCOL_FAILURE, ..802 EXPECTED_LINKED_SESSION, ..803 SERVER_ERROR,
+  ..804 ACCOUNT_UNUSABLE, ..805 DOCUMENT_UNUSABLE, ..806 REQUIRED_INTERACTION_NOT_SUPPORTED_BY_APP,
+  ..807 USER_REFUSED_CERT_CHOICE (at the certificate choice); replies that a client must refuse:
+  ..811 salt of 20 bytes, ..812 MGF1 with SHA-512, ..813 trailer field 0x01, ..814 a PKCS#1 v1.5
+  value, ..815 another digest signed, ..816 an interaction that was not offered, ..817 flow type QR,
+  ..818 signature protocol ACSP_V2, ..819 another certificate, ..820 a verification code "12a4";
+  ..830 the first certificate choice times out, every later one succeeds (the nonce test);
+  30403039990 404 NO_SUITABLE_ACCOUNT_FOUND, ..992 480, ..993 403 at the certificate choice;
+  ..994 garbage session body, ..995 580 on signature, ..996 never completes, ..998 ADVANCED certificate;
+  anything else: 404 (no such account)
+
 Test hooks: GET /_sim/polls/{sessionID} -> {"polls": N}; GET /_sim/code/{sessionID} -> {"code": "NNNN"}, the verification code the phone shows
 (computed here independently); GET /_sim/last-code, the same for the latest signing session;
 GET /health.
@@ -72,6 +100,11 @@ from cryptography.x509.oid import NameOID
 
 HOST = "127.0.0.1"
 RP_UUID = "00000000-0000-0000-0000-000000000000"
+RP_UUID_V3 = "00000000-0000-4000-8000-000000000000"
+V3_HASHES = {"SHA-256": (hashes.SHA256, 32), "SHA-384": (hashes.SHA384, 48), "SHA-512": (hashes.SHA512, 64),
+             "SHA3-256": (hashes.SHA3_256, 32), "SHA3-384": (hashes.SHA3_384, 48), "SHA3-512": (hashes.SHA3_512, 64)}
+V3_TEXT = {"displayTextAndPIN": ("displayText60", 60), "confirmationMessage": ("displayText200", 200),
+           "confirmationMessageAndVerificationCodeChoice": ("displayText200", 200)}
 RP_NAME = "demo"
 STOP = threading.Event()
 HASHES = {"SHA256": (hashes.SHA256(), 32), "SHA384": (hashes.SHA384(), 48), "SHA512": (hashes.SHA512(), 64)}
@@ -168,6 +201,23 @@ class Simulator:
             "30403039997": "OTHER_HASH", "30403039990": "HTTP471", "30403039991": "HTTP472", "30403039992": "HTTP480",
             "30403039993": "HTTP403", "30403039998": "ADVANCED",
         }
+
+        self.sid3_personas = {
+            "40504040001": "OK", "30403039917": "USER_REFUSED", "30403039928": "REFUSED:displayTextAndPIN",
+            "30403039939": "REFUSED:verificationCodeChoice", "30403039946": "REFUSED:confirmationMessage",
+            "30403039950": "REFUSED:confirmationMessageAndVerificationCodeChoice", "30403039972": "WRONG_VC",
+            "30403039983": "TIMEOUT", "30403039801": "PROTOCOL_FAILURE", "30403039802": "EXPECTED_LINKED_SESSION",
+            "30403039803": "SERVER_ERROR", "30403039804": "ACCOUNT_UNUSABLE", "30403039805": "DOCUMENT_UNUSABLE",
+            "30403039806": "REQUIRED_INTERACTION_NOT_SUPPORTED_BY_APP", "30403039807": "USER_REFUSED_CERT_CHOICE",
+            "30403039811": "SALT20", "30403039812": "MGF512", "30403039813": "TRAILER", "30403039814": "PKCS1",
+            "30403039815": "OTHER_HASH", "30403039816": "OTHER_INTERACTION", "30403039817": "FLOW_QR",
+            "30403039818": "ACSP", "30403039819": "OTHER_CERT", "30403039820": "BAD_VC", "30403039830": "FIRST_TIMEOUT",
+            "30403039990": "NO_SUITABLE", "30403039992": "HTTP480", "30403039993": "HTTP403", "30403039994": "GARBAGE",
+            "30403039995": "MAINTENANCE", "30403039996": "NEVER", "30403039998": "ADVANCED",
+        }
+        self.cert_choices = {}   # identity code -> how many certificate choices were started
+        smart_id = os.path.join(os.path.dirname(pki.rstrip("/")), "smart-id")
+        self.rsa6144 = Key(smart_id, "rsa-6144") if os.path.exists(os.path.join(smart_id, "rsa-6144.key.pem")) else None
 
     def key_for(self, identity, kind):
         """The test PKI's key for 30303039914 (it is in the OCSP index), else one issued now for
@@ -267,6 +317,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         match = re.fullmatch(r"/smart-id-rp/v2/session/([0-9a-f-]+)", path)
         if match:
             return self._poll(match.group(1), "sid")
+        match = re.fullmatch(r"/smart-id-rp/v3/session/([^/]+)", path)
+        if match:
+            if self.sim.get(match.group(1)) is None:
+                return self._problem(404, "Not Found", "Session not found")
+            return self._poll(match.group(1), "sid3")
         self._error(404, "not found")
 
     def _poll(self, sid, service):  # noqa: C901
@@ -299,6 +354,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self._mid(path[len("/mid-api"):], body)
         if path.startswith("/smart-id-rp/v2/"):
             return self._sid(path[len("/smart-id-rp/v2/"):], body)
+        if path.startswith("/smart-id-rp/v3/"):
+            return self._sid3(path[len("/smart-id-rp/v3/"):], body)
         self._error(404, "not found")
 
     # Mobile-ID
@@ -410,8 +467,163 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 session.payload = {"state": "COMPLETE", "result": {"endResult": result if result not in ("GARBAGE", "NEVER") else "OK"}}
         sid = self.sim.add(session)
         with self.sim.lock:
-            self.sim.recent[key_text] = (time.time(), sid)
+            self.sim.recent[key_text] = (time.time(), sid, {"sessionID": sid})
         self._send(200, {"sessionID": sid})
+
+    # Smart-ID v3
+
+    def _problem(self, status, title, detail, code=None, errors=None):
+        """An RFC 9457 problem body, as the v3 API sends for 400 and 404."""
+        body = {"type": "about:blank", "title": title, "status": status, "detail": detail, "instance": "/sim/" + uuid.uuid4().hex[:12]}
+        if code:
+            body["errors"] = [{"code": code, "detail": detail}]
+        if errors:
+            body["errors"] = errors
+        self._send(status, body, "application/problem+json")
+
+    def _bad(self, pointer, detail):
+        self._problem(400, "Bad Request", "Invalid request parameters found", errors=[{"detail": detail, "paramName": pointer.strip("/"), "pointer": pointer}])
+
+    @staticmethod
+    def _java_length(text):
+        """String.length() in Java: UTF-16 code units."""
+        return len(text.encode("utf-16-le")) // 2
+
+    def _interactions(self, value):
+        """The decoded interactions array, or None after answering 400."""
+        try:
+            decoded = json.loads(base64.b64decode(value, validate=True).decode("utf-8"))
+        except (binascii.Error, ValueError, TypeError, UnicodeDecodeError):
+            self._bad("/interactions", "interactions must be base64 of a JSON array")
+            return None
+        if not isinstance(decoded, list) or not decoded:
+            self._bad("/interactions", "interactions must be a non-empty array")
+            return None
+        seen = set()
+        for item in decoded:
+            kind = item.get("type") if isinstance(item, dict) else None
+            if kind not in V3_TEXT or kind in seen:
+                self._bad("/interactions", "unknown or repeated interaction type %r" % kind)
+                return None
+            seen.add(kind)
+            field, limit = V3_TEXT[kind]
+            other = "displayText200" if field == "displayText60" else "displayText60"
+            text = item.get(field)
+            if other in item or not isinstance(text, str) or not text or self._java_length(text) > limit:
+                self._bad("/interactions", "%s needs %s of 1 to %d characters" % (kind, field, limit))
+                return None
+        return decoded
+
+    def _sid3(self, path, body):  # noqa: C901
+        if body.get("relyingPartyUUID") != RP_UUID_V3 or str(body.get("relyingPartyName", "")).lower() != RP_NAME:
+            return self._send(401, b"", "text/plain")
+        level = body.get("certificateLevel", "QUALIFIED")
+        if level not in ("ADVANCED", "QUALIFIED", "QSCD"):
+            return self._bad("/certificateLevel", "certificateLevel must be ADVANCED, QUALIFIED or QSCD")
+        if "nonce" in body and not (isinstance(body["nonce"], str) and 1 <= len(body["nonce"]) <= 30):
+            return self._bad("/nonce", "nonce must be 1 to 30 characters")
+        match = (re.fullmatch(r"signature/certificate-choice/notification/etsi/PNO(EE|LV|LT)-(\d{11})", path)
+                 or re.fullmatch(r"signature/notification/etsi/PNO(EE|LV|LT)-(\d{11})", path)
+                 or re.fullmatch(r"signature/(?:notification/document|certificate)/PNO(EE|LV|LT)-(\d{11})-(?:MOCK|DEM0)-Q", path))
+        if not match:
+            return self._problem(404, "Not Found", "Not Found")
+        country, code = match.groups()
+        persona = self.sim.sid3_personas.get(code)
+        if persona is None:
+            return self._problem(404, "Not Found", "Not Found")
+        document_number = "PNO%s-%s-%s-Q" % (country, code, "DEM0" if code == "40504040001" else "MOCK")
+        if persona == "OK" and self.sim.rsa6144 is not None:
+            key = self.sim.rsa6144
+        else:
+            key = self.sim.key_for(code, "rsa")
+        cert = {"value": base64.b64encode(key.cert_der).decode(), "certificateLevel": "ADVANCED" if persona == "ADVANCED" else "QUALIFIED"}
+        if path.startswith("signature/certificate/"):
+            if persona == "DOCUMENT_UNUSABLE":
+                return self._send(200, {"state": "DOCUMENT_UNUSABLE"})
+            return self._send(200, {"state": "OK", "cert": cert})
+        # Identical requests within 15 s return the same session, unless the nonce differs.
+        key_text = json.dumps([path, body], sort_keys=True)
+        with self.sim.lock:
+            seen = self.sim.recent.get(key_text)
+            if seen and time.time() - seen[0] < 15:
+                return self._send(200, seen[2])
+        if persona == "NO_SUITABLE":
+            return self._problem(404, "Not Found", "No suitable account of requested type found, but user has some other accounts",
+                                 code="NO_SUITABLE_ACCOUNT_FOUND")
+        if persona in ("HTTP480", "HTTP403"):
+            return self._send(int(persona[4:]), b"", "text/plain")
+        if path.startswith("signature/certificate-choice/"):
+            with self.sim.lock:
+                self.sim.cert_choices[code] = self.sim.cert_choices.get(code, 0) + 1
+                first = self.sim.cert_choices[code] == 1
+            session = Session("sid3-cert", "OK")
+            if persona in ("USER_REFUSED", "TIMEOUT", "USER_REFUSED_CERT_CHOICE", "DOCUMENT_UNUSABLE", "ACCOUNT_UNUSABLE") or (persona == "FIRST_TIMEOUT" and first):
+                outcome = "TIMEOUT" if persona == "FIRST_TIMEOUT" else persona
+                session.payload = {"state": "COMPLETE", "result": {"endResult": outcome}}
+            else:
+                session.payload = {"state": "COMPLETE", "result": {"endResult": "OK", "documentNumber": document_number},
+                                   "signature": {"flowType": "Notification"}, "cert": cert}
+            if persona == "GARBAGE":
+                session.result = "OK"
+            reply = {"sessionID": self.sim.add(session)}
+        else:
+            if persona == "MAINTENANCE":
+                return self._send(580, b"", "text/plain")
+            if body.get("signatureProtocol") != "RAW_DIGEST_SIGNATURE":
+                return self._bad("/signatureProtocol", "signatureProtocol must be RAW_DIGEST_SIGNATURE")
+            parameters = body.get("signatureProtocolParameters")
+            if not isinstance(parameters, dict) or parameters.get("signatureAlgorithm") != "rsassa-pss":
+                return self._bad("/signatureProtocolParameters/signatureAlgorithm", "signatureAlgorithm must be rsassa-pss")
+            hash_name = (parameters.get("signatureAlgorithmParameters") or {}).get("hashAlgorithm")
+            if hash_name not in V3_HASHES:
+                return self._bad("/signatureProtocolParameters/signatureAlgorithmParameters/hashAlgorithm", "unknown hashAlgorithm")
+            digest_text = parameters.get("digest")
+            try:
+                if not isinstance(digest_text, str) or not 44 <= len(digest_text) <= 88:
+                    raise ValueError
+                digest = base64.b64decode(digest_text, validate=True)
+            except (binascii.Error, ValueError):
+                return self._bad("/signatureProtocolParameters/digest", "digest must be base64 of 44 to 88 characters")
+            hash_class, size = V3_HASHES[hash_name]
+            if len(digest) != size:
+                return self._bad("/signatureProtocolParameters/digest", "the digest's length does not match hashAlgorithm")
+            interactions = self._interactions(body.get("interactions"))
+            if interactions is None:
+                return None
+            session = Session("sid3-sign", persona)
+            # v3: the service draws the code at random and sends it; the phone shows the same one.
+            session.code = "%04d" % (int.from_bytes(os.urandom(2), "big") % 10000)
+            if persona.startswith("REFUSED:"):
+                session.payload = {"state": "COMPLETE", "result": {"endResult": "USER_REFUSED_INTERACTION", "details": {"interaction": persona[8:]}}}
+            elif persona in ("OK", "SALT20", "MGF512", "TRAILER", "PKCS1", "OTHER_HASH", "OTHER_INTERACTION", "FLOW_QR", "ACSP", "OTHER_CERT", "BAD_VC", "FIRST_TIMEOUT", "ADVANCED"):
+                salt, mgf = (20 if persona == "SALT20" else size), (hashes.SHA512 if persona == "MGF512" else hash_class)
+                signed = hashlib.new(hash_name.lower().replace("sha3-", "sha3_").replace("-", ""), b"another document").digest() if persona == "OTHER_HASH" else digest
+                if persona == "PKCS1":
+                    value = key.key.sign(signed, padding.PKCS1v15(), utils.Prehashed(hash_class()))
+                else:
+                    value = key.key.sign(signed, padding.PSS(mgf=padding.MGF1(mgf()), salt_length=salt), utils.Prehashed(hash_class()))
+                used = "verificationCodeChoice" if persona == "OTHER_INTERACTION" else interactions[0]["type"]
+                returned_cert = dict(cert)
+                if persona == "OTHER_CERT":
+                    returned_cert["value"] = base64.b64encode(self.sim.keys["rsa"].cert_der).decode()
+                session.payload = {
+                    "state": "COMPLETE", "result": {"endResult": "OK", "documentNumber": document_number},
+                    "signatureProtocol": "ACSP_V2" if persona == "ACSP" else "RAW_DIGEST_SIGNATURE",
+                    "signature": {"value": base64.b64encode(value).decode(), "flowType": "QR" if persona == "FLOW_QR" else "Notification",
+                                  "signatureAlgorithm": "rsassa-pss",
+                                  "signatureAlgorithmParameters": {"hashAlgorithm": hash_name,
+                                                                   "maskGenAlgorithm": {"algorithm": "id-mgf1", "parameters": {"hashAlgorithm": "SHA-512" if persona == "MGF512" else hash_name}},
+                                                                   "saltLength": salt, "trailerField": "0x01" if persona == "TRAILER" else "0xbc"}},
+                    "cert": returned_cert, "interactionTypeUsed": used, "ignoredProperties": [], "futureField": {"ignored": True}}
+            else:
+                end = persona if persona not in ("GARBAGE", "NEVER") else "OK"
+                session.payload = {"state": "COMPLETE", "result": {"endResult": end}}
+                if persona in ("GARBAGE", "NEVER"):
+                    session.result = persona
+            reply = {"sessionID": self.sim.add(session), "vc": {"type": "numeric4", "value": "12a4" if persona == "BAD_VC" else session.code}}
+        with self.sim.lock:
+            self.sim.recent[key_text] = (time.time(), reply["sessionID"], reply)
+        self._send(200, reply)
 
 
 class Server(http.server.ThreadingHTTPServer):

@@ -36,6 +36,14 @@ public enum RemoteSigningError: Error, Equatable, CustomStringConvertible, Senda
     case notConfigured(service: String, missing: String)
     /// The certificate the service returned is not the asked person's, or not of the level asked.
     case certificateMismatch(service: String, detail: String)
+    /// The configuration is there but not in a form the service takes (the relying party's UUID
+    /// or name, the API version against the URL).
+    case badConfiguration(service: String, detail: String)
+    /// Smart-ID v3: the app and the service did not complete the protocol (`PROTOCOL_FAILURE`,
+    /// `EXPECTED_LINKED_SESSION`).
+    case protocolFailure(service: String, detail: String)
+    /// Smart-ID v3: the service failed on its side while the person was asked (`SERVER_ERROR`).
+    case serviceError(service: String)
 
     public var code: String {
         switch self {
@@ -55,6 +63,9 @@ public enum RemoteSigningError: Error, Equatable, CustomStringConvertible, Senda
         case .signatureInvalid: "remote-signature-invalid"
         case .notConfigured: "remote-not-configured"
         case .certificateMismatch: "remote-certificate-mismatch"
+        case .badConfiguration: "remote-bad-configuration"
+        case .protocolFailure: "remote-protocol-failure"
+        case .serviceError: "remote-service-error"
         }
     }
 
@@ -90,6 +101,12 @@ public enum RemoteSigningError: Error, Equatable, CustomStringConvertible, Senda
             "\(service) returned a signature that does not check out (\(detail)). Nothing was written."
         case .certificateMismatch(let service, let detail):
             "\(service) returned a certificate that is not the one asked for (\(detail)). Nothing was signed."
+        case .badConfiguration(let service, let detail):
+            "\(service) is not configured in a form it takes: \(detail). Fix the flag or --remote-config FILE (docs/cli.md shows the demo values)."
+        case .protocolFailure(let service, let detail):
+            "\(service) could not complete the signing protocol (\(detail)). Nothing was signed; try again, and update the app if it keeps failing."
+        case .serviceError(let service):
+            "\(service) failed on its side. Nothing was signed; try again later."
         case .notConfigured(let service, let missing):
             "\(service) is not configured: give \(missing) (flags or --remote-config FILE; see tamga sign --help)."
         }

@@ -340,8 +340,8 @@ public enum TamgaCommandLine {
             switch e {
             case .userRefused: return (e.code, .cancelled)
             case .notAClient, .documentUnusable: return (e.code, .cardUnavailable)
-            case .serviceRefused, .malformedResponse: return (e.code, .serviceFailed)
-            case .notConfigured: return (e.code, .usage)
+            case .serviceRefused, .malformedResponse, .serviceError: return (e.code, .serviceFailed)
+            case .notConfigured, .badConfiguration: return (e.code, .usage)
             default: return (e.code, .signingFailed)
             }
         case let e as OperationError: return classify(e.underlying)

@@ -169,19 +169,35 @@ final class SmartIDSignerTests: RemoteSignerTestCase {
          480: "this client is too old for the service", 403: "the relying party may not do this (certificate level or capability)"][status]!
     }
 
+    func v2Configuration() -> RemoteServiceConfiguration {
+        var configuration = configuration("smart-id-rp/v2")
+        configuration.smartIDAPI = .v2
+        return configuration
+    }
+
     func connect(_ identity: String, _ codes: ShownCodes, country: String = "EE") async throws -> SmartIDSigner {
-        try await SmartIDSigner.connect(country: country, identityCode: identity, configuration: configuration("smart-id-rp/v2"),
+        try await SmartIDSigner.connect(country: country, identityCode: identity, configuration: v2Configuration(),
                                         showVerificationCode: { codes.show($0) })
     }
 
     func testTheCertificateChoiceThenAnLTSignatureWithThePhonesCode() async throws {
         let codes = ShownCodes()
         let signer = try await connect("30303039914", codes)
+        XCTAssertEqual(signer.apiVersion, .v2)
         XCTAssertEqual(signer.documentNumber, "PNOEE-30303039914-MOCK-Q")
         XCTAssertEqual(signer.algorithm, .rsaPKCS1SHA256)
         try await signLTAndVerify(signer, rawECDSA: false)
         let phone = try await phoneCode(signer.lastSessionID)
         XCTAssertEqual(codes.all, [phone])
+    }
+
+    /// The simulator (as the service) answers an identical request within 15 s with the session
+    /// it already started; the nonce makes a second certificate choice a new one.
+    func testASecondCertificateChoiceWithin15SecondsIsANewSession() async throws {
+        let first = try await connect("30303039914", ShownCodes())
+        let second = try await connect("30303039914", ShownCodes())
+        XCTAssertNotNil(first.lastSessionID)
+        XCTAssertNotEqual(first.lastSessionID, second.lastSessionID)
     }
 
     func testEveryEndResultIsAClearErrorAndTheContainerStaysAsItWas() async throws {

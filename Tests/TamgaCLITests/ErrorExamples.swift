@@ -182,5 +182,8 @@ enum ErrorExamples {
         RemoteSigningError.signatureInvalid(service: "x", detail: "x") as RemoteSigningError,
         RemoteSigningError.notConfigured(service: "x", missing: "x") as RemoteSigningError,
         RemoteSigningError.certificateMismatch(service: "x", detail: "x") as RemoteSigningError,
+        RemoteSigningError.badConfiguration(service: "x", detail: "x") as RemoteSigningError,
+        RemoteSigningError.protocolFailure(service: "x", detail: "x") as RemoteSigningError,
+        RemoteSigningError.serviceError(service: "x") as RemoteSigningError,
     ]
 }

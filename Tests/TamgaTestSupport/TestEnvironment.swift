@@ -32,6 +32,14 @@ public enum TestEnvironment {
         return venv + "/bin/python"
     }
 
+    /// The venv with python-xmlsec (libxmlsec1 1.3, which verifies RSA-PSS) made by
+    /// `scripts/setup-xmlsec13.sh` (`make test` runs it first); for `scripts/xmlsec13-check.py`.
+    public static var xmlsec13Python: String {
+        let venv = ProcessInfo.processInfo.environment["XMLSEC13_VENV"]
+            ?? repository.appendingPathComponent(".build/xmlsec13-venv").path
+        return venv + "/bin/python"
+    }
+
     public static func certificate(_ name: String) throws -> Certificate {
         try Certificate(derOrPEM: Data(contentsOf: URL(fileURLWithPath: pki("\(name).cert.pem"))))
     }
@@ -151,10 +159,11 @@ public enum TestEnvironment {
 
     /// scripts/test-proxy.py on loopback, logging each forwarded request (`proxied METHOD URL`)
     /// to `log`; the caller stops it with `terminate`.
-    public static func startProxy(log: URL) throws -> (process: Process, url: String) {
+    /// `scripts/test-proxy.py`; with `connectTo`, every CONNECT tunnel goes to that loopback port.
+    public static func startProxy(log: URL, connectTo: Int? = nil) throws -> (process: Process, url: String) {
         let proxy = Process()
         proxy.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        proxy.arguments = [script("test-proxy.py")]
+        proxy.arguments = [script("test-proxy.py")] + (connectTo.map { ["--connect-to", String($0)] } ?? [])
         let out = Pipe()
         FileManager.default.createFile(atPath: log.path, contents: nil)
         proxy.standardOutput = out

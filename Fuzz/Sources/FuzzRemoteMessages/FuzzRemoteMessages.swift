@@ -5,19 +5,25 @@ import TamgaCore
 
 /// Mobile-ID and Smart-ID answers: any bytes as a JSON object, through what the client reads
 /// from a service's reply (session id, base64 fields, certificates, the signature check, end
-/// results, status meanings).
-let client = RemoteServiceClient(service: "Smart-ID", configuration: RemoteServiceConfiguration(
+/// results, status meanings, RFC 9457 problem bodies, the v3 reply checks).
+let client = try! RemoteServiceClient(service: "Smart-ID", configuration: RemoteServiceConfiguration(
     url: URL(fileURLWithPath: "/"), relyingPartyUUID: "00000000-0000-0000-0000-000000000000", relyingPartyName: "fuzz"),
-    statusMeaning: SmartIDSigner.meaning)
+    statusMeaning: SmartIDEndResult.meaning)
 let certificate = FuzzSupport.certificate("pki/ec-p256.cert.pem")
 let digest = Digest.compute(.sha256, over: Data("fuzz".utf8))
+let smartID = try! SmartIDSigner(country: "EE", identityCode: "40504040001", documentNumber: "PNOEE-40504040001-DEM0-Q",
+                                 certificate: FuzzSupport.certificate("pki/rsa-2048.cert.pem"), client: client, apiVersion: .v3,
+                                 showVerificationCode: { _ in })
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRemoteMessages(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = FuzzSupport.bytes(data, size)
     let text = String(decoding: bytes, as: UTF8.self)
-    _ = SmartIDSigner.endResult(text, service: "Smart-ID", who: "PNOEE-1")
+    _ = SmartIDEndResult.error(text, interaction: text)
     _ = MobileIDSigner.displayText(text)
+    _ = TextLimits.fitted(text, utf16Units: 60)
+    _ = TextLimits.quoted(text)
+    if let problem = ProblemDetails(Data(bytes)) { _ = problem.said }
     guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else { return 0 }
     _ = try? client.sessionID(object)
     _ = try? client.bytes(object["value"], "value")
@@ -25,9 +31,9 @@ public func fuzzRemoteMessages(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CI
     if let signature = object["signature"] as? [String: Any] {
         _ = try? client.checkSignature(signature, algorithm: .ecdsaP256SHA256, certificate: certificate, digest: digest)
     }
-    if let result = (object["result"] as? [String: Any])?["endResult"] as? String {
-        _ = SmartIDSigner.endResult(result, service: "Smart-ID", who: "PNOEE-1")
-    }
+    _ = try? smartID.checkEnd(object)
+    _ = try? smartID.checkV3Reply(object, hashName: "SHA-256", size: 32, offered: ["displayTextAndPIN", "confirmationMessage"])
+    _ = try? smartID.checkReturnedCertificate((object["cert"] as? [String: Any])?["value"], required: true)
     return 0
 }
 

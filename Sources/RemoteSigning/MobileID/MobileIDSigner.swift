@@ -60,7 +60,7 @@ public final class MobileIDSigner: Signer, @unchecked Sendable {   // unchecked:
             throw RemoteSigningError.notAClient(service: service, who: "\(phoneNumber) (not a phone number in +<country><number> form)")
         }
         try configuration.checkScheme(service: service)
-        let client = RemoteServiceClient(service: service, configuration: configuration, statusMeaning: meaning)
+        let client = try RemoteServiceClient(service: service, configuration: configuration, statusMeaning: { status, _ in meaning(status) })
         let answer = try await client.post("certificate", ["phoneNumber": phoneNumber, "nationalIdentityNumber": nationalIdentityNumber])
         switch answer["result"] as? String {
         case "OK": break

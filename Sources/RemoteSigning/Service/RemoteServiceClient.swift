@@ -9,8 +9,9 @@ struct RemoteServiceClient: Sendable {
     let service: String
     let configuration: RemoteServiceConfiguration
     let transport: HTTPTransport
-    /// What an HTTP status means for this service (documented codes), for the error message.
-    let statusMeaning: @Sendable (Int) -> String
+    /// What an HTTP status means for this service (documented codes, and a v3 problem body's
+    /// error code), for the error message.
+    let statusMeaning: @Sendable (Int, ProblemDetails?) -> String
     /// The id of the last session started (for logs and tests).
     let lastSession = LastSession()
 
@@ -21,12 +22,16 @@ struct RemoteServiceClient: Sendable {
         func set(_ id: String) { lock.withLock { value = id } }
     }
 
-    init(service: String, configuration: RemoteServiceConfiguration, statusMeaning: @escaping @Sendable (Int) -> String) {
+    init(service: String, configuration: RemoteServiceConfiguration, statusMeaning: @escaping @Sendable (Int, ProblemDetails?) -> String) throws {
         self.service = service
         self.configuration = configuration
-        self.transport = configuration.transport()
+        self.transport = try configuration.transport()
         self.statusMeaning = statusMeaning
     }
+
+    /// A refusal the caller turns into its own error (e.g. 404 at a certificate choice: not a
+    /// client); nil leaves it `serviceRefused`.
+    typealias Refusal = @Sendable (_ status: Int, _ problem: ProblemDetails?) -> RemoteSigningError?
 
     /// The relying party's identity, in every request body.
     var relyingParty: [String: Any] {
@@ -37,24 +42,24 @@ struct RemoteServiceClient: Sendable {
         path.split(separator: "/").reduce(configuration.url) { $0.appendingPathComponent(String($1)) }
     }
 
-    func post(_ path: String, _ body: [String: Any]) async throws -> [String: Any] {
+    func post(_ path: String, _ body: [String: Any], refusal: Refusal? = nil) async throws -> [String: Any] {
         var merged = relyingParty
         for (key, value) in body { merged[key] = value }
         let data = Data(try JSON.data(merged))
-        return try await exchange("POST", url(path), data)
+        return try await exchange("POST", url(path), data, refusal: refusal)
     }
 
-    func get(_ url: URL) async throws -> [String: Any] { try await exchange("GET", url, nil) }
+    func get(_ url: URL) async throws -> [String: Any] { try await exchange("GET", url, nil, refusal: nil) }
 
-    private func exchange(_ method: String, _ url: URL, _ body: Data?) async throws -> [String: Any] {
-        let answer: Data
-        do {
-            answer = try await transport.request(method: method, url: url, body: body,
-                                                 headers: ["Content-Type": "application/json", "Accept": "application/json"], service: service)
-        } catch CoreError.serviceHTTPStatus(_, _, let status) {
-            throw RemoteSigningError.serviceRefused(service: service, status: status, meaning: statusMeaning(status))
+    private func exchange(_ method: String, _ url: URL, _ body: Data?, refusal: Refusal?) async throws -> [String: Any] {
+        let answer = try await transport.requestAnyStatus(method: method, url: url, body: body,
+                                                          headers: ["Content-Type": "application/json", "Accept": "application/json, application/problem+json"], service: service)
+        guard answer.status == 200 else {
+            let problem = ProblemDetails(answer.body)
+            if let refusal, let error = refusal(answer.status, problem) { throw error }
+            throw RemoteSigningError.serviceRefused(service: service, status: answer.status, meaning: statusMeaning(answer.status, problem) + (problem?.said ?? ""))
         }
-        guard let object = (try? JSON.parse(answer)) as? [String: Any] else {
+        guard let object = (try? JSON.parse(answer.body)) as? [String: Any] else {
             throw RemoteSigningError.malformedResponse(service: service, detail: "the answer is not a JSON object")
         }
         return object

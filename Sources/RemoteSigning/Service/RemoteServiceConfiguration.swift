@@ -9,9 +9,16 @@ public struct RemoteServiceConfiguration: Sendable {
     public var url: URL
     public var relyingPartyUUID: String
     public var relyingPartyName: String
-    /// When not empty, the service's TLS certificate must chain to one of these (pinning, as
-    /// the services' documentation asks); otherwise the system's trust.
+    /// When not empty, the service's TLS certificate must chain to one of these, and nothing
+    /// else is trusted (`--service-cert`: replaces the default pins and the leaf pins).
+    /// Otherwise the host's default pins (`ServicePins`: for Smart-ID, the root SK's chain ends
+    /// in), else the system's trust.
     public var trustedCertificates: [Certificate] = []
+    /// Certificates one of which the service's own TLS certificate must be, on top of the
+    /// chain check (SK's published leaf certificates; give the next one before a rotation).
+    public var pinnedLeafCertificates: [Certificate] = []
+    /// Which Smart-ID relying-party API to speak (v3 unless told otherwise; v2 while SK serves it).
+    public var smartIDAPI: SmartIDAPIVersion = .v3
     /// The text shown on the phone.
     public var displayText = "Sign a document"
     /// Mobile-ID's language for the phone's prompt: EST, ENG, RUS or LIT.
@@ -40,10 +47,29 @@ public struct RemoteServiceConfiguration: Sendable {
         }
     }
 
-    /// A transport whose per-request deadline covers one long poll.
-    func transport() -> HTTPTransport {
+    /// The relying party's identity in the form the services accept, checked before anything is
+    /// sent: a UUID in its 8-4-4-4-12 hexadecimal form, a name of 1 to 32 bytes of UTF-8.
+    func checkRelyingParty(service: String) throws {
+        let groups = relyingPartyUUID.split(separator: "-", omittingEmptySubsequences: false)
+        guard groups.map(\.count) == [8, 4, 4, 4, 12], groups.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isHexDigit } }) else {
+            throw RemoteSigningError.badConfiguration(service: service, detail: "the relying party UUID \(TextLimits.quoted(relyingPartyUUID)) is not of the form 00000000-0000-4000-8000-000000000000")
+        }
+        let bytes = relyingPartyName.utf8.count
+        guard bytes >= 1, bytes <= 32 else {
+            throw RemoteSigningError.badConfiguration(service: service, detail: "the relying party name is \(bytes) bytes of UTF-8; the service takes 1 to 32")
+        }
+    }
+
+    /// A transport whose per-request deadline covers one long poll, trusting the service's TLS
+    /// as described at `trustedCertificates`.
+    func transport() throws -> HTTPTransport {
         var transport = HTTPTransport(timeout: pollSeconds + 10)
-        transport.trustedCertificates = trustedCertificates
+        if trustedCertificates.isEmpty {
+            transport.trustedCertificates = try ServicePins.anchors(forHost: url.host ?? "")
+            transport.pinnedLeafCertificates = pinnedLeafCertificates.map { Array(Digest.compute(.sha256, over: $0.der).bytes) }
+        } else {
+            transport.trustedCertificates = trustedCertificates
+        }
         transport.userAgent = userAgent
         if let proxy { transport.useProxy(proxy) }
         return transport

@@ -9,14 +9,19 @@ import TamgaCore
 ///
 ///     { "mobileID": { "url": "https://…/mid-api", "relyingPartyUUID": "…", "relyingPartyName": "…",
 ///                     "trustedCertificates": ["mid.pem"], "language": "ENG", "displayText": "…",
-///                     "pollSeconds": 30, "timeoutSeconds": 150, "proxy": "http://proxy:3128" },
-///       "smartID":  { "url": "https://…/v2", … } }
+///                     "pollSeconds": 30, "timeoutSeconds": 150, "proxy": "http://proxy:3128",
+///                     "leafCertificates": ["mid-2026.pem", "mid-2027.pem"] },
+///       "smartID":  { "url": "https://rp-api.smart-id.com/v3", "apiVersion": "v3", … } }
+///
+/// Relative file names are taken from the folder of the file that names them.
 struct RemoteOptions {
-    static let options: Set<String> = ["--service-url", "--rp-uuid", "--rp-name", "--display-text", "--language", "--service-cert", "--remote-config", "--proxy"]
+    static let options: Set<String> = ["--service-url", "--rp-uuid", "--rp-name", "--display-text", "--language", "--service-cert", "--remote-config", "--proxy", "--smart-id-api"]
     static let help = """
       --service-url URL      the Mobile-ID or Smart-ID API base (e.g. https://mid.sk.ee/mid-api)
       --rp-uuid UUID, --rp-name NAME   the relying party as registered with the service
-      --service-cert PEM     trust the service's TLS only through these certificates (repeatable; pinning)
+      --service-cert PEM     trust the service's TLS only through these certificates (repeatable;
+                             replaces the default pins: docs/cli.md, "Service certificates")
+      --smart-id-api v3|v2   the Smart-ID relying-party API (default v3; v2 while SK serves it)
       --display-text TEXT    what the phone shows (Mobile-ID: up to 100 GSM-7 characters)
       --language EST|ENG|RUS|LIT   Mobile-ID's language on the phone (default ENG)
       --proxy URL            an HTTP proxy for the service (else http(s)_proxy from the environment)
@@ -31,6 +36,7 @@ struct RemoteOptions {
     let certificateFiles: [String]
     let configFile: String?
     let proxy: String?
+    let smartIDAPI: SmartIDAPIVersion?
 
     init(_ arguments: ParsedArguments) throws {
         url = arguments.value("--service-url")
@@ -43,11 +49,18 @@ struct RemoteOptions {
         configFile = arguments.value("--remote-config")
         proxy = arguments.value("--proxy")
         if let proxy, URL(string: proxy)?.scheme != "http" { throw UsageError("--proxy takes http://HOST:PORT") }
+        if let version = arguments.value("--smart-id-api") {
+            guard let api = SmartIDAPIVersion(rawValue: version) else { throw UsageError("--smart-id-api takes v3 or v2") }
+            smartIDAPI = api
+        } else {
+            smartIDAPI = nil
+        }
     }
 
     /// The configuration for `service` ("mobileID" or "smartID").
     func configuration(_ service: String, name: String, environment: [String: String]) throws -> RemoteServiceConfiguration {
         var section: [String: Any] = [:]
+        var sectionFile: String? = nil
         // config.json's section first (unless --remote-config names a file), then remote.json's.
         let settings = configFile == nil ? try Configuration.load(environment: environment) : Configuration()
         let defaultFile = (environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
@@ -55,12 +68,20 @@ struct RemoteOptions {
             .appendingPathComponent("tamga/remote.json").path
         if let configured = settings.remoteSections[service] {
             section = configured
+            sectionFile = settings.file
         } else if let file = configFile ?? (FileManager.default.fileExists(atPath: defaultFile) ? defaultFile : nil) {
             guard let data = FileManager.default.contents(atPath: file) else { throw CoreError.unreadableFile(path: file, reason: "cannot read") }
             guard let object = (try? JSON.parse(data)) as? [String: Any] else {
                 throw CoreError.unreadableFile(path: file, reason: "not a JSON object")
             }
             section = object[service] as? [String: Any] ?? [:]
+            sectionFile = file
+        }
+        let folder = sectionFile.map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
+        func files(_ key: String) throws -> [String] {
+            guard let value = section[key] else { return [] }
+            guard let names = value as? [String] else { throw UsageError("\(key) in \(sectionFile ?? "the configuration") takes a list of PEM files") }
+            return names.map { name in name.hasPrefix("/") ? name : folder.map { $0.appendingPathComponent(name).path } ?? name }
         }
         guard let urlText = url ?? section["url"] as? String, let url = URL(string: urlText), url.scheme == "https" || url.scheme == "http" else {
             throw RemoteSigningError.notConfigured(service: name, missing: "the service URL (--service-url)")
@@ -69,8 +90,19 @@ struct RemoteOptions {
             throw RemoteSigningError.notConfigured(service: name, missing: "the relying party (--rp-uuid and --rp-name)")
         }
         var configuration = RemoteServiceConfiguration(url: url, relyingPartyUUID: uuid, relyingPartyName: rpName)
-        let pinFiles = certificateFiles.isEmpty ? (section["trustedCertificates"] as? [String] ?? []) : certificateFiles
+        let pinFiles = certificateFiles.isEmpty ? try files("trustedCertificates") : certificateFiles
         configuration.trustedCertificates = try VerifyCommand.loadCertificates(pinFiles)
+        configuration.pinnedLeafCertificates = try VerifyCommand.loadCertificates(try files("leafCertificates"))
+        if service == "smartID" {
+            var api = SmartIDAPIVersion.v3
+            if let version = section["apiVersion"] {
+                guard let text = version as? String, let configured = SmartIDAPIVersion(rawValue: text) else {
+                    throw UsageError("apiVersion in \(sectionFile ?? "the configuration") takes \"v3\" or \"v2\"")
+                }
+                api = configured
+            }
+            configuration.smartIDAPI = smartIDAPI ?? api
+        }
         if let text = displayText ?? section["displayText"] as? String { configuration.displayText = text }
         if let language = language ?? section["language"] as? String {
             guard ["EST", "ENG", "RUS", "LIT"].contains(language) else { throw UsageError("language in \(configFile ?? defaultFile) takes EST, ENG, RUS or LIT") }

@@ -87,7 +87,9 @@ final class NetworkConnection {
     /// chain checked against `anchors` only (pinning) or, when empty, the system's trust store.
     /// With `pinnedKey` (SHA-256 of the server's SubjectPublicKeyInfo), only that key is
     /// accepted, whatever certificate carries it: the pin replaces chain and name checks.
-    func startTLS(host: String, anchors: [Certificate], pinnedKey: [UInt8]? = nil) throws(NetworkFailure) {
+    /// With `pinnedLeaves` (SHA-256 of certificates' DER), the chain and name checks still run
+    /// and the server's own certificate must also be one of them (several, for a rotation).
+    func startTLS(host: String, anchors: [Certificate], pinnedKey: [UInt8]? = nil, pinnedLeaves: [[UInt8]] = []) throws(NetworkFailure) {
         guard let context = SSL_CTX_new(TLS_client_method()) else { throw .unreachable("TLS setup failed: \(openSSLErrorText())") }
         self.context = context
         _ = cossl_ctx_require_tls12(context)
@@ -116,9 +118,13 @@ final class NetworkConnection {
             let result = SSL_connect(tls)
             if result == 1 {
                 if let pinnedKey {
-                    guard let key = peerKeyFingerprint(), key.count == pinnedKey.count,
-                          zip(key, pinnedKey).reduce(UInt8(0), { $0 | ($1.0 ^ $1.1) }) == 0 else {
+                    guard let key = peerKeyFingerprint(), Self.constantTimeEqual(key, pinnedKey) else {
                         throw .unreachable("the server's key is not the one pinned at enrollment")
+                    }
+                }
+                if !pinnedLeaves.isEmpty {
+                    guard let leaf = peerCertificateFingerprint(), pinnedLeaves.contains(where: { Self.constantTimeEqual($0, leaf) }) else {
+                        throw .unreachable("the server's TLS certificate is none of the pinned ones (update the leaf pins: docs/cli.md, \"Service certificates\")")
                     }
                 }
                 return
@@ -136,6 +142,19 @@ final class NetworkConnection {
                 throw .unreachable("TLS handshake failed: \(openSSLErrorText())")
             }
         }
+    }
+
+    /// SHA-256 of the server's certificate, DER (after the handshake).
+    func peerCertificateFingerprint() -> [UInt8]? {
+        guard let tls, let certificate = SSL_get1_peer_certificate(tls) else { return nil }
+        defer { X509_free(certificate) }
+        guard let der = encodeDER({ i2d_X509(certificate, &$0) }) else { return nil }
+        return Array(Digest.compute(.sha256, over: der).bytes)
+    }
+
+    /// Equal length and bytes, in time that does not depend on where they differ.
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.count == b.count && zip(a, b).reduce(UInt8(0), { $0 | ($1.0 ^ $1.1) }) == 0
     }
 
     /// SHA-256 of the server's SubjectPublicKeyInfo (after the handshake).

@@ -24,6 +24,9 @@ public struct HTTPTransport: Sendable {
     /// SHA-256 of the one server key (SubjectPublicKeyInfo) accepted for https, whatever
     /// certificate carries it (the co-signer's key, pinned at enrollment).
     public var pinnedServerKey: [UInt8]? = nil
+    /// SHA-256 of certificates (DER), one of which the https server's own must be, on top of
+    /// the chain and name checks (a service's published certificates: several across a rotation).
+    public var pinnedLeafCertificates: [[UInt8]] = []
     /// Where proxy settings come from; the process environment by default.
     var environment: [String: String]
 
@@ -206,7 +209,7 @@ public struct HTTPTransport: Sendable {
                 let answer = try HTTPResponse.read(from: connection, maximumBody: 0, bodyExpected: false)
                 guard (200..<300).contains(answer.status) else { throw .unreachable("the proxy refused the tunnel (HTTP \(answer.status))") }
             }
-            try connection.startTLS(host: host, anchors: trustedCertificates, pinnedKey: pinnedServerKey)
+            try connection.startTLS(host: host, anchors: trustedCertificates, pinnedKey: pinnedServerKey, pinnedLeaves: pinnedLeafCertificates)
         } else if proxy != nil {
             target = url.absoluteString   // absolute-form for a forward proxy
         }
