@@ -32,6 +32,12 @@ for target in "${TARGETS[@]}"; do [ -x "$BIN/$target" ] || { echo "fuzz: $target
 # --- Seeds: fixtures, plus the parts of a real LT container signed through the loopback TSA/OCSP.
 seed() { mkdir -p "$WORK/corpus/$1"; cp "${@:2}" "$WORK/corpus/$1/" 2>/dev/null || true; }
 seed FuzzTrustedList Fixtures/tsl/*.xml Fixtures/tsl/lotl/*.xml
+# Smart-ID v3 replies as the RP API 3.2 description shows them: a signature, a refusal, a problem.
+mkdir -p "$WORK/corpus/FuzzRemoteMessages"
+printf '%s' '{"state":"COMPLETE","result":{"endResult":"OK","documentNumber":"PNOEE-40504040001-DEM0-Q"},"signatureProtocol":"RAW_DIGEST_SIGNATURE","signature":{"value":"AAEC","flowType":"Notification","signatureAlgorithm":"rsassa-pss","signatureAlgorithmParameters":{"hashAlgorithm":"SHA-256","maskGenAlgorithm":{"algorithm":"id-mgf1","parameters":{"hashAlgorithm":"SHA-256"}},"saltLength":32,"trailerField":"0xbc"}},"cert":{"value":"MIIB","certificateLevel":"QUALIFIED"},"interactionTypeUsed":"displayTextAndPIN"}' \
+    > "$WORK/corpus/FuzzRemoteMessages/v3-signature.json"
+printf '%s' '{"state":"COMPLETE","result":{"endResult":"USER_REFUSED_INTERACTION","details":{"interaction":"displayTextAndPIN"}}}' > "$WORK/corpus/FuzzRemoteMessages/v3-refused.json"
+printf '%s' '{"type":"about:blank","title":"Not Found","status":404,"detail":"No suitable account","errors":[{"code":"NO_SUITABLE_ACCOUNT_FOUND","detail":"x"}]}' > "$WORK/corpus/FuzzRemoteMessages/v3-problem.json"
 # config.json as docs/cli.md shows it, and a name that is not UTF-8.
 mkdir -p "$WORK/corpus/FuzzCommandLineInput"
 printf '%s' '{ "tsa": "https://tsa.example/tsa", "trust": { "anchors": ["root.pem"], "intermediates": ["ca.pem"] }, "pkcs11Module": "/usr/lib/x.so", "cosigner": "https://cosigner.example", "mobileID": { "url": "https://mid.example" } }' \

@@ -81,8 +81,9 @@ public final class SmartIDSigner: Signer, @unchecked Sendable {   // unchecked: 
         prompt("Smart-ID: confirm the certificate choice in the app for \(who)")
         let path = api == .v3 ? "signature/certificate-choice/notification/etsi/\(who)" : "certificatechoice/etsi/\(who)"
         let started = try await client.post(path, ["certificateLevel": "QUALIFIED", "nonce": try nonce()], refusal: { status, problem in
-            // A plain 404 is no account; v3.2's 404 with NO_SUITABLE_ACCOUNT_FOUND is v2's 471.
-            status == 404 && problem?.codes.contains("NO_SUITABLE_ACCOUNT_FOUND") != true ? .notAClient(service: service, who: who) : nil
+            // A plain 404 is no account; a v3.2 404 with an error code (NO_SUITABLE_ACCOUNT_FOUND is
+            // v2's 471; the person has accounts) stays a refusal that names the code.
+            status == 404 && problem?.codes.isEmpty != false ? .notAClient(service: service, who: who) : nil
         })
         let session = try client.sessionID(started)
         let status = try await client.pollUntilComplete("session/\(session)")
