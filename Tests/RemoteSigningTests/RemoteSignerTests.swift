@@ -50,8 +50,10 @@ class RemoteSignerTestCase: XCTestCase {
         return try Container(openingAt: container.path)
     }
 
-    /// Signs at LT with the loopback TSA/OCSP; checks tamga's verdict and pyasice's.
-    func signLTAndVerify(_ signer: any Signer, rawECDSA: Bool) async throws {
+    /// Signs at LT with the loopback TSA/OCSP; checks tamga's verdict and pyasice's (its output
+    /// is returned, with the container's path, for more checks).
+    @discardableResult
+    func signLTAndVerify(_ signer: any Signer, rawECDSA: Bool) async throws -> (path: String, pyasice: String) {
         let services = try TestServices()
         defer { services.stop() }
         let container = try makeContainer()
@@ -62,8 +64,9 @@ class RemoteSignerTestCase: XCTestCase {
                                                             issuerCandidates: [try TestEnvironment.certificate("issuing-ca")], transport: transport))
         let report = try Container(openingAt: container.path).validate(ValidationOptions(trust: TestEnvironment.testTrust(), minimumProfile: .LT))
         XCTAssertEqual(report.signatures.first?.status, .valid, "\(report)")
-        let check = try TestEnvironment.run(TestEnvironment.pyasicePython, [TestEnvironment.script("pyasice-check.py")] + (rawECDSA ? ["--require-raw-ecdsa"] : []) + [container.path])
+        let check = try TestEnvironment.run(TestEnvironment.pyasicePython, [TestEnvironment.script("pyasice-check.py"), "-v"] + (rawECDSA ? ["--require-raw-ecdsa"] : []) + [container.path])
         XCTAssertEqual(check.status, 0, check.output + check.error)
+        return (container.path, check.output + check.error)
     }
 
     /// `body` must throw exactly `expected`, and leave the container as it was.
