@@ -27,7 +27,7 @@ let package = Package(
         fuzzTarget("FuzzWireMessages", ["Threshold"]),
         fuzzTarget("FuzzPINMessages", ["Threshold"]),
         fuzzTarget("FuzzCoSignerRouter", ["CoSigner", "Threshold", "TamgaCore"]),
-        fuzzTarget("FuzzRemoteMessages", ["RemoteSigning", "TamgaCore"]),
+        fuzzTarget("FuzzRemoteMessages", ["RemoteSigning", "TamgaCore", "TamgaSupport"]),
         fuzzTarget("FuzzKoreanMobileID", ["MobileID"]),
         fuzzTarget("FuzzTextCodecs", ["TamgaCore"]),
         fuzzTarget("FuzzJSON", ["TamgaSupport"]),

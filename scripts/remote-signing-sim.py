@@ -67,6 +67,10 @@ examples), under /smart-id-rp/v3; relying party UUID 00000000-0000-4000-8000-000
   ..811 salt of 20 bytes, ..812 MGF1 with SHA-512, ..813 trailer field 0x01, ..814 a PKCS#1 v1.5
   value, ..815 another digest signed, ..816 an interaction that was not offered, ..817 flow type QR,
   ..818 signature protocol ACSP_V2, ..819 another certificate, ..820 a verification code "12a4";
+  ..821 hashAlgorithm SHA-512 in the reply, ..822 signatureAlgorithm sha256WithRSAEncryption,
+  ..823 no interactionTypeUsed; ..808/809/810 USER_REFUSED / TIMEOUT / SOMETHING_NEW at the
+  signature (the certificate choice succeeds); ..824 400 with a problem body at the signature;
+  ..825 a signing session that is gone (404) when polled;
   ..830 the first certificate choice times out, every later one succeeds (the nonce test);
   30403039990 404 NO_SUITABLE_ACCOUNT_FOUND, ..992 480, ..993 403 at the certificate choice;
   ..994 garbage session body, ..995 580 on signature, ..996 never completes, ..998 ADVANCED certificate;
@@ -212,6 +216,9 @@ class Simulator:
             "30403039811": "SALT20", "30403039812": "MGF512", "30403039813": "TRAILER", "30403039814": "PKCS1",
             "30403039815": "OTHER_HASH", "30403039816": "OTHER_INTERACTION", "30403039817": "FLOW_QR",
             "30403039818": "ACSP", "30403039819": "OTHER_CERT", "30403039820": "BAD_VC", "30403039830": "FIRST_TIMEOUT",
+            "30403039808": "SIGN:USER_REFUSED", "30403039809": "SIGN:TIMEOUT", "30403039810": "SIGN:SOMETHING_NEW",
+            "30403039821": "HASH512", "30403039822": "PKCS1_NAME", "30403039823": "NO_INTERACTION",
+            "30403039824": "HTTP400", "30403039825": "SESSION_GONE",
             "30403039990": "NO_SUITABLE", "30403039992": "HTTP480", "30403039993": "HTTP403", "30403039994": "GARBAGE",
             "30403039995": "MAINTENANCE", "30403039996": "NEVER", "30403039998": "ADVANCED",
         }
@@ -552,6 +559,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                  code="NO_SUITABLE_ACCOUNT_FOUND")
         if persona in ("HTTP480", "HTTP403"):
             return self._send(int(persona[4:]), b"", "text/plain")
+        if persona == "HTTP400" and not path.startswith("signature/certificate-choice/"):
+            return self._bad("/interactions", "Invalid interactions: simulated")
         if path.startswith("signature/certificate-choice/"):
             with self.sim.lock:
                 self.sim.cert_choices[code] = self.sim.cert_choices.get(code, 0) + 1
@@ -595,7 +604,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             session.code = "%04d" % (int.from_bytes(os.urandom(2), "big") % 10000)
             if persona.startswith("REFUSED:"):
                 session.payload = {"state": "COMPLETE", "result": {"endResult": "USER_REFUSED_INTERACTION", "details": {"interaction": persona[8:]}}}
-            elif persona in ("OK", "SALT20", "MGF512", "TRAILER", "PKCS1", "OTHER_HASH", "OTHER_INTERACTION", "FLOW_QR", "ACSP", "OTHER_CERT", "BAD_VC", "FIRST_TIMEOUT", "ADVANCED"):
+            elif persona.startswith("SIGN:"):
+                session.payload = {"state": "COMPLETE", "result": {"endResult": persona[5:]}}
+            elif persona in ("OK", "SALT20", "MGF512", "TRAILER", "PKCS1", "OTHER_HASH", "OTHER_INTERACTION", "FLOW_QR", "ACSP", "OTHER_CERT", "BAD_VC",
+                             "FIRST_TIMEOUT", "ADVANCED", "HASH512", "PKCS1_NAME", "NO_INTERACTION", "SESSION_GONE"):
                 salt, mgf = (20 if persona == "SALT20" else size), (hashes.SHA512 if persona == "MGF512" else hash_class)
                 signed = hashlib.new(hash_name.lower().replace("sha3-", "sha3_").replace("-", ""), b"another document").digest() if persona == "OTHER_HASH" else digest
                 if persona == "PKCS1":
@@ -606,21 +618,25 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 returned_cert = dict(cert)
                 if persona == "OTHER_CERT":
                     returned_cert["value"] = base64.b64encode(self.sim.keys["rsa"].cert_der).decode()
+                declared = {"HASH512": "SHA-512"}.get(persona, hash_name)
                 session.payload = {
                     "state": "COMPLETE", "result": {"endResult": "OK", "documentNumber": document_number},
                     "signatureProtocol": "ACSP_V2" if persona == "ACSP" else "RAW_DIGEST_SIGNATURE",
                     "signature": {"value": base64.b64encode(value).decode(), "flowType": "QR" if persona == "FLOW_QR" else "Notification",
-                                  "signatureAlgorithm": "rsassa-pss",
-                                  "signatureAlgorithmParameters": {"hashAlgorithm": hash_name,
+                                  "signatureAlgorithm": "sha256WithRSAEncryption" if persona == "PKCS1_NAME" else "rsassa-pss",
+                                  "signatureAlgorithmParameters": {"hashAlgorithm": declared,
                                                                    "maskGenAlgorithm": {"algorithm": "id-mgf1", "parameters": {"hashAlgorithm": "SHA-512" if persona == "MGF512" else hash_name}},
                                                                    "saltLength": salt, "trailerField": "0x01" if persona == "TRAILER" else "0xbc"}},
                     "cert": returned_cert, "interactionTypeUsed": used, "ignoredProperties": [], "futureField": {"ignored": True}}
+                if persona == "NO_INTERACTION":
+                    del session.payload["interactionTypeUsed"]
             else:
                 end = persona if persona not in ("GARBAGE", "NEVER") else "OK"
                 session.payload = {"state": "COMPLETE", "result": {"endResult": end}}
                 if persona in ("GARBAGE", "NEVER"):
                     session.result = persona
-            reply = {"sessionID": self.sim.add(session), "vc": {"type": "numeric4", "value": "12a4" if persona == "BAD_VC" else session.code}}
+            reply = {"sessionID": str(uuid.uuid4()) if persona == "SESSION_GONE" else self.sim.add(session),
+                     "vc": {"type": "numeric4", "value": "12a4" if persona == "BAD_VC" else session.code}}
         with self.sim.lock:
             self.sim.recent[key_text] = (time.time(), reply["sessionID"], reply)
         self._send(200, reply)

@@ -28,6 +28,7 @@ Endpoints (any method; a request body is always read fully, Content-Length or ch
   /redirect           302, Location: /echo (relative)
   /redirect-absolute  302, Location: http(s)://127.0.0.1:PORT/echo
   /redirect-loop      302, Location: /redirect-loop
+  /redirect-to-http   302, Location: http://127.0.0.1:PORT/echo (a downgrade when served over https)
   /huge               200, Content-Length 3 MiB (3145728), zeros streamed in 64 KiB writes
   /hang               reads the request, then sleeps 30 s without answering, then closes
   /garbage            writes b"this is not http\\r\\n\\r\\n" raw and closes
@@ -193,6 +194,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.answer(302, b"see /echo\n", content_type="text/plain", extra=[("Location", "/echo")])
         elif path == "/redirect-absolute":
             self.answer(302, b"see /echo\n", content_type="text/plain", extra=[("Location", self.base_url() + "/echo")])
+        elif path == "/redirect-to-http":
+            self.answer(302, b"see /echo\n", content_type="text/plain", extra=[("Location", "http://127.0.0.1:%d/echo" % self.server.server_address[1])])
         elif path == "/redirect-loop":
             self.answer(302, b"see /redirect-loop\n", content_type="text/plain", extra=[("Location", "/redirect-loop")])
         elif path == "/huge":

@@ -50,12 +50,17 @@ final class ServicePinsTests: XCTestCase {
         let combining = String(repeating: "e\u{301}", count: 31)   // 31 characters, 62 units
         XCTAssertEqual(TextLimits.fitted(combining, utf16Units: 60).unicodeScalars.count, 60)
         XCTAssertEqual(TextLimits.fitted("👩‍👩‍👧‍👦x", utf16Units: 10), "", "a family emoji is 11 units: not cut inside")
-        XCTAssertEqual(TextLimits.quoted("a\u{1B}[31mb"), "\"a?[31mb\"")
+        XCTAssertEqual(TextLimits.quoted("a\u{1B}[31mb\u{9B}c\nd"), "\"a?[31mb?c?d\"")
+        // What the signer sends: each interaction's text at its own limit.
+        let interactions = SmartIDSigner.interactions(String(repeating: "𝔸", count: 30) + String(repeating: "b", count: 150))
+        XCTAssertEqual(interactions.map { $0["type"] }, ["confirmationMessageAndVerificationCodeChoice", "displayTextAndPIN"])
+        XCTAssertEqual(interactions[0]["displayText200"]?.utf16.count, 200)
+        XCTAssertEqual(interactions[1]["displayText60"], String(repeating: "𝔸", count: 30))
     }
 
     /// RFC 9457 bodies: kept bounded, without control characters; other bodies are not problems.
     func testProblemBodiesAreReadBoundedAndClean() throws {
-        let problem = try XCTUnwrap(ProblemDetails(Data(#"{"type":"about:blank","title":"Not Found","status":404,"detail":"No\u001b[2J account","errors":[{"code":"NO_SUITABLE_ACCOUNT_FOUND"}]}"#.utf8)))
+        let problem = try XCTUnwrap(ProblemDetails(Data(#"{"type":"about:blank","title":"Not Found","status":404,"detail":"No\u001b[2J account\u009b","errors":[{"code":"NO_SUITABLE_ACCOUNT_FOUND"}]}"#.utf8)))
         XCTAssertEqual(problem.said, "; the service says: Not Found: No[2J account (NO_SUITABLE_ACCOUNT_FOUND)")
         XCTAssertNil(ProblemDetails(Data(#"{"error":"relying party not authorised"}"#.utf8)))
         XCTAssertNil(ProblemDetails(Data("not json".utf8)))

@@ -60,6 +60,11 @@ final class SmartIDV3SignerTests: RemoteSignerTestCase {
             ("30403039994", .malformedResponse(service: "Smart-ID", detail: "the answer is not a JSON object")),
             ("30403039995", .serviceRefused(service: "Smart-ID", status: 580, meaning: "the service is under maintenance; try again later")),
             ("30403039996", .timedOut(service: "Smart-ID")),
+            ("30403039808", .userRefused(service: "Smart-ID", stage: "")),
+            ("30403039809", .timedOut(service: "Smart-ID")),
+            ("30403039810", .unexpectedResult(service: "Smart-ID", result: "SOMETHING_NEW")),
+            ("30403039824", .serviceRefused(service: "Smart-ID", status: 400, meaning: "a parameter is missing or invalid; the service says: Bad Request: Invalid request parameters found; parameters: interactions")),
+            ("30403039825", .serviceRefused(service: "Smart-ID", status: 404, meaning: "no such account, or the session is unknown or expired; the service says: Not Found: Session not found")),
         ]
         let container = try makeContainer()
         let before = try TestEnvironment.bytes(container.path)
@@ -103,6 +108,9 @@ final class SmartIDV3SignerTests: RemoteSignerTestCase {
             ("30403039817", "flow type \"QR\", a notification was started"),
             ("30403039818", "signature protocol \"ACSP_V2\", RAW_DIGEST_SIGNATURE was asked for"),
             ("30403039819", "signed with another certificate than the one chosen"),
+            ("30403039821", "hash \"SHA-512\", SHA-256 was asked for"),
+            ("30403039822", "algorithm \"sha256WithRSAEncryption\", rsassa-pss was asked for"),
+            ("30403039823", "interaction none, which was not offered"),
         ]
         let container = try makeContainer()
         let before = try TestEnvironment.bytes(container.path)
@@ -125,8 +133,15 @@ final class SmartIDV3SignerTests: RemoteSignerTestCase {
         let started = Date()
         await assertFails(.timedOut(service: "Smart-ID")) { _ = try await self.connect("30403039830") }
         let retried = try await connect("30403039830")
-        XCTAssertLessThan(Date().timeIntervalSince(started), 15, "the retry fell inside the service's 15 s window")
         XCTAssertEqual(retried.documentNumber, "PNOEE-30403039830-MOCK-Q")
+        // The same digest signed twice: two sessions, two codes from the service, not one.
+        let digest = Digest.compute(.sha256, over: Data("the same document".utf8))
+        _ = try await retried.sign(digest: digest)
+        let first = retried.lastSessionID
+        _ = try await retried.sign(digest: digest)
+        XCTAssertNotNil(first)
+        XCTAssertNotEqual(first, retried.lastSessionID, "a signature request repeated within 15 s is a new session")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 15, "every retry fell inside the service's 15 s window")
     }
 
     /// What the service would refuse, refused here before anything is sent; the text fitted to
@@ -139,9 +154,17 @@ final class SmartIDV3SignerTests: RemoteSignerTestCase {
             _ = try await self.connect("40504040001", configuration: self.v3Configuration(uuid: "00000000-0000-4000-8000-00000000000"))
         }
         var v2URL = v3Configuration()
-        v2URL.url = base.appendingPathComponent("smart-id-rp/v2")
-        await assertFails(.badConfiguration(service: "Smart-ID", detail: "the URL \(v2URL.url.absoluteString) is the v2 API but v3 is asked for (--smart-id-api, or \"apiVersion\" in the configuration)")) {
+        v2URL.url = URL(string: "https://sid.demo.sk.ee/smart-id-rp/v2")!
+        await assertFails(.badConfiguration(service: "Smart-ID", detail: "the URL \"https://sid.demo.sk.ee/smart-id-rp/v2\" is the v2 API but v3 is asked for (tamga speaks v3 unless --smart-id-api v2 or \"apiVersion\": \"v2\" says otherwise)")) {
             _ = try await self.connect("40504040001", configuration: v2URL)
+        }
+        var unversioned = v3Configuration()
+        unversioned.url = URL(string: "https://sid.demo.sk.ee/smart-id-rp")!
+        await assertFails(.badConfiguration(service: "Smart-ID", detail: "the URL \"https://sid.demo.sk.ee/smart-id-rp\" is not an API version (it should end in /v3) but v3 is asked for (tamga speaks v3 unless --smart-id-api v2 or \"apiVersion\": \"v2\" says otherwise)")) {
+            _ = try await self.connect("40504040001", configuration: unversioned)
+        }
+        await assertFails(.badConfiguration(service: "Smart-ID", detail: "the display text is empty or its first character is over 60 UTF-16 units (--display-text)")) {
+            _ = try await self.connect("40504040001", configuration: self.v3Configuration(text: ""))
         }
         // 30 mathematical letters (2 UTF-16 units each) and 150 more: 60 + 150 units. The simulator
         // refuses a displayText60 over 60 units and a displayText200 over 200, as Java counts.

@@ -443,6 +443,33 @@ final class HTTPTransportTLSTests: XCTestCase {
         assertUnreachable(error, service: service)
     }
 
+    /// A redirect must not take an https exchange to plain http (TLS and its pins would be gone).
+    func testARedirectFromHTTPSToPlainHTTPIsRefused() async throws {
+        let error = await coreError { try await self.pinned([self.serverCertificate]).get(self.server.url("/redirect-to-http"), service: self.service) }
+        guard let error else { return }
+        guard case .serviceResponseRejected(_, _, let reason) = error else { return XCTFail("expected serviceResponseRejected, got \(error.code): \(error)") }
+        XCTAssertEqual(reason, "a redirect from https to plain http")
+    }
+
+    /// Leaf pins come on top of the chain check: one of several pinned certificates must be the
+    /// server's own, and a pin on the right certificate does not make an untrusted chain good.
+    func testLeafPinsNarrowTheTrustAndDoNotReplaceIt() async throws {
+        let other = try makeSelfSigned("other-leaf", commonName: "127.0.0.1", subjectAltName: "IP:127.0.0.1")
+        let otherCertificate = try Certificate(derOrPEM: TestEnvironment.bytes(other.certificate))
+        func fingerprint(_ certificate: Certificate) -> [UInt8] { Array(Digest.compute(.sha256, over: certificate.der).bytes) }
+        var transport = pinned([serverCertificate])
+        transport.pinnedLeafCertificates = [fingerprint(otherCertificate)]
+        let wrong = await coreError { try await transport.get(self.server.url("/echo"), service: self.service) }
+        assertUnreachable(wrong, service: service)
+        if case .serviceUnreachable(_, _, let reason) = wrong { XCTAssertTrue(reason.contains("none of the pinned ones"), reason) }
+        transport.pinnedLeafCertificates = [fingerprint(otherCertificate), fingerprint(serverCertificate)]
+        let answer = try await transport.get(server.url("/echo"), service: service)
+        XCTAssertEqual(String(decoding: answer, as: UTF8.self), "hello")
+        var untrusted = pinned([])
+        untrusted.pinnedLeafCertificates = [fingerprint(serverCertificate)]
+        assertUnreachable(await coreError { try await untrusted.get(self.server.url("/echo"), service: self.service) }, service: service)
+    }
+
     func testHTTPSToAPlainHTTPServerFails() async throws {
         let plain = try HTTPQuirksServer()
         defer { plain.stop() }

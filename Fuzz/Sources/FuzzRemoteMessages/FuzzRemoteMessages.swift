@@ -1,5 +1,6 @@
 import Foundation
 import FuzzSupport
+import TamgaSupport
 @testable import RemoteSigning
 import TamgaCore
 
@@ -24,7 +25,8 @@ public func fuzzRemoteMessages(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CI
     _ = TextLimits.fitted(text, utf16Units: 60)
     _ = TextLimits.quoted(text)
     if let problem = ProblemDetails(Data(bytes)) { _ = problem.said }
-    guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else { return 0 }
+    // The parser the client reads replies with (numbers as Int when integral, as saltLength is).
+    guard let object = (try? JSON.parse(bytes)) as? [String: Any] else { return 0 }
     _ = try? client.sessionID(object)
     _ = try? client.bytes(object["value"], "value")
     _ = try? client.certificate(object["cert"], "cert")

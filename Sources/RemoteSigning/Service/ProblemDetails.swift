@@ -10,6 +10,8 @@ struct ProblemDetails: Equatable, Sendable {
     var detail = ""
     /// `errors[].code`, e.g. `NO_SUITABLE_ACCOUNT_FOUND` (v3.2's replacement for HTTP 471).
     var codes: [String] = []
+    /// `errors[].paramName`: which request parameters a 400 is about.
+    var parameters: [String] = []
 
     /// nil unless `body` is a JSON object with a problem's `title` or `detail`.
     init?(_ body: Data) {
@@ -19,17 +21,18 @@ struct ProblemDetails: Equatable, Sendable {
         detail = Self.clean(object["detail"] as? String ?? "")
         let errors = (object["errors"] as? [Any] ?? []).prefix(8)
         codes = errors.compactMap { ($0 as? [String: Any])?["code"] as? String }.map(Self.clean).filter { !$0.isEmpty }
+        parameters = errors.compactMap { ($0 as? [String: Any])?["paramName"] as? String }.map(Self.clean).filter { !$0.isEmpty }
         if title.isEmpty && detail.isEmpty && codes.isEmpty { return nil }
     }
 
-    /// "; the service says: Not Found: No suitable account… (NO_SUITABLE_ACCOUNT_FOUND)".
+    /// "; the service says: Not Found: No suitable account… (NO_SUITABLE_ACCOUNT_FOUND)", and for
+    /// a 400 the parameters it names ("…; parameters: interactions").
     var said: String {
         let words = [title, detail == title ? "" : detail].filter { !$0.isEmpty }.joined(separator: ": ")
         let code = codes.isEmpty ? "" : " (\(codes.joined(separator: ", ")))"
-        return "; the service says: \(words)\(code)"
+        let named = parameters.isEmpty ? "" : "; parameters: \(parameters.joined(separator: ", "))"
+        return "; the service says: \(words)\(code)\(named)"
     }
 
-    private static func clean(_ text: String) -> String {
-        String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F && !(0x80...0x9F).contains($0.value) }.prefix(160).map(Character.init))
-    }
+    private static func clean(_ text: String) -> String { TextLimits.printable(text, limit: 160) }
 }

@@ -17,10 +17,20 @@ enum TextLimits {
         return kept
     }
 
-    /// A value from the configuration quoted for an error message: at most 40 characters, with
-    /// control characters shown as `?` (a message must not carry terminal escapes).
+    /// A value from the configuration or a reply quoted for an error message: at most 40
+    /// characters, control characters (C0, DEL, C1) shown as `?`: a message must not carry
+    /// terminal escapes or forge a line.
     static func quoted(_ text: String) -> String {
-        let visible = String(text.prefix(40).map { $0.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F } ? $0 : "?" })
+        let visible = String(text.prefix(40).map { isPrintable($0) ? $0 : "?" })
         return "\"\(visible)\(text.count > 40 ? "…" : "")\""
+    }
+
+    /// The service's own words, bounded, with control characters dropped.
+    static func printable(_ text: String, limit: Int) -> String {
+        String(text.filter(isPrintable).prefix(limit))
+    }
+
+    private static func isPrintable(_ character: Character) -> Bool {
+        character.unicodeScalars.allSatisfy { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) }
     }
 }

@@ -72,9 +72,17 @@ public final class SmartIDSigner: Signer, @unchecked Sendable {   // unchecked: 
         try configuration.checkScheme(service: service)
         try configuration.checkRelyingParty(service: service)
         let api = configuration.smartIDAPI
-        // A base URL that names the other version is a mistake, not something to find out from a 404.
-        if let named = SmartIDAPIVersion(rawValue: configuration.url.lastPathComponent), named != api {
-            throw RemoteSigningError.badConfiguration(service: service, detail: "the URL \(configuration.url.absoluteString) is the \(named.rawValue) API but \(api.rawValue) is asked for (--smart-id-api, or \"apiVersion\" in the configuration)")
+        // The base URL ends in the API version (…/v3, …/v2): another version, or none, is a
+        // mistake to say now, not one to find out from a 404 read as "no such account".
+        let named = SmartIDAPIVersion(rawValue: configuration.url.lastPathComponent)
+        guard named == api else {
+            let what = named.map { "the \($0.rawValue) API" } ?? "not an API version (it should end in /\(api.rawValue))"
+            throw RemoteSigningError.badConfiguration(service: service, detail: "the URL \(TextLimits.quoted(configuration.url.absoluteString)) is \(what) but \(api.rawValue) is asked for (tamga speaks v3 unless --smart-id-api v2 or \"apiVersion\": \"v2\" says otherwise)")
+        }
+        // The texts the interactions carry: an empty one the service refuses with a 400, after
+        // the person has already confirmed the certificate choice.
+        for limit in [60, 200] where TextLimits.fitted(configuration.displayText, utf16Units: limit).isEmpty {
+            throw RemoteSigningError.badConfiguration(service: service, detail: "the display text is empty or its first character is over \(limit) UTF-16 units (--display-text)")
         }
         let client = try RemoteServiceClient(service: service, configuration: configuration, statusMeaning: SmartIDEndResult.meaning)
         let who = "PNO\(country)-\(identityCode)"
@@ -102,7 +110,7 @@ public final class SmartIDSigner: Signer, @unchecked Sendable {   // unchecked: 
         }
         let level = cert["certificateLevel"] as? String
         guard level == "QUALIFIED" || (api == .v3 && level == "QSCD") else {
-            throw RemoteSigningError.certificateMismatch(service: service, detail: "certificate level \(level.map { String($0.prefix(16)) } ?? "missing"), QUALIFIED was asked for")
+            throw RemoteSigningError.certificateMismatch(service: service, detail: "certificate level \(level.map { TextLimits.printable($0, limit: 16) } ?? "missing"), QUALIFIED was asked for")
         }
         return try SmartIDSigner(country: country, identityCode: identityCode, documentNumber: documentNumber, certificate: certificate,
                                  client: client, apiVersion: api, showVerificationCode: showVerificationCode)

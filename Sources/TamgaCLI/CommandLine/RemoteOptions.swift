@@ -110,8 +110,16 @@ struct RemoteOptions {
         }
         configuration.proxy = proxy ?? section["proxy"] as? String
         if let proxy = configuration.proxy, URL(string: proxy)?.scheme != "http" { throw UsageError("proxy takes http://HOST:PORT, got \(proxy)") }
-        if let seconds = section["pollSeconds"] as? Double { configuration.pollSeconds = seconds }
-        if let seconds = section["timeoutSeconds"] as? Double { configuration.overallTimeout = seconds }
+        // JSON's 30 reads as an Int, 30.5 as a Double: both are seconds.
+        func seconds(_ key: String) throws -> Double? {
+            guard let value = section[key] else { return nil }
+            guard let number = (value as? Double) ?? (value as? Int).map(Double.init), number >= 1, number <= 3600 else {
+                throw UsageError("\(key) in \(sectionFile ?? "the configuration") takes a number of seconds from 1 to 3600")
+            }
+            return number
+        }
+        if let value = try seconds("pollSeconds") { configuration.pollSeconds = value }
+        if let value = try seconds("timeoutSeconds") { configuration.overallTimeout = value }
         configuration.userAgent = "tamga/\(TamgaCommandLine.version)"
         return configuration
     }

@@ -12,7 +12,8 @@ import Dispatch
 /// - Proxies from `http_proxy`, `https_proxy`, `all_proxy`, `no_proxy` (see `ProxySettings`);
 ///   https through a proxy uses CONNECT.
 /// - One deadline (`timeout`) for the whole exchange, redirects included; GET follows up to five
-///   redirects, POST none (a TSA or OCSP URL that moved is reported, not followed with the body).
+///   redirects, POST none (a TSA or OCSP URL that moved is reported, not followed with the body);
+///   never from https to plain http.
 public struct HTTPTransport: Sendable {
     /// Seconds for the whole exchange.
     public var timeout: TimeInterval
@@ -172,6 +173,10 @@ public struct HTTPTransport: Sendable {
                 guard redirects <= 5, let next = URL(string: location, relativeTo: url)?.absoluteURL, next.scheme == "http" || next.scheme == "https" else {
                     throw CoreError.serviceResponseRejected(service: service, url: original.absoluteString,
                                                             reason: redirects > 5 ? "more than 5 redirects" : "a redirect to \(location.prefix(80))")
+                }
+                // From https to plain http would drop TLS and its pins for the rest of the exchange.
+                guard !(url.scheme?.lowercased() == "https" && next.scheme?.lowercased() == "http") else {
+                    throw CoreError.serviceResponseRejected(service: service, url: original.absoluteString, reason: "a redirect from https to plain http")
                 }
                 url = next
                 continue
