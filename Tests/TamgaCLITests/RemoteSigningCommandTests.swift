@@ -164,6 +164,29 @@ final class RemoteSigningCommandTests: XCTestCase {
         XCTAssertEqual(rotation.status, 0, "either of two pinned leaves (relative to the file's folder): " + rotation.error)
     }
 
+    /// `pollSeconds` and `timeoutSeconds` as whole numbers (JSON's 1 and 3) bound the wait for a
+    /// phone that never answers; a value that is not a number of seconds is a usage error.
+    func testTheConfigFilesWaitsAreWholeSecondsAndBoundTheWait() throws {
+        try startSimulator()
+        func config(_ poll: String, _ timeout: String) throws -> String {
+            try TestEnvironment.write("""
+                {"smartID": {"url": "\(base.appendingPathComponent("smart-id-rp/v3").absoluteString)", "pollSeconds": \(poll), "timeoutSeconds": \(timeout),
+                             "relyingPartyUUID": "00000000-0000-4000-8000-000000000000", "relyingPartyName": "DEMO"}}
+                """, named: "waits.json", in: folder)
+        }
+        let document = try TestEnvironment.write("never answered\n", named: "n.txt", in: folder)
+        let started = Date()
+        let waited = try TestEnvironment.run(binary, ["sign", folder.appendingPathComponent("n.asice").path, document, "--with", "smart-id:EE:30403039996",
+                                                      "--remote-config", try config("1", "3"), "--profile", "B", "--json"])
+        XCTAssertEqual(waited.status, 4, waited.error)
+        XCTAssertTrue(waited.output.contains("\"code\" : \"remote-timeout\""), waited.output)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 20, "timeoutSeconds 3 was honoured (the default is 150)")
+        let wrong = try TestEnvironment.run(binary, ["sign", folder.appendingPathComponent("n.asice").path, document, "--with", "smart-id:EE:30403039996",
+                                                     "--remote-config", try config("\"soon\"", "3"), "--profile", "B"])
+        XCTAssertEqual(wrong.status, 2, wrong.error)
+        XCTAssertTrue(wrong.error.contains("pollSeconds"), wrong.error)
+    }
+
     func testAProxyFromTheConfigFileCarriesEveryServiceCall() throws {
         try startSimulator()
         let log = folder.appendingPathComponent("proxy.log")
