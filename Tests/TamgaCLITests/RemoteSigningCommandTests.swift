@@ -162,6 +162,10 @@ final class RemoteSigningCommandTests: XCTestCase {
         XCTAssertTrue(wrongLeaf.error.contains("none of the pinned ones"), wrongLeaf.error)
         let rotation = try sign("sid.example.test", config: try config(["other.pem", "tls.pem"]))
         XCTAssertEqual(rotation.status, 0, "either of two pinned leaves (relative to the file's folder): " + rotation.error)
+        // --service-cert is the whole statement of trust: the wrong leaf pin no longer applies, and that is said.
+        let replaced = try sign("sid.example.test", ["--service-cert", cert], config: try config(["other.pem"]))
+        XCTAssertEqual(replaced.status, 0, replaced.error)
+        XCTAssertTrue(replaced.error.contains("warning: --service-cert replaces the leafCertificates in"), replaced.error)
     }
 
     /// `pollSeconds` and `timeoutSeconds` as whole numbers (JSON's 1 and 3) bound the wait for a

@@ -58,7 +58,8 @@ struct RemoteOptions {
     }
 
     /// The configuration for `service` ("mobileID" or "smartID").
-    func configuration(_ service: String, name: String, environment: [String: String]) throws -> RemoteServiceConfiguration {
+    func configuration(_ service: String, name: String, environment: [String: String],
+                       warn: (String) -> Void = { _ in }) throws -> RemoteServiceConfiguration {
         var section: [String: Any] = [:]
         var sectionFile: String? = nil
         // config.json's section first (unless --remote-config names a file), then remote.json's.
@@ -93,6 +94,10 @@ struct RemoteOptions {
         let pinFiles = certificateFiles.isEmpty ? try files("trustedCertificates") : certificateFiles
         configuration.trustedCertificates = try VerifyCommand.loadCertificates(pinFiles)
         configuration.pinnedLeafCertificates = try VerifyCommand.loadCertificates(try files("leafCertificates"))
+        if !configuration.trustedCertificates.isEmpty && !configuration.pinnedLeafCertificates.isEmpty {
+            // The whole statement of trust wins; say so rather than drop the leaf pins unseen.
+            warn("\(certificateFiles.isEmpty ? "trustedCertificates" : "--service-cert") replaces the leafCertificates in \(sectionFile ?? "the configuration"): \(name) is trusted only through the certificates given")
+        }
         if service == "smartID" {
             var api = SmartIDAPIVersion.v3
             if let version = section["apiVersion"] {

@@ -70,12 +70,14 @@ enum SignerSpecification: Equatable {
         case .mobileID(let phone, let identity):
             guard let remote else { throw UsageError("mobile-id needs the service options") }
             return try await MobileIDSigner.connect(phoneNumber: phone, nationalIdentityNumber: identity,
-                                                    configuration: remote.configuration("mobileID", name: "Mobile-ID", environment: secrets.environment),
+                                                    configuration: remote.configuration("mobileID", name: "Mobile-ID", environment: secrets.environment,
+                                                                                        warn: { terminal.error("warning: " + TerminalText.escaped($0)) }),
                                                     showVerificationCode: show)
         case .smartID(let country, let identity):
             guard let remote else { throw UsageError("smart-id needs the service options") }
             return try await SmartIDSigner.connect(country: country, identityCode: identity,
-                                                   configuration: remote.configuration("smartID", name: "Smart-ID", environment: secrets.environment),
+                                                   configuration: remote.configuration("smartID", name: "Smart-ID", environment: secrets.environment,
+                                                                                       warn: { terminal.error("warning: " + TerminalText.escaped($0)) }),
                                                    prompt: { terminal.error($0) }, showVerificationCode: show)
         case .threshold(let named):
             let account: String
