@@ -31,6 +31,9 @@ Options:
                         over the data files of an existing container, in place
   --raw-uris            keep pyasice's raw (not percent-encoded) data-file URIs
   --ecdsa-der           write an ECDSA SignatureValue as DER instead of raw r||s
+  --rsa-pss             RSA keys: RSASSA-PSS (MGF1 with the same hash, salt = hash length) as
+                        http://www.w3.org/2007/05/xmldsig-more#shaNNN-rsa-MGF1 (RFC 6931); pyasice
+                        cannot verify PSS, so its own check after signing is skipped
   --sig-hash H          sha256 | sha384 | sha512 for the SignatureMethod
                         (default: EC follows the curve as libdigidocpp does —
                         P-256 sha256, P-384 sha384, P-521 sha512; RSA sha256)
@@ -45,6 +48,7 @@ Exit status: 0 container written, 1 failure, 2 usage error,
 3 environment problem (pyasice not importable: run scripts/setup-pyasice.sh).
 """
 
+import hashlib
 import os
 import sys
 
@@ -61,7 +65,7 @@ def _ensure_pyasice():
 def usage(msg=None):
     if msg:
         sys.stderr.write("pyasice-sign.py: %s\n" % msg)
-    sys.stderr.write("usage: pyasice-sign.py [--raw-uris] [--ecdsa-der] [--sig-hash sha256|sha384|sha512]\n"
+    sys.stderr.write("usage: pyasice-sign.py [--raw-uris] [--ecdsa-der] [--rsa-pss] [--sig-hash sha256|sha384|sha512]\n"
                      "                        [--media-type TYPE] [--key-password PW] [--keep-unsigned-template]\n"
                      "                        OUT.asice KEY.pem CERT.pem FILE...\n"
                      "       pyasice-sign.py [options] --append CONTAINER.asice KEY.pem CERT.pem\n")
@@ -69,7 +73,7 @@ def usage(msg=None):
 
 
 def parse_args(argv):
-    opts = {"raw_uris": False, "ecdsa_der": False, "sig_hash": None,
+    opts = {"raw_uris": False, "ecdsa_der": False, "rsa_pss": False, "sig_hash": None,
             "media_type": "application/octet-stream",
             "key_password": os.environ.get("PYASICE_KEY_PASSWORD"), "keep_unsigned": False,
             "append": False}
@@ -84,6 +88,8 @@ def parse_args(argv):
             opts["raw_uris"] = True
         elif a == "--ecdsa-der":
             opts["ecdsa_der"] = True
+        elif a == "--rsa-pss":
+            opts["rsa_pss"] = True
         elif a == "--keep-unsigned-template":
             opts["keep_unsigned"] = True
         elif a == "--append":
@@ -207,7 +213,16 @@ def main(argv):
         if unsigned is not None:
             unsigned.getparent().remove(unsigned)
 
-    digest = xs.digest()  # hash of c14n(SignedInfo), pyasice's own computation
+    pss = opts["rsa_pss"] and isinstance(key, rsa.RSAPrivateKey)
+    if opts["rsa_pss"] and not pss:
+        fail("--rsa-pss needs an RSA key")
+    if pss:
+        method = xs.xml.find(".//%sSignedInfo/%sSignatureMethod" % (ds, ds))
+        method.set("Algorithm", "http://www.w3.org/2007/05/xmldsig-more#%s-rsa-MGF1" % sig_hash)
+
+    # The hash of c14n(SignedInfo), pyasice's own canonical form (its digest() reads the hash from
+    # the method name, which for PSS does not end in one).
+    digest = hashlib.new(sig_hash, xs.signed_data()).digest() if pss else xs.digest()
     if isinstance(key, ec.EllipticCurvePrivateKey):
         # pyasice's verifier first tries the value as DER with asn1crypto's lenient load, which
         # accepts a raw r||s that happens to begin with 0x30 and a small length byte, and then
@@ -221,10 +236,13 @@ def main(argv):
             signature = r.to_bytes(field_len, "big") + s.to_bytes(field_len, "big")
             if signature[0] != 0x30:
                 break
+    elif pss:
+        signature = key.sign(digest, padding.PSS(mgf=padding.MGF1(hash_cls()), salt_length=hash_cls.digest_size), Prehashed(hash_cls()))
     else:
         signature = key.sign(digest, padding.PKCS1v15(), Prehashed(hash_cls()))
     xs.set_signature_value(signature)
-    xs.verify()  # pyasice checks its own result
+    if not pss:
+        xs.verify()  # pyasice checks its own result (it has no PSS)
 
     container.add_signature(xs)
     tmp = out_path + ".tmp-%d" % os.getpid()

@@ -22,7 +22,10 @@ PKI=${TAMGA_TEST_PKI:-$REPO_ROOT/Fixtures/pki}
 [ -f "$PKI/ec-p256.cert.pem" ] || { echo "test-crosscheck.sh: no test PKI in $PKI (run scripts/make-test-pki.sh)" >&2; exit 1; }
 
 "$SCRIPT_DIR/setup-pyasice.sh"
+"$SCRIPT_DIR/setup-xmlsec13.sh"
 VENV=${PYASICE_VENV:-$REPO_ROOT/.build/pyasice-venv}
+X13PY=${XMLSEC13_VENV:-$REPO_ROOT/.build/xmlsec13-venv}/bin/python
+X13CHECK=("$X13PY" "$SCRIPT_DIR/xmlsec13-check.py")
 VPY=$VENV/bin/python
 SIGN=("$VPY" "$SCRIPT_DIR/pyasice-sign.py")
 PCHECK=("$VPY" "$SCRIPT_DIR/pyasice-check.py")
@@ -102,6 +105,30 @@ for c in ec256:ec-p256 rsa:rsa-2048; do
   expect 1 "xmlsec-check $b: signed file removed" "${XCHECK[@]}" "$b-rm.asice" "$PKI/$k.cert.pem"
 done
 
+echo "# RSA-PSS (xmldsig-more#sha256-rsa-MGF1): pyasice-check (cryptography's PSS) and libxmlsec1 1.3"
+expect 0 "pyasice-sign rsa-2048 --rsa-pss" "${SIGN[@]}" --rsa-pss pss.asice "$PKI/rsa-2048.key.pem" "$PKI/rsa-2048.cert.pem" "${FILES[@]}"
+expect 1 "pyasice-sign --rsa-pss refuses an EC key" "${SIGN[@]}" --rsa-pss x.asice "$PKI/ec-p256.key.pem" "$PKI/ec-p256.cert.pem" data/test1.txt
+expect 0 "pyasice-check pss.asice" "${PCHECK[@]}" pss.asice
+expect 0 "xmlsec13-check pss.asice" "${X13CHECK[@]}" pss.asice
+expect 0 "xmlsec13-check rsa.asice (PKCS#1 v1.5 too)" "${X13CHECK[@]}" rsa.asice
+expect 1 "xmlsec-check pss.asice: xmlsec1 1.2.37 has no RSA-PSS" "${XCHECK[@]}" pss.asice "$PKI/rsa-2048.cert.pem"
+"${TAMPER[@]}" pss.asice pss-data.asice flip-byte "$F1" 3
+expect 1 "pyasice-check pss: data file byte changed" "${PCHECK[@]}" pss-data.asice
+expect 1 "xmlsec13-check pss: data file byte changed" "${X13CHECK[@]}" pss-data.asice
+"${TAMPER[@]}" pss.asice pss-sp.asice sub META-INF/signatures1.xml '(SigningTime>)(\d{4})' '\g<1>1999'
+expect 1 "pyasice-check pss: SigningTime changed" "${PCHECK[@]}" pss-sp.asice
+expect 1 "xmlsec13-check pss: SigningTime changed" "${X13CHECK[@]}" pss-sp.asice
+"${TAMPER[@]}" pss.asice pss-sv.asice sigvalue
+expect 1 "pyasice-check pss: SignatureValue bit flipped" "${PCHECK[@]}" pss-sv.asice
+expect 1 "xmlsec13-check pss: SignatureValue bit flipped" "${X13CHECK[@]}" pss-sv.asice
+"${TAMPER[@]}" pss.asice pss-ki.asice keyinfo "$PKI/other-ec-p256.cert.pem"
+expect 1 "xmlsec13-check pss: KeyInfo swapped (key from KeyInfo)" "${X13CHECK[@]}" pss-ki.asice
+"${TAMPER[@]}" pss.asice pss-rm.asice remove test1.txt
+expect 1 "xmlsec13-check pss: signed file removed" "${X13CHECK[@]}" pss-rm.asice
+"${TAMPER[@]}" pss.asice pss-method.asice sub META-INF/signatures1.xml 'sha256-rsa-MGF1' 'rsa-sha256'
+expect 1 "pyasice-check pss: SignatureMethod changed to PKCS#1 v1.5" "${PCHECK[@]}" pss-method.asice
+expect 1 "xmlsec13-check pss: SignatureMethod changed to PKCS#1 v1.5" "${X13CHECK[@]}" pss-method.asice
+
 echo "# pyasice's own habits"
 expect 0 "pyasice-check accepts DER ECDSA (as pyasice does)" "${PCHECK[@]}" ec256-der.asice
 expect 1 "pyasice-check --require-raw-ecdsa rejects DER ECDSA" "${PCHECK[@]}" --require-raw-ecdsa ec256-der.asice
@@ -113,6 +140,7 @@ expect 1 "xmlsec-check fails on a raw '#' in a data URI" "${XCHECK[@]}" ec256-ra
 echo "# usage"
 expect 2 "pyasice-check without arguments" "${PCHECK[@]}"
 expect 2 "xmlsec-check without arguments" "${XCHECK[@]}"
+expect 2 "xmlsec13-check without arguments" "${X13CHECK[@]}"
 expect 2 "xmlsec-check with a missing certificate file" "${XCHECK[@]}" ec256.asice /nonexistent.pem
 
 echo "$PASSED passed, $FAILED failed"
