@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import TamgaCore
+import TamgaSupport
 
 /// Judges the RFC 3161 token signature of an ASiC-S container as the reference does
 /// (asics-tm-names.md §1.2–1.3): `META-INF/timestamp.tst` must be a TimeStampToken (not a
@@ -199,7 +200,7 @@ struct TimeStampSignatureValidator {
                         findings.invalid("archive-reference-missing", "\(manifest.name): File not found '\(reference.name)'")
                         return renewals
                     }
-                    guard constantTimeEqual(actual.bytes, expectedDigest) else {
+                    guard ConstantTime.equal(actual.bytes, expectedDigest) else {
                         findings.invalid("archive-reference-digest", "\(manifest.name): Reference '\(reference.name)' digest does not match")
                         return renewals
                     }

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import TamgaCore
+import TamgaSupport
 
 /// Judges a BDOC 2.1 time-mark (TM): a signature whose only long-term evidence is an OCSP
 /// response asked for at signing time, with a nonce that binds it to the SignatureValue
@@ -142,7 +143,7 @@ struct TimeMarkValidator {
             return
         }
         guard let signatureValue, let value = XMLBase64.decode(signatureValue.text) else { return }   // reported with the SignatureValue
-        if !constantTimeEqual(Digest.compute(algorithm, over: value).bytes, info.digest) {
+        if !ConstantTime.equal(Digest.compute(algorithm, over: value).bytes, info.digest) {
             findings.invalid("time-mark-nonce-mismatch",
                              "\(label): the nonce is not the \(algorithm) digest of this signature's SignatureValue, so the time-mark belongs to another signature")
         }

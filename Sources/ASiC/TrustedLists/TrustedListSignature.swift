@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import TamgaCore
+import TamgaSupport
 
 /// Checks the enveloped XML-DSig signature of a trusted list before anything in it is read:
 /// the KeyInfo certificate must be one of the pinned signers, its key must verify the
@@ -63,7 +64,7 @@ enum TrustedListSignature {
                 throw TrustedListError.signatureInvalid("unsupported transform in reference \(uri)")
             }
             let bytes = try document.canonicalize(target, canonical, excluding: isEnveloped ? signature : nil)
-            guard constantTimeEqual(Digest.compute(method, over: bytes).bytes, expected) else {
+            guard ConstantTime.equal(Digest.compute(method, over: bytes).bytes, expected) else {
                 throw TrustedListError.signatureInvalid("the digest of reference \(uri.isEmpty ? "(the list)" : uri) does not match: the list was changed")
             }
             if target == root && isEnveloped { coversList = true }

@@ -341,7 +341,7 @@ struct SignatureValidator {
             signedFiles[name.exact, default: 0] += 1
             do {
                 let actual = try container.digest(of: dataFile, digestAlgorithm)
-                if !constantTimeEqual(actual.bytes, expected) {
+                if !ConstantTime.equal(actual.bytes, expected) {
                     findings.invalid("data-file-digest", "\(name) has changed since it was signed (digest mismatch)")
                 }
             } catch {
@@ -387,7 +387,7 @@ struct SignatureValidator {
         }
         do {
             let canonical = try document.canonicalize(signedProperties, method)
-            if !constantTimeEqual(Digest.compute(digestAlgorithm, over: canonical).bytes, expected) {
+            if !ConstantTime.equal(Digest.compute(digestAlgorithm, over: canonical).bytes, expected) {
                 findings.invalid("signed-properties-digest", "the signed properties were changed after signing (digest mismatch)")
             }
         } catch {
@@ -449,7 +449,7 @@ struct SignatureValidator {
                              + "signing certificate by its digest, so the signer's key cannot be chosen")
             return nil
         }
-        guard let signer = certificates.first(where: { constantTimeEqual($0.fingerprint(reference.algorithm).bytes, reference.digest) }) else {
+        guard let signer = certificates.first(where: { ConstantTime.equal($0.fingerprint(reference.algorithm).bytes, reference.digest) }) else {
             findings.invalid("signing-certificate-digest", "no KeyInfo certificate has the signed CertDigest: the certificate "
                              + "that signed is not in KeyInfo (a substituted certificate?), so the SignatureValue cannot be checked")
             return nil
@@ -468,7 +468,7 @@ struct SignatureValidator {
             findings.invalid("signing-certificate", "the signing certificate reference needs a Cert with a CertDigest")
             return
         }
-        if !constantTimeEqual(certificate.fingerprint(algorithm).bytes, value) {
+        if !ConstantTime.equal(certificate.fingerprint(algorithm).bytes, value) {
             findings.invalid("signing-certificate-digest", "the signed CertDigest does not match the KeyInfo certificate")
         }
         // Issuer and serial are compared as an X.500 name (RFC 5280 §7.1) and an integer, not as
@@ -561,12 +561,4 @@ enum XMLBase64 {
     static func decode(_ text: String) -> Data? {
         (try? Base64.decode(text, ignoringWhitespace: true, maximumCount: maximumBytes)).map { Data($0) }
     }
-}
-
-/// Compares in time that depends only on the lengths.
-func constantTimeEqual(_ a: Data, _ b: Data) -> Bool {
-    guard a.count == b.count else { return false }
-    var difference: UInt8 = 0
-    for (x, y) in zip(a, b) { difference |= x ^ y }
-    return difference == 0
 }

@@ -49,7 +49,7 @@ final class AttestationNonces: @unchecked Sendable {   // unchecked: `lock` guar
     func consume(_ nonce: [UInt8], device: String?) throws -> Bool {
         guard nonce.count == 32 else { return false }
         let body = Array(nonce[0..<16]), sent = Array(nonce[16..<32])
-        let genuine = Self.equal(sent, tag(body, device: nil)) || (device != nil && Self.equal(sent, tag(body, device: device)))
+        let genuine = ConstantTime.equal(sent, tag(body, device: nil)) || (device != nil && ConstantTime.equal(sent, tag(body, device: device)))
         let expires = Int64(bitPattern: body[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
         let now = CoSignerStore.now()
         guard genuine, expires > now else { return false }
@@ -76,11 +76,5 @@ final class AttestationNonces: @unchecked Sendable {   // unchecked: `lock` guar
         let block = key + [UInt8](repeating: 0, count: 64 - min(64, key.count))
         let inner = Array(Digest.compute(.sha256, over: Data(block.map { $0 ^ 0x36 } + message)).bytes)
         return Array(Digest.compute(.sha256, over: Data(block.map { $0 ^ 0x5c } + inner)).bytes)
-    }
-
-    /// Compares without stopping at the first difference (a tag is a secret until it matches).
-    static func equal(_ left: [UInt8], _ right: [UInt8]) -> Bool {
-        guard left.count == right.count else { return false }
-        return zip(left, right).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }

@@ -97,7 +97,7 @@ public struct M400: Equatable, Sendable {
     public func check(transactionCode expected: String, nonce expectedNonce: String, requiredAuthType: [String]? = nil,
                       supportedKeyTypes: Set<KeyType> = [.rsa], supportedEncryptTypes: Set<EncryptType> = [.aes128, .aes256]) throws {
         guard transactionCode == expected else { throw MobileIDError.transactionMismatch(expected: expected, got: transactionCode) }
-        guard let nonce, Self.constantTimeEqual(Array(nonce.utf8), Array(expectedNonce.utf8)) else { throw MobileIDError.nonceMismatch }
+        guard let nonce, ConstantTime.equal(Array(nonce.utf8), Array(expectedNonce.utf8)) else { throw MobileIDError.nonceMismatch }
         guard supportedKeyTypes.contains(keyType) else { throw MobileIDError.unsupportedValue(field: "keyType", value: String(keyType.rawValue)) }
         guard supportedEncryptTypes.contains(encryptType) else { throw MobileIDError.unsupportedValue(field: "encryptType", value: String(encryptType.rawValue)) }
         guard presentType != .zkpVP else { return }   // a ZKP presentation proves its claims without authType
@@ -109,12 +109,5 @@ public struct M400: Equatable, Sendable {
         } else if given.isDisjoint(with: ["pin", "bio"]) {
             throw MobileIDError.authTypeMismatch(required: "pin or bio", got: authType)
         }
-    }
-
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
     }
 }

@@ -35,12 +35,7 @@ extension SmartIDSigner {
             "nonce": try Self.nonce(),
         ])
         let session = try client.sessionID(started)
-        // The code to show is the service's (numeric4: four digits), not one computed here.
-        guard let vc = started["vc"] as? [String: Any], vc["type"] as? String == "numeric4", let code = vc["value"] as? String,
-              code.utf8.count == 4, code.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
-            throw RemoteSigningError.malformedResponse(service: Self.service, detail: "no four-digit verification code (vc) with the session")
-        }
-        showVerificationCode(code)
+        showVerificationCode(try Self.serviceVerificationCode(started))
         let status = try await client.pollUntilComplete("session/\(session)")
         try checkEnd(status)
         try checkV3Reply(status, hashName: hashName, size: digest.algorithm.length, offered: offered.compactMap { $0["type"] })
@@ -51,6 +46,15 @@ extension SmartIDSigner {
             throw RemoteSigningError.signatureInvalid(service: Self.service, detail: "it does not verify under the certificate for this hash (RSASSA-PSS)")
         }
         return value
+    }
+
+    /// The code to show: the service's (`vc`, type numeric4: four ASCII digits), not one computed here.
+    static func serviceVerificationCode(_ started: [String: Any]) throws -> String {
+        guard let vc = started["vc"] as? [String: Any], vc["type"] as? String == "numeric4", let code = vc["value"] as? String,
+              code.utf8.count == 4, code.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            throw RemoteSigningError.malformedResponse(service: service, detail: "no four-digit verification code (vc) with the session")
+        }
+        return code
     }
 
     /// What the reply must say before its value is worth checking: the protocol and algorithm

@@ -144,7 +144,7 @@ public final class SmartIDSigner: Signer, @unchecked Sendable {   // unchecked: 
             if required { throw RemoteSigningError.malformedResponse(service: Self.service, detail: "no cert.value with the signature") }
             return
         }
-        guard let text = value as? String, let der = (try? Base64.decode(text, field: "cert.value")).map({ Data($0) }), der == signingCertificate.der else {
+        guard let der = try? client.bytes(value, "cert.value"), der == signingCertificate.der else {
             throw RemoteSigningError.signatureInvalid(service: Self.service, detail: "signed with another certificate than the one chosen")
         }
     }

@@ -4,6 +4,7 @@ import Glibc
 internal import COpenSSL
 import FoundationEssentials
 import Glibc
+import TamgaSupport
 
 /// Why a network exchange failed, before it becomes a `CoreError` naming the service.
 enum NetworkFailure: Error {
@@ -118,12 +119,12 @@ final class NetworkConnection {
             let result = SSL_connect(tls)
             if result == 1 {
                 if let pinnedKey {
-                    guard let key = peerKeyFingerprint(), Self.constantTimeEqual(key, pinnedKey) else {
+                    guard let key = peerKeyFingerprint(), ConstantTime.equal(key, pinnedKey) else {
                         throw .unreachable("the server's key is not the one pinned at enrollment")
                     }
                 }
                 if !pinnedLeaves.isEmpty {
-                    guard let leaf = peerCertificateFingerprint(), pinnedLeaves.contains(where: { Self.constantTimeEqual($0, leaf) }) else {
+                    guard let leaf = peerCertificateFingerprint(), pinnedLeaves.contains(where: { ConstantTime.equal($0, leaf) }) else {
                         throw .unreachable("the server's TLS certificate is none of the pinned ones (update the leaf pins: docs/cli.md, \"Service certificates\")")
                     }
                 }
@@ -150,11 +151,6 @@ final class NetworkConnection {
         defer { X509_free(certificate) }
         guard let der = encodeDER({ i2d_X509(certificate, &$0) }) else { return nil }
         return Array(Digest.compute(.sha256, over: der).bytes)
-    }
-
-    /// Equal length and bytes, in time that does not depend on where they differ.
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        a.count == b.count && zip(a, b).reduce(UInt8(0), { $0 | ($1.0 ^ $1.1) }) == 0
     }
 
     /// SHA-256 of the server's SubjectPublicKeyInfo (after the handshake).

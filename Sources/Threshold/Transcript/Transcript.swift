@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import TamgaCore
+import TamgaSupport
 
 /// The hashing conventions of `threshold-ecdsa.md` §5.2 (suite `L17-2P-ECDSA/P-256/SHA-256/v1`):
 /// every hash input is length-prefixed and domain-separated, so no two different item lists
@@ -71,7 +72,6 @@ public struct Commitment: Sendable, Equatable {
     /// Recomputes and compares in constant time.
     public func opens(pid: [UInt8], nonce: [UInt8], label: String, payload: [UInt8], blind: [UInt8]) -> Bool {
         let recomputed = Commitment(pid: pid, nonce: nonce, label: label, payload: payload, blind: blind).value
-        guard recomputed.count == value.count else { return false }
-        return zip(recomputed, value).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+        return ConstantTime.equal(recomputed, value)
     }
 }
