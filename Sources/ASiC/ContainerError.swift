@@ -16,6 +16,11 @@ public enum ContainerError: Error, Equatable, Sendable {
     case unsupportedContainerFormat(String)
     /// A ZIP feature tamga refuses to read (encryption, an unknown compression method, multi-disk).
     case unsupportedZip(String)
+    /// An archive that ZIP readers would read differently (two end records, a ZIP64 locator
+    /// that disagrees, bytes after the end, a local header that says otherwise than the central
+    /// directory, a name decoded differently): refused, so what tamga verifies is what anyone
+    /// unpacks.
+    case ambiguousZip(String)
     /// An entry name that could escape a folder or is ambiguous (`..`, absolute, `\`, empty or `.` segments).
     case unsafeEntryName(String)
     case duplicateEntry(String)
@@ -87,6 +92,7 @@ public enum ContainerError: Error, Equatable, Sendable {
         case .malformedZip: "malformed-zip"
         case .unsupportedContainerFormat: "unsupported-container-format"
         case .unsupportedZip: "unsupported-zip"
+        case .ambiguousZip: "ambiguous-zip"
         case .unsafeEntryName: "unsafe-entry-name"
         case .duplicateEntry: "duplicate-entry"
         case .mimetypeMissing: "mimetype-missing"
@@ -135,6 +141,7 @@ extension ContainerError: CustomStringConvertible {
         case .malformedZip(let why): "Not a readable ASiC container: \(why). The file may be truncated or not a container."
         case .unsupportedContainerFormat(let what): "This is \(what), an older format tamga does not read: open it with DigiDoc, or ask for an ASiC-E (.asice) container."
         case .unsupportedZip(let why): "Unsupported ZIP feature: \(why)."
+        case .ambiguousZip(let why): "Refused: ZIP readers would disagree on what this container holds: \(why). tamga reads a container only when every reader sees the same files and bytes; ask the sender for a new copy made by their signing software."
         case .unsafeEntryName(let n): "Refused: the container holds an unsafe entry name \"\(n)\" (.., absolute path, backslash, or empty/. segment)."
         case .duplicateEntry(let n): "Refused: the container holds two entries named \"\(n)\"."
         case .mimetypeMissing: "Refused: the container has no mimetype entry; it is not ASiC-E."

@@ -18,6 +18,7 @@ enum ErrorExamples {
         ContainerError.malformedZip("x") as ContainerError,
         ContainerError.unsupportedContainerFormat("x") as ContainerError,
         ContainerError.unsupportedZip("x") as ContainerError,
+        ContainerError.ambiguousZip("x") as ContainerError,
         ContainerError.unsafeEntryName("x") as ContainerError,
         ContainerError.duplicateEntry("x") as ContainerError,
         ContainerError.mimetypeMissing as ContainerError,

@@ -132,7 +132,7 @@ final class HostileNameCommandTests: XCTestCase {
 
     private static let everyContainerError: [ContainerError] = [
         .fileNotFound("f"), .unreadableInput(path: "p", reason: "r"), .ioFailure(path: "p", reason: "r"), .malformedZip("z"),
-        .unsupportedZip("z"), .unsafeEntryName("n"), .duplicateEntry("n"), .mimetypeMissing, .mimetypeNotFirst, .mimetypeWrong("m"),
+        .unsupportedZip("z"), .ambiguousZip("z"), .unsafeEntryName("n"), .duplicateEntry("n"), .mimetypeMissing, .mimetypeNotFirst, .mimetypeWrong("m"),
         .manifestMissing, .malformedManifest("m"), .manifestMismatch("m"), .malformedXML(file: "f", reason: "r"), .corruptEntry("e"),
         .entryTooLarge(name: "n", limit: 1), .containerSigned, .dataFileExists("n"), .dataFileNotFound("n"), .invalidDataFileName("n"),
         .emptyDataFile("p"), .noDataFiles, .wouldOverwrite("p"), .extractionCollision(first: "a", second: "b", path: "p"),

@@ -19,57 +19,10 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
     }
 
     private static func readDirectory(_ file: InputFile) throws -> ([ZipEntry], UInt64) {
-        let size = file.size
-        guard size >= 22 else { throw ContainerError.malformedZip("the file is too short to be a ZIP archive") }
-        let tailLength = Int(min(size, 22 + 65_535))
-        let tailStart = size - UInt64(tailLength)
-        let tail = try file.read(count: tailLength, at: tailStart)
-        // The end-of-central-directory record whose comment runs exactly to the end of the file.
-        var eocdIndex: Int? = nil
-        var i = tailLength - 22
-        while i >= 0 {
-            if tail[i] == 0x50, tail[i + 1] == 0x4B, tail[i + 2] == 0x05, tail[i + 3] == 0x06 {
-                let commentLength = Int(tail[i + 20]) | Int(tail[i + 21]) << 8
-                if i + 22 + commentLength == tailLength { eocdIndex = i; break }
-            }
-            i -= 1
-        }
-        guard let eocdIndex else {
-            throw ContainerError.malformedZip("no end-of-central-directory record (the file is truncated or not a ZIP)")
-        }
-        let eocdOffset = tailStart + UInt64(eocdIndex)
-        var r = LittleEndianReader(tail, at: eocdIndex + 4)
-        let disk = try r.u16(), cdDisk = try r.u16()
-        let entriesOnDisk = try r.u16(), entryCount16 = try r.u16()
-        let cdSize32 = try r.u32(), cdOffset32 = try r.u32()
-        guard disk == 0, cdDisk == 0, entriesOnDisk == entryCount16 else {
-            throw ContainerError.unsupportedZip("multi-disk archives")
-        }
-        var entryCount = UInt64(entryCount16), cdSize = UInt64(cdSize32), cdOffset = UInt64(cdOffset32)
-        var directoryEnd = eocdOffset
-        if entryCount16 == 0xFFFF || cdSize32 == 0xFFFF_FFFF || cdOffset32 == 0xFFFF_FFFF {
-            // ZIP64: a locator sits right before the EOCD and points at the ZIP64 EOCD record.
-            guard eocdOffset >= 20 else { throw ContainerError.malformedZip("ZIP64 locator missing") }
-            var locator = LittleEndianReader(try file.read(count: 20, at: eocdOffset - 20))
-            guard try locator.u32() == 0x0706_4B50 else { throw ContainerError.malformedZip("ZIP64 locator missing") }
-            _ = try locator.u32()
-            let zip64Offset = try locator.u64()
-            // Written without sums of file values, which a hostile archive could make overflow.
-            guard zip64Offset <= eocdOffset - 20, eocdOffset - 20 - zip64Offset >= 56 else {
-                throw ContainerError.malformedZip("bad ZIP64 locator")
-            }
-            var z = LittleEndianReader(try file.read(count: 56, at: zip64Offset))
-            guard try z.u32() == 0x0606_4B50 else { throw ContainerError.malformedZip("bad ZIP64 end record") }
-            _ = try z.u64(); _ = try z.u16(); _ = try z.u16()
-            guard try z.u32() == 0, try z.u32() == 0 else { throw ContainerError.unsupportedZip("multi-disk archives") }
-            _ = try z.u64()
-            entryCount = try z.u64(); cdSize = try z.u64(); cdOffset = try z.u64()
-            directoryEnd = zip64Offset
-        }
+        let end = try ZipEndRecord.read(from: file)
+        let entryCount = end.entryCount, cdSize = end.centralDirectorySize, cdOffset = end.centralDirectoryOffset
         guard entryCount <= UInt64(maxEntries) else { throw ContainerError.unsupportedZip("more than \(maxEntries) entries") }
-        guard cdOffset <= directoryEnd, cdSize <= directoryEnd - cdOffset, cdSize <= 64 << 20 else {
-            throw ContainerError.malformedZip("the central directory lies outside the file")
-        }
+        guard cdSize <= 64 << 20 else { throw ContainerError.unsupportedZip("a central directory over 64 MB") }
         let directory = try file.read(count: Int(cdSize), at: cdOffset)
         var d = LittleEndianReader(directory)
         var entries: [ZipEntry] = []
@@ -91,6 +44,8 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
             guard let name = String(validating: nameBytes, as: UTF8.self) else {
                 throw ContainerError.unsafeEntryName(String(decoding: nameBytes, as: UTF8.self))
             }
+            try Self.checkNameEncoding(nameBytes, name: name, flags: flags)
+            try Self.checkExtraField(extra, nameBytes: nameBytes, name: name, header: "central")
             if let widened = try Self.zip64Fields(in: extra, uncompressed: usize, compressed: csize, offset: offset) {
                 (usize, csize, offset) = widened
             }
@@ -108,7 +63,8 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
             }
             var local = LittleEndianReader(try file.read(count: 30, at: offset))
             guard try local.u32() == 0x0403_4B50 else { throw ContainerError.malformedZip("\(name): bad local header") }
-            local.index = 8
+            local.index = 6
+            let localFlags = try local.u16()
             let localMethod = try local.u16()
             local.index = 14
             let localCRC = try local.u32(), localCompressed = try local.u32(), localUncompressed = try local.u32()
@@ -120,6 +76,13 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
             // A reader that walks local headers (unzip's streaming mode, many libraries) must see
             // exactly what the central directory says, or the two could disagree on content.
             guard localMethod == methodRaw else { throw ContainerError.malformedZip("\(name): local and central compression methods differ") }
+            // Bits 1 and 2 only record how hard the writer compressed; every other bit changes
+            // how the entry is read (encryption, data descriptor, name encoding, masked headers).
+            guard localFlags & ~0x0006 == flags & ~0x0006 else {
+                throw ContainerError.ambiguousZip("\(name): the local header's flags (\(Self.hex16(localFlags))) differ from the central directory's (\(Self.hex16(flags))): readers that stream local headers would read the entry differently")
+            }
+            let localExtra = try file.read(count: localExtraLength, at: offset + 30 + UInt64(localNameLength))
+            try Self.checkExtraField(localExtra, nameBytes: nameBytes, name: name, header: "local")
             if flags & 0x0008 != 0 {
                 // The sizes and CRC follow the data; here they are zero, or (as some writers do)
                 // the real values, which must then be the central directory's.
@@ -132,7 +95,6 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
             } else {
                 var sizes = (UInt64(localCompressed), UInt64(localUncompressed))
                 if localCompressed == 0xFFFF_FFFF || localUncompressed == 0xFFFF_FFFF {
-                    let localExtra = try file.read(count: localExtraLength, at: offset + 30 + UInt64(localNameLength))
                     guard let widened = try Self.zip64Fields(in: localExtra, uncompressed: sizes.1, compressed: sizes.0) else {
                         throw ContainerError.malformedZip("\(name): a ZIP64 local header without its sizes")
                     }
@@ -201,6 +163,38 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
         throw ContainerError.malformedZip("\(entry.name): an unreadable data descriptor")
     }
 
+    /// A name that is not ASCII must say it is UTF-8 (flag bit 11): without it Python's zipfile
+    /// decodes the bytes as code page 437 (and so finds no manifest entry of that name), where
+    /// minizip, Java and tamga take them as UTF-8.
+    private static func checkNameEncoding(_ bytes: [UInt8], name: String, flags: UInt16) throws {
+        guard flags & 0x0800 == 0, bytes.contains(where: { $0 >= 0x80 }) else { return }
+        throw ContainerError.ambiguousZip("\(name): a name that is not ASCII without the UTF-8 flag (bit 11), which readers decode in different character sets")
+    }
+
+    /// The extra fields a reader acts on must leave one reading: one ZIP64 field (a second one
+    /// is used by some readers, skipped by others), and an Info-ZIP Unicode Path field (0x7075,
+    /// which unzip shows instead of the header's name) only when it names the entry the header names.
+    private static func checkExtraField(_ extra: [UInt8], nameBytes: [UInt8], name: String, header: String) throws {
+        var reader = LittleEndianReader(extra)
+        var seen: Set<UInt16> = []
+        while reader.index + 4 <= extra.count {
+            let id = try reader.u16(), length = Int(try reader.u16())
+            let body = try reader.take(length)
+            guard id == 0x0001 || id == 0x7075 else { continue }
+            guard seen.insert(id).inserted else {
+                throw ContainerError.ambiguousZip("\(name): the \(header) header holds two \(id == 0x0001 ? "ZIP64" : "Unicode Path") extra fields, which readers pick between differently")
+            }
+            if id == 0x7075, Array(body.dropFirst(5)) != nameBytes {
+                throw ContainerError.ambiguousZip("\(name): the \(header) header's Unicode Path extra field names another entry (\(String(decoding: body.dropFirst(5), as: UTF8.self))), which Info-ZIP unzip shows instead of the name")
+            }
+        }
+    }
+
+    private static func hex16(_ value: UInt16) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
     private static func hex(_ value: UInt32) -> String {
         let digits = String(value, radix: 16, uppercase: true)
         return String(repeating: "0", count: max(0, 8 - digits.count)) + digits
@@ -248,12 +242,20 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
             guard entry.compressedSize <= entry.uncompressedSize else {
                 throw ContainerError.corruptEntry("\(entry.name) inflates to more bytes than its header declares")
             }
+            // A stored entry with a data descriptor has no length a streaming reader can know:
+            // libarchive ends it at the first `PK\7\8` whose CRC-32 fits the bytes before it,
+            // so one inside the data would end the entry early there (Java's ZipInputStream
+            // refuses such entries outright).
+            var descriptorScan = entry.flags & 0x0008 != 0 ? SignatureScan(ZipReader.descriptorSignature) : nil
             try file.streamOnTwoCores(from: entry.dataOffset, length: entry.compressedSize, first: body, second: { chunk in
                 produced += UInt64(chunk.count)
                 guard produced <= entry.uncompressedSize else {
                     throw ContainerError.corruptEntry("\(entry.name) inflates to more bytes than its header declares")
                 }
                 crc = crc32Update(crc, chunk)
+                if descriptorScan?.finds(in: chunk) == true {
+                    throw ContainerError.ambiguousZip("\(entry.name) is stored with a data descriptor and its data holds a data descriptor signature (PK\\7\\8), where streaming readers would end it")
+                }
             })
         case .deflated:
             let inflater = Inflater()
@@ -267,6 +269,30 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
             throw ContainerError.corruptEntry("\(entry.name) holds \(produced) bytes, its header says \(entry.uncompressedSize)")
         }
         guard crc == entry.crc32 else { throw ContainerError.corruptEntry("\(entry.name) fails its CRC-32 check") }
+    }
+
+    static let descriptorSignature: [UInt8] = [0x50, 0x4B, 0x07, 0x08]
+
+    /// Finds a 4-byte signature in data that arrives in pieces (it may straddle two).
+    struct SignatureScan {
+        let signature: [UInt8]
+        /// The last three bytes seen, for a signature that straddles two pieces.
+        private var carry: [UInt8] = []
+        init(_ signature: [UInt8]) { self.signature = signature }
+
+        mutating func finds(in chunk: UnsafeRawBufferPointer) -> Bool {
+            let joined = carry + chunk.prefix(3)
+            if joined.count >= 4, (0...(joined.count - 4)).contains(where: { joined[$0..<$0 + 4].elementsEqual(signature) }) { return true }
+            if chunk.count >= 4 {
+                var i = 0
+                while i + 4 <= chunk.count {
+                    if chunk[i] == signature[0], chunk[i + 1] == signature[1], chunk[i + 2] == signature[2], chunk[i + 3] == signature[3] { return true }
+                    i += 1
+                }
+            }
+            carry = Array((carry + chunk.suffix(3)).suffix(3))
+            return false
+        }
     }
 
     /// Reads a small entry whole (manifest, signatures, mimetype).
