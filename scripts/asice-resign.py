@@ -10,6 +10,9 @@ usage: asice-resign.py IN.asice OUT.asice --key KEY.pem [options]
   --cert-digest-of CERT    CertDigest/DigestValue := digest of CERT (PEM or DER), same method
   --keyinfo CERT           (repeatable) KeyInfo/X509Data holds these certificates, in order
   --signing-time TEXT      new SignedSignatureProperties/SigningTime text
+  --tm-policy              add the BDOC 2.1 time-mark SignaturePolicyIdentifier (OIDAsURN
+                           urn:oid:1.3.6.1.4.1.10015.1000.3.2.1, with an SPURI) after the
+                           SigningCertificate, as BDOC time-mark signers write it
   --key KEY.pem            the key SignedInfo is signed with after the changes
 
 The SignedProperties digest is recomputed after the changes, then the SignatureValue. The first
@@ -39,6 +42,7 @@ def main(argv):
     p.add_argument("--cert-digest-of")
     p.add_argument("--keyinfo", action="append")
     p.add_argument("--signing-time")
+    p.add_argument("--tm-policy", action="store_true")
     a = p.parse_args(argv)
 
     entries = H.read_container(a.src)
@@ -72,6 +76,23 @@ def main(argv):
             H.digest(method, H.cert_der(H.load_cert(a.cert_digest_of)))).decode("ascii")
     if a.signing_time is not None:
         one(props, ".//" + H.xades("SigningTime")).text = a.signing_time
+    if a.tm_policy:
+        ssp = one(props, H.xades("SignedSignatureProperties"))
+        signing_cert = ssp.find(H.xades("SigningCertificateV2"))
+        if signing_cert is None:
+            signing_cert = one(ssp, H.xades("SigningCertificate"))
+        spi = H.etree.Element(H.xades("SignaturePolicyIdentifier"))
+        spid = H.etree.SubElement(spi, H.xades("SignaturePolicyId"))
+        sigpolicyid = H.etree.SubElement(spid, H.xades("SigPolicyId"))
+        ident = H.etree.SubElement(sigpolicyid, H.xades("Identifier"), Qualifier="OIDAsURN")
+        ident.text = "urn:oid:1.3.6.1.4.1.10015.1000.3.2.1"
+        hash_el = H.etree.SubElement(spid, H.xades("SigPolicyHash"))
+        H.etree.SubElement(hash_el, H.ds("DigestMethod"), Algorithm="http://www.w3.org/2001/04/xmlenc#sha256")
+        H.etree.SubElement(hash_el, H.ds("DigestValue")).text = "7pudpH4eXlguSZY2e/pNbKzGsq+fu//woYL1SZFws1A="
+        qualifiers = H.etree.SubElement(spid, H.xades("SigPolicyQualifiers"))
+        qualifier = H.etree.SubElement(qualifiers, H.xades("SigPolicyQualifier"))
+        H.etree.SubElement(qualifier, H.xades("SPURI")).text = "https://www.sk.ee/repository/bdoc-spec21.pdf"
+        signing_cert.addnext(spi)
     if a.keyinfo:
         keyinfo = one(sig.sig, H.ds("KeyInfo"))
         for old in keyinfo.findall(H.ds("X509Data")):

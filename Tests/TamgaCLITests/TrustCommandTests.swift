@@ -393,6 +393,42 @@ final class TrustCommandTests: XCTestCase {
 
     // MARK: - expiry
 
+    func testAnExpiredPublishedListIsCachedOnlyWhenAllowedAndVerifyStillAsksForTheOption() async throws {
+        try serve("bad/EE-expired.xml", as: "EE.xml")
+        let (refused, refusedReport, refusedOutput) = await update(["--territory", "EE"])
+        XCTAssertEqual(refused, .serviceFailed, refusedOutput)
+        let refusedLine = lines(refusedReport)["EE"] ?? [:]
+        XCTAssertEqual(refusedLine["result"] as? String, "failed", "\(refusedLine)")
+        let error = refusedLine["error"] as? [String: String] ?? [:]
+        XCTAssertEqual(error["code"], "tsl-expired")
+        // What the message suggests exists where the message is read.
+        XCTAssertTrue((error["message"] ?? "").contains("--allow-expired-trust (verify and trust update)"), "\(error)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: cacheFolder.appendingPathComponent("EE.xml").path))
+
+        // All lists this time: the container's time-stamp is anchored by the LV list.
+        let (allowed, allowedReport, allowedOutput) = await update(["--allow-expired-trust"])
+        XCTAssertEqual(allowed, .success, allowedOutput)
+        let line = lines(allowedReport)["EE"] ?? [:]
+        XCTAssertEqual(line["result"] as? String, "updated", "\(line)")
+        let warning = line["warning"] as? [String: String] ?? [:]
+        XCTAssertEqual(warning["code"], "trust-list-expired", "\(line)")
+        XCTAssertTrue((warning["message"] ?? "").contains("EE trusted list expired on 2025-07-01T00:00:00Z"), "\(warning)")
+        XCTAssertTrue(allowedOutput.contains("warning: The EE trusted list expired"), allowedOutput)
+        XCTAssertEqual(try TestEnvironment.bytes(cacheFolder.appendingPathComponent("EE.xml").path), try TestEnvironment.bytes(lotl("bad/EE-expired.xml")))
+        let (text, textOut, _) = await tamga(["trust", "update", "--lotl", serverURL.appendingPathComponent("eu-lotl.xml").absoluteString,
+                                              "--proxy", serverURL.absoluteString, "--lotl-cert", lotl("lotl-signer.cert.pem"),
+                                              "--allow-expired-trust"])
+        XCTAssertEqual(text, .success)
+        XCTAssertTrue(textOut.contains("unchanged (expired: trust-list-expired)"), textOut)
+
+        let container = try await signedContainer()
+        let (strict, _, strictErr) = try await verify(container)
+        XCTAssertEqual(strict, .trustNotEstablished, strictErr)
+        let (lenient, lenientReport, lenientErr) = try await verify(container, ["--allow-expired-trust"])
+        XCTAssertEqual(lenient, .success, "\(lenientReport) \(lenientErr)")
+        XCTAssertEqual(lenientReport["status"] as? String, "WARNING")
+    }
+
     func testAnExpiredCachedListIsRefusedUnlessAllowedAndTheReportSaysSo() async throws {
         let (first, _, firstOutput) = await update()
         XCTAssertEqual(first, .success, firstOutput)

@@ -24,12 +24,23 @@ struct LongTermValidator {
         var isTimeMark = false
     }
 
-    /// Labels in the report for a time-mark without and with (unvalidated) archive time-stamps.
+    /// The longest an OCSP response may follow the signature time-stamp (SiVa's "revocation
+    /// freshness" rule): later, the signature is INVALID (`revocation-not-fresh`); between 15
+    /// minutes and this, a warning (`ocsp-produced-late`).
+    static let revocationFreshness: TimeInterval = 24 * 3600
+
+    static func timeMarkPolicyOnArchive(_ count: Int, onTimeMark: Bool) -> String {
+        "the signature claims the BDOC 2.1 time-mark policy and carries \(count) archive time-stamp(s)"
+            + (onTimeMark ? " on its time-mark (they are not validated)" : "")
+            + ": SiVa accepts that policy only on a plain time-mark (BASELINE_LT_TM), not extended to LTA (DigiDoc's libdigidocpp accepts it)"
+    }
+
+    /// Labels in the report for a time-mark without and with archive time-stamps.
     static let timeMarkLabel = "TM"
     static let timeMarkArchiveLabel = "TM-A"
 
     /// A time-mark counts as LT for `minimumProfile`: its OCSP stands in for the time-stamp, and
-    /// its archive time-stamps are not validated, so it never reaches LTA.
+    /// its archive time-stamps are not validated (they make it INVALID), so it never reaches LTA.
     private func checkTimeMark(properties: XMLElement, qualifying: XMLElement?, signatureValue: XMLElement?, certificate: Certificate?,
                                helpers: [Certificate], findings: inout FindingList) -> Outcome {
         let archives = properties.children("ArchiveTimeStamp", in: XMLNamespace.xades141)
@@ -45,11 +56,10 @@ struct LongTermValidator {
         // time-stamp's genTime is, but only when its response said good.
         if timeMark.good { outcome.signatureTime = timeMark.producedAt }
         if !archives.isEmpty {
-            // The reference validates archive time-stamps only on time-stamp-archive signatures
-            // (asics-tm-names.md §2.10): a broken one on a time-mark still gives OK. tamga gives
-            // the same verdict and says so, with a finding that does not change the status.
-            findings.add("time-mark-archive-not-validated", .valid,
-                         "\(archives.count) archive time-stamp(s) on a time-mark were not validated (as in DigiDoc); the time-mark alone is judged")
+            // SiVa's policy accepts a BDOC 2.1 time-mark only as a plain BASELINE_LT_TM, never
+            // extended to LTA; the reference (libdigidocpp) ignores the archive time-stamps and
+            // says OK. A verdict another mainstream validator does not share is not VALID here.
+            findings.invalid("time-mark-archive-timestamp", Self.timeMarkPolicyOnArchive(archives.count, onTimeMark: true))
         }
         return outcome
     }
@@ -97,6 +107,10 @@ struct LongTermValidator {
         }
 
         // --- LTA: each archive time-stamp over what precedes it.
+        if let properties, outcome.profile >= .LTA, TimeMarkValidator.claimsTimeMarkPolicy(qualifying) {
+            findings.invalid("time-mark-archive-timestamp",
+                             Self.timeMarkPolicyOnArchive(properties.children("ArchiveTimeStamp", in: XMLNamespace.xades141).count, onTimeMark: false))
+        }
         if let properties, outcome.profile >= .LTA {
             var previous = genTime
             let archives = properties.children("ArchiveTimeStamp", in: XMLNamespace.xades141)
@@ -293,6 +307,11 @@ struct LongTermValidator {
             let producedAt = answer.producedAt
             if producedAt < genTime {
                 findings.invalid("ocsp-before-timestamp", "the OCSP response (\(XSDDateTime.format(producedAt))) was produced before the time-stamp (\(XSDDateTime.format(genTime)))")
+            } else if producedAt.timeIntervalSince(genTime) > Self.revocationFreshness {
+                // SiVa's policy (and DigiDoc4j's): revocation data a day after the signature
+                // time-stamp no longer shows that the certificate was good when it signed.
+                let hours = producedAt.timeIntervalSince(genTime) / 3600
+                findings.invalid("revocation-not-fresh", "the OCSP response (\(XSDDateTime.format(producedAt))) was produced \(hours < 48 ? "\(Int(hours)) hours" : "\(Int(hours / 24)) days") after the signature time-stamp (\(XSDDateTime.format(genTime))), more than the 24 hours within which it shows the certificate's status at signing")
             } else if producedAt.timeIntervalSince(genTime) > 15 * 60 {
                 findings.warning("ocsp-produced-late", "the OCSP response was produced \(Int(producedAt.timeIntervalSince(genTime) / 60)) minutes after the time-stamp")
             }

@@ -97,13 +97,28 @@ struct TimeMarkValidator {
         return (firstProducedAt, false)
     }
 
+    /// The signature policy identifier as the reference reads it (only with
+    /// `Qualifier="OIDAsURN"`; leading whitespace dropped, trailing kept), or "".
+    static func policyIdentifier(_ signedSignatureProperties: XMLElement?) -> (element: XMLElement?, value: String) {
+        let policy = signedSignatureProperties?.child("SignaturePolicyIdentifier", in: XMLNamespace.xades)?
+            .child("SignaturePolicyId", in: XMLNamespace.xades)
+        let identifier = policy?.child("SigPolicyId", in: XMLNamespace.xades)?.child("Identifier", in: XMLNamespace.xades)
+        let value = identifier?.attribute("Qualifier") == "OIDAsURN" ? String(identifier?.text.drop(while: \.isWhitespace) ?? "") : ""
+        return (identifier, value)
+    }
+
+    /// Whether the signature claims the BDOC 2.1 time-mark policy.
+    static func claimsTimeMarkPolicy(_ qualifying: XMLElement?) -> Bool {
+        let properties = qualifying?.child("SignedProperties", in: XMLNamespace.xades)?
+            .child("SignedSignatureProperties", in: XMLNamespace.xades)
+        return policies.contains(policyIdentifier(properties).value)
+    }
+
     /// The BDOC 2.1 policy identifier and SPURI; both are reported when both are wrong.
     private func checkPolicy(_ properties: XMLElement?, findings: inout FindingList) {
         let policy = properties?.child("SignaturePolicyIdentifier", in: XMLNamespace.xades)?
             .child("SignaturePolicyId", in: XMLNamespace.xades)
-        let identifier = policy?.child("SigPolicyId", in: XMLNamespace.xades)?.child("Identifier", in: XMLNamespace.xades)
-        // Leading whitespace is dropped and trailing kept, as the reference reads them.
-        let value = identifier?.attribute("Qualifier") == "OIDAsURN" ? String(identifier?.text.drop(while: \.isWhitespace) ?? "") : ""
+        let (identifier, value) = Self.policyIdentifier(properties)
         let spuri = policy?.child("SigPolicyQualifiers", in: XMLNamespace.xades)?
             .children("SigPolicyQualifier", in: XMLNamespace.xades)
             .lazy.compactMap { $0.child("SPURI", in: XMLNamespace.xades) }.first

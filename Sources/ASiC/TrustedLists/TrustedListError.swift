@@ -58,9 +58,9 @@ public enum TrustedListError: Error, Equatable, CustomStringConvertible {
             "The \(territory) trusted list is not signed by a certificate that the list of lists names for it; it was not used."
         case .expired(let territory, let date):
             if let date {
-                "The \(territory) trusted list expired on \(XSDDateTime.format(date)) (its NextUpdate): run `tamga trust update`, or give --allow-expired-trust to validate an archive with it."
+                "The \(territory) trusted list expired on \(XSDDateTime.format(date)) (its NextUpdate): `tamga trust update` fetches a newer one once its publisher issues it; --allow-expired-trust (verify and trust update) uses this one anyway, to validate an archive with it."
             } else {
-                "The \(territory) trusted list has no NextUpdate, so it counts as expired: give --allow-expired-trust to use it anyway."
+                "The \(territory) trusted list has no NextUpdate, so it counts as expired: --allow-expired-trust (verify and trust update) uses it anyway."
             }
         case .tooLarge(let size): "The trusted list is \(size) bytes, more than the \(TrustedList.maximumSize) tamga reads; it was not used."
         case .unexpectedKind(let territory, let expected):

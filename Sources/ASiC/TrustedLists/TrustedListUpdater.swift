@@ -34,6 +34,8 @@ public struct TrustedListUpdater: Sendable {
         public let services: [String: Int]?
         /// Why it failed or was skipped: a stable code and a message.
         public let error: Problem?
+        /// A list accepted past its NextUpdate (`allowExpired`): `trust-list-expired`.
+        public var warning: Problem? = nil
     }
 
     public struct Problem: Codable, Sendable {
@@ -48,6 +50,10 @@ public struct TrustedListUpdater: Sendable {
     public let customSignersPEM: Data?
     /// Only these territories (GR given as EL); nil for all.
     public var territories: Set<String>?
+    /// Accept lists past their NextUpdate (`--allow-expired-trust`), each with a warning on its
+    /// line: a publisher late with its next list, or an offline mirror kept for old archives.
+    /// `verify` still uses such a list only when given `--allow-expired-trust` itself.
+    public var allowExpired = false
 
     public init(cache: TrustCache, signers: [Certificate], customSignersPEM: Data?, transport: HTTPTransport) {
         self.cache = cache
@@ -67,7 +73,8 @@ public struct TrustedListUpdater: Sendable {
         let previousState = cache.state()
         let previous: TrustedList? = {
             guard let state = previousState, state.lotlFile == lotlFile, let data = cache.read(lotlFile) else { return nil }
-            return try? TrustedListSet.checkListOfLists(data, signers: signers, now: now, name: lotlFile, pivots: cache.pivot)
+            return try? TrustedListSet.checkListOfLists(data, signers: signers, now: now, allowExpired: allowExpired, name: lotlFile,
+                                                        pivots: cache.pivot)
         }()
         var top: TrustedList
         var topPointers = 0
@@ -78,7 +85,7 @@ public struct TrustedListUpdater: Sendable {
             var checked: TrustedList? = nil
             for _ in 0...TrustedListSet.maximumPivotDepth {
                 do {
-                    checked = try TrustedListSet.checkListOfLists(data, signers: signers, now: now, name: lotlFile,
+                    checked = try TrustedListSet.checkListOfLists(data, signers: signers, now: now, allowExpired: allowExpired, name: lotlFile,
                                                                   pivots: { pivots[$0] ?? cache.pivot($0) })
                     break
                 } catch TrustedListError.pivotUnavailable(let uri) {
@@ -101,7 +108,8 @@ public struct TrustedListUpdater: Sendable {
             try cache.saveState(TrustCache.State(lotlURL: url.absoluteString, lotlFile: lotlFile,
                                                  customSigners: customSignersPEM != nil, updated: now))
             topPointers = top.pointers.filter(\.isFollowed).count
-            lines.append(Self.line("EU", url.absoluteString, lotlFile, same ? .unchanged : .updated, top, ["pointers": topPointers], nil))
+            lines.append(Self.line("EU", url.absoluteString, lotlFile, same ? .unchanged : .updated, top, ["pointers": topPointers], nil,
+                                   now: now))
         } catch {
             guard let previous else {
                 lines.append(Self.line("EU", url.absoluteString, lotlFile, .failed, nil, nil, error))
@@ -127,14 +135,15 @@ public struct TrustedListUpdater: Sendable {
             progress("\(pointer.territory) (\(index + 1)/\(pointers.count)) \(pointer.location)")
             let file = pointer.cacheFileName
             let cached = cache.read(file)
-            let previous = cached.flatMap { try? TrustedListSet.checkNational($0, pointer: pointer, now: now) }
+            let previous = cached.flatMap { try? TrustedListSet.checkNational($0, pointer: pointer, now: now, allowExpired: allowExpired) }
             do {
                 let data = try await transport.get(location, service: "trusted list \(pointer.territory)")
-                let list = try TrustedListSet.checkNational(data, pointer: pointer, now: now)
+                let list = try TrustedListSet.checkNational(data, pointer: pointer, now: now, allowExpired: allowExpired)
                 try Self.refuseRollback(list, previous: previous)
                 let same = cached == data
                 if !same { try cache.write(data, named: file) }
-                lines.append(Self.line(pointer.territory, pointer.location, file, same ? .unchanged : .updated, list, list.serviceCounts, nil))
+                lines.append(Self.line(pointer.territory, pointer.location, file, same ? .unchanged : .updated, list, list.serviceCounts, nil,
+                                       now: now))
             } catch {
                 lines.append(Self.line(pointer.territory, pointer.location, file, previous == nil ? .failed : .kept,
                                        previous, previous?.serviceCounts, error))
@@ -152,11 +161,19 @@ public struct TrustedListUpdater: Sendable {
         }
     }
 
+    /// - Parameter now: given for a list just accepted, which is then checked for expiry (only
+    ///   an `allowExpired` update accepts an expired one) and warned about.
     private static func line(_ territory: String, _ url: String, _ file: String, _ result: Line.Result, _ list: TrustedList?,
-                             _ services: [String: Int]?, _ error: Error?) -> Line {
-        Line(territory: territory, url: url, file: file, result: result, sequenceNumber: list?.sequenceNumber,
-             issued: list?.issued.map(XSDDateTime.format), nextUpdate: list?.nextUpdate.map(XSDDateTime.format),
-             services: services, error: error.map(problem))
+                             _ services: [String: Int]?, _ error: Error?, now: Date? = nil) -> Line {
+        var line = Line(territory: territory, url: url, file: file, result: result, sequenceNumber: list?.sequenceNumber,
+                        issued: list?.issued.map(XSDDateTime.format), nextUpdate: list?.nextUpdate.map(XSDDateTime.format),
+                        services: services, error: error.map(problem))
+        if let now, let list, list.isExpired(at: now) {
+            let when = list.nextUpdate.map { "expired on \(XSDDateTime.format($0)) (its NextUpdate)" } ?? "has no NextUpdate, so it counts as expired"
+            line.warning = Problem(code: "trust-list-expired",
+                                   message: "The \(territory) trusted list \(when); it was cached because of --allow-expired-trust, and verify uses it only with --allow-expired-trust.")
+        }
+        return line
     }
 
     public static func problem(_ error: Error) -> Problem {

@@ -46,7 +46,7 @@ public struct ValidationReport: Sendable, Codable, Equatable {
         public let timeStampTime: String?
         public let signatureMethod: String?
         /// B, T, LT or LTA, from the unsigned properties present; TM for a BDOC 2.1 time-mark,
-        /// TM-A for one with (unvalidated) archive time-stamps.
+        /// TM-A for one with archive time-stamps (INVALID, as in SiVa).
         public let profile: String
         public let status: Status
         public let findings: [Finding]

@@ -4,11 +4,11 @@ import TamgaSupport
 import ASiC
 import TamgaCore
 
-/// `tamga trust update [--lotl URL] [--territory EE,LV,…] [--lotl-cert PEM]...`
+/// `tamga trust update [--lotl URL] [--territory EE,LV,…] [--lotl-cert PEM]... [--allow-expired-trust]`
 struct TrustUpdateCommand: Command {
     static let path = ["trust", "update"]
     static let abstract = "Downloads the EU list of trusted lists and the national lists it points to into the trust cache."
-    static let usage = "[--lotl URL] [--territory EE,LV,LT,...] [--lotl-cert PEM]... [--timeout SECONDS] [--proxy URL] [--json]"
+    static let usage = "[--lotl URL] [--territory EE,LV,LT,...] [--lotl-cert PEM]... [--allow-expired-trust] [--timeout SECONDS] [--proxy URL] [--json]"
     static let help = """
     The cache is $XDG_CACHE_HOME/tamga/trust/ (~/.cache/tamga/trust/ when unset); `tamga verify`
     without --trust/--tsl uses it. Each list is checked before it replaces the cached one: the list
@@ -23,12 +23,16 @@ struct TrustUpdateCommand: Command {
       --lotl-cert FILE    PEM certificate(s) that may sign the LOTL, instead of the six EU LOTL
                           signers built into tamga (repeatable; remembered in the cache for later
                           updates of the same URL and for verify)
+      --allow-expired-trust
+                          accept lists past their NextUpdate (a publisher late with its next
+                          list); each is cached with a warning, and verify uses it only with
+                          --allow-expired-trust too
       --timeout SECONDS   per download (default 60)
       --proxy URL         an HTTP proxy (http://HOST:PORT; else http_proxy/https_proxy)
       --json              the report as JSON (schema in docs/cli.md)
     Exit codes: 0 every list updated or unchanged, 7 a list failed or was kept (the line says why).
     """
-    static let flags: Set<String> = GlobalOptions.flags
+    static let flags: Set<String> = GlobalOptions.flags.union(["--allow-expired-trust"])
     static let options: Set<String> = ["--lotl", "--territory", "--lotl-cert", "--timeout", "--proxy"]
 
     let listOfLists: String?
@@ -36,6 +40,7 @@ struct TrustUpdateCommand: Command {
     let signerFiles: [String]
     let timeout: TimeInterval
     let proxy: String?
+    let allowExpiredTrust: Bool
     let global: GlobalOptions
 
     init(_ arguments: ParsedArguments) throws {
@@ -54,6 +59,7 @@ struct TrustUpdateCommand: Command {
         self.timeout = timeout
         proxy = arguments.value("--proxy")
         if let proxy, URL(string: proxy)?.scheme != "http" { throw UsageError("--proxy takes http://HOST:PORT") }
+        allowExpiredTrust = arguments.has("--allow-expired-trust")
         global = GlobalOptions(arguments)
     }
 
@@ -87,12 +93,14 @@ struct TrustUpdateCommand: Command {
         if let proxy { transport.useProxy(proxy) }
         var updater = TrustedListUpdater(cache: cache, signers: signers, customSignersPEM: customPEM, transport: transport)
         updater.territories = territories
+        updater.allowExpired = allowExpiredTrust
         let terminal = context.terminal
         let showProgress = terminal.interactiveErrors && !global.quiet
         let lines = await updater.update(listOfLists: lotl) { step in
             if showProgress { terminal.status("downloading \(step)") }
         }
         if showProgress { terminal.status("") }
+        for warning in lines.compactMap(\.warning) { terminal.error("warning: " + TerminalText.escaped(warning.message)) }
         let ok = lines.allSatisfy { [.updated, .unchanged, .skipped].contains($0.result) }
         if global.json {
             terminal.json(Report(cache: cache.directory.path, listOfLists: url, ok: ok, lists: lines))
@@ -112,6 +120,7 @@ struct TrustUpdateCommand: Command {
         if let services = line.services { parts.append(TrustShowCommand.describe(services)) }
         var result = line.result.rawValue
         if let error = line.error { result += ": \(error.message) [\(error.code)]" }
+        if let warning = line.warning { result += " (expired: \(warning.code))" }
         parts.append(result)
         return parts.joined(separator: "  ")
     }

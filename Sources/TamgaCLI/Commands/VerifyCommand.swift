@@ -14,8 +14,8 @@ struct VerifyCommand: Command {
     nothing extra); every digest; the SignatureValue with the KeyInfo certificate's key only; the
     signing-certificate reference; nonRepudiation; the certificate chain at the time-stamp's time
     and at the certificate's issue date (notBefore), when its CA must already have been trusted.
-    BDOC 2.1 time-marks (profile TM; TM-A with archive time-stamps, which are not validated, as in
-    DigiDoc) are validated, never created: the BDOC 2.1 signature policy, the first OCSP response
+    BDOC 2.1 time-marks (profile TM; TM-A with archive time-stamps is INVALID, as in SiVa, where
+    DigiDoc ignores them) are validated, never created: the BDOC 2.1 signature policy, the first OCSP response
     that verifies (responder trusted at producedAt, status good), the responder's time-mark policy,
     and the nonce = DigestInfo(hash(SignatureValue)); the signer is judged at notBefore only.
     ASiC-S (.asics, .scs): XAdES in META-INF/signatures.xml is checked the same way (its one
@@ -255,7 +255,7 @@ struct VerifyCommand: Command {
             for renewal in s.archiveTimeStamps ?? [] {
                 t.line("    renewed: \(renewal.timeStampTime) by \(renewal.tsa ?? "unknown TSA") (\(renewal.file), \(renewal.manifest))")
             }
-            // A finding with severity VALID is a note (e.g. time-mark-archive-not-validated).
+            // A finding with severity VALID is a note.
             for finding in s.findings {
                 t.line("    \(finding.severity == .valid ? "note" : finding.severity.rawValue.lowercased()): \(finding.message) [\(finding.code)]")
             }

@@ -236,6 +236,28 @@ final class LongTermValidationTests: LongTermTestCase {
         XCTAssertEqual(found, ["ocsp-produced-late"])
     }
 
+    /// SiVa's revocation freshness rule (its test `asiceOcspAndTsDifferenceOver24H`): an OCSP
+    /// response more than 24 hours after the signature time-stamp is INVALID, not a warning.
+    func testAnOCSPResponseMoreThanADayAfterTheTimeStampIsInvalid() async throws {
+        let container = try await ltContainer()
+        for (offset, status, found) in [("+25h", ValidationReport.Status.invalid, "revocation-not-fresh"), ("+23h", .warning, "ocsp-produced-late")] {
+            let later = try TestServices(clockOffset: offset)
+            defer { later.stop() }
+            let out = folder.appendingPathComponent("late\(offset).der").path
+            let fetched = try TestEnvironment.run("/usr/bin/openssl", ["ocsp", "-issuer", TestEnvironment.pki("issuing-ca.cert.pem"),
+                "-cert", TestEnvironment.pki("ec-p256.cert.pem"), "-url", later.url("ocsp").absoluteString, "-respout", out, "-noverify"])
+            XCTAssertEqual(fetched.status, 0, fetched.error)
+            let edited = try replacing("EncapsulatedOCSPValue", with: try TestEnvironment.bytes(out).base64EncodedString(), in: container)
+            let report = edited.validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
+            XCTAssertEqual(report.status, status, offset)
+            XCTAssertEqual(report.signatures[0].findings.map(\.code), [found], "\(offset): one finding, not the warning beside it")
+            if status == .invalid {
+                XCTAssertTrue(report.signatures[0].findings[0].message.contains("25 hours after the signature time-stamp"),
+                              report.signatures[0].findings[0].message)
+            }
+        }
+    }
+
     func testTamperingWithTheSignatureValueBreaksTheTimeStampToo() async throws {
         let container = try await ltContainer()
         var value = Data(count: 64)
