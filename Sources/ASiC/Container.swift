@@ -85,9 +85,13 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
         var warnings: [String] = []
 
         var seen = Set<String>()
+        var caseInsensitive: [String: String] = [:]
         for entry in reader.entries {
             try Container.validateArchivePath(entry.name, isDirectory: entry.name.hasSuffix("/") && entry.uncompressedSize == 0)
             guard seen.insert(entry.name).inserted else { throw ContainerError.duplicateEntry(entry.name) }
+            if let other = caseInsensitive.updateValue(entry.name, forKey: entry.name.caseInsensitiveKey) {
+                throw ContainerError.ambiguousZip("\"\(other)\" and \"\(entry.name)\" differ only in case, which Windows and macOS ignore: extracted there, one would be written over the other (SiVa refuses such names too)")
+            }
         }
         let firstMimetype: String? = try reader.entries.first.flatMap { first in
             first.name == "mimetype" ? try Container.mimetypeValue(first, in: reader) : nil
@@ -190,7 +194,9 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
         guard !isSigned else { throw ContainerError.containerSigned }
         let name = name ?? URL(fileURLWithPath: filePath).lastPathComponent
         try Container.validateNewDataFileName(name)
-        guard !dataFiles.contains(where: { $0.name == name }) else { throw ContainerError.dataFileExists(name) }
+        if let existing = dataFiles.first(where: { $0.name.caseInsensitiveKey == name.caseInsensitiveKey }) {
+            throw ContainerError.dataFileExists(existing.name)
+        }
         if let mediaType { try Container.validateMediaType(mediaType) }
         let input = try InputFile(path: filePath)
         guard input.size > 0 else { throw ContainerError.emptyDataFile(filePath) }

@@ -155,7 +155,7 @@ extension ContainerError: CustomStringConvertible {
         case .corruptEntry(let why): "The container is corrupt: \(why)."
         case .entryTooLarge(let n, let limit): "Refused: \(n) inflates to more than \(limit) bytes (possible ZIP bomb)."
         case .containerSigned: "The container is signed: adding or removing data files would break its signatures. Create a new container instead."
-        case .dataFileExists(let n): "The container already holds a data file named \"\(n)\"."
+        case .dataFileExists(let n): "The container already holds a data file named \"\(n)\" (names that differ only in case or Unicode form count as one: they are one file on Windows and macOS)."
         case .dataFileNotFound(let n): "The container holds no data file named \"\(n)\"."
         case .invalidDataFileName(let n): "\"\(n)\" cannot be a data file name (no /, \\, control characters, and not \"mimetype\")."
         case .emptyDataFile(let p): "\(p) is empty; an empty data file cannot be added."

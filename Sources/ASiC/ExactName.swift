@@ -15,3 +15,11 @@ extension String {
     /// Byte-for-byte equality (not Unicode canonical equivalence).
     func isExactly(_ other: String) -> Bool { utf8.elementsEqual(other.utf8) }
 }
+
+extension String {
+    /// The name as a case-insensitive file system compares it (Windows, macOS): case folded
+    /// (lower, upper, lower again: "ß" and "SS" meet at "ss", "ς" and "Σ" at "σ"); as a `String`
+    /// key it also matches across Unicode forms. Two entries with one such name would be one
+    /// file there, the second extracted over the first.
+    var caseInsensitiveKey: String { lowercased().uppercased().lowercased() }
+}

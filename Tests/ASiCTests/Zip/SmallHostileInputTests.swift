@@ -88,6 +88,26 @@ final class SmallHostileInputTests: ContainerTestCase {
         XCTAssertEqual(try container.extract(["a.txt", "a.txt"], to: path("twice")).count, 1)
     }
 
+    func testNamesThatDifferOnlyInCaseAreRefusedAtOpenAndWhenAdded() throws {
+        // One file on Windows and macOS: extracted there, the second would overwrite the first.
+        for (first, second) in [("a.txt", "A.txt"), ("stra\u{DF}e.txt", "STRASSE.txt"), ("dir/x.txt", "DIR/x.txt"),
+                                ("\u{3C3}.txt", "\u{3A3}.txt"), ("caf\u{E9}.txt", "CAFE\u{301}.txt")] {
+            let file = try pythonContainer("case.asice", files: [(first, "one"), (second, "two")])
+            XCTAssertThrowsError(try Container(openingAt: file), "\(first) \(second)") { error in
+                XCTAssertEqual((error as? ContainerError)?.code, "ambiguous-zip", "\(error)")
+                XCTAssertTrue("\(error)".contains("differ only in case"), "\(error)")
+            }
+        }
+        let container = Container(creatingAt: path("new.asice"))
+        try container.addDataFile(path: TestEnvironment.write("one", named: "a.txt", in: folder))
+        XCTAssertThrowsError(try container.addDataFile(path: TestEnvironment.write("two", named: "A.txt", in: folder))) {
+            XCTAssertEqual(($0 as? ContainerError)?.code, "data-file-exists")
+            XCTAssertTrue("\($0)".contains("\"a.txt\""), "\($0)")
+        }
+        // Names that only look alike stay two names: a Latin and a Cyrillic "a".
+        XCTAssertNoThrow(try Container(openingAt: pythonContainer("alike.asice", files: [("a.txt", "one"), ("\u{430}.txt", "two")])))
+    }
+
     func testASlashFollowedByACombiningMarkIsStillASlash() throws {
         // "/" + U+0301 is one Swift Character: compared as Characters, "../\u{301}x" has no ".."
         // segment and "/\u{301}x" no leading "/", but unzip and every other reader see both.
