@@ -60,6 +60,21 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
         otherMetaEntries = []
     }
 
+    /// The names of a ZIP's entries, each safe (`validateArchivePath`) and unique, also when
+    /// case and Unicode form are ignored; returns them.
+    static func checkEntryNames(_ entries: [ZipEntry]) throws -> Set<String> {
+        var seen = Set<String>()
+        var caseInsensitive: [String: String] = [:]
+        for entry in entries {
+            try Container.validateArchivePath(entry.name, isDirectory: entry.name.hasSuffix("/") && entry.uncompressedSize == 0)
+            guard seen.insert(entry.name).inserted else { throw ContainerError.duplicateEntry(entry.name) }
+            if let other = caseInsensitive.updateValue(entry.name, forKey: entry.name.caseInsensitiveKey) {
+                throw ContainerError.ambiguousZip("\"\(other)\" and \"\(entry.name)\" differ only in case, which Windows and macOS ignore: extracted there, one would be written over the other (SiVa refuses such names too)")
+            }
+        }
+        return seen
+    }
+
     /// The name of a signed-document format that is not a ZIP (DigiDoc's DDOC, an XML file), from
     /// its first kilobytes; nil for anything else.
     static func recognisedNonZipFormat(_ path: String) -> String? {
@@ -84,15 +99,7 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
         self.reader = reader
         var warnings: [String] = []
 
-        var seen = Set<String>()
-        var caseInsensitive: [String: String] = [:]
-        for entry in reader.entries {
-            try Container.validateArchivePath(entry.name, isDirectory: entry.name.hasSuffix("/") && entry.uncompressedSize == 0)
-            guard seen.insert(entry.name).inserted else { throw ContainerError.duplicateEntry(entry.name) }
-            if let other = caseInsensitive.updateValue(entry.name, forKey: entry.name.caseInsensitiveKey) {
-                throw ContainerError.ambiguousZip("\"\(other)\" and \"\(entry.name)\" differ only in case, which Windows and macOS ignore: extracted there, one would be written over the other (SiVa refuses such names too)")
-            }
-        }
+        let seen = try Container.checkEntryNames(reader.entries)
         let firstMimetype: String? = try reader.entries.first.flatMap { first in
             first.name == "mimetype" ? try Container.mimetypeValue(first, in: reader) : nil
         }

@@ -18,6 +18,8 @@ struct ZipEntry: Sendable, Equatable {
     let localExtraLength: Int
     let dosTime: UInt16
     let dosDate: UInt16
+    /// Whether the local header holds a ZIP64 field: the data descriptor's sizes are then 64-bit.
+    var localHeaderHasZIP64 = false
 
     var modified: Date { DOSDateTime.date(time: dosTime, date: dosDate) }
 }

@@ -141,6 +141,7 @@ struct ZipEndRecord: Equatable {
         let recordOffset = try locator.u64()
         let disks = try locator.u32()
         guard recordDisk == 0, disks <= 1 else { throw ContainerError.unsupportedZip("multi-disk archives") }
+        guard recordOffset <= locatorOffset else { throw ContainerError.malformedZip("the ZIP64 locator points past the end of the archive") }
         guard locatorOffset >= zip64EndLength, recordOffset == locatorOffset - zip64EndLength else {
             throw ContainerError.ambiguousZip("the ZIP64 locator points at byte \(recordOffset), not at a 56-byte ZIP64 end record directly before it: readers disagree on which record to read")
         }

@@ -29,14 +29,16 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
         entries.reserveCapacity(Int(entryCount))
         for _ in 0..<entryCount {
             guard try d.u32() == 0x0201_4B50 else { throw ContainerError.malformedZip("corrupt central directory") }
-            _ = try d.u16(); _ = try d.u16()
+            let madeBy = try d.u16()
+            _ = try d.u16()
             let flags = try d.u16(), methodRaw = try d.u16()
             let time = try d.u16(), date = try d.u16()
             let crc = try d.u32()
             var csize = UInt64(try d.u32()), usize = UInt64(try d.u32())
             let nameLength = Int(try d.u16()), extraLength = Int(try d.u16()), commentLength = Int(try d.u16())
             let diskStart = try d.u16()
-            _ = try d.u16(); _ = try d.u32()
+            _ = try d.u16()
+            let externalAttributes = try d.u32()
             var offset = UInt64(try d.u32())
             let nameBytes = try d.take(nameLength)
             let extra = try d.take(extraLength)
@@ -45,6 +47,7 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
                 throw ContainerError.unsafeEntryName(String(decoding: nameBytes, as: UTF8.self))
             }
             try Self.checkNameEncoding(nameBytes, name: name, flags: flags)
+            try Self.checkFileType(name: name, madeBy: madeBy, externalAttributes: externalAttributes)
             try Self.checkExtraField(extra, nameBytes: nameBytes, name: name, header: "central")
             if let widened = try Self.zip64Fields(in: extra, uncompressed: usize, compressed: csize, offset: offset) {
                 (usize, csize, offset) = widened
@@ -83,13 +86,15 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
             }
             let localExtra = try file.read(count: localExtraLength, at: offset + 30 + UInt64(localNameLength))
             try Self.checkExtraField(localExtra, nameBytes: nameBytes, name: name, header: "local")
+            let localZIP64 = try Self.extraField(0x0001, in: localExtra) != nil
             if flags & 0x0008 != 0 {
                 // The sizes and CRC follow the data; here they are zero, or (as some writers do)
-                // the real values, which must then be the central directory's.
-                let zip64 = localCompressed == 0xFFFF_FFFF || localUncompressed == 0xFFFF_FFFF
-                guard localCRC == 0 || localCRC == crc,
-                      zip64 || localCompressed == 0 || UInt64(localCompressed) == csize,
-                      zip64 || localUncompressed == 0 || UInt64(localUncompressed) == usize else {
+                // the real values, which must then be the central directory's. Placeholders
+                // (0xFFFFFFFF) only beside a ZIP64 field: without one, libarchive takes them for sizes.
+                let placeholders = localCompressed == 0xFFFF_FFFF || localUncompressed == 0xFFFF_FFFF
+                guard localCRC == 0 || localCRC == crc, !placeholders || localZIP64,
+                      placeholders || localCompressed == 0 || UInt64(localCompressed) == csize,
+                      placeholders || localUncompressed == 0 || UInt64(localUncompressed) == usize else {
                     throw ContainerError.dataDescriptorMismatch("\(name): the local header's CRC or sizes differ from the central directory")
                 }
             } else {
@@ -108,9 +113,11 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
             guard dataOffset <= cdOffset, csize <= cdOffset - dataOffset else {
                 throw ContainerError.malformedZip("\(name): data runs into the central directory")
             }
-            entries.append(ZipEntry(name: name, method: method, flags: flags, crc32: crc, compressedSize: csize,
-                                    uncompressedSize: usize, localHeaderOffset: offset, dataOffset: dataOffset,
-                                    localExtraLength: localExtraLength, dosTime: time, dosDate: date))
+            var entry = ZipEntry(name: name, method: method, flags: flags, crc32: crc, compressedSize: csize,
+                                 uncompressedSize: usize, localHeaderOffset: offset, dataOffset: dataOffset,
+                                 localExtraLength: localExtraLength, dosTime: time, dosDate: date)
+            entry.localHeaderHasZIP64 = localZIP64
+            entries.append(entry)
         }
         guard d.index == directory.count else {
             throw ContainerError.malformedZip("the central directory holds more records than its end record counts")
@@ -136,16 +143,23 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
     /// sizes), plus 4 with its optional signature. The layout is the one that ends where the
     /// next entry (or the central directory) starts; its CRC-32 and sizes must be the central
     /// directory's, which the data itself is checked against when it is read. A reader that
-    /// streams local headers believes the descriptor, so a disagreeing one is refused.
+    /// streams local headers believes the descriptor, so a disagreeing one is refused. The sizes
+    /// are 64-bit exactly when the local header holds a ZIP64 field (APPNOTE 4.3.9.2: that is how
+    /// a streaming reader knows), and a stored entry's descriptor has its signature: without one
+    /// a streaming reader cannot find where the entry ends.
     private static func descriptorLength(of entry: ZipEntry, in file: InputFile, at offset: UInt64, limit: UInt64) throws -> UInt64 {
         guard offset <= limit, limit - offset >= 12 else { throw ContainerError.malformedZip("\(entry.name): a data descriptor is missing") }
         let remaining = limit - offset
         let bytes = try file.read(count: Int(min(remaining, 24)), at: offset)
-        let hasSignature = bytes.starts(with: [0x50, 0x4B, 0x07, 0x08])
+        let hasSignature = bytes.starts(with: descriptorSignature)
+        guard hasSignature || entry.method != .stored else {
+            throw ContainerError.ambiguousZip("\(entry.name) is stored with a data descriptor that has no signature (PK\\7\\8): a streaming reader cannot tell where it ends")
+        }
         var misfit: String? = nil
+        let wide = entry.localHeaderHasZIP64
         // With the signature first: a CRC-32 could equal the signature's bytes, so both are tried.
-        let layouts: [(signature: Bool, wide: Bool)] = hasSignature
-            ? [(true, false), (true, true), (false, false), (false, true)] : [(false, false), (false, true)]
+        let layouts: [(signature: Bool, wide: Bool)] = (hasSignature ? [(true, wide), (false, wide)] : [(false, wide)])
+            .filter { entry.method != .stored || $0.signature }
         for layout in layouts {
             let length = UInt64((layout.signature ? 4 : 0) + (layout.wide ? 20 : 12))
             guard length <= remaining else { continue }
@@ -169,6 +183,43 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
     private static func checkNameEncoding(_ bytes: [UInt8], name: String, flags: UInt16) throws {
         guard flags & 0x0800 == 0, bytes.contains(where: { $0 >= 0x80 }) else { return }
         throw ContainerError.ambiguousZip("\(name): a name that is not ASCII without the UTF-8 flag (bit 11), which readers decode in different character sets")
+    }
+
+    /// An entry must be what its name says: a file, or a folder when the name ends in `/`.
+    /// Extractors create what the external attributes say: libarchive and unzip make a symbolic
+    /// link, a device, a socket or a FIFO from a Unix mode (the high 16 bits) of that type, and a
+    /// folder from the MS-DOS folder bit (0x10), so the file's bytes are not what they write.
+    private static func checkFileType(name: String, madeBy: UInt16, externalAttributes: UInt32) throws {
+        let isFolder = name.hasSuffix("/")
+        let type = (externalAttributes >> 16) & 0o170000
+        let regular: UInt32 = 0o100000, folder: UInt32 = 0o040000
+        let typeFits = type == 0 || type == (isFolder ? folder : regular)
+        let dosFolderBit = externalAttributes & 0x10 != 0
+        guard typeFits, isFolder || !dosFolderBit else {
+            let what: String
+            switch type {
+            case 0o120000: what = "a symbolic link"
+            case 0o060000, 0o020000: what = "a device"
+            case 0o140000: what = "a socket"
+            case 0o010000: what = "a FIFO"
+            case folder: what = "a folder"
+            case regular: what = "a file"
+            case 0: what = "a folder (MS-DOS folder attribute)"
+            default: what = "a file of unknown type (mode \(String(externalAttributes >> 16, radix: 8)))"
+            }
+            throw ContainerError.ambiguousZip("\(name): its attributes (made by host \(madeBy >> 8)) declare \(what), which extractors create instead of \(isFolder ? "a folder" : "a file with its bytes")")
+        }
+    }
+
+    /// The body of the first extra field `id` in `extra`, or nil.
+    static func extraField(_ id: UInt16, in extra: [UInt8]) throws -> [UInt8]? {
+        var reader = LittleEndianReader(extra)
+        while reader.index + 4 <= extra.count {
+            let fieldID = try reader.u16(), length = Int(try reader.u16())
+            let body = try reader.take(length)
+            if fieldID == id { return body }
+        }
+        return nil
     }
 
     /// The extra fields a reader acts on must leave one reading: one ZIP64 field (a second one

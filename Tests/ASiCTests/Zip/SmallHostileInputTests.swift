@@ -189,11 +189,12 @@ final class SmallHostileInputTests: ContainerTestCase {
 
     /// A container written by hand whose data file `a.txt` has a data descriptor; `variant`
     /// says what is wrong with it: nothing, its CRC, its size, or the local header's CRC.
-    private func descriptorContainer(_ variant: String, signature: Bool = true) throws -> String {
-        let out = path("descriptor-\(variant).asice")
+    /// A container whose a.txt has a data descriptor (bit 3), stored or deflated.
+    private func descriptorContainer(_ variant: String, signature: Bool = true, deflated: Bool = false) throws -> String {
+        let out = path("descriptor-\(variant)-\(signature)-\(deflated).asice")
         let script = """
         import sys, struct, zlib
-        variant, with_signature = sys.argv[2], sys.argv[3] == "1"
+        variant, with_signature, deflated = sys.argv[2], sys.argv[3] == "1", sys.argv[4] == "1"
         manifest = \(pyString(Self.manifestHead)) + '<manifest:file-entry manifest:full-path="a.txt" manifest:media-type="text/plain"/></manifest:manifest>'
         items = [("mimetype", b"application/vnd.etsi.asic-e+zip", False), ("a.txt", b"hello descriptor\\n", True),
                  ("META-INF/manifest.xml", manifest.encode(), False)]
@@ -202,29 +203,42 @@ final class SmallHostileInputTests: ContainerTestCase {
             crc, size, n = zlib.crc32(data), len(data), name.encode()
             offset = len(body)
             flags = 8 if descriptor else 0
+            method = 8 if descriptor and deflated else 0
             local_crc = crc if not descriptor else (crc ^ 1 if variant == "local-crc" else 0)
             local_size = size if not descriptor else 0
             stored = data[:-1] + b"?" if descriptor and variant == "data" else data
-            body += struct.pack("<IHHHHHIIIHH", 0x04034b50, 20, flags, 0, 0, 0x21, local_crc, local_size, local_size, len(n), 0) + n + stored
+            if method == 8:
+                packer = zlib.compressobj(6, zlib.DEFLATED, -15); stored = packer.compress(stored) + packer.flush()
+            csize = len(stored)
+            body += struct.pack("<IHHHHHIIIHH", 0x04034b50, 20, flags, method, 0, 0x21, local_crc, local_size, local_size, len(n), 0) + n + stored
             if descriptor:
                 d_crc = crc ^ 0x10 if variant == "crc" else crc
                 d_size = size + 1 if variant == "size" else size
-                body += (struct.pack("<I", 0x08074b50) if with_signature else b"") + struct.pack("<III", d_crc, d_size, d_size)
-            central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 20, 20, flags, 0, 0, 0x21, crc, size, size, len(n), 0, 0, 0, 0, 0, offset) + n
+                body += (struct.pack("<I", 0x08074b50) if with_signature else b"") + struct.pack("<III", d_crc, csize, d_size)
+            central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 20, 20, flags, method, 0, 0x21, crc, csize, size, len(n), 0, 0, 0, 0, 0, offset) + n
         end = struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, len(items), len(items), len(central), len(body), 0)
         open(sys.argv[1], "wb").write(body + central + end)
         """
-        let result = try TestEnvironment.run("/usr/bin/python3", ["-c", script, out, variant, signature ? "1" : "0"])
+        let result = try TestEnvironment.run("/usr/bin/python3", ["-c", script, out, variant, signature ? "1" : "0", deflated ? "1" : "0"])
         XCTAssertEqual(result.status, 0, result.error)
         return out
     }
 
     func testADataDescriptorThatAgreesIsRead() throws {
-        for signature in [true, false] {
-            let container = try Container(openingAt: descriptorContainer("ok", signature: signature))
-            let out = folder.appendingPathComponent("ok-\(signature)")
+        for (signature, deflated) in [(true, false), (true, true), (false, true)] {
+            let container = try Container(openingAt: descriptorContainer("ok", signature: signature, deflated: deflated))
+            let out = folder.appendingPathComponent("ok-\(signature)-\(deflated)")
             try container.extract(to: out.path)
             XCTAssertEqual(try String(contentsOf: out.appendingPathComponent("a.txt"), encoding: .utf8), "hello descriptor\n")
+        }
+    }
+
+    func testAStoredEntryWithADescriptorButNoSignatureIsRefused() throws {
+        // A streaming reader finds the end of a stored entry only by its descriptor's signature
+        // (libarchive; Java's ZipInputStream refuses stored entries with descriptors outright).
+        XCTAssertThrowsError(try Container(openingAt: descriptorContainer("ok", signature: false))) { error in
+            XCTAssertEqual((error as? ContainerError)?.code, "ambiguous-zip", "\(error)")
+            XCTAssertTrue("\(error)".contains("a.txt is stored with a data descriptor that has no signature"), "\(error)")
         }
     }
 
@@ -237,8 +251,8 @@ final class SmallHostileInputTests: ContainerTestCase {
 
     func testADataDescriptorWhoseCRCOrSizeDisagreesIsRefused() throws {
         for variant in ["crc", "size", "local-crc"] {
-            for signature in [true, false] {
-                XCTAssertThrowsError(try Container(openingAt: descriptorContainer(variant, signature: signature)), "\(variant)") { error in
+            for (signature, deflated) in [(true, false), (true, true), (false, true)] {
+                XCTAssertThrowsError(try Container(openingAt: descriptorContainer(variant, signature: signature, deflated: deflated)), "\(variant)") { error in
                     XCTAssertEqual((error as? ContainerError)?.code, "data-descriptor-mismatch", "\(variant): \(error)")
                     XCTAssertTrue("\(error)".contains("a.txt"), "\(error)")
                 }
