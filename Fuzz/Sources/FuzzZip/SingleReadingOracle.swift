@@ -5,8 +5,8 @@ import Foundation
 /// one end record, at the end; no record signature in the comment; the central directory ending
 /// where the end records begin; entries that start at byte 0, do not overlap and stay before the
 /// central directory; every local header naming its entry with the central directory's method
-/// and flags; non-ASCII names flagged UTF-8; and every stored data file's bytes, read this naive
-/// way, equal to what tamga delivers. A failure stops the fuzzer with the reason.
+/// and flags; non-ASCII names flagged UTF-8; attributes that make every entry a plain file (or a
+/// folder); and every stored data file's bytes, read this naive way, equal to what tamga delivers. A failure stops the fuzzer with the reason.
 struct SingleReadingOracle {
     let bytes: [UInt8]
 
@@ -61,6 +61,9 @@ struct SingleReadingOracle {
             let name = Array(bytes[(p + 46)..<(p + 46 + nameLength)])
             widen(extra: Array(bytes[(p + 46 + nameLength)..<(p + 46 + nameLength + extraLength)]), &uncompressed, &compressed, &local)
             check(flags & 0x0800 != 0 || name.allSatisfy { $0 < 0x80 }, "a non-ASCII name without the UTF-8 flag")
+            let mode = u32(p + 38) >> 16 & 0o170000, folder = name.last == UInt8(ascii: "/")
+            check(mode == 0 || mode == (folder ? 0o040000 : 0o100000), "an entry whose Unix mode makes extractors write something else than it")
+            check(folder || u32(p + 38) & 0x10 == 0, "a file with the MS-DOS folder attribute")
             let l = Int(local)
             check(local < offset && l + 30 <= Int(offset) && u32(l) == 0x0403_4B50, "a central record whose local header is missing")
             check(u16(l + 6) & ~0x0006 == flags & ~0x0006, "local and central flags differ")
