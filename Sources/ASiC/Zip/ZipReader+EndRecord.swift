@@ -54,6 +54,11 @@ struct ZipEndRecord: Equatable {
             throw ContainerError.malformedZip("no end-of-central-directory record (the file is truncated or not a ZIP)")
         }
         guard last <= tailLength - endLength else {
+            // Cut short, most likely a truncated file; ambiguous only when an earlier record
+            // could be taken for the end instead.
+            guard lastEndSignature(in: tail, before: last + 3) != nil else {
+                throw ContainerError.malformedZip("the end-of-central-directory record is cut short (the file is truncated)")
+            }
             throw ContainerError.ambiguousZip("an end-of-central-directory signature lies in the last \(tailLength - last) bytes of the file, too close to the end to be a record: readers that take the last one fail, others take an earlier one")
         }
         let commentLength = Int(tail[last + 20]) | Int(tail[last + 21]) << 8
