@@ -239,6 +239,14 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
               let nonceText = body["clientNonce"] as? String, let nonce = Hex.bytes(nonceText, count: 32), nonceText.count == 64 else {
             throw Failure(status: 400, code: "bad-request", message: "code, role and clientNonce are required")
         }
+        // The code before the attestation: the device key is the caller's own, so a signature
+        // under it proves nothing, and using up its nonce is a write (a `used_nonces` row) that
+        // anyone could make without a code (issue 27: 300 calls, 300 rows). Looking the code up
+        // is a read by its SHA-256, whose time does not depend on how close a guess is. With a
+        // good code, the signature is checked before the nonce is used, as for every device.
+        guard try store.enrollmentCode(code, allows: role) != nil else {
+            throw Failure(status: 403, code: "bad-enrollment-code", message: "the enrollment code is unknown, expired, or already used for a \(role.rawValue) key")
+        }
         let deviceKeyText = body["deviceKey"] as? String ?? ""
         let deviceKey = Hex.bytes(deviceKeyText) ?? []
         if let header = request.headers["x-attestation"] {
@@ -246,9 +254,6 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         } else if requireAttestation {
             throw Failure(status: 401, code: "attestation-required",
                           message: "send the device key (deviceKey) and sign the call with it (X-Attestation) over a nonce from GET /v3/attestation/challenge")
-        }
-        guard try store.enrollmentCode(code, allows: role) != nil else {
-            throw Failure(status: 403, code: "bad-enrollment-code", message: "the enrollment code is unknown, expired, or already used for a \(role.rawValue) key")
         }
         let message = Self.message(Self.strings(body["message"]), Self.lists(body["message"]))
         let complete = try WireFormat.decodeEnrollCompleteRequest(message.compactMapValues { $0 as? String }, message.compactMapValues { $0 as? [String] })
