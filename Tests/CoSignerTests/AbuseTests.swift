@@ -294,13 +294,18 @@ enum RawConnection {
         return bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
     }
 
-    /// True when the peer has ended the connection (end of stream or a reset).
+    /// True when the peer has ended the connection (end of stream or a reset), after whatever
+    /// it answered first (a refused connection gets a JSON 429 before the close).
     static func isClosed(_ fd: Int32) -> Bool {
-        var byte: UInt8 = 0
+        var buffer = [UInt8](repeating: 0, count: 4096)
         var timeout = timeval(tv_sec: 1, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let n = recv(fd, &byte, 1, 0)
-        return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+        for _ in 0..<16 {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n > 0 { continue }
+            return n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)
+        }
+        return false
     }
 
     /// One request from 127.0.0.1; (status, whole answer).
