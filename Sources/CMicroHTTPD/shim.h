@@ -13,8 +13,8 @@
 // No listening socket of MHD's own: tamga accepts each connection itself (ConnectionGate, to read
 // a PROXY header from a trusted proxy and to decide under pressure who gets a slot) and hands it
 // over with MHD_add_connection (cmhd_add_connection), hence MHD_USE_ITC, which wakes the worker
-// that takes it. A thread pool polling with epoll, a connection limit and timeout, a
-// per-request completion callback (to release the request's accumulated body).
+// that takes it. A thread pool polling with epoll (poll() over TLS, below), a connection limit
+// and timeout, a per-request completion callback (to release the request's accumulated body).
 // MHD's error log: every line goes to `line` (ConnectionLog, which collapses repeats and writes
 // a summary a minute), formatted here (Swift cannot take a va_list apart).
 typedef void (*cmhd_log_line)(void *context, const char *line);
@@ -34,10 +34,14 @@ static inline struct MHD_Daemon *cmhd_start(unsigned int threads,
                                             MHD_NotifyConnectionCallback notify,
                                             struct cmhd_log_target *log,
                                             const char *tlsKeyPEM, const char *tlsCertificatePEM) {
-    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC;
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC;
     // The logger comes first: MHD warns (on stderr, through its own logger) when it does not.
     if (tlsKeyPEM && tlsCertificatePEM) {
-        return MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, handler, context,
+        // poll(), not epoll, over TLS: libmicrohttpd 0.9.75's epoll loop spins a whole core on
+        // a TLS connection whose first record has not arrived whole (one client sending 11
+        // bytes of a ClientHello kept a core busy until the request deadline cut it; issue 27's
+        // slow clients over TLS kept both); its poll() loop waits as it should.
+        return MHD_start_daemon(flags | MHD_USE_POLL | MHD_USE_TLS, 0, NULL, NULL, handler, context,
                                 MHD_OPTION_EXTERNAL_LOGGER, cmhd_log, log,
                                 MHD_OPTION_THREAD_POOL_SIZE, threads,
                                 MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
@@ -50,7 +54,7 @@ static inline struct MHD_Daemon *cmhd_start(unsigned int threads,
                                 MHD_OPTION_HTTPS_MEM_CERT, tlsCertificatePEM,
                                 MHD_OPTION_END);
     }
-    return MHD_start_daemon(flags, 0, NULL, NULL, handler, context,
+    return MHD_start_daemon(flags | MHD_USE_EPOLL, 0, NULL, NULL, handler, context,
                             MHD_OPTION_EXTERNAL_LOGGER, cmhd_log, log,
                             MHD_OPTION_THREAD_POOL_SIZE, threads,
                             MHD_OPTION_CONNECTION_LIMIT, connectionLimit,

@@ -191,6 +191,7 @@ final class ConnectionGate: @unchecked Sendable {   // unchecked: `pending` is t
             log.shut(forNewcomers: 1)
             fallthrough
         case .admitted:
+            ServerSockets.sendImmediately(socket)
             if !handOver(socket, client, port) { slots.abandon(socket) }
         }
     }

@@ -68,8 +68,6 @@ enum ServerSockets {
             }
         }
         makeNonBlocking(fd)
-        var on: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
         guard let (peer, port) = address(of: storage) else {
             close(fd)
             return .failed
@@ -131,10 +129,17 @@ enum ServerSockets {
         return value == UInt64.max ? nil : value
     }
 
-    /// Non-blocking and closed on exec.
+    /// Non-blocking and closed on exec (a new socket has no other descriptor flag).
     static func makeNonBlocking(_ fd: Int32) {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        _ = fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC)
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    }
+
+    /// Answers go out as soon as they are written (set on connections that are kept, not on
+    /// the ones refused at once).
+    static func sendImmediately(_ fd: Int32) {
+        var on: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
     }
 
     /// A pipe to wake a thread blocked in `poll`: (read end, write end), or nil.
