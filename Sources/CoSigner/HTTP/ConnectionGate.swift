@@ -198,7 +198,7 @@ final class ConnectionGate: @unchecked Sendable {   // unchecked: `pending` is t
 
     private func refuse(_ socket: Int32, _ refusal: ConnectionRefusal, from client: IPAddress) {
         if !tls { ServerSockets.sendWithoutWaiting(socket, refusal.answer) }
-        ServerSockets.close(socket)
+        ServerSockets.closeAfterAnswer(socket)
         log.refused(refusal, from: client)
     }
 }

@@ -150,7 +150,7 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
         // MHD's own limits stay above the gate's, which decides: a connection the gate shut is
         // still MHD's until MHD notices the end of its stream, while the gate already counts
         // its replacement.
-        guard let daemon = cmhd_start(threads, UInt32(2 * total + 16), UInt32(2 * perAddress), 30, 64 * 1024,
+        guard let daemon = cmhd_start(threads, UInt32(clamping: 2 * total + 16), UInt32(clamping: 2 * perAddress), 30, 64 * 1024,
                                       HTTPServer.access, context, HTTPServer.completed, HTTPServer.notify, logTarget,
                                       self.tls?.key, self.tls?.certificate) else {
             ServerSockets.close(listening.socket)

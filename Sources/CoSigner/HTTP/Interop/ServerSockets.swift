@@ -119,6 +119,18 @@ enum ServerSockets {
     /// Ends a connection so that the peer sees it at once and this side keeps no lingering state.
     static func close(_ fd: Int32) { Glibc.close(fd) }
 
+    /// Closes a refused connection after its answer: what the client already sent is read
+    /// first (up to 64 KiB, without waiting), since closing a socket with unread bytes makes the
+    /// kernel reset the connection, and a reset can take the answer with it.
+    static func closeAfterAnswer(_ fd: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        for _ in 0..<4 {
+            let got = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if got < buffer.count { break }
+        }
+        Glibc.close(fd)
+    }
+
     /// Shuts a connection MHD owns: MHD sees the end of the stream on its own threads and closes
     /// the socket itself (a `close` here would race MHD's use of the descriptor).
     static func shut(_ fd: Int32) { shutdown(fd, Int32(SHUT_RDWR)) }
