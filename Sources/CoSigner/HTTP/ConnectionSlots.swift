@@ -22,11 +22,14 @@ import TamgaSupport
 /// - the request deadline is `pressureDeadline` (3 s by default) instead of `requestDeadline`;
 /// - once every slot is taken, a client is let in by shutting one connection of the address that
 ///   holds the most — one holding at least two more than the newcomer, or any, for an address
-///   that holds none: an address with no connection always gets in while anyone holds two. The
-///   connection shut is one still waiting for its request (never one whose request is being
-///   answered) that has delivered the fewest bytes since its request began (the kernel counts
-///   them, `ServerSockets.bytesReceived`), the oldest among equals; connections younger than
-///   `evictionGrace` go last, since a new client has had no time to send anything.
+///   that holds none: an address with no connection gets in as long as some connection is
+///   still waiting for its request. The connection shut is one waiting for its request (never
+///   one whose request is being answered) that has delivered the fewest bytes since its request
+///   began (the kernel counts them, `ServerSockets.bytesReceived`), the oldest among equals;
+///   connections younger than `evictionGrace` go last, since a new client has had no time to
+///   send anything. When every connection is being answered, the newcomer is refused.
+///
+/// The gate's thread sweeps the deadlines every quarter of a second (`sweep`).
 final class ConnectionSlots: @unchecked Sendable {   // unchecked: every table behind `lock`
     struct Limits: Sendable {
         var total: Int
