@@ -35,5 +35,6 @@ let package = Package(
         fuzzTarget("FuzzArchiveManifest", ["ASiC", "TamgaCore"]),
         fuzzTarget("FuzzCommandLineInput", ["TamgaCLI", "TamgaCore"]),
         fuzzTarget("FuzzDatabaseRows", ["CoSigner"]),
+        fuzzTarget("FuzzProxyHeader", ["CoSigner"]),
     ]
 )

@@ -14,7 +14,7 @@ shift || true
 SWIFT=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
 ALL=(FuzzZip FuzzManifest FuzzSignatureXML FuzzTrustedList FuzzOCSP FuzzTimeStamp FuzzBERTLV FuzzWireMessages FuzzPINMessages
      FuzzCoSignerRouter FuzzRemoteMessages FuzzKoreanMobileID FuzzTextCodecs FuzzJSON FuzzDistinguishedName FuzzArchiveManifest
-     FuzzCommandLineInput FuzzDatabaseRows)
+     FuzzCommandLineInput FuzzDatabaseRows FuzzProxyHeader)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL[@]}")
 WORK=$REPO/.build/fuzz
@@ -48,6 +48,15 @@ mkdir -p "$WORK/corpus/FuzzDatabaseRows"
 printf '\004\377\377\377\377\377\377\377\376' > "$WORK/corpus/FuzzDatabaseRows/int8"
 printf '\010tamga:s3cret@db.example:5432/cosigner?sslmode=require&password=x' > "$WORK/corpus/FuzzDatabaseRows/uri"
 printf "\011SELECT '?', ? -- ?\n/* ? */ ?" > "$WORK/corpus/FuzzDatabaseRows/statement"
+# PROXY v2 headers as HAProxy's send-proxy-v2 writes them (the first byte 0: the target puts the
+# signature in front): TCP over IPv4 with ALPN, TCP over IPv6, LOCAL (a health check); and ranges.
+mkdir -p "$WORK/corpus/FuzzProxyHeader"
+printf '\000\041\021\000\021\300\000\002\007\177\000\000\001\307\070\037\220\001\000\002h2' > "$WORK/corpus/FuzzProxyHeader/ipv4-alpn"
+printf '\000\041\041\000\044\040\001\015\270\000\000\000\000\000\000\000\000\000\000\000\001\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\001\001\273\037\220' \
+    > "$WORK/corpus/FuzzProxyHeader/ipv6"
+printf '\000\040\000\000\000' > "$WORK/corpus/FuzzProxyHeader/local"
+printf '\00110.0.0.0/8' > "$WORK/corpus/FuzzProxyHeader/range4"
+printf '\001fd00::/8' > "$WORK/corpus/FuzzProxyHeader/range6"
 # JSON as the co-signer, Smart-ID and config.json see it: nesting, escapes, numbers at the edges.
 mkdir -p "$WORK/corpus/FuzzJSON"
 printf '%s' '{"a":[1,-0,2.5e-3,1E+2,true,false,null,{"k":"\u00e9\ud83d\ude00\n\/"}],"b":{}}' > "$WORK/corpus/FuzzJSON/mixed.json"

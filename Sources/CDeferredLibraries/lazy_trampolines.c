@@ -363,12 +363,12 @@ const char *const tamga_lazy_function_names[] = {
     "PQsocket",
     "PQstatus",
     "PQtransactionStatus",
+    "MHD_add_connection",
     "MHD_add_response_header",
     "MHD_create_response_from_buffer",
     "MHD_destroy_response",
     "MHD_get_connection_info",
     "MHD_get_connection_values",
-    "MHD_get_daemon_info",
     "MHD_lookup_connection_value",
     "MHD_queue_response",
     "MHD_start_daemon",
@@ -744,12 +744,12 @@ __asm__(
     ".globl PQsocket\n.hidden PQsocket\n.type PQsocket, %function\n.p2align 4\nPQsocket:\n    jmp *tamga_lazy_slots+2760(%rip)\n.size PQsocket, .-PQsocket\n"
     ".globl PQstatus\n.hidden PQstatus\n.type PQstatus, %function\n.p2align 4\nPQstatus:\n    jmp *tamga_lazy_slots+2768(%rip)\n.size PQstatus, .-PQstatus\n"
     ".globl PQtransactionStatus\n.hidden PQtransactionStatus\n.type PQtransactionStatus, %function\n.p2align 4\nPQtransactionStatus:\n    jmp *tamga_lazy_slots+2776(%rip)\n.size PQtransactionStatus, .-PQtransactionStatus\n"
-    ".globl MHD_add_response_header\n.hidden MHD_add_response_header\n.type MHD_add_response_header, %function\n.p2align 4\nMHD_add_response_header:\n    jmp *tamga_lazy_slots+2784(%rip)\n.size MHD_add_response_header, .-MHD_add_response_header\n"
-    ".globl MHD_create_response_from_buffer\n.hidden MHD_create_response_from_buffer\n.type MHD_create_response_from_buffer, %function\n.p2align 4\nMHD_create_response_from_buffer:\n    jmp *tamga_lazy_slots+2792(%rip)\n.size MHD_create_response_from_buffer, .-MHD_create_response_from_buffer\n"
-    ".globl MHD_destroy_response\n.hidden MHD_destroy_response\n.type MHD_destroy_response, %function\n.p2align 4\nMHD_destroy_response:\n    jmp *tamga_lazy_slots+2800(%rip)\n.size MHD_destroy_response, .-MHD_destroy_response\n"
-    ".globl MHD_get_connection_info\n.hidden MHD_get_connection_info\n.type MHD_get_connection_info, %function\n.p2align 4\nMHD_get_connection_info:\n    jmp *tamga_lazy_slots+2808(%rip)\n.size MHD_get_connection_info, .-MHD_get_connection_info\n"
-    ".globl MHD_get_connection_values\n.hidden MHD_get_connection_values\n.type MHD_get_connection_values, %function\n.p2align 4\nMHD_get_connection_values:\n    jmp *tamga_lazy_slots+2816(%rip)\n.size MHD_get_connection_values, .-MHD_get_connection_values\n"
-    ".globl MHD_get_daemon_info\n.hidden MHD_get_daemon_info\n.type MHD_get_daemon_info, %function\n.p2align 4\nMHD_get_daemon_info:\n    jmp *tamga_lazy_slots+2824(%rip)\n.size MHD_get_daemon_info, .-MHD_get_daemon_info\n"
+    ".globl MHD_add_connection\n.hidden MHD_add_connection\n.type MHD_add_connection, %function\n.p2align 4\nMHD_add_connection:\n    jmp *tamga_lazy_slots+2784(%rip)\n.size MHD_add_connection, .-MHD_add_connection\n"
+    ".globl MHD_add_response_header\n.hidden MHD_add_response_header\n.type MHD_add_response_header, %function\n.p2align 4\nMHD_add_response_header:\n    jmp *tamga_lazy_slots+2792(%rip)\n.size MHD_add_response_header, .-MHD_add_response_header\n"
+    ".globl MHD_create_response_from_buffer\n.hidden MHD_create_response_from_buffer\n.type MHD_create_response_from_buffer, %function\n.p2align 4\nMHD_create_response_from_buffer:\n    jmp *tamga_lazy_slots+2800(%rip)\n.size MHD_create_response_from_buffer, .-MHD_create_response_from_buffer\n"
+    ".globl MHD_destroy_response\n.hidden MHD_destroy_response\n.type MHD_destroy_response, %function\n.p2align 4\nMHD_destroy_response:\n    jmp *tamga_lazy_slots+2808(%rip)\n.size MHD_destroy_response, .-MHD_destroy_response\n"
+    ".globl MHD_get_connection_info\n.hidden MHD_get_connection_info\n.type MHD_get_connection_info, %function\n.p2align 4\nMHD_get_connection_info:\n    jmp *tamga_lazy_slots+2816(%rip)\n.size MHD_get_connection_info, .-MHD_get_connection_info\n"
+    ".globl MHD_get_connection_values\n.hidden MHD_get_connection_values\n.type MHD_get_connection_values, %function\n.p2align 4\nMHD_get_connection_values:\n    jmp *tamga_lazy_slots+2824(%rip)\n.size MHD_get_connection_values, .-MHD_get_connection_values\n"
     ".globl MHD_lookup_connection_value\n.hidden MHD_lookup_connection_value\n.type MHD_lookup_connection_value, %function\n.p2align 4\nMHD_lookup_connection_value:\n    jmp *tamga_lazy_slots+2832(%rip)\n.size MHD_lookup_connection_value, .-MHD_lookup_connection_value\n"
     ".globl MHD_queue_response\n.hidden MHD_queue_response\n.type MHD_queue_response, %function\n.p2align 4\nMHD_queue_response:\n    jmp *tamga_lazy_slots+2840(%rip)\n.size MHD_queue_response, .-MHD_queue_response\n"
     ".globl MHD_start_daemon\n.hidden MHD_start_daemon\n.type MHD_start_daemon, %function\n.p2align 4\nMHD_start_daemon:\n    jmp *tamga_lazy_slots+2848(%rip)\n.size MHD_start_daemon, .-MHD_start_daemon\n"
@@ -1511,12 +1511,12 @@ __asm__(
     ".globl PQsocket\n.hidden PQsocket\n.type PQsocket, %function\n.p2align 4\nPQsocket:\n    adrp x16, tamga_lazy_slots+2760\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2760]\n    br x16\n.size PQsocket, .-PQsocket\n"
     ".globl PQstatus\n.hidden PQstatus\n.type PQstatus, %function\n.p2align 4\nPQstatus:\n    adrp x16, tamga_lazy_slots+2768\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2768]\n    br x16\n.size PQstatus, .-PQstatus\n"
     ".globl PQtransactionStatus\n.hidden PQtransactionStatus\n.type PQtransactionStatus, %function\n.p2align 4\nPQtransactionStatus:\n    adrp x16, tamga_lazy_slots+2776\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2776]\n    br x16\n.size PQtransactionStatus, .-PQtransactionStatus\n"
-    ".globl MHD_add_response_header\n.hidden MHD_add_response_header\n.type MHD_add_response_header, %function\n.p2align 4\nMHD_add_response_header:\n    adrp x16, tamga_lazy_slots+2784\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2784]\n    br x16\n.size MHD_add_response_header, .-MHD_add_response_header\n"
-    ".globl MHD_create_response_from_buffer\n.hidden MHD_create_response_from_buffer\n.type MHD_create_response_from_buffer, %function\n.p2align 4\nMHD_create_response_from_buffer:\n    adrp x16, tamga_lazy_slots+2792\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2792]\n    br x16\n.size MHD_create_response_from_buffer, .-MHD_create_response_from_buffer\n"
-    ".globl MHD_destroy_response\n.hidden MHD_destroy_response\n.type MHD_destroy_response, %function\n.p2align 4\nMHD_destroy_response:\n    adrp x16, tamga_lazy_slots+2800\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2800]\n    br x16\n.size MHD_destroy_response, .-MHD_destroy_response\n"
-    ".globl MHD_get_connection_info\n.hidden MHD_get_connection_info\n.type MHD_get_connection_info, %function\n.p2align 4\nMHD_get_connection_info:\n    adrp x16, tamga_lazy_slots+2808\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2808]\n    br x16\n.size MHD_get_connection_info, .-MHD_get_connection_info\n"
-    ".globl MHD_get_connection_values\n.hidden MHD_get_connection_values\n.type MHD_get_connection_values, %function\n.p2align 4\nMHD_get_connection_values:\n    adrp x16, tamga_lazy_slots+2816\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2816]\n    br x16\n.size MHD_get_connection_values, .-MHD_get_connection_values\n"
-    ".globl MHD_get_daemon_info\n.hidden MHD_get_daemon_info\n.type MHD_get_daemon_info, %function\n.p2align 4\nMHD_get_daemon_info:\n    adrp x16, tamga_lazy_slots+2824\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2824]\n    br x16\n.size MHD_get_daemon_info, .-MHD_get_daemon_info\n"
+    ".globl MHD_add_connection\n.hidden MHD_add_connection\n.type MHD_add_connection, %function\n.p2align 4\nMHD_add_connection:\n    adrp x16, tamga_lazy_slots+2784\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2784]\n    br x16\n.size MHD_add_connection, .-MHD_add_connection\n"
+    ".globl MHD_add_response_header\n.hidden MHD_add_response_header\n.type MHD_add_response_header, %function\n.p2align 4\nMHD_add_response_header:\n    adrp x16, tamga_lazy_slots+2792\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2792]\n    br x16\n.size MHD_add_response_header, .-MHD_add_response_header\n"
+    ".globl MHD_create_response_from_buffer\n.hidden MHD_create_response_from_buffer\n.type MHD_create_response_from_buffer, %function\n.p2align 4\nMHD_create_response_from_buffer:\n    adrp x16, tamga_lazy_slots+2800\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2800]\n    br x16\n.size MHD_create_response_from_buffer, .-MHD_create_response_from_buffer\n"
+    ".globl MHD_destroy_response\n.hidden MHD_destroy_response\n.type MHD_destroy_response, %function\n.p2align 4\nMHD_destroy_response:\n    adrp x16, tamga_lazy_slots+2808\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2808]\n    br x16\n.size MHD_destroy_response, .-MHD_destroy_response\n"
+    ".globl MHD_get_connection_info\n.hidden MHD_get_connection_info\n.type MHD_get_connection_info, %function\n.p2align 4\nMHD_get_connection_info:\n    adrp x16, tamga_lazy_slots+2816\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2816]\n    br x16\n.size MHD_get_connection_info, .-MHD_get_connection_info\n"
+    ".globl MHD_get_connection_values\n.hidden MHD_get_connection_values\n.type MHD_get_connection_values, %function\n.p2align 4\nMHD_get_connection_values:\n    adrp x16, tamga_lazy_slots+2824\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2824]\n    br x16\n.size MHD_get_connection_values, .-MHD_get_connection_values\n"
     ".globl MHD_lookup_connection_value\n.hidden MHD_lookup_connection_value\n.type MHD_lookup_connection_value, %function\n.p2align 4\nMHD_lookup_connection_value:\n    adrp x16, tamga_lazy_slots+2832\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2832]\n    br x16\n.size MHD_lookup_connection_value, .-MHD_lookup_connection_value\n"
     ".globl MHD_queue_response\n.hidden MHD_queue_response\n.type MHD_queue_response, %function\n.p2align 4\nMHD_queue_response:\n    adrp x16, tamga_lazy_slots+2840\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2840]\n    br x16\n.size MHD_queue_response, .-MHD_queue_response\n"
     ".globl MHD_start_daemon\n.hidden MHD_start_daemon\n.type MHD_start_daemon, %function\n.p2align 4\nMHD_start_daemon:\n    adrp x16, tamga_lazy_slots+2848\n    ldr x16, [x16, #:lo12:tamga_lazy_slots+2848]\n    br x16\n.size MHD_start_daemon, .-MHD_start_daemon\n"

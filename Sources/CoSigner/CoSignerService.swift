@@ -31,14 +31,26 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
     public struct SessionLimits: Sendable {
         /// Open (pending or in progress) sessions of one relying party.
         public var perRelyingParty: Int
-        /// Pending sessions waiting for one person.
+        /// Pending sessions waiting for one person, from every relying party together; a
+        /// relying party with none waiting for the person may open one past it (below).
         public var perPerson: Int
+        /// Pending sessions one relying party may have waiting for one person: its own share,
+        /// well below `perPerson`, so that no relying party can fill a person's list alone.
+        /// Document numbers are guessable; without it, one relying party opening 200 sessions
+        /// for a number held the person's 20 for every relying party for a session's lifetime,
+        /// again and again (issue 27). With it, one relying party fills at most its share, and
+        /// the total refuses only relying parties that already have a session waiting: however
+        /// many fill the rest, a relying party with none waiting always gets its first one, so
+        /// one can only block itself. The total is then bounded by the registered relying
+        /// parties (the operator's `add-rp`), each at most one past `perPerson`.
+        public var perPersonPerRelyingParty: Int
         /// Sessions one relying party may open per second, sustained, and in one burst.
         public var creationRate: Double
         public var creationBurst: Double
-        public init(perRelyingParty: Int = 1_000, perPerson: Int = 20, creationRate: Double = 100, creationBurst: Double = 500) {
+        public init(perRelyingParty: Int = 1_000, perPerson: Int = 20, perPersonPerRelyingParty: Int = 5, creationRate: Double = 100, creationBurst: Double = 500) {
             self.perRelyingParty = perRelyingParty
             self.perPerson = perPerson
+            self.perPersonPerRelyingParty = perPersonPerRelyingParty
             self.creationRate = creationRate
             self.creationBurst = creationBurst
         }
@@ -239,6 +251,14 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
               let nonceText = body["clientNonce"] as? String, let nonce = Hex.bytes(nonceText, count: 32), nonceText.count == 64 else {
             throw Failure(status: 400, code: "bad-request", message: "code, role and clientNonce are required")
         }
+        // The code before the attestation: the device key is the caller's own, so a signature
+        // under it proves nothing, and using up its nonce is a write (a `used_nonces` row) that
+        // anyone could make without a code (issue 27: 300 calls, 300 rows). Looking the code up
+        // is a read by its SHA-256, whose time does not depend on how close a guess is. With a
+        // good code, the signature is checked before the nonce is used, as for every device.
+        guard try store.enrollmentCode(code, allows: role) != nil else {
+            throw Failure(status: 403, code: "bad-enrollment-code", message: "the enrollment code is unknown, expired, or already used for a \(role.rawValue) key")
+        }
         let deviceKeyText = body["deviceKey"] as? String ?? ""
         let deviceKey = Hex.bytes(deviceKeyText) ?? []
         if let header = request.headers["x-attestation"] {
@@ -246,9 +266,6 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         } else if requireAttestation {
             throw Failure(status: 401, code: "attestation-required",
                           message: "send the device key (deviceKey) and sign the call with it (X-Attestation) over a nonce from GET /v3/attestation/challenge")
-        }
-        guard try store.enrollmentCode(code, allows: role) != nil else {
-            throw Failure(status: 403, code: "bad-enrollment-code", message: "the enrollment code is unknown, expired, or already used for a \(role.rawValue) key")
         }
         let message = Self.message(Self.strings(body["message"]), Self.lists(body["message"]))
         let complete = try WireFormat.decodeEnrollCompleteRequest(message.compactMapValues { $0 as? String }, message.compactMapValues { $0 as? [String] })
@@ -350,12 +367,19 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
                 throw Failure(status: 429, code: "too-many-sessions", message: "\(rpName) has \(openByParty) open sessions, the most allowed; let some finish or expire")
             }
         }
-        let waitingForPerson = try store.database.query("""
-            SELECT COUNT(*) FROM sessions s JOIN keys k ON k.key_id = s.key_id
+        // The person's pending sessions, all and this relying party's (its share: SessionLimits).
+        let waiting = try store.database.query("""
+            SELECT COUNT(*), COALESCE(SUM(CASE WHEN s.rp_name = ? THEN 1 ELSE 0 END), 0) FROM sessions s JOIN keys k ON k.key_id = s.key_id
             WHERE k.document_number = ? AND s.state = 'PENDING' AND s.expires_at >= ?
-            """, [.text(key.documentNumber), .integer(now)]).first?.first?.integer ?? 0
-        guard waitingForPerson < limits.perPerson else {
-            throw Failure(status: 429, code: "too-many-sessions", message: "\(waitingForPerson) sessions already wait for this person, the most allowed")
+            """, [.text(rpName), .text(key.documentNumber), .integer(now)]).first
+        let waitingForPerson = waiting?[0].integer ?? 0, waitingFromParty = waiting?[1].integer ?? 0
+        guard waitingFromParty < limits.perPersonPerRelyingParty else {
+            throw Failure(status: 429, code: "too-many-sessions",
+                          message: "\(rpName) has \(waitingFromParty) sessions waiting for this person, its share; let some finish or expire")
+        }
+        guard waitingForPerson < limits.perPerson || waitingFromParty == 0 else {
+            throw Failure(status: 429, code: "too-many-sessions",
+                          message: "\(waitingForPerson) sessions already wait for this person, the most allowed while one of \(rpName)'s waits too")
         }
         guard !key.locked else { throw Failure(status: 423, code: "key-locked", message: "the key is locked after a failed signature") }
         guard key.role == (kind == "AUTH" ? .auth : .sign) else {

@@ -178,6 +178,51 @@ final class AbuseTests: CoSignerHTTPTestCase {
         XCTAssertEqual(open(keys[1]), 429, "rate-limited although nothing is open any more")
     }
 
+    /// Issue 27: one relying party opening 200 sessions for one (guessable) document number held
+    /// the person's 20 pending sessions for every relying party. Now it gets its share (5) and
+    /// the rest are 429; four relying parties together can fill the person's 20, and a fifth with
+    /// none waiting still opens its first; the device lists them all.
+    func testOneRelyingPartyCannotFillAPersonsPendingSessions() async throws {
+        let (_, token) = try await enroll(document: "38001085718")
+        func open(_ apiKey: String, _ index: Int) async -> Int {
+            let client = ThresholdClient(server: URL(string: base)!, transport: transport)
+            do {
+                _ = try await client.call("POST", "v3/rp/session", ["documentNumber": "38001085718", "displayText": "\(index)",
+                                                                  "digest": WireFormat.hex(Array(Digest.compute(.sha256, over: Data("\(apiKey) \(index)".utf8)).bytes))],
+                                          apiKey: apiKey)
+                return 200
+            } catch CoreError.serviceRefused(_, _, let status, let code, _) {
+                XCTAssertEqual(code, "too-many-sessions")
+                return status
+            } catch {
+                XCTFail("\(error)")
+                return 0
+            }
+        }
+        var statuses: [Int: Int] = [:]
+        for index in 0..<200 { statuses[await open(rpKey, index), default: 0] += 1 }
+        XCTAssertEqual(statuses, [200: 5, 429: 195], "Test Bank gets its share of the person's pending sessions, no more")
+        // Three more relying parties fill the person's 20 with their shares.
+        for name in ["Shop A", "Shop B", "Shop C"] {
+            let key = try service.store.addRelyingParty(name: name)
+            var opened = 0
+            for index in 0..<8 where await open(key, index) == 200 { opened += 1 }
+            XCTAssertEqual(opened, 5, name)
+        }
+        // The person's 20 are waiting: a relying party with one of them is refused, one with none
+        // still opens its first, and only that.
+        let again = await open(rpKey, 500)
+        XCTAssertEqual(again, 429)
+        let late = try service.store.addRelyingParty(name: "Late Shop")
+        let first = await open(late, 0), second = await open(late, 1)
+        XCTAssertEqual(first, 200, "a relying party with nothing waiting is never locked out by others")
+        XCTAssertEqual(second, 429)
+        let (_, pending) = try await call("GET", "/v3/mobile/pending/38001085718", token: token)
+        XCTAssertEqual(pending["total"] as? Int, 21)
+        let byParty = Dictionary(grouping: (pending["sessions"] as? [[String: Any]] ?? []).compactMap { $0["rpName"] as? String }, by: { $0 }).mapValues(\.count)
+        XCTAssertEqual(byParty, ["Test Bank": 5, "Shop A": 5, "Shop B": 5, "Shop C": 5, "Late Shop": 1])
+    }
+
     /// A device's own sessions ("this device") are limited per person, not all devices together.
     func testOwnSessionsAreLimitedPerPersonNotAcrossEveryDevice() async throws {
         let (shareA, tokenA) = try await enroll(document: "1001")
@@ -249,13 +294,18 @@ enum RawConnection {
         return bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
     }
 
-    /// True when the peer has ended the connection (end of stream or a reset).
+    /// True when the peer has ended the connection (end of stream or a reset), after whatever
+    /// it answered first (a refused connection gets a JSON 429 before the close).
     static func isClosed(_ fd: Int32) -> Bool {
-        var byte: UInt8 = 0
+        var buffer = [UInt8](repeating: 0, count: 4096)
         var timeout = timeval(tv_sec: 1, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let n = recv(fd, &byte, 1, 0)
-        return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+        for _ in 0..<16 {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n > 0 { continue }
+            return n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)
+        }
+        return false
     }
 
     /// One request from 127.0.0.1; (status, whole answer).

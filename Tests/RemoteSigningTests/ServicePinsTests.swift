@@ -23,6 +23,32 @@ final class ServicePinsTests: XCTestCase {
         }
     }
 
+    /// The pin lookup sees the host in its canonical form, as the connection and its name check
+    /// do: `rp-api.smart-id.com.` (the absolute form, issue 27) and upper case are the pinned
+    /// host, not a host of the system's trust; a host with no canonical form is refused, never
+    /// let through to the system's trust.
+    func testTheSmartIDPinHoldsForTheRootDotAndUpperCase() throws {
+        let debian = try Certificate(derOrPEM: Data(contentsOf: URL(fileURLWithPath: "/usr/share/ca-certificates/mozilla/DigiCert_Global_Root_G2.crt")))
+        for host in ["rp-api.smart-id.com.", "RP-API.SMART-ID.COM.", "Sid.Demo.Sk.Ee."] {
+            XCTAssertEqual(try ServicePins.anchors(forHost: host).map(\.der), [debian.der], host)
+        }
+        for written in ["https://rp-api.smart-id.com./v3", "https://RP-API.smart-id.com./v3", "https://rp-api.smart-id.com%2E/v3", "https://rp-api.smart-id.com.:443/v3"] {
+            let configuration = RemoteServiceConfiguration(url: try XCTUnwrap(URL(string: written)), relyingPartyUUID: "00000000-0000-4000-8000-000000000000", relyingPartyName: "DEMO")
+            XCTAssertNoThrow(try configuration.checkScheme(service: "Smart-ID"), written)
+            XCTAssertEqual(try configuration.transport().trustedCertificates.map(\.der), [debian.der], "\(written) keeps the Smart-ID pin")
+        }
+        for written in ["https://rp-api.smart-id.com../v3", "https://rp-api..smart-id.com/v3", "https://rp-api.smart-id.com%E3%80%82/v3"] {
+            let configuration = RemoteServiceConfiguration(url: try XCTUnwrap(URL(string: written)), relyingPartyUUID: "00000000-0000-4000-8000-000000000000", relyingPartyName: "DEMO")
+            XCTAssertThrowsError(try configuration.checkScheme(service: "Smart-ID"), written) { error in
+                XCTAssertEqual((error as? RemoteSigningError)?.code, "remote-bad-configuration", written)
+            }
+            XCTAssertThrowsError(try configuration.transport(), "\(written): no fall-back to the system's trust")
+        }
+        // Plain http to this machine is compared in the same form.
+        let local = RemoteServiceConfiguration(url: try XCTUnwrap(URL(string: "http://LOCALHOST.:8080/v3")), relyingPartyUUID: "x", relyingPartyName: "y")
+        XCTAssertNoThrow(try local.checkScheme(service: "Smart-ID"))
+    }
+
     /// The configuration's trust: --service-cert replaces the pins (and the leaf pins); otherwise
     /// the host's pins with the leaf pins on top.
     func testTheTransportTrustsWhatTheConfigurationSays() throws {

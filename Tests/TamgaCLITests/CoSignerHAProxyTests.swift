@@ -34,8 +34,11 @@ final class CoSignerHAProxyTests: XCTestCase {
         if let folder { TestEnvironment.removeFolder(folder) }
     }
 
-    private func serve(_ database: String) throws -> (process: Process, url: URL) {
-        let started = try TestEnvironment.startListening(executable: binary, ["cosigner", "serve", "--db", database, "--key", keyFile])
+    /// An instance behind HAProxy: it believes the PROXY protocol header of HAProxy's address
+    /// only, and counts its limits against the client the header names.
+    private func serve(_ database: String, standardError: Pipe? = nil) throws -> (process: Process, url: URL) {
+        let started = try TestEnvironment.startListening(executable: binary, ["cosigner", "serve", "--db", database, "--key", keyFile, "--trusted-proxy", "127.0.0.1"],
+                                                         standardError: standardError)
         processes.append(started.process)
         return started
     }
@@ -64,17 +67,21 @@ final class CoSignerHAProxyTests: XCTestCase {
     }
 
     /// HAProxy in the foreground (`-db`, so it is stopped by its PID) in front of `backends`,
-    /// as the README's sample does it but on loopback without TLS, with quick health checks so
-    /// that a dead instance is taken out within a second. A request whose connection to an
+    /// as the README's sample does it (`send-proxy-v2`: each connection to an instance starts
+    /// with a PROXY protocol v2 header naming the client, its health checks' with a LOCAL one)
+    /// but on loopback without TLS, with quick health checks (`checks`) so that a dead instance
+    /// is taken out within a second. A request whose connection to an
     /// instance fails is sent to another (`retry-on conn-failure` + `redispatch`): such a
     /// request never reached the dead one. Nothing that did reach it is sent again — that is
-    /// for the device to decide, with the protocol's own rules. Connections to the instances are
-    /// shared between requests (`http-reuse always`), as the README's sample does.
-    private func startHAProxy(_ backends: [URL]) throws -> URL {
+    /// for the device to decide, with the protocol's own rules. A connection to an instance
+    /// serves one client connection and closes with it (`http-reuse never`, as the README's
+    /// sample does): with a PROXY header HAProxy could reuse it only for the same client address
+    /// and port, so a pooled one would just hold an instance's slot.
+    private func startHAProxy(_ backends: [URL], maxconn: Int = 512, checks: String = "inter 200ms fall 1 rise 2") throws -> URL {
         // The free port is picked, then bound by HAProxy: another process may take it between
         // the two, so a start that does not answer is tried again on another port.
         for attempt in 1...3 {
-            if let url = try startHAProxy(backends, port: Self.freePort(), lastAttempt: attempt == 3) { return url }
+            if let url = try startHAProxy(backends, port: Self.freePort(), maxconn: maxconn, checks: checks, lastAttempt: attempt == 3) { return url }
         }
         throw Self.setupFailure("haproxy did not start")
     }
@@ -83,14 +90,15 @@ final class CoSignerHAProxyTests: XCTestCase {
         NSError(domain: "CoSignerHAProxyTests", code: 2, userInfo: [NSLocalizedDescriptionKey: message])
     }
 
-    private func startHAProxy(_ backends: [URL], port: Int, lastAttempt: Bool) throws -> URL? {
-        let servers = backends.enumerated().map { "    server cosigner\($0.offset) 127.0.0.1:\($0.element.port ?? 0) check" }.joined(separator: "\n")
+    private func startHAProxy(_ backends: [URL], port: Int, maxconn: Int, checks: String, lastAttempt: Bool) throws -> URL? {
+        let servers = backends.enumerated().map { "    server cosigner\($0.offset) 127.0.0.1:\($0.element.port ?? 0) check send-proxy-v2" }.joined(separator: "\n")
         let config = try TestEnvironment.write("""
             global
-                maxconn 512
+                maxconn \(maxconn)
             defaults
                 mode http
                 timeout connect 2s
+                timeout http-request 10s
                 timeout client 30s
                 timeout server 30s
                 retries 3
@@ -101,11 +109,11 @@ final class CoSignerHAProxyTests: XCTestCase {
                 default_backend cosigners
             backend cosigners
                 balance roundrobin
-                http-reuse always
+                http-reuse never
                 option httpchk
                 http-check send meth GET uri /v3/ready
                 http-check expect status 200
-                default-server inter 200ms fall 1 rise 2
+                default-server \(checks)
             \(servers)
 
             """, named: "haproxy.cfg", in: folder)
@@ -163,6 +171,45 @@ final class CoSignerHAProxyTests: XCTestCase {
         }
         XCTAssertGreaterThan(outcome.statuses[503, default: 0], 0, "some request met the stopped database: \(outcome.statuses)")
         try check(outcome, database: rig, name: database)
+    }
+
+    /// Issue 27 §3 through HAProxy: behind a proxy every client had the proxy's address, so the
+    /// per-address limit could not tell them apart. With `send-proxy-v2` and `--trusted-proxy`,
+    /// 50 addresses of slow clients (10 each, whole headers and then a body a byte a second,
+    /// which HAProxy passes on; slow headers HAProxy holds itself until its `timeout
+    /// http-request`) each reopened 50 ms after it is closed, and a new address's 100 health
+    /// checks through HAProxy, one every 100 ms, each within 1 s: at least 99 answer 200. The
+    /// co-signer's log names the slow clients' own addresses in its refusals: it counted them,
+    /// not HAProxy.
+    func testFiftyAddressesThroughHAProxyCannotStarveANewClient() async throws {
+        let log = Pipe()
+        let instance = try serve(folder.appendingPathComponent("cosigner.db").path, standardError: log)
+        // HAProxy's own limit well above the attack's 500, and the README's check timing: this
+        // is about the co-signer's slots, not HAProxy's queue or a check taking the instance out.
+        let proxy = try startHAProxy([instance.url], maxconn: 4096, checks: "inter 2s fall 2 rise 2")
+        let port = try XCTUnwrap(proxy.port.map(UInt16.init))
+        let attack = SlowClients(port: port, addresses: (1...50).map { "127.0.1.\($0)" }, perAddress: 10, openings: [.body])
+        attack.start()
+        defer { attack.stop() }
+        try await Task.sleep(nanoseconds: 3_000_000_000)   // the attack takes the slots first
+        var report = ProbeReport()
+        for _ in 0..<100 {
+            let started = Date()
+            let (status, failure) = timedGet("/v3/health", port: port, from: "127.0.2.1", within: 1)
+            let elapsed = Date().timeIntervalSince(started)
+            report.latencies.append(min(elapsed, 1))
+            if status == 200, elapsed <= 1 { report.succeeded += 1 } else { report.failures.append(failure ?? "status \(status.map(String.init) ?? "none")") }
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        let held = attack.current
+        attack.stop()
+        TestEnvironment.terminate(instance.process)
+        let said = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        print("starvation through haproxy: \(report); attack: \(held)")
+        XCTAssertGreaterThanOrEqual(report.succeeded, 99, "\(report)")
+        XCTAssertGreaterThan(held.closedByServer, 500, "the slow clients were cut and came back: \(held)")
+        XCTAssertTrue(said.contains("refused a connection from 127.0.1."), "the co-signer refused slow clients by their own addresses: \(said.suffix(2000))")
+        XCTAssertFalse(said.contains("proxy-header"), "every connection from HAProxy had a valid PROXY header: \(said.suffix(2000))")
     }
 
     // MARK: The clients

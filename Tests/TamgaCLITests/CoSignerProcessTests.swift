@@ -65,6 +65,23 @@ final class CoSignerProcessTests: XCTestCase {
         XCTAssertEqual(try threads("7"), 7)
     }
 
+    /// `--trusted-proxy` takes addresses and CIDR ranges, IPv4 and IPv6, repeated or
+    /// comma-separated; anything else is a usage error that creates nothing.
+    func testTrustedProxyTakesAddressesAndRangesOnly() throws {
+        for bad in ["10.0.0.0/33", "proxy.example", "127.0.0.1,", "::/129", "10.0.0.0/8/8", "127.0.0.1/8 x"] {
+            let result = try TestEnvironment.run(binary, ["cosigner", "serve", "--db", database, "--trusted-proxy", bad])
+            XCTAssertEqual(result.status, 2, bad)
+            XCTAssertTrue(result.error.contains("--trusted-proxy takes an IPv4 or IPv6 address or range"), result.error)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: database), "nothing was created for \(bad)")
+        }
+        let (process, url) = try TestEnvironment.startListening(executable: binary, ["cosigner", "serve", "--db", database,
+                                                                                    "--trusted-proxy", "10.0.0.0/8,fd00::/8", "--trusted-proxy", "192.0.2.1"])
+        defer { TestEnvironment.terminate(process) }
+        // 127.0.0.1 is not among them: its connections are its own, without a header.
+        let health = try TestEnvironment.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", url.appendingPathComponent("v3/health").absoluteString])
+        XCTAssertEqual(health.output, "200")
+    }
+
     /// `add-rp` refuses the names the co-signer gives its own sessions, says why, and its help
     /// lists them.
     func testAddRPRefusesTheCoSignersOwnNames() throws {

@@ -83,6 +83,11 @@ final class ServiceFilesTests: XCTestCase {
         let block = try XCTUnwrap(readme.components(separatedBy: "```haproxy\n").dropFirst().first?.components(separatedBy: "```").first)
         XCTAssertTrue(block.contains("uri /v3/ready"), "the health check asks whether the instance is ready")
         XCTAssertTrue(block.contains("expect status 200"))
+        // The instances learn each client's address from a PROXY v2 header (issue 27), which
+        // they believe from HAProxy only; no pooled connection holds a slot for nobody.
+        XCTAssertTrue(block.contains("send-proxy-v2"))
+        XCTAssertTrue(block.contains("http-reuse never"))
+        XCTAssertTrue(readme.contains("--trusted-proxy 127.0.0.1"))
 
         let key = folder.appendingPathComponent("tls.key").path, cert = folder.appendingPathComponent("tls.pem").path
         let made = try TestEnvironment.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",

@@ -3,7 +3,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import TamgaCore
+@testable import TamgaCore
 import TamgaTestSupport
 
 /// `scripts/test-http-quirks.py` (plain or `--tls CERT KEY`), started for a test and stopped by
@@ -480,10 +480,55 @@ final class HTTPTransportTLSTests: XCTestCase {
         assertBadAnswer(error, service: service)
     }
 
+    /// A host is resolved, sent (SNI) and checked against the certificate in one canonical form:
+    /// the root dot and upper case name the same host as the certificate's `localhost` (OpenSSL
+    /// alone says `localhost.` does not match it, and the resolver here does not know it).
+    /// A name with an empty label, or outside ASCII, is refused before any connection.
+    func testTheRootDotAndUpperCaseNameTheCertificatesHost() async throws {
+        let files = try makeSelfSigned("localhost", commonName: "localhost", subjectAltName: "DNS:localhost")
+        let named = try HTTPQuirksServer(tls: files)
+        defer { named.stop() }
+        let certificate = try Certificate(derOrPEM: TestEnvironment.bytes(files.certificate))
+        for host in ["localhost", "localhost.", "LOCALHOST.", "LocalHost", "localhost%2E"] {
+            let url = try XCTUnwrap(URL(string: "https://\(host):\(named.port)/echo"), host)
+            let answer = try await pinned([certificate]).get(url, service: service)
+            XCTAssertEqual(String(decoding: answer, as: UTF8.self), "hello", host)
+        }
+        // The name check itself, on a connection made to the address: OpenSSL is handed the
+        // canonical name, not the root-dotted one it would compare as another name.
+        for host in ["localhost.", "LOCALHOST."] {
+            let connection = try NetworkConnection(host: "127.0.0.1", port: named.port, deadline: Date().addingTimeInterval(10))
+            XCTAssertNoThrow(try connection.startTLS(host: host, anchors: [certificate]), host)
+        }
+        for host in ["localhost..", "local..host", "localhost%E3%80%82"] {
+            let url = try XCTUnwrap(URL(string: "https://\(host):\(named.port)/echo"), host)
+            let error = await coreError { try await self.pinned([certificate]).get(url, service: self.service) }
+            assertUnreachable(error, service: service)
+            if case .serviceUnreachable(_, _, let reason)? = error { XCTAssertTrue(reason.contains("not an ASCII host name"), "\(host): \(reason)") }
+        }
+    }
+
     func testATLSServerThatNeverAnswersTimesOut() async throws {
         let started = Date()
         let error = await coreError { try await self.pinned([self.serverCertificate], timeout: 1).get(self.server.url("/hang"), service: self.service) }
         XCTAssertLessThan(Date().timeIntervalSince(started), 5, "the 30-second silence was waited for")
         assertUnreachable(error, service: service)
+    }
+}
+
+/// The one form hosts are compared in (issue 27: the root dot skipped the Smart-ID pin).
+final class HostNameTests: XCTestCase {
+    func testOneRootDotAndCaseAreDroppedAndNothingElseIsAccepted() {
+        let same = ["rp-api.smart-id.com", "rp-api.smart-id.com.", "RP-API.Smart-ID.COM", "RP-API.SMART-ID.COM."]
+        XCTAssertEqual(Set(same.map { HostName.canonical($0) }), ["rp-api.smart-id.com"])
+        XCTAssertEqual(HostName.canonical("127.0.0.1"), "127.0.0.1")
+        XCTAssertEqual(HostName.canonical("::1"), "::1")
+        XCTAssertEqual(HostName.canonical("FE80::AB"), "fe80::ab")
+        XCTAssertEqual(HostName.canonical("_acme.example"), "_acme.example")
+        for refused in ["", ".", "..", "a..", "a..b", ".a", "smart-id.com\u{3002}", "smart-id\u{FF0E}com", "rp api.com", "a/b", "a%2Eb",
+                        "fe80::1%eth0", "[::1]", String(repeating: "a", count: 64) + ".com", String(repeating: "a.", count: 127) + "ab"] {
+            XCTAssertNil(HostName.canonical(refused), refused.debugDescription)
+        }
+        XCTAssertNotNil(HostName.canonical(String(repeating: "a", count: 63) + ".com"))
     }
 }

@@ -50,12 +50,18 @@ public struct HTTPResponse: Sendable {
 /// gathered (up to `maximumBody`, else 413 without calling the handler), then `handler` runs on
 /// the pool thread and its response is queued. Stopped by `stop()` or when released.
 ///
-/// Slow clients cannot hold the slots: one address gets at most `perAddressLimit` connections,
-/// and a request must arrive whole (headers and body) within `requestDeadline` of the moment its
-/// connection opened or its previous response was sent. MHD's own timeout only counts silence,
-/// which a client sending a byte now and then never reaches; the deadline here is absolute
-/// (`ConnectionDeadlines`). Over-long URLs and header blocks are answered with JSON like every
-/// other error, up to MHD's memory limit per connection (past it MHD answers 431 itself).
+/// Connections are accepted by the server's own gate (`ConnectionGate`), not by MHD: it reads a
+/// PROXY protocol v2 header from the `trustedProxies` (and only from them), so that the limits
+/// count the real client behind a proxy, and decides who gets one of the `connectionLimit`
+/// slots (`ConnectionSlots`): at most `perAddressLimit` per address, under pressure (75% of the
+/// slots taken) only a fair share and `pressureRequestDeadline` instead of `requestDeadline`,
+/// and once full a new address gets in by shutting the heaviest address's least advanced
+/// connection. A request must arrive whole (headers and body) within the deadline of the moment
+/// its connection opened or its previous response was sent: MHD's own timeout only counts
+/// silence, which a client sending a byte now and then never reaches. Refusals, shut
+/// connections and MHD's own lines go to `log`, bounded (`ConnectionLog`). Over-long URLs and
+/// header blocks are answered with JSON like every other error, up to MHD's memory limit per
+/// connection (past it MHD answers 431 itself).
 public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon is used by its own threads; `stop` is idempotent behind `lock`
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
@@ -67,10 +73,14 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
     let queryNames: [String]
     static let maximumURLLength = 2048
     static let maximumHeaderBytes = 16 * 1024
-    let deadlines: ConnectionDeadlines
+    let slots: ConnectionSlots
+    let connectionLog: ConnectionLog
+    private var gate: ConnectionGate?
     private var daemon: OpaquePointer?
     private let lock = Lock()
-    public private(set) var port: UInt16 = 0
+    public let port: UInt16
+    /// Where MHD's log lines go: `connectionLog`, through the C logger. Freed once MHD stopped.
+    private let logTarget: UnsafeMutablePointer<cmhd_log_target>
 
     /// The body of one request being received; kept in MHD's per-connection slot.
     final class PendingRequest {
@@ -85,44 +95,77 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
     /// - Parameter tls: PEM key and certificate to serve HTTPS with (GnuTLS inside libmicrohttpd).
     /// - Parameters:
     ///   - connectionLimit: connections at once, from everyone.
-    ///   - perAddressLimit: connections at once from one IP address.
+    ///   - perAddressLimit: connections at once from one client (an IPv4 address, an IPv6 /64).
     ///   - requestDeadline: the most time a request may take to arrive whole.
+    ///   - pressureRequestDeadline: the same while 75% of the connections are taken.
+    ///   - trustedProxies: peers whose connections start with a PROXY protocol v2 header naming
+    ///     the client (HAProxy's `send-proxy-v2`); nobody else's header is read.
+    ///   - proxyHeaderDeadline: how long a trusted proxy's header may take to arrive.
+    ///   - log: where the bounded connection log goes (standard error by default);
+    ///     `logInterval` is how often its summaries are written.
     public init(port: UInt16 = 0, loopbackOnly: Bool = true, threads: UInt32 = 4, maximumBody: Int = 256 * 1024,
                 connectionLimit: UInt32 = 256, perAddressLimit: UInt32 = 32, requestDeadline: TimeInterval = 10,
+                pressureRequestDeadline: TimeInterval = 3, trustedProxies: [AddressRange] = [], proxyHeaderDeadline: TimeInterval = 2,
                 headerNames: [String] = ["content-type", "x-device-token", "authorization", "x-attestation"],
                 queryNames: [String] = ["limit", "offset"],
-                tls: (keyPEM: String, certificatePEM: String)? = nil, handler: @escaping Handler) throws {
+                tls: (keyPEM: String, certificatePEM: String)? = nil,
+                log: @escaping @Sendable (String) -> Void = { line in FileDescriptorOutput.write(line + "\n", to: FileDescriptorOutput.standardError) },
+                logInterval: TimeInterval = 60, handler: @escaping Handler) throws {
         // libmicrohttpd is loaded on first use (CDeferredLibraries): a machine without it hears
         // which package to install.
         guard tamga_lazy_load("libmicrohttpd.so.12") != 0 else {
             throw DatabaseError(code: 0, message: "the co-signer's HTTP server needs libmicrohttpd, which cannot be loaded (\(String(cString: tamga_lazy_error("libmicrohttpd.so.12")))): install the libmicrohttpd12 package")
         }
+        let listening: (socket: Int32, port: UInt16)
+        do {
+            listening = try ServerSockets.listen(port: port, loopbackOnly: loopbackOnly)
+        } catch {
+            throw DatabaseError(code: 0, message: "\(error)")
+        }
         self.handler = handler
         self.maximumBody = maximumBody
         self.headerNames = headerNames
         self.queryNames = queryNames
-        deadlines = ConnectionDeadlines(deadline: requestDeadline)
+        self.port = listening.port
+        let total = Int(max(1, connectionLimit)), perAddress = Int(max(1, min(perAddressLimit, connectionLimit)))
+        slots = ConnectionSlots(limits: .init(total: total, perAddress: perAddress, pressureAt: max(1, total * 3 / 4),
+                                              requestDeadline: requestDeadline, pressureDeadline: min(requestDeadline, pressureRequestDeadline)))
+        let connectionLog = ConnectionLog(interval: logInterval, write: log)
+        self.connectionLog = connectionLog
+        logTarget = .allocate(capacity: 1)
+        logTarget.initialize(to: cmhd_log_target(line: HTTPServer.logLine, context: Unmanaged.passUnretained(connectionLog).toOpaque()))
         if let tls {
             guard let key = strdup(tls.keyPEM), let certificate = strdup(tls.certificatePEM) else {
+                ServerSockets.close(listening.socket)
+                logTarget.deallocate()
                 throw DatabaseError(code: 0, message: "out of memory for the TLS key")
             }
             self.tls = (key, certificate)
         } else {
             self.tls = nil
         }
+        // Every property is set by now, so a throw from here on runs deinit, which stops what
+        // started and releases the TLS key and the log target.
         let context = Unmanaged.passUnretained(self).toOpaque()
-        guard let daemon = cmhd_start(port, loopbackOnly ? 1 : 0, threads, connectionLimit, perAddressLimit, 30, 64 * 1024,
-                                      HTTPServer.access, context, HTTPServer.completed, HTTPServer.notify,
+        // MHD's own limits stay above the gate's, which decides: a connection the gate shut is
+        // still MHD's until MHD notices the end of its stream, while the gate already counts
+        // its replacement.
+        guard let daemon = cmhd_start(threads, UInt32(clamping: 2 * total + 16), UInt32(clamping: 2 * perAddress), 30, 64 * 1024,
+                                      HTTPServer.access, context, HTTPServer.completed, HTTPServer.notify, logTarget,
                                       self.tls?.key, self.tls?.certificate) else {
-            releaseTLS()
-            throw DatabaseError(code: 0, message: "cannot listen on port \(port) (in use?)")
+            ServerSockets.close(listening.socket)
+            throw DatabaseError(code: 0, message: "cannot start the HTTP server (libmicrohttpd refused its options)")
         }
         self.daemon = daemon
-        self.port = cmhd_port(daemon)
-        // Every property is set by now, so a throw here runs deinit, which stops the daemon and
-        // releases the TLS key.
+        let handOver: @Sendable (Int32, IPAddress, UInt16) -> Bool = { [daemonAddress = UInt(bitPattern: daemon)] socket, client, port in
+            guard let daemon = OpaquePointer(bitPattern: daemonAddress) else { return false }
+            return client.bytes.withUnsafeBufferPointer { cmhd_add_connection(daemon, socket, $0.baseAddress, $0.count, port) } != 0
+        }
+        let gate = ConnectionGate(listener: listening.socket, trustedProxies: trustedProxies, headerDeadline: proxyHeaderDeadline, tls: tls != nil,
+                                  slots: slots, log: connectionLog, handOver: handOver)
+        self.gate = gate
         do {
-            try deadlines.start()
+            try gate.start()
         } catch {
             throw DatabaseError(code: 0, message: "\(error)")
         }
@@ -131,6 +174,8 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
     deinit {
         stop()
         releaseTLS()
+        logTarget.deinitialize(count: 1)
+        logTarget.deallocate()
     }
 
     private func releaseTLS() {
@@ -140,12 +185,20 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
         free(tls.certificate)
     }
 
+    /// Stops accepting, then stops MHD (which closes its connections).
     public func stop() {
         lock.withLock {
+            gate?.stop()
+            gate = nil
             if let daemon { MHD_stop_daemon(daemon) }
             daemon = nil
         }
-        deadlines.stop()
+    }
+
+    /// MHD's log lines, formatted by the shim, into the connection log.
+    private static let logLine: cmhd_log_line = { context, line in
+        guard let context, let line else { return }
+        Unmanaged<ConnectionLog>.fromOpaque(context).takeUnretainedValue().library(String(cString: line))
     }
 
     /// MHD's access handler: called first with the headers (allocate the pending request), then
@@ -171,7 +224,7 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
             return cmhd_result(1)
         }
         // The request is here whole: from now on the deadline is the handler's business.
-        server.deadlines.received(connection)
+        server.slots.received(connection)
         let response: HTTPResponse
         if pending.tooLarge {
             response = .error(413, code: "body-too-large", message: "the request body is larger than \(server.maximumBody) bytes")
@@ -204,21 +257,23 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
     /// kept-alive connection gets a new deadline.
     private static let completed: MHD_RequestCompletedCallback = { context, connection, slot, _ in
         if let context, let connection {
-            Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().deadlines.restart(connection)
+            Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().slots.restart(connection)
         }
         guard let slot, let pointer = slot.pointee else { return }
         Unmanaged<PendingRequest>.fromOpaque(pointer).release()
         slot.pointee = nil
     }
 
-    /// Connections opening and closing, for the deadlines.
+    /// Connections opening and closing, for the slots and their deadlines.
     private static let notify: MHD_NotifyConnectionCallback = { context, connection, _, code in
         guard let context, let connection else { return }
         let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
         if cmhd_notify_started(code) != 0 {
-            server.deadlines.opened(connection, socket: cmhd_connection_fd(connection))
+            var bytes = [UInt8](repeating: 0, count: 16)
+            let count = bytes.withUnsafeMutableBufferPointer { cmhd_connection_address(connection, $0.baseAddress) }
+            server.slots.opened(connection, socket: cmhd_connection_fd(connection), address: IPAddress(bytes: Array(bytes.prefix(count))))
         } else {
-            server.deadlines.closed(connection)
+            server.slots.closed(connection)
         }
     }
 }

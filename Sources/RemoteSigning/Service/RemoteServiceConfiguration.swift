@@ -40,9 +40,12 @@ public struct RemoteServiceConfiguration: Sendable {
 
     /// Plain HTTP only to this machine (simulators, a local proxy): anything else must be https,
     /// or whoever sits on the path could hand out their own certificate and signature.
+    /// The host is compared in its canonical form (`HostName`), as the connection uses it.
     func checkScheme(service: String) throws {
-        let host = url.host ?? ""
-        guard url.scheme == "https" || (url.scheme == "http" && ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host)) else {
+        guard let host = HostName.canonical(url.host ?? "") else {
+            throw RemoteSigningError.badConfiguration(service: service, detail: "the URL's host \(TextLimits.quoted(url.host ?? "")) is not an ASCII host name")
+        }
+        guard url.scheme == "https" || (url.scheme == "http" && ["127.0.0.1", "localhost", "::1"].contains(host)) else {
             throw RemoteSigningError.notConfigured(service: service, missing: "an https URL (plain http is allowed to this machine only)")
         }
     }

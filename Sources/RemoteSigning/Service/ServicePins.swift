@@ -41,10 +41,16 @@ public enum ServicePins {
     public static let smartIDHosts: Set<String> = ["rp-api.smart-id.com", "sid.demo.sk.ee"]
 
     /// The certificates a service host's TLS chain must end in by default; empty for any other
-    /// host, which keeps the system's trust. Throws (fails closed, never widens to the system's
-    /// trust) should the shipped certificate not parse.
+    /// host, which keeps the system's trust. The host is looked up in its canonical form
+    /// (`HostName`: lower case, one trailing dot dropped), the form the connection resolves and
+    /// checks the certificate against, so `rp-api.smart-id.com.` is pinned like
+    /// `rp-api.smart-id.com`. Throws (fails closed, never widens to the system's trust) for a
+    /// host that has no canonical form, or should the shipped certificate not parse.
     public static func anchors(forHost host: String) throws -> [Certificate] {
-        guard smartIDHosts.contains(host.lowercased()) else { return [] }
+        guard let name = HostName.canonical(host) else {
+            throw RemoteSigningError.badConfiguration(service: "TLS pins", detail: "the host \(TextLimits.quoted(host)) is not an ASCII host name")
+        }
+        guard smartIDHosts.contains(name) else { return [] }
         return [try Certificate(derOrPEM: Data(digiCertGlobalRootG2PEM.utf8))]
     }
 }

@@ -98,7 +98,7 @@ struct CoSignerMigrateCommand: Command {
 struct CoSignerServeCommand: Command {
     static let path = ["cosigner", "serve"]
     static let abstract = "Runs the co-signer: the server half of threshold keys, over HTTP."
-    static let usage = "[--db FILE|URI] [--server-key pkcs11:LABEL|FILE] [--port N] [--listen loopback|any] [--threads N] [--session-ttl SECONDS] [--ca-cert PEM --ca-key PEM [--ca-index FILE] [--ocsp URL]] [--tls-cert PEM --tls-key PEM] [--allow-unattested] [--metrics]"
+    static let usage = "[--db FILE|URI] [--server-key pkcs11:LABEL|FILE] [--port N] [--listen loopback|any] [--threads N] [--session-ttl SECONDS] [--ca-cert PEM --ca-key PEM [--ca-index FILE] [--ocsp URL]] [--tls-cert PEM --tls-key PEM] [--trusted-proxy ADDRESS[/PREFIX]]... [--allow-unattested] [--metrics]"
     static let help = """
     Serves the v3 API (docs/cosigner-api.md) until interrupted. The database is one SQLite file
     (WAL; created and migrated on start), or a PostgreSQL database given as a libpq URI
@@ -123,14 +123,24 @@ struct CoSignerServeCommand: Command {
       --metrics            answer GET /metrics (Prometheus text format); without it, 404
       --threads N          HTTP worker threads, 1 to 64 (default 4); a request's work runs on
                            one, so this bounds the requests served at once
+      --trusted-proxy ADDRESS[/PREFIX]
+                           a proxy in front (HAProxy with send-proxy-v2), by address or range,
+                           IPv4 or IPv6; repeat or separate with commas. Its connections must
+                           start with a PROXY protocol v2 header, whose client address the
+                           connection limits then count (others' headers are never read)
     \(CoSignerServerKey.helpLines)
+    Connections: 256 at once, 32 from one address (an IPv6 /64); with 192 taken, an address
+    gets only its fair share, a request must arrive whole within 3 s instead of 10, and once all
+    are taken an address holding none gets in by shutting the slowest connection of the address
+    holding the most (docs/cosigner-api.md, "Limits and abuse"). Refused connections are summed
+    up on stderr once a minute.
     GET /v3/health answers 200 while the process serves; GET /v3/ready answers 200 when the
     database answers and has this version's schema, else 503 (for a load balancer's check).
     The first start makes the ring-Pedersen parameters (tens of seconds) and says so on stderr.
     """
     static let flags: Set<String> = GlobalOptions.flags.union(["--allow-unattested", "--metrics"])
     static let options: Set<String> = CoSignerServerKey.options.union(["--db", "--port", "--listen", "--threads", "--session-ttl", "--ca-cert", "--ca-key", "--ca-index",
-                                                                      "--ocsp", "--tls-cert", "--tls-key"])
+                                                                      "--ocsp", "--tls-cert", "--tls-key", "--trusted-proxy"])
 
     fileprivate let files: CoSignerFiles
     let port: UInt16
@@ -139,6 +149,8 @@ struct CoSignerServeCommand: Command {
     let sessionLifetime: TimeInterval
     let caCertificate: String?, caKey: String?, caIndex: String?, ocspURL: String?
     let tlsCertificate: String?, tlsKey: String?
+    /// Whose PROXY protocol headers are believed (`--trusted-proxy`).
+    let trustedProxies: [AddressRange]
     let requireAttestation: Bool
     let metrics: Bool
     let quiet: Bool
@@ -168,6 +180,12 @@ struct CoSignerServeCommand: Command {
         self.threads = threads
         guard let ttl = TimeInterval(arguments.value("--session-ttl") ?? "300"), ttl > 0 else { throw UsageError("--session-ttl takes seconds") }
         sessionLifetime = ttl
+        trustedProxies = try arguments.all("--trusted-proxy").flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }.map { text in
+            guard let range = AddressRange(parsing: String(text).trimmedSpaces()) else {
+                throw UsageError("--trusted-proxy takes an IPv4 or IPv6 address or range (127.0.0.1, 10.0.0.0/8, fd00::/8), not '\(text)'")
+            }
+            return range
+        }
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
@@ -196,7 +214,7 @@ struct CoSignerServeCommand: Command {
             tls = (key, certificate)
         }
         let router = OperationsRouter(service: service, metrics: metrics ? CoSignerMetrics() : nil)
-        let server = try HTTPServer(port: port, loopbackOnly: loopback, threads: threads, tls: tls) { router.handle($0) }
+        let server = try HTTPServer(port: port, loopbackOnly: loopback, threads: threads, trustedProxies: trustedProxies, tls: tls) { router.handle($0) }
         // Until SIGINT/SIGTERM: the interrupt handlers end the process (SQLite commits are durable)
         // and say that the server stopped. Set before "listening": a caller may stop us the moment
         // it reads that line.

@@ -90,7 +90,10 @@ final class NetworkConnection {
     /// accepted, whatever certificate carries it: the pin replaces chain and name checks.
     /// With `pinnedLeaves` (SHA-256 of certificates' DER), the chain and name checks still run
     /// and the server's own certificate must also be one of them (several, for a rotation).
-    func startTLS(host: String, anchors: [Certificate], pinnedKey: [UInt8]? = nil, pinnedLeaves: [[UInt8]] = []) throws(NetworkFailure) {
+    func startTLS(host written: String, anchors: [Certificate], pinnedKey: [UInt8]? = nil, pinnedLeaves: [[UInt8]] = []) throws(NetworkFailure) {
+        // SNI and the name check see the canonical name (no root dot, lower case), as the pins do:
+        // OpenSSL compares `example.com.` with a certificate's `example.com` as different names.
+        guard let host = HostName.canonical(written) else { throw .unreachable("the host is not an ASCII host name") }
         guard let context = SSL_CTX_new(TLS_client_method()) else { throw .unreachable("TLS setup failed: \(openSSLErrorText())") }
         self.context = context
         _ = cossl_ctx_require_tls12(context)

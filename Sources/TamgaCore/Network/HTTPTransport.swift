@@ -92,10 +92,11 @@ public struct HTTPTransport: Sendable {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
             DispatchQueue.global().async {
                 continuation.resume(with: Result {
-                    guard let host = url.host, !host.isEmpty, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                    guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
                         throw CoreError.serviceUnreachable(service: service, url: url.absoluteString, reason: "only http and https URLs with a host are supported")
                     }
                     do {
+                        let host = try Self.host(of: url)
                         let proxy = try ProxySettings(environment: settings).proxy(for: url)
                         _ = try NetworkConnection(host: proxy?.host ?? host, port: proxy?.port ?? url.port ?? (scheme == "https" ? 443 : 80), deadline: deadline)
                     } catch let failure as NetworkFailure {
@@ -112,7 +113,7 @@ public struct HTTPTransport: Sendable {
     /// SHA-256 of the https server's key, after the usual checks (system trust or
     /// `trustedCertificates`): what a client pins on first contact.
     public func serverKeyFingerprint(_ url: URL) async throws -> [UInt8] {
-        guard url.scheme == "https", let host = url.host else {
+        guard url.scheme == "https", url.host != nil else {
             throw CoreError.serviceUnreachable(service: "key pinning", url: url.absoluteString, reason: "only https servers have a key to pin")
         }
         let deadline = Date().addingTimeInterval(timeout)
@@ -120,6 +121,7 @@ public struct HTTPTransport: Sendable {
         return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 do {
+                    let host = try Self.host(of: url)
                     let connection = try NetworkConnection(host: host, port: url.port ?? 443, deadline: deadline)
                     try connection.startTLS(host: host, anchors: anchors)
                     guard let key = connection.peerKeyFingerprint() else { throw NetworkFailure.unreachable("the server sent no certificate") }
@@ -188,11 +190,21 @@ public struct HTTPTransport: Sendable {
         }
     }
 
+    /// The URL's host as it is resolved, sent (SNI, `Host`) and checked against the
+    /// certificate: `HostName.canonical`, so `example.com.` and `EXAMPLE.com` are `example.com`.
+    static func host(of url: URL) throws(NetworkFailure) -> String {
+        guard let written = url.host, !written.isEmpty else { throw .unreachable("the URL has no host") }
+        guard let host = HostName.canonical(written) else {
+            throw .unreachable("the URL's host \(String(written.unicodeScalars.prefix(80).map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f ? Character($0) : "?" })) is not an ASCII host name (empty labels, or characters a name check cannot compare)")
+        }
+        return host
+    }
+
     private func send(method: String, url: URL, body: [UInt8]?, headers: [String: String], deadline: Date) throws(NetworkFailure) -> HTTPResponse {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw .unreachable("only http and https URLs are supported")
         }
-        guard let host = url.host, !host.isEmpty else { throw .unreachable("the URL has no host") }
+        let host = try Self.host(of: url)
         let isTLS = scheme == "https"
         let port = url.port ?? (isTLS ? 443 : 80)
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)

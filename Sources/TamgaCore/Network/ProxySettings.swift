@@ -17,7 +17,10 @@ struct ProxySettings: Sendable {
     }
 
     func proxy(for url: URL) throws(NetworkFailure) -> Proxy? {
-        guard let host = url.host?.lowercased() else { return nil }
+        guard let written = url.host else { return nil }
+        // The canonical form (no root dot, lower case), or the written one lower-cased when it is
+        // none: the connection refuses such a host anyway, and `no_proxy` compares names.
+        let host = HostName.canonical(written) ?? written.lowercased()
         if bypasses(host) { return nil }
         let names = url.scheme == "https" ? ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] : ["http_proxy", "all_proxy", "ALL_PROXY"]
         guard let text = names.lazy.compactMap({ self.environment[$0] }).first(where: { !$0.isEmpty }) else { return nil }
