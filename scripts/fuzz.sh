@@ -224,8 +224,9 @@ for target in "${TARGETS[@]}"; do
     failed=1
     failed_count=$((failed_count + 1))
   fi
+  # A target that died at start has no statistics: "?" in the table, never the end of the script.
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-  cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | cut -d' ' -f2)
+  cov=$({ grep -oE 'cov: [0-9]+' "$log" || true; } | tail -1 | cut -d' ' -f2)
   files=$(ls "$WORK/corpus/$target" | wc -l)
   slowest=$(sed -n 's/^stat::slowest_unit_time_sec: *//p' "$log" | tail -1)
   rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -1)

@@ -6,9 +6,11 @@ import TamgaCore
 
 /// Mobile-ID and Smart-ID answers: any bytes as a JSON object, through what the client reads
 /// from a service's reply (session id, base64 fields, certificates, the signature check, end
-/// results, status meanings, RFC 9457 problem bodies, the v3 reply checks).
+/// results, status meanings, RFC 9457 problem bodies, the v3 reply checks). The client is never
+/// connected; its URL only has to be one a configuration takes (a host name, since host names
+/// are checked for the pins).
 let client = try! RemoteServiceClient(service: "Smart-ID", configuration: RemoteServiceConfiguration(
-    url: URL(fileURLWithPath: "/"), relyingPartyUUID: "00000000-0000-0000-0000-000000000000", relyingPartyName: "fuzz"),
+    url: URL(string: "https://fuzz.invalid/v3") ?? URL(fileURLWithPath: "/"), relyingPartyUUID: "00000000-0000-0000-0000-000000000000", relyingPartyName: "fuzz"),
     statusMeaning: SmartIDEndResult.meaning)
 let certificate = FuzzSupport.certificate("pki/ec-p256.cert.pem")
 let digest = Digest.compute(.sha256, over: Data("fuzz".utf8))
