@@ -18,6 +18,7 @@ let package = Package(
         .target(name: "CFuzzer", path: "Sources/CFuzzer"),
         .target(name: "FuzzSupport", dependencies: ["CFuzzer", .product(name: "TamgaCore", package: "tamga")], path: "Sources/FuzzSupport"),
         fuzzTarget("FuzzZip", ["ASiC"]),
+        fuzzTarget("FuzzDDOC", ["ASiC"]),
         fuzzTarget("FuzzManifest", ["ASiC"]),
         fuzzTarget("FuzzSignatureXML", ["ASiC", "TamgaCore"]),
         fuzzTarget("FuzzTrustedList", ["ASiC", "TamgaCore"]),

@@ -14,7 +14,7 @@ shift || true
 SWIFT=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
 ALL=(FuzzZip FuzzManifest FuzzSignatureXML FuzzTrustedList FuzzOCSP FuzzTimeStamp FuzzBERTLV FuzzWireMessages FuzzPINMessages
      FuzzCoSignerRouter FuzzRemoteMessages FuzzKoreanMobileID FuzzTextCodecs FuzzJSON FuzzDistinguishedName FuzzArchiveManifest
-     FuzzCommandLineInput FuzzDatabaseRows FuzzProxyHeader)
+     FuzzCommandLineInput FuzzDatabaseRows FuzzProxyHeader FuzzDDOC)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL[@]}")
 WORK=$REPO/.build/fuzz
@@ -103,6 +103,15 @@ if [ ! -e "$WORK/seeded" ]; then
        && "$TAMGA" sign "$SEEDS/seed.asice" --with "key:Fixtures/pki/ec-p256.key.pem" --cert Fixtures/pki/ec-p256.cert.pem \
             --certs Fixtures/pki/issuing-ca.cert.pem --tsa "$SERVICES/tsa" --ocsp "$SERVICES/ocsp" -q >/dev/null; then
       seed FuzzZip "$SEEDS/seed.asice"
+      # DigiDoc XML of each version, a hashcode one, and one with two signatures and two files
+      # (scripts/make-ddoc.py, the test PKI, the same loopback OCSP).
+      for version in 1.3 1.2 1.1 1.0; do
+        /usr/bin/python3 scripts/make-ddoc.py --pki Fixtures/pki --ocsp "$SERVICES/ocsp" --version "$version" --out "$SEEDS/v$version.ddoc" >/dev/null \
+          && seed FuzzDDOC "$SEEDS/v$version.ddoc"
+      done
+      /usr/bin/python3 scripts/make-ddoc.py --hashcode-of "$SEEDS/v1.3.ddoc" --out "$SEEDS/hashcode.ddoc" >/dev/null && seed FuzzDDOC "$SEEDS/hashcode.ddoc"
+      /usr/bin/python3 scripts/make-ddoc.py --pki Fixtures/pki --ocsp "$SERVICES/ocsp" --signatures 2 --file "a.txt=$SEEDS/a.txt" \
+        --file "b.json=$SEEDS/b.json" --out "$SEEDS/two.ddoc" >/dev/null && seed FuzzDDOC "$SEEDS/two.ddoc"
       # The shapes that once had two readings (scripts/make-ambiguous-zip.py): refused now, and
       # what mutations of them reach is what the FuzzZip oracle is for.
       for shape in appended appended-missing-comment-byte zip64-locator trailing-bytes plain-comment; do

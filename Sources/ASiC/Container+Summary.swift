@@ -18,7 +18,7 @@ extension Container {
 
     /// Light summaries of the signatures (no checks: use `validate` for a verdict).
     public func signatureSummaries() -> [SignatureSummary] {
-        (xadesSignatureSummaries() + timeStampSummaries()).map { summary in
+        (kind == .ddoc ? ddocSignatureSummaries() : xadesSignatureSummaries() + timeStampSummaries()).map { summary in
             var named = summary
             named.signerName = summary.signer.map(DistinguishedName.readableName(rfc4514:))
             return named

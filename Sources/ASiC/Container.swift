@@ -39,6 +39,8 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
     var digestsWhileWriting: Set<DigestAlgorithm> = [.sha256]
 
     var reader: ZipReader?
+    /// A DigiDoc file's parts (`kind == .ddoc`).
+    private(set) var ddoc: DigiDocDocument?
     /// ASiC-S: `META-INF/timestamp.tst`, the token that signs the data object.
     private(set) var timeStampEntry: ZipEntry?
     /// ASiC-S: `META-INF/ASiCArchiveManifest.xml`, the newest layer of time-stamp renewal.
@@ -75,26 +77,30 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
         return seen
     }
 
-    /// The name of a signed-document format that is not a ZIP (DigiDoc's DDOC, an XML file), from
-    /// its first kilobytes; nil for anything else.
-    static func recognisedNonZipFormat(_ path: String) -> String? {
-        guard let head = FileBytes.read(path, limit: 4096) else { return nil }
-        if head.firstRange(of: Array("<SignedDoc".utf8)) != nil || head.firstRange(of: Array(":SignedDoc".utf8)) != nil {
-            return "a DigiDoc DDOC file (XML, SignedDoc)"
-        }
-        return nil
+    /// Whether the file is DigiDoc XML (a `SignedDoc` root in its first kilobytes).
+    static func isDigiDoc(_ path: String) -> Bool {
+        guard let head = FileBytes.read(path, limit: 4096) else { return false }
+        return DigiDocDocument.looksLikeDDOC(Array(head))
     }
 
-    /// Opens and checks an existing container.
+    /// Opens and checks an existing container: ASiC-E or ASiC-S (a ZIP), or DigiDoc XML (DDOC,
+    /// read-only: `kind == .ddoc`).
     public init(openingAt path: String) throws {
         self.path = path
         let reader: ZipReader
         do {
             reader = try ZipReader(path: path)
         } catch ContainerError.malformedZip(let why) {
-            // Not a ZIP: say what it is when it is a format people still receive.
-            if let format = Container.recognisedNonZipFormat(path) { throw ContainerError.unsupportedContainerFormat(format) }
-            throw ContainerError.malformedZip(why)
+            // Not a ZIP: DigiDoc XML is read on its own terms.
+            guard Container.isDigiDoc(path) else { throw ContainerError.malformedZip(why) }
+            let document = try DigiDocDocument(path: path)
+            kind = .ddoc
+            ddoc = document
+            dataFiles = try Container.dataFiles(of: document)
+            signatures = document.signatures.map { SignatureFile(name: "S\($0.index)", data: $0.bytes, entry: nil) }
+            structureWarnings = []
+            otherMetaEntries = []
+            return
         }
         self.reader = reader
         var warnings: [String] = []
@@ -197,7 +203,7 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
     /// Adds files from disk (written on `save()`). Refused once the container is signed.
     /// - Parameter mediaType: nil guesses from the extension (`application/octet-stream` otherwise).
     public func addDataFile(path filePath: String, name: String? = nil, mediaType: String? = nil) throws {
-        guard kind == .asice else { throw ContainerError.asicsReadOnly }
+        guard kind == .asice else { throw kind == .ddoc ? ContainerError.ddocReadOnly : ContainerError.asicsReadOnly }
         guard !isSigned else { throw ContainerError.containerSigned }
         let name = name ?? URL(fileURLWithPath: filePath).lastPathComponent
         try Container.validateNewDataFileName(name)
@@ -214,7 +220,7 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
 
     /// Removes a data file (on `save()`). Refused once the container is signed.
     public func removeDataFile(named name: String) throws {
-        guard kind == .asice else { throw ContainerError.asicsReadOnly }
+        guard kind == .asice else { throw kind == .ddoc ? ContainerError.ddocReadOnly : ContainerError.asicsReadOnly }
         guard !isSigned else { throw ContainerError.containerSigned }
         guard let index = dataFiles.firstIndex(where: { $0.name == name }) else { throw ContainerError.dataFileNotFound(name) }
         dataFiles.remove(at: index)
@@ -257,6 +263,8 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
     public func read(_ file: DataFile, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         dataFileReads += 1
         switch file.source {
+        case .ddoc(let dataFile):
+            try readDigiDocContent(dataFile, body)
         case .archive(let entry):
             guard let reader else { throw ContainerError.dataFileNotFound(file.name) }
             try reader.stream(entry, body)
@@ -295,7 +303,7 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
     /// deleted instead (the behaviour DigiDoc users know); a new one without files is an error.
     @discardableResult
     public func save() throws -> SaveOutcome {
-        guard kind == .asice else { throw ContainerError.asicsReadOnly }
+        guard kind == .asice else { throw kind == .ddoc ? ContainerError.ddocReadOnly : ContainerError.asicsReadOnly }
         if dataFiles.isEmpty {
             guard reader != nil, !isSigned else { throw ContainerError.noDataFiles }
             guard unlink(path) == 0 else { throw ContainerError.ioFailure(path: path, reason: String(cString: strerror(errno))) }
@@ -324,6 +332,8 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
                 try writer.copy(entry, from: reader)
             case .file(let filePath):
                 try writeFromDisk(file, path: filePath, writer: writer)
+            case .ddoc:
+                throw ContainerError.ddocReadOnly
             }
         }
     }

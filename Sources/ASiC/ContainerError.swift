@@ -12,8 +12,15 @@ public enum ContainerError: Error, Equatable, Sendable {
     case ioFailure(path: String, reason: String)
     /// The bytes are not a readable ZIP archive (truncated, corrupt directory, overlapping entries).
     case malformedZip(String)
-    /// A signed-document format tamga recognises but does not read (DDOC).
+    /// A signed-document format tamga recognises but does not read.
     case unsupportedContainerFormat(String)
+    /// A DigiDoc XML file (DDOC) that cannot be read: not well formed, markup tamga does not read
+    /// (comments, DTDs, entities), an unknown version or content type, data that is not base64.
+    case malformedDDOC(String)
+    /// Signing, adding or removing on a DDOC: the format is retired and read-only.
+    case ddocReadOnly
+    /// A DDOC data file in hashcode form has no content to read or extract, only its digest.
+    case ddocContentNotInDocument(String)
     /// A ZIP feature tamga refuses to read (encryption, an unknown compression method, multi-disk).
     case unsupportedZip(String)
     /// An archive that ZIP readers would read differently (two end records, a ZIP64 locator
@@ -91,6 +98,9 @@ public enum ContainerError: Error, Equatable, Sendable {
         case .ioFailure: "io-failure"
         case .malformedZip: "malformed-zip"
         case .unsupportedContainerFormat: "unsupported-container-format"
+        case .malformedDDOC: "malformed-ddoc"
+        case .ddocReadOnly: "ddoc-read-only"
+        case .ddocContentNotInDocument: "ddoc-content-not-in-document"
         case .unsupportedZip: "unsupported-zip"
         case .ambiguousZip: "ambiguous-zip"
         case .unsafeEntryName: "unsafe-entry-name"
@@ -140,6 +150,9 @@ extension ContainerError: CustomStringConvertible {
         case .ioFailure(let p, let why): "\(p): \(why)."
         case .malformedZip(let why): "Not a readable ASiC container: \(why). The file may be truncated or not a container."
         case .unsupportedContainerFormat(let what): "This is \(what), an older format tamga does not read: open it with DigiDoc, or ask for an ASiC-E (.asice) container."
+        case .malformedDDOC(let why): "Not a readable DigiDoc (DDOC) file: \(why)."
+        case .ddocReadOnly: "DigiDoc (DDOC) files are read-only: the format is retired, so tamga verifies and extracts them but does not sign or change them. To keep an archive's evidence fresh (its SHA-1 digests are weak), wrap it in a time-stamp: tamga container timestamp FILE.ddoc OUT.asics --tsa URL."
+        case .ddocContentNotInDocument(let name): "\(name) is in hashcode form: the DDOC holds only its digest, not its content, so it cannot be read or extracted. The full DDOC (or the file itself) is needed."
         case .unsupportedZip(let why): "Unsupported ZIP feature: \(why)."
         case .ambiguousZip(let why): "Refused: ZIP readers would disagree on what this container holds: \(why). tamga reads a container only when every reader sees the same files and bytes; ask the sender for a new copy made by their signing software."
         case .unsafeEntryName(let n): "Refused: the container holds an unsafe entry name \"\(n)\" (.., absolute path, backslash, or empty/. segment)."

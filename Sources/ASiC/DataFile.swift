@@ -8,6 +8,8 @@ public struct DataFile: Sendable, Equatable {
     enum Source: Sendable, Equatable {
         case archive(ZipEntry)
         case file(path: String)
+        /// A DDOC's DataFile element (base64 or inline XML content, or hashcode).
+        case ddoc(DigiDocDataFile)
     }
 
     public let name: String

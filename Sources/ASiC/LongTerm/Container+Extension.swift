@@ -11,7 +11,7 @@ extension Container {
     /// - Returns: the files that were changed.
     @discardableResult
     public func extend(to profile: SignatureProfile, services: LongTermServices, fileNames: [String]? = nil) async throws -> [String] {
-        guard kind == .asice else { throw ContainerError.asicsReadOnly }
+        guard kind == .asice else { throw kind == .ddoc ? ContainerError.ddocReadOnly : ContainerError.asicsReadOnly }
         guard profile > .B else { return [] }
         guard services.timeStamping != nil else {
             throw CoreError.serviceURLMissing(service: "time-stamping authority (--tsa URL)")

@@ -7,6 +7,7 @@ extension Container {
     /// SignatureValue with the KeyInfo key only, the signing-certificate reference,
     /// nonRepudiation and the chain to `options.trust`. Never throws: problems are findings.
     public func validate(_ options: ValidationOptions = ValidationOptions()) -> ValidationReport {
+        if let ddoc { return validateDDOC(ddoc, options) }
         var findings = FindingList()
         for warning in structureWarnings { findings.warning("container-structure", warning) }
         for notice in options.trustNotices { findings.add(notice.code, notice.severity, notice.message) }

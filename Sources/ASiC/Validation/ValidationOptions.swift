@@ -21,6 +21,10 @@ public struct ValidationOptions: Sendable {
     public var trustedList: TrustedList?
     /// Facts about the trust in use that the report must carry, as container-level findings.
     public var trustNotices: [TrustNotice] = []
+    /// For DDOC only: SK's historical CAs and the OCSP responders pinned for each (the set
+    /// DigiDoc4j trusts for DDOC, `DDOCTrust.builtIn`), besides `trust` and `trustedList`; nil
+    /// for none.
+    public var ddocTrust: DDOCTrust? = .builtIn
 
     /// Certificate policy OIDs that make an OCSP responder a BDOC 2.1 time-mark responder: the
     /// certificate of the responder that signed a time-mark's OCSP response must carry one.

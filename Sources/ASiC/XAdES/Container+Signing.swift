@@ -24,7 +24,7 @@ extension Container {
     /// - Returns: the digest to sign.
     public func prepareSignature(certificate: Certificate, algorithm: SignatureAlgorithm,
                                  options: SignatureOptions = SignatureOptions(), services: LongTermServices? = nil) throws -> Digest {
-        guard kind == .asice else { throw ContainerError.asicsReadOnly }
+        guard kind == .asice else { throw kind == .ddoc ? ContainerError.ddocReadOnly : ContainerError.asicsReadOnly }
         guard !dataFiles.isEmpty else { throw ContainerError.noDataFiles }
         // Found out before anyone types a PIN: T and above cannot be made without a TSA.
         if options.profile > .B && services?.timeStamping == nil {

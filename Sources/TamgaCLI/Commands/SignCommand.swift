@@ -131,6 +131,8 @@ struct SignCommand: Command {
             opened = Container(creatingAt: container)
             try fileOptions.add(newFiles, to: opened)
         }
+        // A DDOC is read-only: say so before anything about time-stamps or PINs.
+        if opened.kind == .ddoc { throw ContainerError.ddocReadOnly }
         opened.progress = context.terminal.progress(quiet: global.quiet)
         let secrets = SecretInput(pinFile: pinFile, environment: context.environment)
         var services = try longTerm.services(environment: context.environment)

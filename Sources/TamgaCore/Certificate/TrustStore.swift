@@ -25,9 +25,12 @@ public struct TrustStore: Sendable {
     }
 
     /// Builds and checks `certificate`'s chain at `time`.
-    public func verify(_ certificate: Certificate, at time: Date) -> Verdict {
+    /// - Parameter strict: OpenSSL's X509_STRICT (RFC 5280's profile: a CA's basicConstraints
+    ///   critical, and more). Off only for certificates made before that profile was applied,
+    ///   SK's CAs of 2002–2007 that DDOC files chain to.
+    public func verify(_ certificate: Certificate, at time: Date, strict: Bool = true) -> Verdict {
         guard !anchors.isEmpty else { return .unknown(reason: "no trust anchors were given (use --trust CA.pem)") }
         return X509ChainVerifier.verify(leaf: certificate.handle, anchors: anchors.map(\.handle),
-                                        intermediates: intermediates.map(\.handle), at: time)
+                                        intermediates: intermediates.map(\.handle), at: time, strict: strict)
     }
 }

@@ -4,7 +4,7 @@ import Glibc
 
 /// Path validation with OpenSSL's `X509_STORE` / `X509_verify_cert`.
 enum X509ChainVerifier {
-    static func verify(leaf: X509Handle, anchors: [X509Handle], intermediates: [X509Handle], at time: Date) -> TrustStore.Verdict {
+    static func verify(leaf: X509Handle, anchors: [X509Handle], intermediates: [X509Handle], at time: Date, strict: Bool = true) -> TrustStore.Verdict {
         guard let store = X509_STORE_new() else { return .unknown(reason: "out of memory") }
         defer { X509_STORE_free(store) }
         for anchor in anchors { X509_STORE_add_cert(store, anchor.pointer) }
@@ -18,7 +18,7 @@ enum X509ChainVerifier {
             return .unknown(reason: openSSLErrorText())
         }
         let parameters = X509_STORE_CTX_get0_param(context)
-        X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_PARTIAL_CHAIN | X509_V_FLAG_X509_STRICT))
+        X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_PARTIAL_CHAIN | (strict ? X509_V_FLAG_X509_STRICT : 0)))
         X509_VERIFY_PARAM_set_time(parameters, time_t(time.timeIntervalSince1970))
         if X509_verify_cert(context) == 1 {
             var names: [String] = []

@@ -1,0 +1,381 @@
+import FoundationEssentials
+import Glibc
+import TamgaCore
+import TamgaSupport
+
+/// One `DataFile` of a DigiDoc file: its attributes, where its content lies, and the digest a
+/// signature's `#Dn` reference must carry, computed as both reference libraries compute it
+/// (docs/design/ddoc.md §3):
+/// - DIGIDOC-XML 1.1–1.3, EMBEDDED_BASE64: SHA-1 of the inclusive C14N 1.0 of the DataFile
+///   element taken alone (its own attributes; in 1.3 the SignedDoc namespace when it declares
+///   none), the base64 text exactly as it stands (line breaks included, CR read as LF);
+/// - SK-XML 1.0: SHA-1 of the decoded content;
+/// - HASHCODE: no content; the `DigestValue` attribute is that digest, taken as it is.
+/// For a 1.3 DataFile without its own `xmlns` the digest without the namespace is kept too: some
+/// writers signed that one, which DigiDoc4j (and SiVa) accept with a warning.
+struct DigiDocDataFile: Sendable, Equatable {
+    enum ContentType: String, Sendable {
+        case embeddedBase64 = "EMBEDDED_BASE64"
+        case hashcode = "HASHCODE"
+        case embedded = "EMBEDDED"
+    }
+
+    let id: String
+    let fileName: String
+    let mimeType: String
+    let contentType: ContentType
+    /// The `Size` attribute, when it is a number.
+    let declaredSize: UInt64?
+    /// Where the content (base64 text, or inline XML) lies in the file; nil for hashcode.
+    let content: Range<UInt64>?
+    /// The reference digest (SHA-1).
+    let digest: Data
+    /// 1.3 without its own namespace: the digest without the injected one.
+    let alternateDigest: Data?
+    /// The decoded size (base64 counted, not decoded), or the declared one for hashcode.
+    let size: UInt64
+    /// After the DataFile's end tag.
+    let end: UInt64
+
+    static let sha1Length = 20
+
+    init(tag: DigiDocScanner.Tag, version: DigiDocVersion, scanner: inout DigiDocScanner, progress: ProgressHandler?) throws {
+        let startTag = try scanner.bytes(at: tag.range.lowerBound, count: tag.range.count)
+        let element = try DigiDocDocument.parseStartTag(startTag, name: "DataFile")
+        guard let id = element.attribute("Id"), !id.isEmpty else { throw DigiDocScanner.malformed("a DataFile without an Id (byte \(tag.range.lowerBound))") }
+        self.id = id
+        guard let fileName = element.attribute("Filename"), !fileName.isEmpty else {
+            throw ContainerError.malformedDDOC("DataFile \(id) has no Filename")
+        }
+        self.fileName = fileName
+        mimeType = element.attribute("MimeType") ?? "application/octet-stream"
+        let typeText = element.attribute("ContentType") ?? ""
+        guard let contentType = ContentType(rawValue: typeText) else {
+            throw ContainerError.malformedDDOC("DataFile \(id) has ContentType \"\(typeText)\"; tamga reads EMBEDDED_BASE64, EMBEDDED and HASHCODE (a DETATCHED file is not in the document)")
+        }
+        self.contentType = contentType
+        declaredSize = element.attribute("Size").flatMap { UInt64($0.trimmed()) }
+        let ownNamespace = element.namespace
+
+        // The canonical start tag, with the namespace the version injects (and, for 1.3 without
+        // one of its own, without it: the alternate digest).
+        let injected = version.dataFileNamespace.flatMap { ownNamespace == nil ? $0 : nil }
+        let prefix = try Self.canonicalStartTag(startTag, injecting: injected)
+        let alternatePrefix = injected == nil ? nil : try Self.canonicalStartTag(startTag, injecting: nil)
+        let closing = Array("</DataFile>".utf8)
+
+        switch contentType {
+        case .hashcode:
+            // The content is gone; what is left must be white space, and the digest is the attribute.
+            var end = tag.range.upperBound
+            if !tag.isEmpty {
+                let after = try scanner.skipWhitespace(from: tag.range.upperBound)
+                let close = try scanner.tag(at: after)
+                guard close.isEnd, close.name == "DataFile" else { throw ContainerError.malformedDDOC("hashcode DataFile \(id) holds content") }
+                end = close.range.upperBound
+            }
+            guard (element.attribute("DigestType") ?? "").lowercased() == "sha1" else {
+                throw ContainerError.malformedDDOC("hashcode DataFile \(id) has DigestType \"\(element.attribute("DigestType") ?? "")\", not sha1")
+            }
+            guard let value = element.attribute("DigestValue"), let digest = try? Base64.decode(value, ignoringWhitespace: true, maximumCount: 64),
+                  digest.count == Self.sha1Length else {
+                throw ContainerError.malformedDDOC("hashcode DataFile \(id) has no SHA-1 DigestValue of 20 bytes")
+            }
+            self.digest = Data(digest)
+            alternateDigest = nil
+            content = nil
+            size = declaredSize ?? 0
+            self.end = end
+        case .embedded:
+            // Inline XML: canonicalised whole (it is small, or refused), as 1.1–1.3 define it.
+            let end = try scanner.elementEnd(after: tag, limit: DigiDocDocument.maximumEmbeddedXMLLength)
+            let bytes = try scanner.bytes(at: tag.range.lowerBound, count: Int(end - tag.range.lowerBound))
+            let contentStart = tag.range.upperBound
+            let contentEnd = end - UInt64(closing.count)
+            content = contentStart..<contentEnd
+            size = contentEnd - contentStart
+            if version == .skXML10 {
+                digest = Digest.compute(.sha1, over: Data(bytes[Int(contentStart - tag.range.lowerBound)..<Int(contentEnd - tag.range.lowerBound)])).bytes
+                alternateDigest = nil
+            } else {
+                digest = try Self.canonicalDigest(of: bytes, injecting: injected)
+                alternateDigest = injected == nil ? nil : try Self.canonicalDigest(of: bytes, injecting: nil)
+            }
+            self.end = end
+        case .embeddedBase64:
+            guard !tag.isEmpty else { throw ContainerError.malformedDDOC("DataFile \(id) is empty") }
+            let contentStart = tag.range.upperBound
+            // One pass from the content's start: each worker finds the `<` that ends it in its own
+            // chunk (memchr) and stops there; the stream ends at the chunk that holds it.
+            let hashing = DataFileHashing(prefix: version == .skXML10 ? nil : prefix, alternatePrefix: alternatePrefix,
+                                          decodes: version == .skXML10)
+            let remaining = scanner.size - contentStart
+            var done: UInt64 = 0
+            do {
+                try scanner.file.streamOnTwoCores(from: contentStart, length: remaining, first: { chunk in
+                    hashing.hash(chunk)
+                }, second: { chunk in
+                    try hashing.check(chunk)
+                    done += UInt64(chunk.count)
+                    progress?(ProgressEvent(phase: .hashing, item: fileName, completed: min(done, remaining), total: remaining))
+                    if hashing.checker.contentLength != nil { throw DataFileHashing.EndOfContent() }
+                })
+            } catch is DataFileHashing.EndOfContent {
+                // The end was found.
+            } catch let failure as StreamingBase64Decoder.Failure {
+                guard case .notBase64(let why) = failure else { throw failure }
+                throw ContainerError.malformedDDOC("the content of DataFile \(id) is not base64: \(why)")
+            } catch ContainerError.malformedZip(let why) {
+                throw ContainerError.malformedDDOC(why)
+            }
+            guard let length = hashing.checker.contentLength else { throw DigiDocScanner.malformed("the file ends inside DataFile \(id)") }
+            do {
+                try hashing.finish()
+            } catch StreamingBase64Decoder.Failure.notBase64(let why) {
+                throw ContainerError.malformedDDOC("the content of DataFile \(id) is not base64: \(why)")
+            }
+            let contentEnd = contentStart + length
+            let close = try scanner.tag(at: contentEnd)
+            guard close.isEnd, close.name == "DataFile" else {
+                throw ContainerError.malformedDDOC("DataFile \(id) is EMBEDDED_BASE64 but holds markup (<\(close.isEnd ? "/" : "")\(close.name)> at byte \(contentEnd))")
+            }
+            content = contentStart..<contentEnd
+            end = close.range.upperBound
+            digest = hashing.digest(suffix: closing)
+            alternateDigest = hashing.alternateDigest(suffix: closing)
+            size = hashing.decodedSize
+        }
+    }
+
+    /// C14N 1.0 of the start tag alone, without the `</DataFile>` it is canonicalised with:
+    /// what the libraries hash before the content.
+    static func canonicalStartTag(_ startTag: [UInt8], injecting namespace: String?) throws -> [UInt8] {
+        let canonical = try canonicalElement(Array(DigiDocDocument.closing(startTag, name: "DataFile")), injecting: namespace)
+        let closing = Array("</DataFile>".utf8)
+        guard canonical.count >= closing.count, Array(canonical.suffix(closing.count)) == closing else {
+            throw ContainerError.malformedDDOC("a DataFile start tag that does not canonicalise")
+        }
+        return Array(canonical.dropLast(closing.count))
+    }
+
+    /// SHA-1 of a whole element (inline XML content) taken alone.
+    static func canonicalDigest(of element: [UInt8], injecting namespace: String?) throws -> Data {
+        Digest.compute(.sha1, over: Data(try canonicalElement(element, injecting: namespace))).bytes
+    }
+
+    /// C14N 1.0 of an element's bytes parsed alone, with ` xmlns="…"` added to its start tag when
+    /// asked: the DigiDoc libraries' digest input (own attributes only, the version's namespace).
+    static func canonicalElement(_ bytes: [UInt8], injecting namespace: String?) throws -> [UInt8] {
+        var input = bytes
+        if let namespace {
+            // After the element name: `<Name` then white space, `>` or `/`.
+            var index = 1
+            while index < input.count, ![0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ">"), UInt8(ascii: "/")].contains(input[index]) { index += 1 }
+            input.insert(contentsOf: Array(" xmlns=\"\(namespace)\"".utf8), at: index)
+        }
+        let document = try XMLDocument(data: Data(input), name: "DataFile", limits: .signature)
+        guard let root = document.root else { throw DigiDocScanner.malformed("an unreadable element") }
+        return Array(try document.canonicalize(root, .c14n10))
+    }
+}
+
+/// The work on one base64 DataFile's content, split between two cores: the `hasher` (SHA-1 of
+/// the canonical element, and of the alternate one) runs on the first, the `checker` (every byte
+/// base64 or white space, the decoded size counted, SK-XML's decoded-data digest) on the second.
+/// Two objects, each touched by one worker only. Each finds the `<` that ends the content in the
+/// chunk that holds it and ignores what follows.
+private struct DataFileHashing {
+    struct EndOfContent: Error {}
+
+    let hasher: CanonicalContentHasher
+    let checker: ContentChecker
+
+    init(prefix: [UInt8]?, alternatePrefix: [UInt8]?, decodes: Bool) {
+        hasher = CanonicalContentHasher(prefix: prefix, alternatePrefix: alternatePrefix)
+        checker = ContentChecker(decodes: decodes)
+    }
+
+    func hash(_ chunk: UnsafeRawBufferPointer) { hasher.update(chunk) }
+    func check(_ chunk: UnsafeRawBufferPointer) throws { try checker.update(chunk) }
+
+    func finish() throws {
+        hasher.finish()
+        try checker.finish()
+    }
+
+    var decodedSize: UInt64 { checker.decodedSize }
+    func digest(suffix: [UInt8]) -> Data { hasher.digest(suffix: suffix) ?? checker.decodedDigest }
+    func alternateDigest(suffix: [UInt8]) -> Data? { hasher.alternateDigest(suffix: suffix) }
+}
+
+/// The part of `chunk` before the first `<`, and whether there is one.
+private func beforeMarkup(_ chunk: UnsafeRawBufferPointer) -> (UnsafeRawBufferPointer, ended: Bool) {
+    guard let base = chunk.baseAddress, let hit = memchr(base, Int32(UInt8(ascii: "<")), chunk.count) else { return (chunk, false) }
+    return (UnsafeRawBufferPointer(rebasing: chunk[0..<base.distance(to: UnsafeRawPointer(hit))]), true)
+}
+
+/// SHA-1 of the canonical DataFile: the start tag, the content as an XML parser reads it (CR and
+/// CRLF as LF: the rewrite runs only on chunks that hold a CR), then `</DataFile>`.
+private final class CanonicalContentHasher {
+    private let main: StreamingDigest?
+    private let alternate: StreamingDigest?
+    private var pendingCarriageReturn = false
+    private var ended = false
+
+    init(prefix: [UInt8]?, alternatePrefix: [UInt8]?) {
+        func started(_ bytes: [UInt8]?) -> StreamingDigest? {
+            bytes.map { bytes in
+                let hasher = StreamingDigest(.sha1)
+                bytes.withUnsafeBytes { hasher.update($0) }
+                return hasher
+            }
+        }
+        main = started(prefix)
+        alternate = started(alternatePrefix)
+    }
+
+    func update(_ whole: UnsafeRawBufferPointer) {
+        guard !ended, main != nil || alternate != nil else { return }
+        let (chunk, ended) = beforeMarkup(whole)
+        self.ended = ended
+        guard let base = chunk.baseAddress, !pendingCarriageReturn, memchr(base, 0x0D, chunk.count) == nil else {
+            rewriteLineEnds(chunk)
+            return
+        }
+        main?.update(chunk)
+        alternate?.update(chunk)
+    }
+
+    private func rewriteLineEnds(_ chunk: UnsafeRawBufferPointer) {
+        var out: [UInt8] = []
+        out.reserveCapacity(chunk.count + 1)
+        for byte in chunk {
+            if pendingCarriageReturn {
+                pendingCarriageReturn = false
+                out.append(0x0A)
+                if byte == 0x0A { continue }
+            }
+            if byte == 0x0D { pendingCarriageReturn = true } else { out.append(byte) }
+        }
+        out.withUnsafeBytes { raw in
+            main?.update(raw)
+            alternate?.update(raw)
+        }
+    }
+
+    func finish() {
+        guard pendingCarriageReturn else { return }
+        pendingCarriageReturn = false
+        let newline: [UInt8] = [0x0A]
+        newline.withUnsafeBytes { raw in
+            main?.update(raw)
+            alternate?.update(raw)
+        }
+    }
+
+    func digest(suffix: [UInt8]) -> Data? {
+        guard let main else { return nil }
+        suffix.withUnsafeBytes { main.update($0) }
+        return main.finish().bytes
+    }
+
+    func alternateDigest(suffix: [UInt8]) -> Data? {
+        guard let alternate else { return nil }
+        suffix.withUnsafeBytes { alternate.update($0) }
+        return alternate.finish().bytes
+    }
+}
+
+/// Checks that the content is base64 with white space, finds where it ends, and counts what it
+/// decodes to: one table look-up a byte, with a branch taken only for white space and padding.
+/// SK-XML 1.0, whose digest is over the decoded bytes, decodes them instead.
+private final class ContentChecker {
+    private let decodes: Bool
+    private var decoder = StreamingBase64Decoder()
+    private let decoded = StreamingDigest(.sha1)
+    /// Bytes before the ending `<`, once it was seen.
+    private(set) var contentLength: UInt64? = nil
+    private var seen: UInt64 = 0
+    private var alphabet: UInt64 = 0
+    private var padding = 0
+    private var lastValue: UInt8 = 0
+
+    init(decodes: Bool) { self.decodes = decodes }
+
+    /// 0 for the alphabet, 1 for white space, 100 for anything else (`=` included).
+    static let classes: [UInt8] = StreamingBase64Decoder.table.map { $0 < 64 ? 0 : $0 == 64 ? 1 : 100 }
+
+    func update(_ whole: UnsafeRawBufferPointer) throws {
+        guard contentLength == nil else { return }
+        let (chunk, ended) = beforeMarkup(whole)
+        if decodes {
+            let digest = decoded
+            try decoder.decode(chunk) { digest.update($0) }
+        } else {
+            try census(chunk)
+        }
+        seen += UInt64(chunk.count)
+        if ended { contentLength = seen }
+    }
+
+    private func census(_ chunk: UnsafeRawBufferPointer) throws {
+        try StreamingBase64Decoder.table.withUnsafeBufferPointer { table in
+            var index = 0
+            let count = chunk.count
+            // 8 bytes at a time while they are all alphabet or white space (all but the last
+            // block of a data file): the sum of their classes (0 alphabet, 1 white space, 100
+            // anything else) says both at once, without a branch per byte. A block with anything
+            // else goes byte by byte below.
+            if padding == 0, let base = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self) {
+                Self.classes.withUnsafeBufferPointer { classes in
+                    guard let c = classes.baseAddress else { return }
+                    while index + 8 <= count {
+                        let p = base + index
+                        let sum = UInt32(c[Int(p[0])]) + UInt32(c[Int(p[1])]) + UInt32(c[Int(p[2])]) + UInt32(c[Int(p[3])])
+                            + UInt32(c[Int(p[4])]) + UInt32(c[Int(p[5])]) + UInt32(c[Int(p[6])]) + UInt32(c[Int(p[7])])
+                        guard sum < 100 else { break }
+                        alphabet += UInt64(8 - sum)
+                        index += 8
+                    }
+                }
+                if index > 0 {
+                    // The last alphabet character so far, for the trailing-bits check at the end.
+                    var back = index - 1
+                    while back >= 0, table[Int(chunk[back])] >= 64 { back -= 1 }
+                    if back >= 0 { lastValue = table[Int(chunk[back])] }
+                }
+            }
+            while index < count {
+                let value = table[Int(chunk[index])]
+                if value < 64 {
+                    if padding > 0 { throw StreamingBase64Decoder.Failure.notBase64("base64 data after its padding") }
+                    alphabet += 1
+                    lastValue = value
+                } else if value == 65 {
+                    padding += 1
+                    if padding > 2 { throw StreamingBase64Decoder.Failure.notBase64("too much base64 padding") }
+                } else if value != 64 {
+                    throw StreamingBase64Decoder.Failure.notBase64("a character that is not base64 (byte 0x\(String(chunk[index], radix: 16)))")
+                }
+                index += 1
+            }
+        }
+    }
+
+    func finish() throws {
+        if decodes {
+            let digest = decoded
+            try decoder.finish { digest.update($0) }
+            return
+        }
+        switch (alphabet % 4, padding) {
+        case (0, 0): break
+        case (2, 2): if lastValue & 0x0F != 0 { throw StreamingBase64Decoder.Failure.notBase64("base64 with stray trailing bits") }
+        case (3, 1): if lastValue & 0x03 != 0 { throw StreamingBase64Decoder.Failure.notBase64("base64 with stray trailing bits") }
+        default: throw StreamingBase64Decoder.Failure.notBase64("base64 whose length or padding is impossible")
+        }
+    }
+
+    var decodedSize: UInt64 { decodes ? decoder.decodedCount : alphabet / 4 * 3 + [0, 0, 1, 2][Int(alphabet % 4)] }
+    var decodedDigest: Data { decoded.finish().bytes }
+}

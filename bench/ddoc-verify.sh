@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# ddoc-verify.sh TAMGA [SIZE_MB] — verify a DigiDoc XML (DDOC 1.3) holding one SIZE_MB (default
+# 20) random data file, signed with the test PKI and notarised by the loopback OCSP responder
+# (scripts/make-ddoc.py), against `openssl dgst -sha1` of the decoded data, and an ASiC-E of the
+# same file verified beside it: all measured in this run on this machine. Target (issue 28):
+# verify within 1.5x openssl dgst -sha1 of the decoded data, under 128 MB RSS (the base64 is
+# streamed, never held). Each figure is the median of 7 runs (hyperfine), with the floors
+# /bin/true and `tamga --version` printed beside them.
+set -euo pipefail
+TAMGA=${1:?usage: ddoc-verify.sh PATH-TO-TAMGA [SIZE_MB]}
+SIZE_MB=${2:-20}
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PKI=$REPO/Fixtures/pki
+WORK=$REPO/.build/bench-ddoc
+rm -rf "$WORK" && mkdir -p "$WORK"
+SERVICES_PID=
+cleanup() { [ -n "$SERVICES_PID" ] && kill "$SERVICES_PID" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+/usr/bin/python3 "$REPO/scripts/test-services.py" --pki "$PKI" --port 0 --exit-with-parent > "$WORK/services.out" 2> "$WORK/services.log" &
+SERVICES_PID=$!
+for _ in $(seq 100); do grep -q '^listening ' "$WORK/services.out" 2>/dev/null && break; sleep 0.1; done
+SERVICES=$(sed -n 's/^listening //p' "$WORK/services.out")
+[ -n "$SERVICES" ] || { echo "ddoc-verify: the test services did not start" >&2; exit 1; }
+
+head -c "$((SIZE_MB * 1024 * 1024))" /dev/urandom > "$WORK/data.bin"
+/usr/bin/python3 "$REPO/scripts/make-ddoc.py" --pki "$PKI" --ocsp "$SERVICES/ocsp" --file "data.bin=$WORK/data.bin" \
+  --mime application/octet-stream --out "$WORK/big.ddoc" > /dev/null
+"$TAMGA" container create "$WORK/big.asice" "$WORK/data.bin" -q --force
+"$TAMGA" sign "$WORK/big.asice" --with "key:$PKI/ec-p256.key.pem" --cert "$PKI/ec-p256.cert.pem" --profile B -q > /dev/null
+TRUST=(--trust "$PKI/root.cert.pem" --certs "$PKI/issuing-ca.cert.pem")
+"$TAMGA" verify "$WORK/big.ddoc" "${TRUST[@]}" -q > /dev/null || { echo "ddoc-verify: the DDOC does not verify" >&2; exit 1; }
+
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "DDOC: $(du -h "$WORK/big.ddoc" | cut -f1) (${SIZE_MB} MB of data as base64)"
+hyperfine --style none --runs 7 --warmup 1 --export-json "$WORK/times.json" \
+  -n "true" "/bin/true" \
+  -n "tamga --version" "$TAMGA --version" \
+  -n "openssl dgst -sha1 (decoded data)" "openssl dgst -sha1 $WORK/data.bin" \
+  -n "tamga verify DDOC" "$TAMGA verify $WORK/big.ddoc ${TRUST[*]} -q" \
+  -n "tamga verify ASiC-E" "$TAMGA verify $WORK/big.asice ${TRUST[*]} --min-profile B -q" > /dev/null
+RSS=$( { /usr/bin/time -f '%M' "$TAMGA" verify "$WORK/big.ddoc" "${TRUST[@]}" -q > /dev/null; } 2>&1 | tail -1)
+/usr/bin/python3 - "$WORK/times.json" "$RSS" <<'PY'
+import json, sys
+results = {r["command"]: r["median"] for r in json.load(open(sys.argv[1]))["results"]}
+floor = results["openssl dgst -sha1 (decoded data)"]
+for name, seconds in results.items():
+    print(f"{name:38s} {seconds * 1000:8.1f} ms  {seconds / floor:5.2f}x openssl dgst -sha1")
+ratio = results["tamga verify DDOC"] / floor
+rss = int(sys.argv[2]) / 1024
+print(f"target: DDOC verify <= 1.50x openssl dgst -sha1: {ratio:.2f}x ({'met' if ratio <= 1.5 else 'NOT met'}); "
+      f"max RSS {rss:.0f} MB <= 128 MB ({'met' if rss <= 128 else 'NOT met'})")
+print(f"SUMMARY|DDOC verify (20 MB data)|median per process|{results['tamga verify DDOC'] * 1000:.1f} ms|{floor * 1000:.1f} ms (openssl dgst -sha1)|{ratio:.2f}|bound 1.5")
+PY
