@@ -31,6 +31,8 @@ usage: make-ddoc.py --pki DIR --ocsp URL --out FILE.ddoc [options]
                       library writes it; 1.3 with xmlns first)
   --hashcode-of F     convert an existing DDOC to that form; every byte outside the DataFile
                       elements is kept (no --pki/--ocsp needed)
+  --embedded          ContentType="EMBEDDED": each data file's text inline, XML-escaped (a form
+                      digidoc4j refuses and libdigidoc reads only with EMBEDDED_XML_SUPPORT)
   --signer NAME       key and certificate in DIR (default rsa-2048; RSA keys only)
   --signatures N      N signatures S0..S<N-1>, each over every data file, each with its own OCSP
   --no-ocsp           no notary at all (a B-level DDOC: no UnsignedProperties)
@@ -356,10 +358,16 @@ class DataFile:
     def __init__(self, ident, name, content, mime):
         self.id, self.name, self.content, self.mime = ident, name, content, mime
         self.own_xmlns = True        # 1.3 only
+        self.embedded = False        # ContentType EMBEDDED: the content inline, as text
         self.base64 = evp_base64(content)
 
+    def body(self):
+        """The content as it stands between the tags: base64 lines, or (EMBEDDED) the text escaped."""
+        return escape_text(self.content.decode("utf-8")) if self.embedded else self.base64
+
     def start_tag(self, version):
-        tag = '<DataFile ContentType="EMBEDDED_BASE64" Filename="%s" Id="%s" MimeType="%s" Size="%d"' % (
+        tag = '<DataFile ContentType="%s" Filename="%s" Id="%s" MimeType="%s" Size="%d"' % (
+            "EMBEDDED" if self.embedded else "EMBEDDED_BASE64",
             escape_attr(self.name), escape_attr(self.id), escape_attr(self.mime), len(self.content))
         if version == "1.0":
             tag += ' DigestType="sha1" DigestValue="%s"' % sha1_b64(self.content)
@@ -368,18 +376,22 @@ class DataFile:
         return tag + ">"
 
     def xml(self, version):
-        return self.start_tag(version) + self.base64 + "</DataFile>"
+        return self.start_tag(version) + self.body() + "</DataFile>"
 
     def digest(self, version, with_namespace=True):
         """The Reference digest (ddoc-format.md §3): SK-XML 1.0 over the decoded bytes; else SHA-1 of
         canonical start tag (1.3: namespace injected unless with_namespace is False) + the base64
         text as written + "</DataFile>"."""
         if version == "1.0":
-            return sha1(self.content)
+            # EMBEDDED in SK-XML 1.0: the bytes between the tags as written (libdigidoc)
+            return sha1(self.body().encode()) if self.embedded else sha1(self.content)
         tag = self.start_tag(version)
         if version == "1.3" and not self.own_xmlns and with_namespace:
             tag = tag[:-1] + ' xmlns="%s">' % NS_DDOC13
         canonical_start = c14n_fragment(tag + "</DataFile>")[:-len(b"</DataFile>")]
+        if self.embedded:
+            # inline content: the whole element canonicalised (text re-escaped by C14N)
+            return sha1(c14n_fragment(tag + self.body() + "</DataFile>"))
         return sha1(canonical_start + self.base64.encode() + b"</DataFile>")
 
 
@@ -565,6 +577,9 @@ def build(a):
         name, p = spec.split("=", 1)
         with open(p, "rb") as f:
             files.append(DataFile("D%d" % index, name, f.read(), a.mime))
+    if a.embedded:
+        for df in files:
+            df.embedded = True
     if a.bad_id is not None:
         files[0].id = a.bad_id
     if a.no_xmlns_datafile:
@@ -729,7 +744,8 @@ def datafile_lines(text, refs=None):
         if attrs.get("ContentType") == "HASHCODE" or content is None:
             digest = attrs.get("DigestValue", "-")
         elif version == "1.0":
-            digest = sha1_b64(b64decode_loose(content))
+            raw = content.encode() if attrs.get("ContentType") == "EMBEDDED" else b64decode_loose(content)
+            digest = sha1_b64(raw)
         else:
             digest = b64(datafile_digest_from_text(version, start, content))
         line = "%s %s" % (ident, digest)
@@ -1070,6 +1086,7 @@ def main():
     ap.add_argument("--file", action="append")
     ap.add_argument("--mime", default="text/plain")
     ap.add_argument("--hashcode", action="store_true")
+    ap.add_argument("--embedded", action="store_true")
     ap.add_argument("--hashcode-of")
     ap.add_argument("--self-check")
     ap.add_argument("--signer", default="rsa-2048")

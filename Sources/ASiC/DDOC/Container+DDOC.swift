@@ -61,6 +61,11 @@ extension Container {
             if !Self.isDataFileID(file.id) {
                 findings.invalid("ddoc-data-file-id", "DataFile Id \(file.id) is not of the form D<number> (DigiDoc4j: \"Id attribute value has to be in form D<number> or DO\")")
             }
+            if file.contentType == .embedded {
+                // The digest is still checked (a tampered one is reported as such), but a form that
+                // the validator SiVa runs refuses is never VALID here.
+                findings.invalid("ddoc-embedded-content", "\(file.fileName) (\(file.id)) holds its content inline (ContentType EMBEDDED): DigiDoc4j, and so SiVa, refuse this form, and libdigidoc reads it only with EMBEDDED_XML_SUPPORT on; tamga does not call it valid")
+            }
             if let declared = file.declaredSize, file.content != nil, file.contentType == .embeddedBase64, declared != file.size {
                 findings.warning("ddoc-data-file-size", "\(file.fileName) (\(file.id)): its Size attribute says \(declared) bytes, its content holds \(file.size)")
             }

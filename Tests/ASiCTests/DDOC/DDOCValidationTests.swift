@@ -66,6 +66,24 @@ final class DDOCValidationTests: DDOCTestCase {
         }
     }
 
+    func testInlineContentIsReadAndItsDigestCheckedButItIsNeverValid() throws {
+        // ContentType EMBEDDED: DigiDoc4j (SiVa) refuses it, so a correct one is INVALID with its
+        // own code and nothing else; a changed one also has the digest finding.
+        let text = "tamga DDOC test document, signed with the tamga test PKI. TEST ONLY\n"
+        for version in ["1.3", "1.2", "1.1", "1.0"] {
+            let container = try Container(openingAt: try ddoc(version, ["--embedded"]))
+            let report = container.validate(try testTrust)
+            XCTAssertEqual(report.status, .invalid, version)
+            XCTAssertTrue(report.findings.map(\.code).contains("ddoc-embedded-content"), "\(version): \(report.findings)")
+            XCTAssertEqual(report.signatures.first?.findings.map(\.code), [], "\(version): the digest over the inline content agrees")
+            var read = Data()
+            try container.read(container.dataFiles[0]) { read.append(contentsOf: $0) }
+            XCTAssertEqual(String(decoding: read, as: UTF8.self), text, version)
+            let (_, tampered, _) = try verdict(try ddoc(version, ["--embedded", "--tamper-data"]))
+            XCTAssertEqual(tampered, ["data-file-digest"], version)
+        }
+    }
+
     func testSeveralSignaturesAndDataFilesAreEachJudged() throws {
         let second = try TestEnvironment.write("second\n", named: "b.txt", in: folder)
         let first = try TestEnvironment.write("first\n", named: "a.txt", in: folder)
