@@ -66,8 +66,12 @@ struct DigiDocScanner {
 
     /// Whether `literal` is at `offset`.
     mutating func starts(with literal: String, at offset: UInt64) throws -> Bool {
-        let expected = Array(literal.utf8)
-        return try bytes(at: offset, count: expected.count) == expected
+        var position = offset
+        for expected in literal.utf8 {
+            guard try byte(at: position) == expected else { return false }
+            position += 1
+        }
+        return true
     }
 
     /// The first offset from `offset` that is not XML white space.
@@ -104,9 +108,11 @@ struct DigiDocScanner {
     /// The tag that starts at `offset` (which holds `<`). Refuses every `<!` and `<?`: comments,
     /// CDATA, DOCTYPE and processing instructions have no place in a DigiDoc file.
     mutating func tag(at offset: UInt64) throws -> Tag {
-        let head = try bytes(at: offset, count: 2)
-        guard head.first == UInt8(ascii: "<"), head.count == 2 else { throw Self.malformed("markup cut short at byte \(offset)") }
-        switch head[1] {
+        // Byte by byte from the window, without an array per tag: a DDOC has thousands of tags.
+        guard try byte(at: offset) == UInt8(ascii: "<"), let second = try byte(at: offset + 1) else {
+            throw Self.malformed("markup cut short at byte \(offset)")
+        }
+        switch second {
         case UInt8(ascii: "!"):
             let what = try starts(with: "<!--", at: offset) ? "a comment" : try starts(with: "<![CDATA[", at: offset) ? "a CDATA section"
                 : "a DOCTYPE or entity declaration"
@@ -116,9 +122,10 @@ struct DigiDocScanner {
         default:
             break
         }
-        let isEnd = head[1] == UInt8(ascii: "/")
+        let isEnd = second == UInt8(ascii: "/")
         var position = offset + (isEnd ? 2 : 1)
         var nameBytes: [UInt8] = []
+        nameBytes.reserveCapacity(32)
         while let byte = try byte(at: position), Self.isNameByte(byte) {
             nameBytes.append(byte)
             position += 1

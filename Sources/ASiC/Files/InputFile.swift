@@ -143,7 +143,9 @@ final class InputFile: @unchecked Sendable {   // unchecked: the descriptor is o
         guard offset <= size, length <= size - offset else {
             throw ContainerError.malformedZip("entry data runs past the end of the file")
         }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+        // No bigger than what is read: a short entry or a DDOC tag costs no 1 MB allocation (an
+        // mmap and its page faults, under ASan a secondary-allocator round trip each time).
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(min(UInt64(chunkSize), max(length, 1))), alignment: 16)
         defer { buffer.deallocate() }
         var position = offset
         var remaining = length
