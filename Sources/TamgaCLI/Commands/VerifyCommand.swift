@@ -3,6 +3,8 @@ import Glibc
 import TamgaSupport
 import ASiC
 import TamgaCore
+internal import CDeferredLibraries
+import Dispatch
 
 /// `tamga verify CONTAINER [--trust CA.pem]`
 struct VerifyCommand: Command {
@@ -105,6 +107,29 @@ struct VerifyCommand: Command {
         }
     }
 
+    /// The trust store of `--trust` and `--certs` files, read on a dispatch worker.
+    private final class TrustLoading: @unchecked Sendable {
+        // Written once by the worker before `done` is signalled, read only after waiting for it.
+        private var result: Result<TrustStore, Error> = .failure(CancellationError())
+        private let done = DispatchSemaphore(value: 0)
+
+        init(anchors: [String], intermediates: [String]) {
+            DispatchQueue.global().async { [self] in
+                result = Result {
+                    TrustStore(anchors: try VerifyCommand.loadCertificates(anchors),
+                               intermediates: try VerifyCommand.loadCertificates(intermediates))
+                }
+                done.signal()
+            }
+        }
+
+        func wait() throws -> TrustStore {
+            done.wait()
+            done.signal()   // a second wait returns at once
+            return try result.get()
+        }
+    }
+
     static func loadCertificates(_ paths: [String]) throws -> [Certificate] {
         try paths.flatMap { path -> [Certificate] in
             guard let data = FileManager.default.contents(atPath: path) else {
@@ -116,6 +141,12 @@ struct VerifyCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
+        // Every verify parses XML: libxml2 (with ICU and the shared libstdc++ ICU needs, about a
+        // quarter of a small DDOC's verify) is mapped on the other core while this one reads the
+        // anchors and the container. OpenSSL first, here: the dynamic loader takes one lock, and
+        // libxml2 mapped first would make this thread wait for it.
+        _ = tamga_lazy_load("libcrypto.so.3")
+        DispatchQueue.global().async { _ = tamga_lazy_load("libxml2.so.2") }
         // Without --trust and --tsl, the configuration file may name anchors (else: the trust cache).
         var anchors = trustFiles, intermediates = certificateFiles
         if trustFiles.isEmpty && trustedListFile == nil,
@@ -123,10 +154,20 @@ struct VerifyCommand: Command {
             anchors = configured
             intermediates += more
         }
-        let trust = TrustStore(anchors: try Self.loadCertificates(anchors),
-                               intermediates: try Self.loadCertificates(intermediates))
+        // The anchors are read and parsed (OpenSSL 3 builds a decoder chain per certificate) on
+        // another thread while this one opens the container, whose data files are hashed then:
+        // the hashing core waits for nothing, the other has room beside its checking.
+        let loading = TrustLoading(anchors: anchors, intermediates: intermediates)
         // The container first: a missing or hostile one is the error to report, not the trust.
-        let opened = try Container(openingAt: container)
+        // Either way the loading is waited for: nothing of OpenSSL may run while the process exits.
+        let opened: Container
+        do {
+            opened = try Container(openingAt: container)
+        } catch {
+            _ = try? loading.wait()
+            throw error
+        }
+        let trust = try loading.wait()
         opened.progress = context.terminal.progress(quiet: global.quiet)
         func validate(with lists: ResolvedTrust) -> ValidationReport {
             var options = ValidationOptions(trust: trust, trustedList: lists.list, minimumProfile: minimumProfile)
