@@ -440,23 +440,8 @@ struct DDOCSignatureValidator {
     static func element(_ name: String, in bytes: Data) throws -> [UInt8]? {
         let all = [UInt8](bytes)
         let open = Array("<\(name)".utf8), close = Array("</\(name)".utf8)
-        /// The offset of `needle` in `all` from `from` (memchr and memcmp: the generic search cost
-        /// a verification more than its RSA check).
         func find(_ needle: [UInt8], from: Int) -> Int? {
-            guard from < all.count else { return nil }
-            return all.withUnsafeBytes { haystack in
-                needle.withUnsafeBytes { pattern -> Int? in
-                    guard let base = haystack.baseAddress, let first = needle.first, let pattern = pattern.baseAddress else { return nil }
-                    var index = from
-                    let last = haystack.count - needle.count
-                    while index <= last, let hit = memchr(base + index, Int32(first), last - index + 1) {
-                        let position = base.distance(to: UnsafeRawPointer(hit))
-                        if memcmp(base + position, pattern, needle.count) == 0 { return position }
-                        index = position + 1
-                    }
-                    return nil
-                }
-            }
+            all.withUnsafeBytes { ByteSearch.firstIndex(of: needle, in: $0, from: from) }
         }
         var starts: [Int] = []
         var search = 0

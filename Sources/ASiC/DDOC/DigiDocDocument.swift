@@ -27,13 +27,7 @@ struct DigiDocDocument {
 
     /// Whether the first kilobytes look like a DigiDoc file (a `SignedDoc` root).
     static func looksLikeDDOC(_ head: [UInt8]) -> Bool {
-        // A plain loop: the generic firstRange(of:) allocates, and was a tenth of opening a small file.
-        let needle = Array("<SignedDoc".utf8)
-        guard head.count >= needle.count else { return false }
-        for start in 0...(head.count - needle.count) where head[start] == needle[0] {
-            if head[start..<start + needle.count].elementsEqual(needle) { return true }
-        }
-        return false
+        head.withUnsafeBytes { ByteSearch.firstIndex(of: Array("<SignedDoc".utf8), in: $0) != nil }
     }
 
     /// Reads the file, computing every data file's digests on the way.

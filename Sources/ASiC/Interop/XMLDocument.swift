@@ -75,21 +75,7 @@ final class XMLDocument: @unchecked Sendable {   // unchecked: read-only after p
     /// searched twice per parse, and a debug build spent a tenth of a verification here.
     /// memchr finds each candidate first byte, memcmp checks the rest.
     private static func contains(_ data: Data, _ needle: String) -> Bool {
-        let pattern = Array(needle.utf8)
-        return data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Bool in
-            guard let base = raw.baseAddress, let first = pattern.first, raw.count >= pattern.count else { return false }
-            return pattern.withUnsafeBytes { needleBytes -> Bool in
-                guard let needle = needleBytes.baseAddress else { return false }
-                var index = 0
-                let last = raw.count - pattern.count
-                while index <= last, let hit = memchr(base + index, Int32(first), last - index + 1) {
-                    let position = base.distance(to: UnsafeRawPointer(hit))
-                    if memcmp(base + position, needle, pattern.count) == 0 { return true }
-                    index = position + 1
-                }
-                return false
-            }
-        }
+        data.withUnsafeBytes { ByteSearch.firstIndex(of: Array(needle.utf8), in: $0) != nil }
     }
 
     var root: XMLElement? {
