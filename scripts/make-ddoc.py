@@ -33,6 +33,8 @@ usage: make-ddoc.py --pki DIR --ocsp URL --out FILE.ddoc [options]
                       elements is kept (no --pki/--ocsp needed)
   --embedded          ContentType="EMBEDDED": each data file's text inline, XML-escaped (a form
                       digidoc4j refuses and libdigidoc reads only with EMBEDDED_XML_SUPPORT)
+  --crlf              the base64 lines end in CR LF (a file saved on Windows); the digest is over
+                      the text as an XML parser reads it, every CR LF as LF
   --signer NAME       key and certificate in DIR (default rsa-2048; RSA keys only)
   --signatures N      N signatures S0..S<N-1>, each over every data file, each with its own OCSP
   --no-ocsp           no notary at all (a B-level DDOC: no UnsignedProperties)
@@ -359,11 +361,14 @@ class DataFile:
         self.id, self.name, self.content, self.mime = ident, name, content, mime
         self.own_xmlns = True        # 1.3 only
         self.embedded = False        # ContentType EMBEDDED: the content inline, as text
+        self.crlf = False            # base64 lines end in CR LF in the file (not in the digest)
         self.base64 = evp_base64(content)
 
     def body(self):
         """The content as it stands between the tags: base64 lines, or (EMBEDDED) the text escaped."""
-        return escape_text(self.content.decode("utf-8")) if self.embedded else self.base64
+        if self.embedded:
+            return escape_text(self.content.decode("utf-8"))
+        return self.base64.replace("\n", "\r\n") if self.crlf else self.base64
 
     def start_tag(self, version):
         tag = '<DataFile ContentType="%s" Filename="%s" Id="%s" MimeType="%s" Size="%d"' % (
@@ -580,6 +585,9 @@ def build(a):
     if a.embedded:
         for df in files:
             df.embedded = True
+    if a.crlf:
+        for df in files:
+            df.crlf = True
     if a.bad_id is not None:
         files[0].id = a.bad_id
     if a.no_xmlns_datafile:
@@ -1087,6 +1095,7 @@ def main():
     ap.add_argument("--mime", default="text/plain")
     ap.add_argument("--hashcode", action="store_true")
     ap.add_argument("--embedded", action="store_true")
+    ap.add_argument("--crlf", action="store_true")
     ap.add_argument("--hashcode-of")
     ap.add_argument("--self-check")
     ap.add_argument("--signer", default="rsa-2048")

@@ -52,6 +52,16 @@ public enum TamgaCommandLine {
         return runWithoutConcurrency(Array(arguments.dropFirst()), context ?? processContext())?.rawValue
     }
 
+    /// Ends the process once a command has returned: what it wrote to standard output is
+    /// flushed, and the exit handlers are skipped. They are OpenSSL's, libxml2's and ICU's
+    /// clean-ups, freeing what the process gives back anyway (measured: about 1 ms of a small
+    /// `verify`'s 11). Nothing is lost: a command's files are complete (written, synced, renamed)
+    /// before it returns, and its temporary files are removed by the command itself.
+    public static func exitAfterCommand(_ code: Int32) -> Never {
+        fflush(nil)
+        _exit(code)
+    }
+
     /// When a library tamga loads on first use cannot be loaded in the middle of a command
     /// (CDeferredLibraries): what an interruption does, then exit 11 with the message naming the
     /// package. The command cannot be handed an error at that point (it was calling, say,

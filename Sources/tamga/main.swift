@@ -6,6 +6,6 @@ import TamgaCLI
 // threads cost such a command a good part of its time (issue 18). Everything else runs as the
 // async main would have: a task on the main actor, the main queue served by dispatchMain.
 let arguments = TamgaCommandLine.processArguments()
-if let code = TamgaCommandLine.mainWithoutConcurrency(arguments) { exit(code) }
-Task { exit(await TamgaCommandLine.main(arguments)) }
+if let code = TamgaCommandLine.mainWithoutConcurrency(arguments) { TamgaCommandLine.exitAfterCommand(code) }
+Task { TamgaCommandLine.exitAfterCommand(await TamgaCommandLine.main(arguments)) }
 dispatchMain()

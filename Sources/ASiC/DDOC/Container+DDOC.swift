@@ -4,6 +4,12 @@ import TamgaCore
 import TamgaSupport
 
 extension Container {
+    /// The chunk a DDOC's base64 content is read and hashed in, on two threads
+    /// (`InputFile.streamReadingAhead`; content of one chunk or less stays on one). Tests and the
+    /// fuzz target make it small, so that a file of a few KB takes the two-thread path with
+    /// many chunks; nothing else should change it.
+    @_spi(Testing) nonisolated(unsafe) public static var ddocChunkSize = 256 << 10
+
     /// A DDOC's data files as `DataFile`s: the name is the `Filename` (which may not hold a path),
     /// the media type the `MimeType`.
     static func dataFiles(of document: DigiDocDocument) throws -> [DataFile] {

@@ -105,23 +105,22 @@ struct DigiDocDataFile: Sendable, Equatable {
         case .embeddedBase64:
             guard !tag.isEmpty else { throw ContainerError.malformedDDOC("DataFile \(id) is empty") }
             let contentStart = tag.range.upperBound
-            // One pass from the content's start: each worker finds the `<` that ends it in its own
-            // chunk (memchr) and stops there; the stream ends at the chunk that holds it.
+            // One pass from the content's start, in two stages: a reader thread runs ahead, its checker finds
+            // the `<` that ends the content (memchr) and whether a CR is there, and this thread's hasher
+            // takes the chunk with what was found; the stream ends at the chunk that holds the `<`.
             let hashing = DataFileHashing(prefix: version == .skXML10 ? nil : prefix, alternatePrefix: alternatePrefix,
                                           decodes: version == .skXML10)
             let remaining = scanner.size - contentStart
             var done: UInt64 = 0
             do {
-                try scanner.file.streamOnTwoCores(from: contentStart, length: remaining, first: { chunk in
-                    hashing.hash(chunk)
-                }, second: { chunk in
-                    try hashing.check(chunk)
+                try scanner.file.streamReadingAhead(from: contentStart, length: remaining, chunkSize: Container.ddocChunkSize, inspect: { chunk in
+                    let inspected = try hashing.inspect(chunk)
                     done += UInt64(chunk.count)
                     progress?(ProgressEvent(phase: .hashing, item: fileName, completed: min(done, remaining), total: remaining))
-                    if hashing.checker.contentLength != nil { throw DataFileHashing.EndOfContent() }
+                    return inspected
+                }, consume: { chunk, note in
+                    hashing.hash(chunk, note)
                 })
-            } catch is DataFileHashing.EndOfContent {
-                // The end was found.
             } catch let failure as StreamingBase64Decoder.Failure {
                 guard case .notBase64(let why) = failure else { throw failure }
                 throw ContainerError.malformedDDOC("the content of DataFile \(id) is not base64: \(why)")
@@ -179,13 +178,18 @@ struct DigiDocDataFile: Sendable, Equatable {
     }
 }
 
-/// The work on one base64 DataFile's content, split between two cores: the `hasher` (SHA-1 of
-/// the canonical element, and of the alternate one) runs on the first, the `checker` (every byte
-/// base64 or white space, the decoded size counted, SK-XML's decoded-data digest) on the second.
-/// Two objects, each touched by one worker only. Each finds the `<` that ends the content in the
-/// chunk that holds it and ignores what follows.
+/// The work on one base64 DataFile's content, split between two cores
+/// (`InputFile.streamReadingAhead`): the `checker` (every byte base64 or white space, the decoded
+/// size counted, SK-XML's decoded-data digest) sees a chunk first, finds the `<` that ends the
+/// content and whether a CR needs rewriting, and the `hasher` (SHA-1 of the canonical element,
+/// and of the alternate one) then hashes what the note says is content. Two objects, each
+/// touched by one thread only; the note is handed over with the chunk.
 private struct DataFileHashing {
-    struct EndOfContent: Error {}
+    /// What the checker found in a chunk: how many bytes are content, and whether a CR is there.
+    struct Note {
+        let contentCount: Int
+        let hasCarriageReturn: Bool
+    }
 
     let hasher: CanonicalContentHasher
     let checker: ContentChecker
@@ -195,8 +199,16 @@ private struct DataFileHashing {
         checker = ContentChecker(decodes: decodes)
     }
 
-    func hash(_ chunk: UnsafeRawBufferPointer) { hasher.update(chunk) }
-    func check(_ chunk: UnsafeRawBufferPointer) throws { try checker.update(chunk) }
+    func inspect(_ chunk: UnsafeRawBufferPointer) throws -> (note: Note, last: Bool) {
+        let (content, ended) = beforeMarkup(chunk)
+        try checker.update(content, ended: ended)
+        let hasCarriageReturn = hasher.isHashing && content.baseAddress.map { memchr($0, 0x0D, content.count) != nil } ?? false
+        return (Note(contentCount: content.count, hasCarriageReturn: hasCarriageReturn), ended)
+    }
+
+    func hash(_ chunk: UnsafeRawBufferPointer, _ note: Note) {
+        hasher.update(UnsafeRawBufferPointer(rebasing: chunk[0..<note.contentCount]), hasCarriageReturn: note.hasCarriageReturn)
+    }
 
     func finish() throws {
         hasher.finish()
@@ -220,7 +232,6 @@ private final class CanonicalContentHasher {
     private let main: StreamingDigest?
     private let alternate: StreamingDigest?
     private var pendingCarriageReturn = false
-    private var ended = false
 
     init(prefix: [UInt8]?, alternatePrefix: [UInt8]?) {
         func started(_ bytes: [UInt8]?) -> StreamingDigest? {
@@ -234,11 +245,13 @@ private final class CanonicalContentHasher {
         alternate = started(alternatePrefix)
     }
 
-    func update(_ whole: UnsafeRawBufferPointer) {
-        guard !ended, main != nil || alternate != nil else { return }
-        let (chunk, ended) = beforeMarkup(whole)
-        self.ended = ended
-        guard let base = chunk.baseAddress, !pendingCarriageReturn, memchr(base, 0x0D, chunk.count) == nil else {
+    /// Whether there is a digest to take (not for SK-XML 1.0, whose digest is the checker's).
+    var isHashing: Bool { main != nil || alternate != nil }
+
+    /// Content only (the part before the `<`), with whether it holds a CR, as the checker found.
+    func update(_ chunk: UnsafeRawBufferPointer, hasCarriageReturn: Bool) {
+        guard isHashing else { return }
+        guard !pendingCarriageReturn, !hasCarriageReturn else {
             rewriteLineEnds(chunk)
             return
         }
@@ -305,9 +318,9 @@ private final class ContentChecker {
     /// 0 for the alphabet, 1 for white space, 100 for anything else (`=` included).
     static let classes: [UInt8] = StreamingBase64Decoder.table.map { $0 < 64 ? 0 : $0 == 64 ? 1 : 100 }
 
-    func update(_ whole: UnsafeRawBufferPointer) throws {
+    /// Content only (the part before the `<`), and whether the `<` was found in this chunk.
+    func update(_ chunk: UnsafeRawBufferPointer, ended: Bool) throws {
         guard contentLength == nil else { return }
-        let (chunk, ended) = beforeMarkup(whole)
         if decodes {
             let digest = decoded
             try decoder.decode(chunk) { digest.update($0) }

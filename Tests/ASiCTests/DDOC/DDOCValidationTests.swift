@@ -1,5 +1,5 @@
 import XCTest
-@testable import ASiC
+@_spi(Testing) @testable import ASiC
 import TamgaCore
 import TamgaTestSupport
 
@@ -63,6 +63,38 @@ final class DDOCValidationTests: DDOCTestCase {
             let out = path("out-\(version)")
             XCTAssertEqual(try container.extract(to: out).count, 1)
             XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out + "/binary.bin")), original)
+        }
+    }
+
+    /// The base64 is read and checked on one thread and hashed on another, chunk by chunk
+    /// (`Container.ddocChunkSize`, 256 KB). With chunks of a few KB a 40 KB data file crosses
+    /// dozens of chunk boundaries, odd sizes split CR LF pairs between two chunks, and each version
+    /// must still be valid and read back whole, and a changed character still be found.
+    func testContentHashedInManySmallChunksKeepsEveryVerdict() throws {
+        let saved = Container.ddocChunkSize
+        defer { Container.ddocChunkSize = saved }
+        let original = Data((0..<40_000).map { UInt8(truncatingIfNeeded: ($0 &* 31) ^ ($0 >> 7)) })
+        let source = folder.appendingPathComponent("chunked.bin")
+        try original.write(to: source)
+        let arguments = ["--file", "chunked.bin=\(source.path)", "--mime", "application/octet-stream"]
+        for version in ["1.3", "1.2", "1.0"] {
+            for lineEnds in [[], ["--crlf"]] {
+                let file = try ddoc(version, arguments + lineEnds)
+                let tampered = try ddoc(version, arguments + lineEnds + ["--tamper-data"])
+                for chunk in [1_024, 1_000, 4_093, 256 << 10] {
+                    Container.ddocChunkSize = chunk
+                    let label = "\(version)\(lineEnds.isEmpty ? "" : " CR LF"), \(chunk)-byte chunks"
+                    let container = try Container(openingAt: file)
+                    XCTAssertEqual(container.validate(try testTrust).signatures.first?.status, .valid, label)
+                    XCTAssertEqual(container.dataFiles.first?.size, UInt64(original.count), label)
+                    var read = Data()
+                    try container.read(container.dataFiles[0]) { read.append(contentsOf: $0) }
+                    XCTAssertEqual(read, original, label)
+                    let (status, codes, _) = try verdict(tampered)
+                    XCTAssertEqual(status, .invalid, label)
+                    XCTAssertTrue(codes.contains("data-file-digest"), "\(label): \(codes)")
+                }
+            }
         }
     }
 
