@@ -112,6 +112,11 @@ if [ ! -e "$WORK/seeded" ]; then
       /usr/bin/python3 scripts/make-ddoc.py --hashcode-of "$SEEDS/v1.3.ddoc" --out "$SEEDS/hashcode.ddoc" >/dev/null && seed FuzzDDOC "$SEEDS/hashcode.ddoc"
       /usr/bin/python3 scripts/make-ddoc.py --pki Fixtures/pki --ocsp "$SERVICES/ocsp" --signatures 2 --file "a.txt=$SEEDS/a.txt" \
         --file "b.json=$SEEDS/b.json" --out "$SEEDS/two.ddoc" >/dev/null && seed FuzzDDOC "$SEEDS/two.ddoc"
+      # A data file of 4 KB with CR LF line ends: its base64 spans several of FuzzDDOC's 1 KB
+      # chunks, so mutations start on the read-ahead path with CR LF pairs split between chunks.
+      head -c 4096 /dev/urandom > "$SEEDS/c.bin"
+      /usr/bin/python3 scripts/make-ddoc.py --pki Fixtures/pki --ocsp "$SERVICES/ocsp" --crlf --file "c.bin=$SEEDS/c.bin" \
+        --mime application/octet-stream --out "$SEEDS/crlf.ddoc" >/dev/null && seed FuzzDDOC "$SEEDS/crlf.ddoc"
       # The shapes that once had two readings (scripts/make-ambiguous-zip.py): refused now, and
       # what mutations of them reach is what the FuzzZip oracle is for.
       for shape in appended appended-missing-comment-byte zip64-locator trailing-bytes plain-comment; do
