@@ -12,6 +12,19 @@ class ContainerTestCase: XCTestCase {
 
     func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
 
+    /// A file of `count` pseudo-random bytes (a linear congruential generator from `seed`: the
+    /// same bytes every run), for the streaming tests.
+    func pseudoRandomFile(_ count: Int, seed: UInt8) throws -> (path: String, bytes: [UInt8]) {
+        var state = UInt32(seed) | 0x9E37_0000
+        let bytes = (0..<count).map { _ -> UInt8 in
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return UInt8(truncatingIfNeeded: state >> 24)
+        }
+        let path = self.path("random-\(count)-\(seed).bin")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return (path, bytes)
+    }
+
     /// A container with two small data files, one with spaces, `#` and non-ASCII in its name.
     func makeContainer(_ name: String = "c.asice", files: [String: String] = ["my file ö #1.txt": "hello\n", "b.txt": "second file\n"]) throws -> Container {
         let container = Container(creatingAt: path(name))

@@ -105,9 +105,10 @@ struct DigiDocDataFile: Sendable, Equatable {
         case .embeddedBase64:
             guard !tag.isEmpty else { throw ContainerError.malformedDDOC("DataFile \(id) is empty") }
             let contentStart = tag.range.upperBound
-            // One pass from the content's start, in two stages: a reader thread runs ahead, its checker finds
-            // the `<` that ends the content (memchr) and whether a CR is there, and this thread's hasher
-            // takes the chunk with what was found; the stream ends at the chunk that holds the `<`.
+            // One pass from the content's start, in two stages: on a reader thread running ahead,
+            // the checker finds the `<` that ends the content (memchr) and whether a CR is there;
+            // this thread's hasher takes each chunk with what was found. The stream ends at the
+            // chunk that holds the `<`.
             let hashing = DataFileHashing(prefix: version == .skXML10 ? nil : prefix, alternatePrefix: alternatePrefix,
                                           decodes: version == .skXML10)
             let remaining = scanner.size - contentStart

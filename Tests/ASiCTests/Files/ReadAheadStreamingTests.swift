@@ -10,14 +10,7 @@ import TamgaTestSupport
 /// either side must come out, with the reader stopped before the call returns.
 final class ReadAheadStreamingTests: ContainerTestCase {
     private func file(_ count: Int, seed: UInt8 = 5) throws -> (path: String, bytes: [UInt8]) {
-        var state = UInt32(seed) | 0x7F4A_0000
-        let bytes = (0..<count).map { _ -> UInt8 in
-            state = state &* 1_664_525 &+ 1_013_904_223
-            return UInt8(truncatingIfNeeded: state >> 24)
-        }
-        let path = self.path("ahead-\(count)-\(seed).bin")
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return (path, bytes)
+        try pseudoRandomFile(count, seed: seed)
     }
 
     func testEveryByteArrivesInOrderWithItsOwnNote() throws {

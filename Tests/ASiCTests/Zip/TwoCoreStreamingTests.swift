@@ -10,14 +10,7 @@ import TamgaTestSupport
 /// sees any of them.
 final class TwoCoreStreamingTests: ContainerTestCase {
     private func file(_ count: Int, seed: UInt8 = 7) throws -> (path: String, bytes: [UInt8]) {
-        var state = UInt32(seed) | 0x9E37_0000
-        let bytes = (0..<count).map { _ -> UInt8 in
-            state = state &* 1_664_525 &+ 1_013_904_223
-            return UInt8(truncatingIfNeeded: state >> 24)
-        }
-        let path = self.path("input-\(count).bin")
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return (path, bytes)
+        try pseudoRandomFile(count, seed: seed)
     }
 
     func testBothWorkersSeeEveryByteInOrder() throws {
