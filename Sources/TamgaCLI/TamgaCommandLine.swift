@@ -71,7 +71,8 @@ public enum TamgaCommandLine {
         TerminalRestore.restore()
         let text = message.map { String(cString: $0) } ?? "a library tamga needs cannot be loaded"
         FileDescriptorOutput.write("tamga: \(text)\n", to: FileDescriptorOutput.standardError)
-        exit(ExitCode.libraryMissing.rawValue)
+        // _exit: another thread may be inside OpenSSL, whose exit-time clean-up must not run under it.
+        _exit(ExitCode.libraryMissing.rawValue)
     }
 
     /// On SIGINT, SIGTERM or SIGHUP: remove temporary files being written, put the terminal
@@ -91,7 +92,9 @@ public enum TamgaCommandLine {
                 let removed = TemporaryFiles.removeAll()
                 TerminalRestore.restore()
                 FileDescriptorOutput.write("\n\(interruptionMessage(removedFiles: removed))\n", to: FileDescriptorOutput.standardError)
-                exit(128 + number)
+                // _exit: the command's threads are still running (in OpenSSL, say), and the
+                // libraries' exit-time clean-ups must not run under them.
+                _exit(128 + number)
             }
             source.resume()
             return source

@@ -17,10 +17,12 @@ extension InputFile {
     /// and every chunk ended with both workers meeting, the faster one waiting. Here the scans
     /// are the reader's, their result travels with the chunk, and the consumer only waits when
     /// the reader is behind: the SHA-1 runs from the first chunk to the last without a pause.
-    /// Data no larger than one chunk is handled on this thread alone.
-    func streamReadingAhead<Note>(from offset: UInt64, length: UInt64, chunkSize: Int = 256 << 10, depth: Int = 4,
+    /// Data no larger than one chunk is handled on this thread alone. `inspect` runs on the reader
+    /// thread: it may share state with `consume` only through the note.
+    func streamReadingAhead<Note>(from offset: UInt64, length: UInt64, chunkSize requested: Int = 256 << 10, depth: Int = 4,
                                   inspect: (UnsafeRawBufferPointer) throws -> (note: Note, last: Bool),
                                   consume: (UnsafeRawBufferPointer, Note) throws -> Void) throws {
+        let chunkSize = max(requested, 1)
         guard offset <= size, length <= size - offset else {
             throw ContainerError.malformedZip("entry data runs past the end of the file")
         }
@@ -30,9 +32,11 @@ extension InputFile {
             }
             return
         }
+        // No more buffers than there are chunks.
+        let chunks = (length + UInt64(chunkSize) - 1) / UInt64(chunkSize)
         try withoutActuallyEscaping(inspect) { inspect in
             let ring = ReadAheadRing<Note>(file: self, offset: offset, length: length, chunkSize: chunkSize,
-                                           depth: max(depth, 2), inspect: inspect)
+                                           depth: Int(min(UInt64(max(depth, 2)), chunks)), inspect: inspect)
             defer { ring.stopAndWait() }
             ring.start()
             while let (chunk, note) = try ring.next() {
@@ -114,7 +118,7 @@ private final class ReadAheadRing<Note>: @unchecked Sendable {
         var failure: Error? = nil
         while remaining > 0 {
             free.wait()
-            if stopped.load(ordering: .relaxed) { return }
+            if stopped.load(ordering: .acquiring) { return }
             let count = Int(min(UInt64(chunkSize), remaining))
             let target = buffer(index % depth, count: count)
             do {
@@ -134,7 +138,7 @@ private final class ReadAheadRing<Note>: @unchecked Sendable {
         }
         if failure == nil {
             free.wait()
-            if stopped.load(ordering: .relaxed) { return }
+            if stopped.load(ordering: .acquiring) { return }
         }
         slots[index % depth] = .end(failure)
         filled.signal()
@@ -160,7 +164,7 @@ private final class ReadAheadRing<Note>: @unchecked Sendable {
     /// Ends the reading (at once if it is not finished) and waits for the reader to stop.
     func stopAndWait() {
         if started {
-            stopped.store(true, ordering: .relaxed)
+            stopped.store(true, ordering: .releasing)
             free.signal()
             done.wait()
         }

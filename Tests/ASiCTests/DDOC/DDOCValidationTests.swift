@@ -67,9 +67,11 @@ final class DDOCValidationTests: DDOCTestCase {
     }
 
     /// The base64 is read and checked on one thread and hashed on another, chunk by chunk
-    /// (`Container.ddocChunkSize`, 256 KB). With chunks of a few KB a 40 KB data file crosses
-    /// dozens of chunk boundaries, odd sizes split CR LF pairs between two chunks, and each version
-    /// must still be valid and read back whole, and a changed character still be found.
+    /// (`Container.ddocChunkSize`, 256 KB). With small chunks a 40 KB data file crosses dozens to
+    /// hundreds of chunk boundaries; with CR LF line ends (66 bytes a line, the LF at 66j + 65 of
+    /// the content) chunks of 1,055 (15 × 66 + 65) and 131 bytes put a CR at the end of one chunk
+    /// and its LF at the start of the next, where 1,024 never does. Each version must still be
+    /// valid and read back whole, and a changed character still be found.
     func testContentHashedInManySmallChunksKeepsEveryVerdict() throws {
         let saved = Container.ddocChunkSize
         defer { Container.ddocChunkSize = saved }
@@ -81,7 +83,7 @@ final class DDOCValidationTests: DDOCTestCase {
             for lineEnds in [[], ["--crlf"]] {
                 let file = try ddoc(version, arguments + lineEnds)
                 let tampered = try ddoc(version, arguments + lineEnds + ["--tamper-data"])
-                for chunk in [1_024, 1_000, 4_093, 256 << 10] {
+                for chunk in [1_024, 1_055, 131, 256 << 10] {
                     Container.ddocChunkSize = chunk
                     let label = "\(version)\(lineEnds.isEmpty ? "" : " CR LF"), \(chunk)-byte chunks"
                     let container = try Container(openingAt: file)

@@ -94,4 +94,49 @@ final class ReadAheadStreamingTests: ContainerTestCase {
             }
         }
     }
+
+    /// The call returns only once the reader has stopped: here the reader is inside `inspect`
+    /// (sleeping at chunk 3) when the consumer throws at chunk 1, and that inspect must have
+    /// finished by the time the error comes out. Were the wait missing, the flag would still be
+    /// unset. (A slow consumer can only make the reader finish sooner: the check cannot fail
+    /// falsely.)
+    func testTheCallWaitsForTheReaderBeforeItReturns() throws {
+        let (path, _) = try file(16 * 1_024)
+        let input = try InputFile(path: path)
+        final class Flag: @unchecked Sendable { var finished = false }
+        let flag = Flag()
+        var inspected = 0
+        XCTAssertThrowsError(try input.streamReadingAhead(from: 0, length: input.size, chunkSize: 1_024, depth: 4, inspect: { _ in
+            inspected += 1
+            if inspected == 3 {
+                usleep(50_000)
+                flag.finished = true
+            }
+            return ((), false)
+        }, consume: { _, _ in throw Stop(side: "consume") }))
+        XCTAssertTrue(flag.finished, "the stream returned while its reader was still inside inspect")
+    }
+
+    /// An error on the first or the last chunk, and a read that fails half-way (the file cut
+    /// short after it was opened): each comes out as itself.
+    func testErrorsAtTheEdgesAndAFailedReadComeOut() throws {
+        let (path, _) = try file(10 * 1_024)
+        let input = try InputFile(path: path)
+        for failing in [1, 10] {
+            var consumed = 0
+            XCTAssertThrowsError(try input.streamReadingAhead(from: 0, length: input.size, chunkSize: 1_024, inspect: { _ in ((), false) },
+                                                              consume: { _, _ in
+                consumed += 1
+                if consumed == failing { throw Stop(side: "consume \(failing)") }
+            })) { XCTAssertEqual($0 as? Stop, Stop(side: "consume \(failing)")) }
+        }
+        // Cut to 4.5 chunks: the reader's pread of chunk 5 comes up short.
+        XCTAssertEqual(truncate(path, 4 * 1_024 + 512), 0)
+        var consumed = 0
+        XCTAssertThrowsError(try input.streamReadingAhead(from: 0, length: input.size, chunkSize: 1_024, inspect: { _ in ((), false) },
+                                                          consume: { _, _ in consumed += 1 })) { error in
+            XCTAssertEqual((error as? ContainerError)?.code, "malformed-zip", "\(error)")
+        }
+        XCTAssertEqual(consumed, 4, "every whole chunk before the short one is consumed")
+    }
 }
