@@ -23,14 +23,15 @@ extension InputFile {
                                   inspect: (UnsafeRawBufferPointer) throws -> (note: Note, last: Bool),
                                   consume: (UnsafeRawBufferPointer, Note) throws -> Void) throws {
         let chunkSize = max(requested, 1)
-        guard offset <= size, length <= size - offset else {
-            throw ContainerError.malformedZip("entry data runs past the end of the file")
-        }
         guard length > UInt64(chunkSize) else {
+            // `stream` checks the range itself.
             try stream(from: offset, length: length, chunkSize: chunkSize) { chunk in
                 try consume(chunk, try inspect(chunk).note)
             }
             return
+        }
+        guard offset <= size, length <= size - offset else {
+            throw ContainerError.malformedZip("entry data runs past the end of the file")
         }
         // No more buffers than there are chunks.
         let chunks = (length + UInt64(chunkSize) - 1) / UInt64(chunkSize)
