@@ -80,7 +80,7 @@ let package = Package(
         .target(name: "TamgaTestSupport", dependencies: ["TamgaCore"], path: "Tests/TamgaTestSupport"),
         .testTarget(name: "TamgaSupportTests", dependencies: ["TamgaSupport"]),
         .testTarget(name: "TamgaCoreTests", dependencies: ["TamgaCore", "TamgaTestSupport"]),
-        .testTarget(name: "ASiCTests", dependencies: ["ASiC", "TamgaCore", "TamgaTestSupport"]),
+        .testTarget(name: "ASiCTests", dependencies: ["ASiC", "TamgaCore", "CPosix", "TamgaTestSupport"]),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "TamgaTestSupport"]),
         .testTarget(name: "CoSignerTests", dependencies: ["CoSigner", "Threshold", "TamgaCore", "ASiC", "TamgaTestSupport", "PKCS11"]),
         .testTarget(name: "ThresholdTests", dependencies: ["Threshold", "TamgaCore", "PKCS11", "TamgaTestSupport"]),

@@ -10,6 +10,11 @@ extension Container {
     /// many chunks; nothing else should change it.
     @_spi(Testing) nonisolated(unsafe) public static var ddocChunkSize = 256 << 10
 
+    /// Whether a DDOC's start tags are read first without libxml2, and confirmed by it after
+    /// (`DigiDocDocument.init`). Tests and the fuzz target turn it off to compare both readings;
+    /// nothing else should change it.
+    @_spi(Testing) nonisolated(unsafe) public static var ddocReadsStartTagsWithoutLibXML2 = true
+
     /// A DDOC's data files as `DataFile`s: the name is the `Filename` (which may not hold a path),
     /// the media type the `MimeType`.
     static func dataFiles(of document: DigiDocDocument) throws -> [DataFile] {

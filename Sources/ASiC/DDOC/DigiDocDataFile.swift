@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import TamgaCore
 import TamgaSupport
+internal import CPosix
 
 /// One `DataFile` of a DigiDoc file: its attributes, where its content lies, and the digest a
 /// signature's `#Dn` reference must carry, computed as both reference libraries compute it
@@ -39,9 +40,10 @@ struct DigiDocDataFile: Sendable, Equatable {
 
     static let sha1Length = 20
 
-    init(tag: DigiDocScanner.Tag, version: DigiDocVersion, scanner: inout DigiDocScanner, progress: ProgressHandler?) throws {
+    init(tag: DigiDocScanner.Tag, version: DigiDocVersion, scanner: inout DigiDocScanner, tags: DigiDocStartTagReader,
+         progress: ProgressHandler?) throws {
         let startTag = try scanner.bytes(at: tag.range.lowerBound, count: tag.range.count)
-        let element = try DigiDocDocument.parseStartTag(startTag, name: "DataFile")
+        let element = try tags.read(startTag, name: "DataFile")
         guard let id = element.attribute("Id"), !id.isEmpty else { throw DigiDocScanner.malformed("a DataFile without an Id (byte \(tag.range.lowerBound))") }
         self.id = id
         guard let fileName = element.attribute("Filename"), !fileName.isEmpty else {
@@ -60,8 +62,8 @@ struct DigiDocDataFile: Sendable, Equatable {
         // The canonical start tag, with the namespace the version injects (and, for 1.3 without
         // one of its own, without it: the alternate digest).
         let injected = version.dataFileNamespace.flatMap { ownNamespace == nil ? $0 : nil }
-        let prefix = try Self.canonicalStartTag(startTag, injecting: injected)
-        let alternatePrefix = injected == nil ? nil : try Self.canonicalStartTag(startTag, injecting: nil)
+        let prefix = try tags.canonical(startTag, name: "DataFile", injecting: injected)
+        let alternatePrefix = injected == nil ? nil : try tags.canonical(startTag, name: "DataFile", injecting: nil)
         let closing = Array("</DataFile>".utf8)
 
         switch contentType {
@@ -149,11 +151,11 @@ struct DigiDocDataFile: Sendable, Equatable {
 
     /// C14N 1.0 of the start tag alone, without the `</DataFile>` it is canonicalised with:
     /// what the libraries hash before the content.
-    static func canonicalStartTag(_ startTag: [UInt8], injecting namespace: String?) throws -> [UInt8] {
-        let canonical = try canonicalElement(Array(DigiDocDocument.closing(startTag, name: "DataFile")), injecting: namespace)
-        let closing = Array("</DataFile>".utf8)
+    static func canonicalStartTag(_ startTag: [UInt8], injecting namespace: String?, name: String = "DataFile") throws -> [UInt8] {
+        let canonical = try canonicalElement(Array(DigiDocDocument.closing(startTag, name: name)), injecting: namespace)
+        let closing = Array("</\(name)>".utf8)
         guard canonical.count >= closing.count, Array(canonical.suffix(closing.count)) == closing else {
-            throw ContainerError.malformedDDOC("a DataFile start tag that does not canonicalise")
+            throw ContainerError.malformedDDOC("a \(name) start tag that does not canonicalise")
         }
         return Array(canonical.dropLast(closing.count))
     }
@@ -301,7 +303,8 @@ private final class CanonicalContentHasher {
 }
 
 /// Checks that the content is base64 with white space, finds where it ends, and counts what it
-/// decodes to: one table look-up a byte, with a branch taken only for white space and padding.
+/// decodes to: whole blocks of 64 in vectorised C while they hold only alphabet and white space,
+/// the rest (the padding, the end, a stray byte) one table look-up a byte.
 /// SK-XML 1.0, whose digest is over the decoded bytes, decodes them instead.
 private final class ContentChecker {
     private let decodes: Bool
@@ -315,9 +318,6 @@ private final class ContentChecker {
     private var lastValue: UInt8 = 0
 
     init(decodes: Bool) { self.decodes = decodes }
-
-    /// 0 for the alphabet, 1 for white space, 100 for anything else (`=` included).
-    static let classes: [UInt8] = StreamingBase64Decoder.table.map { $0 < 64 ? 0 : $0 == 64 ? 1 : 100 }
 
     /// Content only (the part before the `<`), and whether the `<` was found in this chunk.
     func update(_ chunk: UnsafeRawBufferPointer, ended: Bool) throws {
@@ -336,22 +336,11 @@ private final class ContentChecker {
         try StreamingBase64Decoder.table.withUnsafeBufferPointer { table in
             var index = 0
             let count = chunk.count
-            // 8 bytes at a time while they are all alphabet or white space (all but the last
-            // block of a data file): the sum of their classes (0 alphabet, 1 white space, 100
-            // anything else) says both at once, without a branch per byte. A block with anything
-            // else goes byte by byte below.
+            // 64 bytes at a time while they are all alphabet or white space (all but the last
+            // block of a data file), in vectorised C (`cposix_base64_census`); a block with
+            // anything else, and the partial one at the end, go byte by byte below.
             if padding == 0, let base = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self) {
-                Self.classes.withUnsafeBufferPointer { classes in
-                    guard let c = classes.baseAddress else { return }
-                    while index + 8 <= count {
-                        let p = base + index
-                        let sum = UInt32(c[Int(p[0])]) + UInt32(c[Int(p[1])]) + UInt32(c[Int(p[2])]) + UInt32(c[Int(p[3])])
-                            + UInt32(c[Int(p[4])]) + UInt32(c[Int(p[5])]) + UInt32(c[Int(p[6])]) + UInt32(c[Int(p[7])])
-                        guard sum < 100 else { break }
-                        alphabet += UInt64(8 - sum)
-                        index += 8
-                    }
-                }
+                index = cposix_base64_census(base, count, &alphabet)
                 if index > 0 {
                     // The last alphabet character so far, for the trailing-bits check at the end.
                     var back = index - 1

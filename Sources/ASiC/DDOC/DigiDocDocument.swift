@@ -30,8 +30,29 @@ struct DigiDocDocument {
         head.withUnsafeBytes { ByteSearch.firstIndex(of: Array("<SignedDoc".utf8), in: $0) != nil }
     }
 
-    /// Reads the file, computing every data file's digests on the way.
+    /// Reads the file, computing every data file's digests on the way. The start tags are read
+    /// first without libxml2 (`DigiDocStartTag`: hashing need not wait for libxml2 to load), and
+    /// once the file is read, or has failed, libxml2 confirms each; when it reads any of them
+    /// otherwise, the file is read again with libxml2 alone, so the outcome is libxml2's.
     init(path: String, progress: ProgressHandler? = nil) throws {
+        guard Container.ddocReadsStartTagsWithoutLibXML2 else {
+            self = try Self(path: path, progress: progress, tags: DigiDocStartTagReader(withoutLibXML2: false))
+            return
+        }
+        let tags = DigiDocStartTagReader(withoutLibXML2: true)
+        do {
+            let document = try Self(path: path, progress: progress, tags: tags)
+            if tags.libXML2Agrees() {
+                self = document
+                return
+            }
+        } catch {
+            if tags.libXML2Agrees() { throw error }
+        }
+        self = try Self(path: path, progress: progress, tags: DigiDocStartTagReader(withoutLibXML2: false))
+    }
+
+    private init(path: String, progress: ProgressHandler?, tags: DigiDocStartTagReader) throws {
         self.path = path
         let file = try InputFile(path: path)
         var scanner = DigiDocScanner(file: file)
@@ -55,7 +76,7 @@ struct DigiDocDocument {
         guard rootTag.name == "SignedDoc", !rootTag.isEnd, !rootTag.isEmpty else {
             throw DigiDocScanner.malformed("the document element is \(rootTag.name), not SignedDoc")
         }
-        let root = try Self.parseStartTag(scanner.bytes(at: rootTag.range.lowerBound, count: rootTag.range.count), name: "SignedDoc")
+        let root = try tags.read(scanner.bytes(at: rootTag.range.lowerBound, count: rootTag.range.count), name: "SignedDoc")
         guard let version = DigiDocVersion(format: root.attribute("format") ?? "", version: root.attribute("version") ?? "") else {
             throw ContainerError.malformedDDOC("SignedDoc format \"\(root.attribute("format") ?? "")\" version \"\(root.attribute("version") ?? "")\" is none of SK-XML 1.0 and DIGIDOC-XML 1.1, 1.2, 1.3")
         }
@@ -84,7 +105,7 @@ struct DigiDocDocument {
             case "DataFile":
                 guard signatures.isEmpty else { throw DigiDocScanner.malformed("a DataFile after a Signature (byte \(position))") }
                 guard dataFiles.count < Self.maximumDataFiles else { throw DigiDocScanner.malformed("more than \(Self.maximumDataFiles) data files") }
-                let dataFile = try DigiDocDataFile(tag: tag, version: version, scanner: &scanner, progress: progress)
+                let dataFile = try DigiDocDataFile(tag: tag, version: version, scanner: &scanner, tags: tags, progress: progress)
                 position = dataFile.end
                 dataFiles.append(dataFile)
             case "Signature":

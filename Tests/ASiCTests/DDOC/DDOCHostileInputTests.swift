@@ -1,5 +1,5 @@
 import XCTest
-@testable import ASiC
+@_spi(Testing) @testable import ASiC
 import TamgaCore
 import TamgaTestSupport
 
@@ -49,6 +49,41 @@ final class DDOCHostileInputTests: DDOCTestCase {
                 if !words.isEmpty { XCTAssertTrue("\(error)".contains(words), "\(name): \(error)") }
             }
         }
+    }
+
+    func testAStrayByteDeepInALargeDataFileIsRefusedWhereverItFalls() throws {
+        // 150 KB of content: the 64-byte blocks go through the vectorised census, so a stray byte
+        // at each place of a block, in the first, a middle and the last chunk, must stop it.
+        let saved = Container.ddocChunkSize
+        defer { Container.ddocChunkSize = saved }
+        let source = folder.appendingPathComponent("large.bin")
+        try Data((0..<110_000).map { UInt8(truncatingIfNeeded: ($0 &* 131) ^ ($0 >> 5)) }).write(to: source)
+        let good = try TestEnvironment.bytes(try ddoc("1.3", ["--file", "large.bin=\(source.path)", "--mime", "application/octet-stream"]))
+        guard let tag = good.firstRange(of: Data("<DataFile".utf8)), let start = good[tag.upperBound...].firstIndex(of: UInt8(ascii: ">")),
+              let end = good[start...].firstRange(of: Data("</DataFile>".utf8))?.lowerBound else { return XCTFail("no DataFile") }
+        let content = start + 1..<end
+        XCTAssertGreaterThan(content.count, 140_000)
+        for chunk in [1_024, 256 << 10] {
+            Container.ddocChunkSize = chunk
+            for offset in [70, 64 * 900 + 17, 64 * 1_500 + 63, content.count - 200] {
+                var position = content.lowerBound + offset
+                while good[position] == 0x0A || good[position] == 0x0D { position += 1 }
+                for stray: UInt8 in [UInt8(ascii: "*"), UInt8(ascii: "="), UInt8(ascii: "-"), 0x00, 0xC3] {
+                    var bytes = good
+                    bytes[position] = stray
+                    let file = path("stray-\(chunk)-\(offset)-\(stray).ddoc")
+                    try bytes.write(to: URL(fileURLWithPath: file))
+                    try assertRefused(file, mentioning: "not base64")
+                }
+            }
+            XCTAssertEqual(try Container(openingAt: try write(good, "large-\(chunk).ddoc")).dataFiles.first?.size, 110_000)
+        }
+    }
+
+    private func write(_ bytes: Data, _ name: String) throws -> String {
+        let file = path(name)
+        try bytes.write(to: URL(fileURLWithPath: file))
+        return file
     }
 
     func testSignaturesAndElementsPastTheBoundsAreRefused() throws {
