@@ -30,7 +30,10 @@ struct DigiDocScanner {
     static let maximumTagLength = 64 << 10
     /// The most elements nested inside a Signature (an XAdES signature has about 10 levels).
     static let maximumDepth = 64
-    static let windowSize = 1 << 20
+    /// 64 KB: the first window (the SignedDoc and first DataFile start tags) is read before the
+    /// first data file can be hashed, and a larger one (1 MB was tried) costs its read and page
+    /// faults there; tags and signatures are a few KB, and base64 content is not read through it.
+    static let windowSize = 64 << 10
 
     init(file: InputFile) { self.file = file }
 

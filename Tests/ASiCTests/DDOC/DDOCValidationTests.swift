@@ -100,6 +100,26 @@ final class DDOCValidationTests: DDOCTestCase {
         }
     }
 
+    func testManyDataFilesAcrossTheScannersWindowsAreEachReadAndSigned() throws {
+        // 60 data files of 1,500 to 3,270 bytes: about 250 KB of tags and base64, so that start
+        // and end tags fall across the scanner's 64 KB windows wherever they happen to.
+        var arguments: [String] = []
+        var originals: [Data] = []
+        for index in 0..<60 {
+            let data = Data((0..<(1_500 + index * 30)).map { UInt8(truncatingIfNeeded: ($0 &* 7) ^ index) })
+            let source = folder.appendingPathComponent("many-\(index).bin")
+            try data.write(to: source)
+            originals.append(data)
+            arguments += ["--file", "many-\(index).bin=\(source.path)"]
+        }
+        let container = try Container(openingAt: try ddoc("1.3", arguments + ["--mime", "application/octet-stream"]))
+        XCTAssertEqual(container.dataFiles.map(\.size), originals.map { UInt64($0.count) })
+        XCTAssertEqual(container.validate(try testTrust).signatures.map(\.status), [.valid])
+        var read = Data()
+        try container.read(container.dataFiles[37]) { read.append(contentsOf: $0) }
+        XCTAssertEqual(read, originals[37])
+    }
+
     func testInlineContentIsReadAndItsDigestCheckedButItIsNeverValid() throws {
         // ContentType EMBEDDED: DigiDoc4j (SiVa) refuses it, so a correct one is INVALID with its
         // own code and nothing else; a changed one also has the digest finding.
