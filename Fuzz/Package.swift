@@ -19,6 +19,7 @@ let package = Package(
         .target(name: "FuzzSupport", dependencies: ["CFuzzer", .product(name: "TamgaCore", package: "tamga")], path: "Sources/FuzzSupport"),
         fuzzTarget("FuzzZip", ["ASiC"]),
         fuzzTarget("FuzzDDOC", ["ASiC"]),
+        fuzzTarget("FuzzDDOCStartTag", ["ASiC"]),
         fuzzTarget("FuzzManifest", ["ASiC"]),
         fuzzTarget("FuzzSignatureXML", ["ASiC", "TamgaCore"]),
         fuzzTarget("FuzzTrustedList", ["ASiC", "TamgaCore"]),

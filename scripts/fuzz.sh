@@ -14,7 +14,7 @@ shift || true
 SWIFT=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
 ALL=(FuzzZip FuzzManifest FuzzSignatureXML FuzzTrustedList FuzzOCSP FuzzTimeStamp FuzzBERTLV FuzzWireMessages FuzzPINMessages
      FuzzCoSignerRouter FuzzRemoteMessages FuzzKoreanMobileID FuzzTextCodecs FuzzJSON FuzzDistinguishedName FuzzArchiveManifest
-     FuzzCommandLineInput FuzzDatabaseRows FuzzProxyHeader FuzzDDOC)
+     FuzzCommandLineInput FuzzDatabaseRows FuzzProxyHeader FuzzDDOC FuzzDDOCStartTag)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL[@]}")
 WORK=$REPO/.build/fuzz
@@ -62,6 +62,11 @@ mkdir -p "$WORK/corpus/FuzzJSON"
 printf '%s' '{"a":[1,-0,2.5e-3,1E+2,true,false,null,{"k":"\u00e9\ud83d\ude00\n\/"}],"b":{}}' > "$WORK/corpus/FuzzJSON/mixed.json"
 printf '%s' '[[[[[[[[[[[[[[[[{"x":"y"}]]]]]]]]]]]]]]]]' > "$WORK/corpus/FuzzJSON/nested.json"
 printf '%s' '[9223372036854775807,9223372036854775808,-9223372036854775808,1.7976931348623157e308]' > "$WORK/corpus/FuzzJSON/numbers.json"
+# DDOC start tags as libdigidoc, DigiDoc4j and old writers wrote them (FuzzDDOCStartTag).
+mkdir -p "$WORK/corpus/FuzzDDOCStartTag"
+printf '%s' '<DataFile ContentType="EMBEDDED_BASE64" Filename="data.bin" Id="D0" MimeType="application/octet-stream" Size="20" xmlns="http://www.sk.ee/DigiDoc/v1.3.0#">' > "$WORK/corpus/FuzzDDOCStartTag/datafile-13"
+printf "<DataFile Id='D1' Filename='l\303\265pp.txt' ContentType='HASHCODE' DigestType='sha1' DigestValue='AAAA'/>" > "$WORK/corpus/FuzzDDOCStartTag/hashcode"
+printf '%s' '<SignedDoc format="DIGIDOC-XML" version="1.3" xmlns="http://www.sk.ee/DigiDoc/v1.3.0#">' > "$WORK/corpus/FuzzDDOCStartTag/signeddoc"
 # An ASiC-S archive manifest as DigiDoc writes one (ETSI EN 319 162-1).
 mkdir -p "$WORK/corpus/FuzzArchiveManifest"
 cat > "$WORK/corpus/FuzzArchiveManifest/digidoc-manifest.xml" <<'XML'

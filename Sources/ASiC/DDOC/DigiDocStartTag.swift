@@ -131,15 +131,64 @@ final class DigiDocStartTagReader {
     }
 
     /// Whether libxml2 reads every guessed tag as it was read: it parses each, and gives the same
-    /// canonical form alone and with each namespace the reading injected. Equal canonical forms
-    /// mean equal attributes and values, since the guessed values hold nothing C14N escapes.
+    /// element, namespace, attribute values and canonical forms, alone and with each namespace the
+    /// reading injected.
     func libXML2Agrees() -> Bool {
-        guessed.allSatisfy { entry in
-            guard let element = try? DigiDocDocument.parseStartTag(entry.bytes, name: entry.name),
-                  element.localName == entry.name, element.namespace == entry.tag.namespace else { return false }
-            return entry.injected.union([nil]).allSatisfy { namespace in
-                (try? DigiDocDataFile.canonicalStartTag(entry.bytes, injecting: namespace, name: entry.name)) == entry.tag.canonical(injecting: namespace)
+        guessed.allSatisfy { DigiDocStartTagComparison(entry: $0.bytes, name: $0.name, tag: $0.tag, injections: $0.injected) == .agrees }
+    }
+}
+
+/// How libxml2 reads a tag that `DigiDocStartTag` read.
+enum DigiDocStartTagComparison: Equatable {
+    case agrees
+    /// libxml2 refuses the tag, or cannot canonicalise it with one of the namespaces.
+    case libXML2Refuses
+    case differs(String)
+
+    init(entry bytes: [UInt8], name: String, tag: DigiDocStartTag, injections: Set<String?>) {
+        guard let element = try? DigiDocDocument.parseStartTag(bytes, name: name) else {
+            self = .libXML2Refuses
+            return
+        }
+        guard element.localName == name, element.namespace == tag.namespace else {
+            self = .differs("element \(element.localName) in \(element.namespace ?? "no namespace"), read as \(name) in \(tag.namespace ?? "no namespace")")
+            return
+        }
+        for attribute in tag.attributes where attribute.name != "xmlns" {
+            let value = element.attribute(attribute.name)
+            if value != attribute.value {
+                self = .differs("\(attribute.name): libxml2 \(value ?? "(none)"), quick \(attribute.value)")
+                return
             }
+        }
+        // Equal canonical forms also mean that libxml2 sees no attribute the quick reading missed.
+        for injected in injections.union([nil]) {
+            guard let canonical = try? DigiDocDataFile.canonicalStartTag(bytes, injecting: injected, name: name) else {
+                self = .libXML2Refuses
+                return
+            }
+            let quick = tag.canonical(injecting: injected)
+            if canonical != quick {
+                self = .differs("canonical form: libxml2 \(String(decoding: canonical, as: UTF8.self)), quick \(String(decoding: quick, as: UTF8.self))")
+                return
+            }
+        }
+        self = .agrees
+    }
+}
+
+/// The differential check FuzzDDOCStartTag runs: a tag that the quick reading takes must read as
+/// libxml2 reads it whenever libxml2 reads it at all (parses it and canonicalises it alone and
+/// with the DigiDoc 1.3 namespace injected). Returns nil when the quick reading leaves the tag to
+/// libxml2 or libxml2 refuses it, else a description of the first difference ("" when none).
+@_spi(Testing) public enum DigiDocStartTagCheck {
+    public static func difference(_ bytes: [UInt8], name: String) -> String? {
+        guard let tag = DigiDocStartTag.parse(bytes, name: name) else { return nil }
+        let injections: Set<String?> = tag.namespace == nil ? [nil, DigiDocVersion.namespace13] : [nil]
+        switch DigiDocStartTagComparison(entry: bytes, name: name, tag: tag, injections: injections) {
+        case .agrees: return ""
+        case .libXML2Refuses: return nil
+        case .differs(let why): return why
         }
     }
 }

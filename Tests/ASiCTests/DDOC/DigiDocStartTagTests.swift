@@ -56,6 +56,42 @@ final class DigiDocStartTagTests: DDOCTestCase {
                      "invalid UTF-8")
     }
 
+    /// Thousands of one- and two-byte changes of real tags: each is either left to libxml2 or read
+    /// exactly as libxml2 reads it (FuzzDDOCStartTag runs the same check on millions).
+    func testChangedTagsAreLeftToLibXML2OrReadAsItReadsThem() {
+        let seeds = [
+            #"<DataFile ContentType="EMBEDDED_BASE64" Filename="data.bin" Id="D0" MimeType="application/octet-stream" Size="20" xmlns="http://www.sk.ee/DigiDoc/v1.3.0#">"#,
+            #"<DataFile Id='D1' Filename='lõpp.txt' ContentType='HASHCODE' DigestType='sha1' DigestValue='AAAA'/>"#,
+            #"<SignedDoc format="DIGIDOC-XML" version="1.3" xmlns="http://www.sk.ee/DigiDoc/v1.3.0#">"#,
+        ]
+        let interesting: [UInt8] = Array(" \t\n\r\"'<>/=&:;#x_-.aZ09".utf8) + [0x00, 0x7F, 0x80, 0xC3, 0xFF]
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next(_ bound: Int) -> Int {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            return Int(state % UInt64(bound))
+        }
+        var readQuickly = 0
+        for seed in seeds {
+            let original = Array(seed.utf8)
+            let name = seed.hasPrefix("<SignedDoc") ? "SignedDoc" : "DataFile"
+            for _ in 0..<1_500 {
+                var bytes = original
+                for _ in 0..<(1 + next(2)) {
+                    switch next(3) {
+                    case 0: bytes[next(bytes.count)] = interesting[next(interesting.count)]
+                    case 1: bytes.insert(interesting[next(interesting.count)], at: 1 + next(bytes.count - 1))
+                    default: if bytes.count > 2 { bytes.remove(at: 1 + next(bytes.count - 2)) }
+                    }
+                }
+                let difference = DigiDocStartTagCheck.difference(bytes, name: name)
+                XCTAssertTrue(difference == nil || difference == "", "\(String(decoding: bytes, as: UTF8.self)): \(difference ?? "")")
+                if difference == "" { readQuickly += 1 }
+            }
+        }
+        // Most changes land inside a value or a name and leave a tag both readings take.
+        XCTAssertGreaterThan(readQuickly, 1_000)
+    }
+
     /// The files make-ddoc.py writes (the forms libdigidoc and DigiDoc4j write) are read without
     /// libxml2, and read the same with it only.
     func testWhatDigiDocWritersWriteIsReadWithoutLibXML2AndTheSameWithIt() throws {
