@@ -43,7 +43,8 @@ struct DigiDocDataFile: Sendable, Equatable {
     init(tag: DigiDocScanner.Tag, version: DigiDocVersion, scanner: inout DigiDocScanner, tags: DigiDocStartTagReader,
          progress: ProgressHandler?) throws {
         let startTag = try scanner.bytes(at: tag.range.lowerBound, count: tag.range.count)
-        let element = try tags.read(startTag, name: "DataFile")
+        let read = try tags.read(startTag, name: "DataFile")
+        let element = read.attributes
         guard let id = element.attribute("Id"), !id.isEmpty else { throw DigiDocScanner.malformed("a DataFile without an Id (byte \(tag.range.lowerBound))") }
         self.id = id
         guard let fileName = element.attribute("Filename"), !fileName.isEmpty else {
@@ -62,8 +63,8 @@ struct DigiDocDataFile: Sendable, Equatable {
         // The canonical start tag, with the namespace the version injects (and, for 1.3 without
         // one of its own, without it: the alternate digest).
         let injected = version.dataFileNamespace.flatMap { ownNamespace == nil ? $0 : nil }
-        let prefix = try tags.canonical(startTag, name: "DataFile", injecting: injected)
-        let alternatePrefix = injected == nil ? nil : try tags.canonical(startTag, name: "DataFile", injecting: nil)
+        let prefix = try tags.canonical(read, injecting: injected)
+        let alternatePrefix = injected == nil ? nil : try tags.canonical(read, injecting: nil)
         let closing = Array("</DataFile>".utf8)
 
         switch contentType {

@@ -76,7 +76,7 @@ struct DigiDocDocument {
         guard rootTag.name == "SignedDoc", !rootTag.isEnd, !rootTag.isEmpty else {
             throw DigiDocScanner.malformed("the document element is \(rootTag.name), not SignedDoc")
         }
-        let root = try tags.read(scanner.bytes(at: rootTag.range.lowerBound, count: rootTag.range.count), name: "SignedDoc")
+        let root = try tags.read(scanner.bytes(at: rootTag.range.lowerBound, count: rootTag.range.count), name: "SignedDoc").attributes
         guard let version = DigiDocVersion(format: root.attribute("format") ?? "", version: root.attribute("version") ?? "") else {
             throw ContainerError.malformedDDOC("SignedDoc format \"\(root.attribute("format") ?? "")\" version \"\(root.attribute("version") ?? "")\" is none of SK-XML 1.0 and DIGIDOC-XML 1.1, 1.2, 1.3")
         }

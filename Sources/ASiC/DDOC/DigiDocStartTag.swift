@@ -112,22 +112,31 @@ final class DigiDocStartTagReader {
 
     init(withoutLibXML2: Bool) { self.withoutLibXML2 = withoutLibXML2 }
 
+    /// A tag as it was read: its attributes, and where its record is when it was read without
+    /// libxml2 (so that `canonical` finds it in constant time: a DDOC may hold 10,000 tags).
+    struct Read {
+        let bytes: [UInt8]
+        let name: String
+        let attributes: DigiDocStartTagAttributes
+        fileprivate let guessIndex: Int?
+    }
+
     /// The tag's attributes.
-    func read(_ bytes: [UInt8], name: String) throws -> DigiDocStartTagAttributes {
+    func read(_ bytes: [UInt8], name: String) throws -> Read {
         if withoutLibXML2, let tag = DigiDocStartTag.parse(bytes, name: name) {
             guessed.append((bytes, name, tag, []))
-            return tag
+            return Read(bytes: bytes, name: name, attributes: tag, guessIndex: guessed.count - 1)
         }
-        return try DigiDocDocument.parseStartTag(bytes, name: name)
+        return Read(bytes: bytes, name: name, attributes: try DigiDocDocument.parseStartTag(bytes, name: name), guessIndex: nil)
     }
 
     /// C14N 1.0 of the start tag alone (`DigiDocDataFile.canonicalStartTag`).
-    func canonical(_ bytes: [UInt8], name: String, injecting namespace: String?) throws -> [UInt8] {
-        if withoutLibXML2, let index = guessed.lastIndex(where: { $0.bytes == bytes && $0.name == name }) {
+    func canonical(_ tag: Read, injecting namespace: String?) throws -> [UInt8] {
+        if let index = tag.guessIndex {
             guessed[index].injected.insert(namespace)
             return guessed[index].tag.canonical(injecting: namespace)
         }
-        return try DigiDocDataFile.canonicalStartTag(bytes, injecting: namespace)
+        return try DigiDocDataFile.canonicalStartTag(tag.bytes, injecting: namespace, name: tag.name)
     }
 
     /// Whether libxml2 reads every guessed tag as it was read: it parses each, and gives the same

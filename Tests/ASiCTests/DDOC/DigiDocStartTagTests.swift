@@ -92,6 +92,28 @@ final class DigiDocStartTagTests: DDOCTestCase {
         XCTAssertGreaterThan(readQuickly, 1_000)
     }
 
+    /// The reader hands back what it read, and canonicalises each tag from that, in any order:
+    /// quick and libxml2 readings mixed (every third tag has a reference, which only libxml2
+    /// reads), the same bytes twice, and a record per quick tag of what was injected.
+    func testTheReaderCanonicalisesEachTagFromItsOwnReading() throws {
+        let reader = DigiDocStartTagReader(withoutLibXML2: true)
+        var reads: [(DigiDocStartTagReader.Read, [UInt8])] = []
+        for index in 0..<1_500 {
+            let name = index % 3 == 0 ? "f&#97;\(index).txt" : "f\(index % 500).txt"
+            let bytes = Array(#"<DataFile ContentType="EMBEDDED_BASE64" Filename="\#(name)" Id="D\#(index % 500)">"#.utf8)
+            reads.append((try reader.read(bytes, name: "DataFile"), bytes))
+        }
+        for (read, bytes) in reads.reversed() {
+            XCTAssertEqual(read.attributes.attribute("Id"), try DigiDocDocument.parseStartTag(bytes, name: "DataFile").attribute("Id"))
+            for injected in [namespace13, nil] {
+                XCTAssertEqual(try reader.canonical(read, injecting: injected),
+                               try DigiDocDataFile.canonicalStartTag(bytes, injecting: injected), String(decoding: bytes, as: UTF8.self))
+            }
+        }
+        XCTAssertTrue(reader.libXML2Agrees())
+        XCTAssertEqual(try reader.read(Array(#"<DataFile Filename="a&#97;" Id="D0">"#.utf8), name: "DataFile").attributes.attribute("Filename"), "aa")
+    }
+
     /// The files make-ddoc.py writes (the forms libdigidoc and DigiDoc4j write) are read without
     /// libxml2, and read the same with it only.
     func testWhatDigiDocWritersWriteIsReadWithoutLibXML2AndTheSameWithIt() throws {
