@@ -504,7 +504,7 @@ class CoSignerLoadTests: XCTestCase {
         let folder = try TestEnvironment.temporaryFolder("load")
         defer { TestEnvironment.removeFolder(folder) }
         let store = try CoSignerStore(url: type(of: self).storeKind.newDatabase(in: folder), serverKey: [UInt8](repeating: 6, count: 32))
-        let identity = try store.serverIdentity()
+        let identity = try store.serverIdentity { _ in CoSignerStoreTests.ringPedersen }
         let service = CoSignerService(store: store, party: try ServerParty(pid: identity.pid, ringPedersen: identity.ringPedersen))
         let server = try HTTPServer(threads: 8) { service.handle($0) }
         defer { server.stop() }

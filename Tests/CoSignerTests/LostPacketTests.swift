@@ -27,7 +27,9 @@ final class LostPacketTests: XCTestCase {
     /// `partyLifetime` seconds.
     func start(partyLifetime: TimeInterval = 300) throws {
         let store = try CoSignerStore(path: path, serverKey: [UInt8](repeating: 9, count: 32))
-        let identity = try store.serverIdentity()
+        // The process's shared ring-Pedersen parameters, stored as a first start stores its own
+        // (two 1,024-bit safe primes take seconds to find; a restart reads them back).
+        let identity = try store.serverIdentity { _ in CoSignerStoreTests.ringPedersen }
         let service = CoSignerService(store: store, party: try ServerParty(pid: identity.pid, ringPedersen: identity.ringPedersen, sessionLifetime: partyLifetime))
         self.service = service
         server = try HTTPServer { service.handle($0) }
