@@ -17,7 +17,9 @@ let package = Package(
         .library(name: "RemoteSigning", targets: ["RemoteSigning"]),
         .library(name: "MobileID", targets: ["MobileID"]),
         .library(name: "Threshold", targets: ["Threshold"]),
+        .library(name: "HTTPService", targets: ["HTTPService"]),
         .library(name: "CoSigner", targets: ["CoSigner"]),
+        .library(name: "ValidationService", targets: ["ValidationService"]),
         // The commands as a library: the fuzz targets reach the command line's own decoders.
         .library(name: "TamgaCLI", targets: ["TamgaCLI"]),
     ],
@@ -63,12 +65,18 @@ let package = Package(
         // variants of snprintf and memcpy (lintian's hardening-no-fortify-functions).
         .target(name: "CDeferredLibraries", path: "Sources/CDeferredLibraries",
                 cSettings: [.define("_FORTIFY_SOURCE", to: "2", .when(configuration: .release))]),
-        .target(name: "CoSigner", dependencies: ["CSQLite", "CLibPQ", "CMicroHTTPD", "CDeferredLibraries", "Threshold", "TamgaCore"]),
+        // The HTTP server on libmicrohttpd that the co-signer and the validation service share:
+        // connection admission (per-address slots, header deadlines, PROXY v2 from trusted
+        // proxies), rate limits and the connection log; no threshold or signing code.
+        .target(name: "HTTPService", dependencies: ["CMicroHTTPD", "CDeferredLibraries", "TamgaSupport"]),
+        .target(name: "CoSigner", dependencies: ["CSQLite", "CLibPQ", "CDeferredLibraries", "HTTPService", "Threshold", "TamgaCore"]),
+        // SiVa's REST JSON interface over ASiC's validation, on the shared HTTP server.
+        .target(name: "ValidationService", dependencies: ["ASiC", "HTTPService", "TamgaCore", "TamgaSupport"]),
         .target(name: "RemoteSigning", dependencies: ["TamgaCore"]),
         .target(name: "MobileID", dependencies: ["TamgaCore"]),
         // The C modules too, for the library versions `tamga --version` prints; EmbedCommit
         // writes the source commit it prints (scripts/build-commit.sh).
-        .target(name: "TamgaCLI", dependencies: ["TamgaCore", "ASiC", "PCSC", "IDCard", "PKCS11", "Threshold", "CoSigner", "RemoteSigning", "MobileID",
+        .target(name: "TamgaCLI", dependencies: ["TamgaCore", "ASiC", "PCSC", "IDCard", "PKCS11", "Threshold", "HTTPService", "CoSigner", "ValidationService", "RemoteSigning", "MobileID",
                                                  "COpenSSL", "CLibXML2", "CPCSC"],
                 plugins: ["EmbedCommit"]),
         .plugin(name: "EmbedCommit", capability: .buildTool(), path: "Plugins/EmbedCommit"),
@@ -82,7 +90,9 @@ let package = Package(
         .testTarget(name: "TamgaCoreTests", dependencies: ["TamgaCore", "TamgaTestSupport"]),
         .testTarget(name: "ASiCTests", dependencies: ["ASiC", "TamgaCore", "CPosix", "TamgaTestSupport"]),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "TamgaTestSupport"]),
-        .testTarget(name: "CoSignerTests", dependencies: ["CoSigner", "Threshold", "TamgaCore", "ASiC", "TamgaTestSupport", "PKCS11"]),
+        .testTarget(name: "ValidationServiceTests", dependencies: ["ValidationService", "ASiC", "HTTPService", "TamgaCore", "TamgaSupport", "TamgaTestSupport"]),
+        .testTarget(name: "HTTPServiceTests", dependencies: ["HTTPService", "TamgaCore", "TamgaTestSupport"]),
+        .testTarget(name: "CoSignerTests", dependencies: ["CoSigner", "HTTPService", "Threshold", "TamgaCore", "ASiC", "TamgaTestSupport", "PKCS11"]),
         .testTarget(name: "ThresholdTests", dependencies: ["Threshold", "TamgaCore", "PKCS11", "TamgaTestSupport"]),
         .testTarget(name: "PKCS11Tests", dependencies: ["PKCS11", "TamgaCore", "ASiC", "TamgaTestSupport"]),
         .testTarget(name: "IDCardTests", dependencies: ["IDCard", "PCSC", "TamgaCore", "ASiC", "TamgaTestSupport"]),

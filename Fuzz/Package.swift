@@ -28,7 +28,7 @@ let package = Package(
         fuzzTarget("FuzzBERTLV", ["PCSC"]),
         fuzzTarget("FuzzWireMessages", ["Threshold"]),
         fuzzTarget("FuzzPINMessages", ["Threshold"]),
-        fuzzTarget("FuzzCoSignerRouter", ["CoSigner", "Threshold", "TamgaCore"]),
+        fuzzTarget("FuzzCoSignerRouter", ["CoSigner", "HTTPService", "Threshold", "TamgaCore"]),
         fuzzTarget("FuzzRemoteMessages", ["RemoteSigning", "TamgaCore", "TamgaSupport"]),
         fuzzTarget("FuzzKoreanMobileID", ["MobileID"]),
         fuzzTarget("FuzzTextCodecs", ["TamgaCore"]),
@@ -37,6 +37,6 @@ let package = Package(
         fuzzTarget("FuzzArchiveManifest", ["ASiC", "TamgaCore"]),
         fuzzTarget("FuzzCommandLineInput", ["TamgaCLI", "TamgaCore"]),
         fuzzTarget("FuzzDatabaseRows", ["CoSigner"]),
-        fuzzTarget("FuzzProxyHeader", ["CoSigner"]),
+        fuzzTarget("FuzzProxyHeader", ["HTTPService"]),
     ]
 )

@@ -12,6 +12,7 @@ import IDCard
 import PKCS11
 import Threshold
 import CoSigner
+import HTTPService
 
 /// The `tamga` command line as a library, so tests run commands in-process.
 public enum TamgaCommandLine {
@@ -24,7 +25,7 @@ public enum TamgaCommandLine {
         CoSignerServeCommand.self, CoSignerMigrateCommand.self, CoSignerIssueCodeCommand.self, CoSignerAddRelyingPartyCommand.self, CoSignerBackupCommand.self, CoSignerRestoreCommand.self, CoSignerMakeServerKeyCommand.self, CoSignerWrapServerKeyCommand.self, ThresholdEnrollCommand.self, ThresholdPendingCommand.self,
         ThresholdInfoCommand.self, ThresholdApproveCommand.self, ThresholdActivityCommand.self, ThresholdVerifyPINCommand.self, ThresholdChangePINCommand.self, ThresholdDeleteCommand.self,
         MobileIDM200Command.self, MobileIDLinkCommand.self, MobileIDDecodeCommand.self, MobileIDCheckCommand.self,
-        TrustUpdateCommand.self, TrustShowCommand.self,
+        TrustUpdateCommand.self, TrustShowCommand.self, ValidationServeCommand.self,
     ]
 
     /// This process's arguments, with paths that are not UTF-8 made reachable (`RawArguments`).
@@ -333,6 +334,7 @@ public enum TamgaCommandLine {
             case .sessionAbandoned, .signatureNotDelivered, .coSignerNeeded: return (e.code, .serviceFailed)
             default: return (e.code, .signingFailed)
             }
+        case let e as HTTPServerError: return (e.code, e.code == "http-library-missing" ? .libraryMissing : .serviceFailed)
         case let e as DatabaseError:
             switch e.kind {
             case .failed: return ("database", .writeFailed)

@@ -1,4 +1,5 @@
 import CoSigner
+import HTTPService
 import Foundation
 import TamgaCore
 import TamgaTestSupport
@@ -640,11 +641,4 @@ final class NonASCIIDigitTests: CoSignerHTTPTestCase {
         XCTAssertTrue(lines.all.first?.contains("GET /v3/rp/session/?x") == true, lines.all.first ?? "")
         XCTAssertEqual(broken.handle(HTTPRequest(method: "GET", path: "/v3/attestation/challenge", headers: [:], body: [])).status, 200)
     }
-}
-
-final class LockedLines: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [String] = []
-    func append(_ line: String) { lock.withLock { lines.append(line) } }
-    var all: [String] { lock.withLock { lines } }
 }

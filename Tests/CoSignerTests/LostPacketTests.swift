@@ -1,4 +1,5 @@
 @testable import CoSigner
+@testable import HTTPService
 import Foundation
 import TamgaCore
 import TamgaTestSupport

@@ -1,4 +1,5 @@
 import CoSigner
+import HTTPService
 import Foundation
 import TamgaCore
 import TamgaTestSupport

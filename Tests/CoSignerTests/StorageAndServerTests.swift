@@ -1,4 +1,5 @@
 @testable import CoSigner
+@testable import HTTPService
 import Threshold
 import Foundation
 import TamgaCore

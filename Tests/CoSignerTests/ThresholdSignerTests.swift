@@ -1,5 +1,6 @@
 import ASiC
 import CoSigner
+import HTTPService
 import Foundation
 import TamgaCore
 import TamgaTestSupport

@@ -67,7 +67,7 @@ final class ErrorCodeTests: XCTestCase {
                        "TrustedListError": "ASiC/TrustedLists/TrustedListError.swift", "TrustCacheError": "ASiC/TrustedLists/TrustCacheError.swift",
                        "PCSCError": "PCSC/PCSCError.swift", "CardError": "IDCard/CardError.swift", "ThresholdError": "Threshold/ThresholdError.swift",
                        "PKCS11Error": "PKCS11/PKCS11Error.swift", "MobileIDError": "MobileID/MobileIDError.swift",
-                       "RemoteSigningError": "RemoteSigning/RemoteSigningError.swift"]
+                       "RemoteSigningError": "RemoteSigning/RemoteSigningError.swift", "HTTPServerError": "HTTPService/HTTPServerError.swift"]
         var examples: [String: Int] = [:]
         for error in ErrorExamples.all { examples[String(describing: type(of: error)), default: 0] += 1 }
         for (type, path) in sources {

@@ -2,6 +2,7 @@
 // counts the cases in their sources, so a case added without a line here fails the test).
 import ASiC
 import CoSigner
+import HTTPService
 import IDCard
 import MobileID
 import PCSC
@@ -12,6 +13,8 @@ import Threshold
 
 enum ErrorExamples {
     static let all: [Error] = [
+        HTTPServerError.libraryMissing(reason: "x") as HTTPServerError,
+        HTTPServerError.cannotStart(reason: "x") as HTTPServerError,
         ContainerError.fileNotFound("x") as ContainerError,
         ContainerError.unreadableInput(path: "x", reason: "x") as ContainerError,
         ContainerError.ioFailure(path: "x", reason: "x") as ContainerError,

@@ -1,4 +1,5 @@
 import CoSigner
+import HTTPService
 import Foundation
 import FuzzSupport
 import TamgaCore

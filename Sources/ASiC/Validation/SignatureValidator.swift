@@ -187,11 +187,12 @@ struct SignatureValidator {
 
         // --- The certificate: nonRepudiation and a chain to an anchor, at the time-stamp's time
         // and at the certificate's issue date.
+        var qualification: ValidationReport.SignerQualification? = nil
         if let certificate {
             if !(certificate.keyUsage?.contains(.nonRepudiation) ?? false) {
                 findings.invalid("no-non-repudiation", "the signer's certificate lacks the nonRepudiation key usage")
             }
-            checkChain(certificate, helpers: helpers, longTerm: longTerm, findings: &findings)
+            qualification = checkChain(certificate, helpers: helpers, longTerm: longTerm, findings: &findings)
         }
         // --- The claimed SigningTime is not evidence, but one that contradicts the evidence is
         // worth a warning: after the time-stamp that proves the signature existed, or before
@@ -213,6 +214,7 @@ struct SignatureValidator {
                      status: findings.status, findings: findings.capped(Self.maximumFindings))
         result.claimedRoles = claims.roles.isEmpty ? nil : claims.roles
         result.productionPlace = claims.productionPlace
+        result.qualification = qualification
         return result
     }
 
@@ -223,26 +225,29 @@ struct SignatureValidator {
     /// same way at its OCSP response's producedAt, the time it proves. The reference judges a
     /// time-mark at notBefore only, so that a certificate that expired, or a CA withdrawn,
     /// before producedAt still passes there; tamga is stricter (docs/cli.md, Time-marks).
+    /// - Returns: the certificate's qualification, where a trusted list judged it.
     private func checkChain(_ certificate: Certificate, helpers: [Certificate], longTerm: LongTermValidator.Outcome,
-                            findings: inout FindingList) {
+                            findings: inout FindingList) -> ValidationReport.SignerQualification? {
         let issued = certificate.notBefore
         if longTerm.isTimeMark, longTerm.signatureTime == nil {
             // The time-mark did not verify (already reported): only the issue date is certain.
             if verifyChain(certificate, helpers: helpers, at: issued, atIssue: true, findings: &findings),
                let list = options.trustedList {
-                checkQualification(certificate, list: list, helpers: helpers, at: issued, findings: &findings)
+                return checkQualification(certificate, list: list, helpers: helpers, at: issued, findings: &findings)
             }
-            return
+            return nil
         }
         let time = longTerm.signatureTime ?? options.time ?? Date()
         let trusted = verifyChain(certificate, helpers: helpers, at: time, atIssue: false, findings: &findings)
+        var qualification: ValidationReport.SignerQualification? = nil
         if trusted, let list = options.trustedList {
-            checkQualification(certificate, list: list, helpers: helpers, at: time, findings: &findings)
+            qualification = checkQualification(certificate, list: list, helpers: helpers, at: time, findings: &findings)
         }
         // PEM anchors do not change with time: only a list can answer differently at notBefore.
         if trusted || options.trustedList != nil {
             verifyChain(certificate, helpers: helpers, at: issued, atIssue: true, findings: &findings)
         }
+        return qualification
     }
 
     /// One chain check; true when trusted. Failures at the issue date get their own codes.
@@ -271,7 +276,7 @@ struct SignatureValidator {
 
     /// QC on a QSCD (or an e-seal), from the certificate and the list's qualifiers (trust.md §3–4).
     private func checkQualification(_ certificate: Certificate, list: TrustedList, helpers: [Certificate], at time: Date,
-                                    findings: inout FindingList) {
+                                    findings: inout FindingList) -> ValidationReport.SignerQualification {
         let issuer = (helpers + options.trust.intermediates).first { $0.isIssuer(of: certificate) }
         // A certificate no trusted service issued keeps what it says of itself (the chain check
         // reports the missing trust).
@@ -280,6 +285,7 @@ struct SignatureValidator {
             findings.add("not-qualified", .nonQSCD,
                          "the trusted list and the certificate do not make this a qualified signature on a QSCD")
         }
+        return .init(qualified: qualification.qualified, qscd: qualification.onQualifiedDevice, seal: qualification.isSeal)
     }
 
     /// - Returns: false when the references were refused unread (too many): an archive

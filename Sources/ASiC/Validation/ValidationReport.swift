@@ -58,6 +58,26 @@ public struct ValidationReport: Sendable, Codable, Equatable {
         public var productionPlace: String? = nil
         /// The signer as a person reads it (`DistinguishedName.readableName`): `GN SN, code`.
         public var signerName: String? = nil
+        /// What the trusted list says of the signer's certificate at the time that counts (the
+        /// certificate's own QC statements where no listed service issued it); nil where it was
+        /// not judged: no trusted list, or a chain that was not trusted.
+        public var qualification: SignerQualification? = nil
+    }
+
+    /// A signer's certificate as eIDAS qualifies it: the basis of SiVa's `signatureLevel`.
+    public struct SignerQualification: Sendable, Codable, Equatable {
+        /// A qualified certificate (QC).
+        public let qualified: Bool
+        /// Its key on a qualified signature or seal creation device.
+        public let qscd: Bool
+        /// For electronic seals (a legal person), not signatures.
+        public let seal: Bool
+
+        public init(qualified: Bool, qscd: Bool, seal: Bool) {
+            self.qualified = qualified
+            self.qscd = qscd
+            self.seal = seal
+        }
     }
 
     /// One renewal of an ASiC-S time-stamp token: the manifest, its token, the TSA and time.

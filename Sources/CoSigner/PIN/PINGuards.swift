@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HTTPService
 import Glibc
 import TamgaCore
 import Threshold

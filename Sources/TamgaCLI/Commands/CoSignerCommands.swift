@@ -1,4 +1,5 @@
 import CoSigner
+import HTTPService
 import FoundationEssentials
 import Glibc
 import TamgaSupport

@@ -99,6 +99,28 @@ struct VerifyCommand: Command {
         global = GlobalOptions(arguments)
     }
 
+    /// The trust options alone (`--trust`, `--certs`, `--tsl`, `--tsl-cert`,
+    /// `--allow-expired-trust`, `--tm-responder-policy`), for a command that validates what it
+    /// is sent rather than a file it is given (`validation serve`): it resolves trust as verify does.
+    init(trustOptionsOf arguments: ParsedArguments) throws {
+        container = ""
+        trustFiles = arguments.all("--trust")
+        certificateFiles = arguments.all("--certs")
+        minimumProfile = .LT
+        trustedListFile = arguments.value("--tsl")
+        trustedListSigners = arguments.all("--tsl-cert")
+        timeMarkResponderPolicies = arguments.all("--tm-responder-policy")
+        for oid in timeMarkResponderPolicies where !Self.isDottedOID(oid) {
+            throw UsageError("--tm-responder-policy takes a dotted OID such as 1.3.6.1.4.1.10015.3.1.1, not '\(oid)'")
+        }
+        if trustedListFile != nil && trustedListSigners.isEmpty {
+            throw UsageError("--tsl needs --tsl-cert: the certificate that signs the list, which tamga pins")
+        }
+        allowExpiredTrust = arguments.has("--allow-expired-trust")
+        verbose = false
+        global = GlobalOptions(arguments)
+    }
+
     /// `1.2.840…`: at least two numeric arcs, no empty ones, no leading zeros.
     static func isDottedOID(_ text: String) -> Bool {
         let arcs = text.split(separator: ".", omittingEmptySubsequences: false)
@@ -215,7 +237,7 @@ struct VerifyCommand: Command {
         var isSubset = false
     }
 
-    private func resolveTrustedLists(_ context: CommandContext, explicitAnchors: Bool,
+    func resolveTrustedLists(_ context: CommandContext, explicitAnchors: Bool,
                                      territories: Set<String>?) throws -> ResolvedTrust {
         let now = Date()
         let cache = TrustCache(environment: context.environment)

@@ -4,8 +4,15 @@ struct JSONParser {
     private let bytes: [UInt8]
     private var offset = 0
     private var depth = 0
+    /// An object that names a member twice is refused, not read with the last value: readers
+    /// differ on which one counts (the first, the last, an error), so a message whose meaning
+    /// depends on the reader is not read at all.
+    private let duplicateKeysRefused: Bool
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
+    init(bytes: [UInt8], duplicateKeysRefused: Bool = false) {
+        self.bytes = bytes
+        self.duplicateKeysRefused = duplicateKeysRefused
+    }
 
     private func fail(_ reason: String) -> JSON.ParseError { JSON.ParseError(offset: offset, reason: reason) }
 
@@ -65,6 +72,7 @@ struct JSONParser {
             let key = try string()
             skipWhitespace()
             guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else { throw fail("':' was expected") }
+            if duplicateKeysRefused, result[key] != nil { throw fail("the member \"\(key)\" is named twice") }
             offset += 1
             result[key] = try value()
             skipWhitespace()

@@ -9,14 +9,7 @@ extension DistinguishedName {
     /// `CN=TESTCARD IDEMIA\,JAAK-KRISTJAN\,38001085718,SN=TESTCARD IDEMIA,GN=JAAK-KRISTJAN,
     /// serialNumber=PNOEE-38001085718,C=EE`. Nil when the name has none of these attributes.
     public var readableName: String? {
-        func value(_ oid: String) -> String? {
-            for rdn in relativeNames.reversed() {
-                for attribute in rdn.attributes where attribute.type.oid == oid {
-                    if case .string(let text) = attribute.value, !text.isEmpty { return text }
-                }
-            }
-            return nil
-        }
+        func value(_ oid: String) -> String? { firstValue(oid: oid) }
         let personal = [value("2.5.4.42"), value("2.5.4.4")].compactMap { $0 }
         guard let name = personal.isEmpty ? value("2.5.4.3") : personal.joined(separator: " ") else { return nil }
         guard let serial = value("2.5.4.5") else { return name }
@@ -24,9 +17,20 @@ extension DistinguishedName {
         return name.contains(code) ? name : "\(name), \(code)"
     }
 
+    /// The text of the attribute `oid` (dotted), the last one in the name's RFC 4514 order (the
+    /// most specific, as a certificate lists them); nil when absent, empty or not text.
+    public func firstValue(oid: String) -> String? {
+        for rdn in relativeNames.reversed() {
+            for attribute in rdn.attributes where attribute.type.oid == oid {
+                if case .string(let text) = attribute.value, !text.isEmpty { return text }
+            }
+        }
+        return nil
+    }
+
     /// `PNOEE-38001085718` → `38001085718`: three letters of semantics (PNO, IDC, PAS, TIN…),
     /// two of country, a hyphen (ETSI EN 319 412-1 §5.1.3); anything else as it is.
-    static func withoutSemanticsPrefix(_ serial: String) -> String {
+    public static func withoutSemanticsPrefix(_ serial: String) -> String {
         let scalars = Array(serial.unicodeScalars)
         guard scalars.count > 6, scalars[5] == "-",
               scalars[..<5].allSatisfy({ ("A"..."Z").contains($0) }) else { return serial }

@@ -5,24 +5,24 @@ import TamgaSupport
 /// One token bucket per name (a relying party): `rate` tokens a second up to `burst`. Buckets
 /// of names not seen for a while are dropped, so the table stays as small as the set of
 /// callers active in the last minute.
-final class RateLimiter: @unchecked Sendable {   // unchecked: `buckets` behind `lock`
+public final class RateLimiter: @unchecked Sendable {   // unchecked: `buckets` behind `lock`
     private struct Bucket {
         var tokens: Double
         var updated: Date
     }
 
-    let rate: Double
-    let burst: Double
+    public let rate: Double
+    public let burst: Double
     private let lock = Lock()
     private var buckets: [String: Bucket] = [:]
 
-    init(rate: Double, burst: Double) {
+    public init(rate: Double, burst: Double) {
         self.rate = rate
         self.burst = burst
     }
 
     /// Takes one token for `name`; false when its bucket is empty.
-    func take(_ name: String, now: Date = Date()) -> Bool {
+    public func take(_ name: String, now: Date = Date()) -> Bool {
         lock.withLock {
             if buckets.count > 10_000 { buckets = buckets.filter { now.timeIntervalSince($0.value.updated) < 60 } }
             var bucket = buckets[name] ?? Bucket(tokens: burst, updated: now)

@@ -66,6 +66,8 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
     let handler: Handler
+    /// The answer to a body over `maximumBody`, sent without reading the rest of it.
+    let oversizedBody: @Sendable (Int) -> HTTPResponse
     let maximumBody: Int
     /// Request headers copied for the handler (MHD hands them out one lookup at a time).
     let headerNames: [String]
@@ -79,6 +81,11 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
     private var daemon: OpaquePointer?
     private let lock = Lock()
     public let port: UInt16
+
+    /// The co-signer's answer to a body over the limit (its error format).
+    public static let bodyTooLarge: @Sendable (Int) -> HTTPResponse = { limit in
+        .error(413, code: "body-too-large", message: "the request body is larger than \(limit) bytes")
+    }
     /// Where MHD's log lines go: `connectionLog`, through the C logger. Freed once MHD stopped.
     private let logTarget: UnsafeMutablePointer<cmhd_log_target>
 
@@ -110,19 +117,22 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
                 queryNames: [String] = ["limit", "offset"],
                 tls: (keyPEM: String, certificatePEM: String)? = nil,
                 log: @escaping @Sendable (String) -> Void = { line in FileDescriptorOutput.write(line + "\n", to: FileDescriptorOutput.standardError) },
-                logInterval: TimeInterval = 60, handler: @escaping Handler) throws {
+                logInterval: TimeInterval = 60,
+                oversizedBody: @escaping @Sendable (_ limit: Int) -> HTTPResponse = HTTPServer.bodyTooLarge,
+                handler: @escaping Handler) throws {
         // libmicrohttpd is loaded on first use (CDeferredLibraries): a machine without it hears
         // which package to install.
         guard tamga_lazy_load("libmicrohttpd.so.12") != 0 else {
-            throw DatabaseError(code: 0, message: "the co-signer's HTTP server needs libmicrohttpd, which cannot be loaded (\(String(cString: tamga_lazy_error("libmicrohttpd.so.12")))): install the libmicrohttpd12 package")
+            throw HTTPServerError.libraryMissing(reason: String(cString: tamga_lazy_error("libmicrohttpd.so.12")))
         }
         let listening: (socket: Int32, port: UInt16)
         do {
             listening = try ServerSockets.listen(port: port, loopbackOnly: loopbackOnly)
         } catch {
-            throw DatabaseError(code: 0, message: "\(error)")
+            throw HTTPServerError.cannotStart(reason: "\(error)")
         }
         self.handler = handler
+        self.oversizedBody = oversizedBody
         self.maximumBody = maximumBody
         self.headerNames = headerNames
         self.queryNames = queryNames
@@ -138,7 +148,7 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
             guard let key = strdup(tls.keyPEM), let certificate = strdup(tls.certificatePEM) else {
                 ServerSockets.close(listening.socket)
                 logTarget.deallocate()
-                throw DatabaseError(code: 0, message: "out of memory for the TLS key")
+                throw HTTPServerError.cannotStart(reason: "out of memory for the TLS key")
             }
             self.tls = (key, certificate)
         } else {
@@ -154,7 +164,7 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
                                       HTTPServer.access, context, HTTPServer.completed, HTTPServer.notify, logTarget,
                                       self.tls?.key, self.tls?.certificate) else {
             ServerSockets.close(listening.socket)
-            throw DatabaseError(code: 0, message: "cannot start the HTTP server (libmicrohttpd refused its options)")
+            throw HTTPServerError.cannotStart(reason: "libmicrohttpd refused its options")
         }
         self.daemon = daemon
         let handOver: @Sendable (Int32, IPAddress, UInt16) -> Bool = { [daemonAddress = UInt(bitPattern: daemon)] socket, client, port in
@@ -167,7 +177,7 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
         do {
             try gate.start()
         } catch {
-            throw DatabaseError(code: 0, message: "\(error)")
+            throw HTTPServerError.cannotStart(reason: "\(error)")
         }
     }
 
@@ -227,7 +237,7 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
         server.slots.received(connection)
         let response: HTTPResponse
         if pending.tooLarge {
-            response = .error(413, code: "body-too-large", message: "the request body is larger than \(server.maximumBody) bytes")
+            response = server.oversizedBody(server.maximumBody)
         } else if let url, strlen(url) > HTTPServer.maximumURLLength {
             response = .error(414, code: "url-too-long", message: "the URL is longer than \(HTTPServer.maximumURLLength) bytes")
         } else if cmhd_header_bytes(connection) > HTTPServer.maximumHeaderBytes {

@@ -1,4 +1,4 @@
-@testable import CoSigner
+@testable import HTTPService
 import Foundation
 import XCTest
 

@@ -1,0 +1,167 @@
+import ASiC
+import FoundationEssentials
+import TamgaCore
+import TamgaSupport
+
+/// Builds SiVa's validation conclusion from tamga's report of the same container: the verdicts
+/// are tamga's (`ETSIIndication`), the policy adds its level rule, and the rest is put in SiVa's
+/// words and forms (docs/siva.md §Report lists each field and where tamga cannot fill it).
+public struct ConclusionBuilder: Sendable {
+    public let policy: SiVaPolicy
+    /// The `filename` of the request, for `validatedDocument`.
+    public let filename: String
+    public let now: Date
+
+    public init(policy: SiVaPolicy, filename: String, now: Date = Date()) {
+        self.policy = policy
+        self.filename = filename
+        self.now = now
+    }
+
+    /// SiVa's container warning for every DDOC, word for word.
+    static let ddocSHA1Warning = "The algorithm SHA1 used in DDOC is no longer considered reliable for signature creation!"
+    /// What libdigidocpp looks for to send the whole DDOC after a hashcode one (docs/siva.md §DDOC).
+    static let ddocBadDigest = "Bad digest for DataFile"
+
+    public func conclusion(_ report: ValidationReport, container: Container) -> ValidationConclusion {
+        let isDDOC = container.kind == .ddoc
+        var conclusion = ValidationConclusion(
+            policy: .init(policyName: policy.rawValue, policyDescription: policy.description, policyUrl: policy.url),
+            validationTime: XSDDateTime.format(now),
+            signatureForm: isDDOC ? container.digiDocSignatureForm : container.kind.rawValue,
+            // SiVa's DSS-based validation of ASiC-E and ASiC-S says so; its DDOC and BDOC one does not.
+            validationLevel: isDDOC || Self.isBDOC(filename) ? nil : "ARCHIVAL_DATA",
+            validatedDocument: .init(filename: filename),
+            validSignaturesCount: 0, signaturesCount: 0)
+        for finding in report.findings where finding.severity != .invalid {
+            conclusion.validationWarnings.append(finding.code == "ddoc-sha1" ? Self.ddocSHA1Warning : finding.message)
+        }
+        // A container refused as a whole fails every signature: SiVa answers such a container with
+        // its signatures failed, never passed.
+        let containerErrors = report.findings.filter { $0.severity == .invalid }.map(\.message)
+        for result in report.signatures {
+            if result.profile == "TimeStampToken" {
+                conclusion.timeStampTokens.append(timeStampToken(result, containerErrors: containerErrors))
+                continue
+            }
+            let signature = self.signature(result, container: container, report: report, containerErrors: containerErrors)
+            conclusion.signatures.append(signature)
+            conclusion.signaturesCount += 1
+            if signature.indication == ETSIIndication.Indication.totalPassed.rawValue { conclusion.validSignaturesCount += 1 }
+        }
+        return conclusion
+    }
+
+    static func isBDOC(_ filename: String) -> Bool { filename.lowercased().hasSuffix(".bdoc") }
+
+    func signature(_ result: ValidationReport.SignatureResult, container: Container, report: ValidationReport,
+                   containerErrors: [String]) -> ValidationConclusion.Signature {
+        let isDDOC = container.kind == .ddoc
+        var verdict = ETSIIndication(result)
+        if !containerErrors.isEmpty, verdict.indication == .totalPassed {
+            verdict = ETSIIndication(indication: .totalFailed, subIndication: "FORMAT_FAILURE")
+        }
+        let level = isDDOC ? nil : Self.signatureLevel(result.qualification, verdict.indication)
+        var errors = result.findings.filter { $0.severity == .invalid || $0.severity == .unknown }.map { finding in
+            isDDOC && finding.code == "data-file-digest" ? "\(Self.ddocBadDigest): \(finding.message)" : finding.message
+        } + containerErrors
+        var warnings = result.findings.filter { $0.severity == .warning || $0.severity == .nonQSCD }.map(\.message)
+        if verdict.indication == .totalPassed {
+            let judged = policy.judge(level: level)
+            if let error = judged.error { errors.append(error) }
+            if let warning = judged.warning { warnings.append(warning) }
+            if !judged.passes { verdict = ETSIIndication(indication: .totalFailed, subIndication: "SIG_CONSTRAINTS_FAILURE") }
+        }
+        // A signature that is not passed always says why: DigiDoc clients read an empty errors
+        // list as no error at all.
+        if verdict.indication != .totalPassed, errors.isEmpty {
+            errors.append("The signature is \(verdict.indication.rawValue) (\(verdict.subIndication ?? "no sub-indication"))")
+        }
+        let name = result.signer.flatMap { try? DistinguishedName(rfc4514: $0) }
+        var info = ValidationConclusion.Info()
+        info.bestSignatureTime = result.timeStampTime.flatMap(Self.sivaTime)
+        if ["T", "LT", "LTA"].contains(result.profile) { info.timestampCreationTime = info.bestSignatureTime }
+        if isDDOC || result.profile.hasPrefix("TM") { info.ocspResponseCreationTime = info.bestSignatureTime }
+        info.signerRole = result.claimedRoles ?? []
+        return ValidationConclusion.Signature(
+            id: result.id ?? result.file,
+            signatureFormat: Self.signatureFormat(result.profile, container: container),
+            signatureMethod: result.signatureMethod,
+            signatureLevel: level,
+            signedBy: name.map(Self.signedBy) ?? result.signer ?? "",
+            subjectDistinguishedName: name.map(Self.subjectName),
+            indication: verdict.indication.rawValue,
+            subIndication: verdict.subIndication,
+            errors: errors,
+            warnings: warnings,
+            claimedSigningTime: result.signingTime.flatMap(Self.sivaTime) ?? result.signingTime ?? "",
+            info: info,
+            // Only a passed signature is known to cover every data file (one that leaves any out
+            // is not passed), so only it names them.
+            signatureScopes: verdict.indication == .totalPassed
+                ? report.dataFiles.map { .init(name: $0, scope: isDDOC || Self.isBDOC(filename) ? "FullSignatureScope" : "FULL",
+                                               content: isDDOC || Self.isBDOC(filename) ? "Digest of the document content" : "Full document") }
+                : [])
+    }
+
+    func timeStampToken(_ result: ValidationReport.SignatureResult, containerErrors: [String]) -> ValidationConclusion.TimeStampToken {
+        var verdict = ETSIIndication(result)
+        if !containerErrors.isEmpty { verdict = ETSIIndication(indication: .totalFailed, subIndication: "FORMAT_FAILURE") }
+        // SiVa gives a time-stamp token TOTAL-PASSED or TOTAL-FAILED only.
+        let passed = verdict.indication == .totalPassed
+        return ValidationConclusion.TimeStampToken(
+            indication: passed ? "TOTAL-PASSED" : "TOTAL-FAILED",
+            subIndication: verdict.subIndication,
+            signedBy: result.signer.flatMap { try? DistinguishedName(rfc4514: $0) }.flatMap { $0.firstValue(oid: "2.5.4.3") } ?? result.signer ?? "",
+            signedTime: result.timeStampTime.flatMap(Self.sivaTime) ?? "",
+            error: result.findings.filter { $0.severity == .invalid || $0.severity == .unknown }.map(\.message) + containerErrors,
+            warning: result.findings.filter { $0.severity == .warning || $0.severity == .nonQSCD }.map(\.message))
+    }
+
+    /// `yyyy-MM-dd'T'HH:mm:ss'Z'` in UTC, as every SiVa date.
+    static func sivaTime(_ text: String) -> String? { XSDDateTime.parse(text).map(XSDDateTime.format) }
+
+    /// SiVa's `signatureFormat` for tamga's profile label.
+    static func signatureFormat(_ profile: String, container: Container) -> String {
+        if container.kind == .ddoc {
+            return (container.digiDocSignatureForm ?? "DIGIDOC_XML").replacingAll("_hashcode", with: "")
+        }
+        switch profile {
+        case "TM", "TM-A": return "XAdES_BASELINE_LT_TM"
+        default: return "XAdES_BASELINE_\(profile)"
+        }
+    }
+
+    /// DSS's signature qualification names (ETSI TS 119 615 / 119 172-4), from what the trusted
+    /// list said of the signer's certificate and the verdict: `QESIG` for a qualified
+    /// certificate on a QSCD, `ADESIG_QC` off one, `ADESIG` for no qualified certificate (the
+    /// `…SEAL` forms for seals); `INDETERMINATE_…` when the verdict is indeterminate,
+    /// `NOT_ADES_QC_QSCD`/`NOT_ADES_QC`/`NOT_ADES` when it failed, and `NA` where no trusted list
+    /// judged the certificate (anchors given as PEM files).
+    static func signatureLevel(_ qualification: ValidationReport.SignerQualification?, _ indication: ETSIIndication.Indication) -> String {
+        guard let qualification else { return indication == .totalFailed ? "NOT_ADES" : "NA" }
+        switch indication {
+        case .totalFailed:
+            return qualification.qualified ? (qualification.qscd ? "NOT_ADES_QC_QSCD" : "NOT_ADES_QC") : "NOT_ADES"
+        case .indeterminate, .totalPassed:
+            let kind = qualification.seal ? "SEAL" : "SIG"
+            let level = qualification.qualified ? (qualification.qscd ? "QE\(kind)" : "ADE\(kind)_QC") : "ADE\(kind)"
+            return indication == .indeterminate ? "INDETERMINATE_\(level)" : level
+        }
+    }
+
+    /// `SURNAME,GIVENNAME,CODE` (no spaces; the code without its `PNOEE-` prefix), as SiVa writes
+    /// a person; else the common name.
+    static func signedBy(_ name: DistinguishedName) -> String {
+        if let surname = name.firstValue(oid: "2.5.4.4"), let given = name.firstValue(oid: "2.5.4.42"),
+           let serial = name.firstValue(oid: "2.5.4.5") {
+            return "\(surname),\(given),\(DistinguishedName.withoutSemanticsPrefix(serial))"
+        }
+        return name.firstValue(oid: "2.5.4.3") ?? ""
+    }
+
+    static func subjectName(_ name: DistinguishedName) -> ValidationConclusion.SubjectDistinguishedName {
+        .init(serialNumber: name.firstValue(oid: "2.5.4.5"), commonName: name.firstValue(oid: "2.5.4.3"),
+              givenName: name.firstValue(oid: "2.5.4.42"), surname: name.firstValue(oid: "2.5.4.4"))
+    }
+}

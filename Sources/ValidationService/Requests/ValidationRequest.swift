@@ -1,0 +1,149 @@
+import FoundationEssentials
+import TamgaCore
+import TamgaSupport
+
+/// One entry of SiVa's `requestErrors`: the request field at fault (or SiVa's name for the
+/// problem) and SiVa's message, word for word where SiVa has one (docs/siva.md §Errors).
+public struct RequestError: Sendable, Equatable {
+    public let key: String
+    public let message: String
+
+    public init(key: String, message: String) {
+        self.key = key
+        self.message = message
+    }
+
+    static let bodyNotReadable = RequestError(key: "requestBodyNotReadable", message: "Request body is malformed and cannot be read")
+    static let documentMalformed = RequestError(key: "document", message: "Document malformed or not matching documentType")
+    static let notBase64 = "Document is not encoded in a valid base64 string"
+}
+
+/// What SiVa's report types are; tamga fills the Simple report, and answers the other two with
+/// the same conclusion (as SiVa does for its DDOC and BDOC validation: docs/siva.md §Report).
+public enum ReportType: String, Sendable, CaseIterable {
+    case simple = "Simple"
+    case detailed = "Detailed"
+    case diagnostic = "Diagnostic"
+}
+
+/// A `POST /validate` request, checked as SiVa checks it: every field's constraints at once, so
+/// that the answer lists every problem (SiVa's bean validation), then the policy by name.
+public struct ValidationRequest: Sendable {
+    /// The base64 text of the document, not yet decoded (`decodedDocument` does it).
+    public let document: String
+    public let filename: String
+    public let policy: SiVaPolicy
+    public let reportType: ReportType
+
+    /// SiVa's filename bound (its code allows 260, its documentation says 255).
+    static let filenameLimit = 260
+
+    /// The request in `body`, or the errors SiVa would answer it with (400).
+    public static func parse(_ body: [UInt8]) -> Result<ValidationRequest, RequestErrors> {
+        guard let object = (try? JSON.parse(body, duplicateKeysRefused: true)) as? [String: Any] else {
+            return .failure(RequestErrors([.bodyNotReadable]))
+        }
+        var errors: [RequestError] = []
+        // A member of the wrong JSON type is what Jackson cannot bind: the body is not readable.
+        for key in ["document", "filename", "signaturePolicy", "reportType"] {
+            if let value = object[key], !(value is String), !(value is JSON.Null) { return .failure(RequestErrors([.bodyNotReadable])) }
+        }
+        let document = object["document"] as? String ?? ""
+        if document.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }) {
+            errors.append(.init(key: "document", message: "must not be blank"))
+            errors.append(.init(key: "document", message: RequestError.notBase64))
+        } else if !Self.isBase64Alphabet(document) {
+            errors.append(.init(key: "document", message: RequestError.notBase64))
+        }
+        let filename = object["filename"] as? String
+        errors += Self.filenameErrors(filename, key: "filename")
+        var policy = SiVaPolicy.default
+        var unknownPolicy: String? = nil
+        if let name = object["signaturePolicy"] as? String {
+            if name.isEmpty || name.count > 100 {
+                errors.append(.init(key: "signaturePolicy", message: "size must be between 1 and 100"))
+            } else if !name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_ -".unicodeScalars.contains($0)) }) {
+                errors.append(.init(key: "signaturePolicy", message: "Invalid signature policy"))
+            } else if let named = SiVaPolicy(name: name) {
+                policy = named
+            } else {
+                unknownPolicy = name
+            }
+        }
+        var reportType = ReportType.simple
+        if let name = object["reportType"] as? String {
+            if let type = ReportType.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) {
+                reportType = type
+            } else {
+                errors.append(.init(key: "reportType", message: "Invalid report type"))
+            }
+        }
+        if let type = object["documentType"], !(type is JSON.Null) {
+            errors.append(.init(key: "documentType", message: "documentType is not a valid request parameter"))
+        }
+        guard errors.isEmpty else { return .failure(RequestErrors(errors)) }
+        if let unknownPolicy {
+            return .failure(RequestErrors([.init(key: "signaturePolicy",
+                                                 message: "Invalid signature policy: \(unknownPolicy); Available abstractPolicies: [POLv3, POLv4]")]))
+        }
+        return .success(ValidationRequest(document: document, filename: filename ?? "", policy: policy, reportType: reportType))
+    }
+
+    /// SiVa's rules for a file name (`@NotEmpty`, `@Size(1, 260)`, `@ValidFilename`); tamga's
+    /// "Invalid filename" also refuses what could be a path: separators, control characters,
+    /// `.` and `..`.
+    static func filenameErrors(_ filename: String?, key: String) -> [RequestError] {
+        guard let filename else {
+            return [.init(key: key, message: "must not be empty"), .init(key: key, message: "Invalid filename")]
+        }
+        if filename.isEmpty {
+            return [.init(key: key, message: "must not be empty"), .init(key: key, message: "size must be between 1 and \(filenameLimit)")]
+        }
+        var errors: [RequestError] = []
+        if filename.count > filenameLimit { errors.append(.init(key: key, message: "size must be between 1 and \(filenameLimit)")) }
+        let unsafe = filename == "." || filename == ".." || filename.unicodeScalars.contains {
+            $0 == "/" || $0 == "\\" || $0.value < 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value)
+        }
+        if unsafe { errors.append(.init(key: key, message: "Invalid filename")) }
+        return errors
+    }
+
+    /// The alphabet test SiVa makes (commons-codec `isBase64`): base64 letters, padding and white
+    /// space only; the length and padding are checked when the document is decoded.
+    static func isBase64Alphabet(_ text: String) -> Bool {
+        text.utf8.allSatisfy { byte in
+            (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
+                || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "=")
+                || byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+        }
+    }
+
+    /// The document's bytes; nil when the base64 is malformed (length, padding, data after the
+    /// padding, stray bits). Strict on purpose: Foundation's decoder takes `QU=D` as two bytes.
+    public func decodedDocument() -> Data? {
+        (try? Base64.decode(document, field: "document", ignoringWhitespace: true, maximumCount: Int.max / 2)).map { Data($0) }
+    }
+
+    /// The decoded size the base64 text stands for, at most (white space not counted).
+    public var documentSizeBound: Int {
+        let digits = document.utf8.reduce(0) { $0 + ($1 == 0x20 || $1 == 0x09 || $1 == 0x0A || $1 == 0x0D ? 0 : 1) }
+        return digits / 4 * 3 + 3
+    }
+
+    /// The file name's extension, lower-cased ("" when it has none).
+    public var fileExtension: String {
+        guard let dot = filename.lastIndex(of: "."), dot != filename.startIndex else { return "" }
+        return String(filename[filename.index(after: dot)...]).lowercased()
+    }
+}
+
+/// The 400 answer's `requestErrors`, in SiVa's order: as the checks found them.
+public struct RequestErrors: Error, Sendable, Equatable {
+    public let errors: [RequestError]
+
+    public init(_ errors: [RequestError]) { self.errors = errors }
+
+    public var json: JSON.Value {
+        .object([("requestErrors", .array(errors.map { .object([("key", .string($0.key)), ("message", .string($0.message))]) }))])
+    }
+}

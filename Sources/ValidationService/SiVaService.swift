@@ -1,0 +1,132 @@
+import ASiC
+import FoundationEssentials
+import Glibc
+import HTTPService
+import TamgaCore
+import TamgaSupport
+
+/// SiVa's v3 REST JSON interface over tamga's validation (docs/siva.md): `POST /validate` and
+/// the monitoring endpoints. Stateless: each request's document goes to a private temporary
+/// file, is validated with the trust the service was given, and is removed before the answer.
+public final class SiVaService: @unchecked Sendable {   // unchecked: `requests` behind `lock`; the rest is immutable
+    /// How trust is judged: the anchors or trusted lists the service was started with.
+    public let options: @Sendable () -> ValidationOptions
+    /// The largest document accepted, decoded (SiVa's is configurable; the default here is its
+    /// old default, 10 MB).
+    public let maximumDocumentSize: Int
+    /// Where documents are written while they are validated (mode 0700, the service's own).
+    let scratch: String
+    let started: Date
+    let version: String
+    private let lock = Lock()
+    private var requests: UInt64 = 0
+
+    public static let defaultMaximumDocumentSize = 10 * 1024 * 1024
+
+    /// The request bodies the HTTP server must accept for `maximumDocumentSize`: the base64 of
+    /// the largest document, plus the other fields and line breaks some clients add.
+    public static func maximumBody(forDocumentSize size: Int) -> Int { (size + 2) / 3 * 4 * 77 / 76 + 64 * 1024 }
+
+    public init(maximumDocumentSize: Int = SiVaService.defaultMaximumDocumentSize, version: String,
+                options: @escaping @Sendable () -> ValidationOptions) throws {
+        self.maximumDocumentSize = maximumDocumentSize
+        self.options = options
+        self.version = version
+        started = Date()
+        var template = Array((FileManager.default.temporaryDirectory.path + "/tamga-validation-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw CoreError.unreadableFile(path: FileManager.default.temporaryDirectory.path, reason: "cannot make a private folder for documents being validated: \(String(cString: strerror(errno)))")
+        }
+        scratch = String(cString: made)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: scratch) }
+
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        switch request.path {
+        case "/validate":
+            guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
+            guard Self.isJSON(request.headers["content-type"]) else { return Self.unsupportedMediaType() }
+            return validate(request.body)
+        case "/monitoring/health", "/monitoring/health.json":
+            guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
+            return Self.json(.object([("status", .string("UP")), ("components", .object([("health", .object([
+                ("status", .string("UP")),
+                ("details", .object([("webappName", .string("tamga")), ("version", .string(version)),
+                                     ("startTime", .string(XSDDateTime.format(started))),
+                                     ("currentTime", .string(XSDDateTime.format(Date())))])),
+            ]))]))]))
+        case "/monitoring/heartbeat":
+            guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
+            return Self.json(.object([("status", .string("UP"))]))
+        case "/monitoring/version":
+            guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
+            return Self.json(.object([("version", .string(version))]))
+        default:
+            return Self.json(RequestErrors([.init(key: "endpointNotFound", message: "Endpoint not found")]).json, status: 404)
+        }
+    }
+
+    /// The document types tamga validates, by the extension SiVa routes on.
+    static let containerExtensions: [String: Set<Container.Kind>] = [
+        "asice": [.asice], "sce": [.asice], "bdoc": [.asice], "asics": [.asics], "scs": [.asics],
+        "zip": [.asice, .asics], "ddoc": [.ddoc],
+    ]
+
+    func validate(_ body: [UInt8]) -> HTTPResponse {
+        let request: ValidationRequest
+        switch ValidationRequest.parse(body) {
+        case .success(let parsed): request = parsed
+        case .failure(let errors): return Self.json(errors.json, status: 400)
+        }
+        guard let kinds = Self.containerExtensions[request.fileExtension] else {
+            let named = request.fileExtension.isEmpty ? "a file name without an extension" : ".\(request.fileExtension)"
+            return Self.json(RequestErrors([.init(key: "document", message: "Document type not supported: \(named); this service validates ASiC-E and BDOC (.asice, .sce, .bdoc), ASiC-S (.asics, .scs, .zip) and DigiDoc (.ddoc)")]).json, status: 400)
+        }
+        let tooLarge = Self.json(RequestErrors([.init(key: "document", message: "Document is larger than the \(maximumDocumentSize) bytes this service accepts")]).json, status: 413)
+        guard request.documentSizeBound - 3 <= maximumDocumentSize else { return tooLarge }
+        guard let document = request.decodedDocument() else { return Self.json(RequestErrors([.documentMalformed]).json, status: 400) }
+        guard document.count <= maximumDocumentSize else { return tooLarge }
+        let number = lock.withLock { () -> UInt64 in requests += 1; return requests }
+        let path = "\(scratch)/\(number).\(request.fileExtension)"
+        guard FileManager.default.createFile(atPath: path, contents: document, attributes: [.posixPermissions: 0o600]) else {
+            return Self.json(RequestErrors([.init(key: "document", message: "Unfortunately there was an error validating your document")]).json, status: 500)
+        }
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let container: Container
+        do {
+            container = try Container(openingAt: path)
+        } catch {
+            return Self.json(RequestErrors([.documentMalformed]).json, status: 400)
+        }
+        guard kinds.contains(container.kind) else { return Self.json(RequestErrors([.documentMalformed]).json, status: 400) }
+        let report = container.validate(options())
+        let conclusion = ConclusionBuilder(policy: request.policy, filename: request.filename).conclusion(report, container: container)
+        return Self.json(conclusion.responseJSON)
+    }
+
+    /// SiVa's answer to a body over the size limit.
+    public static let requestTooLarge: @Sendable (Int) -> HTTPResponse = { limit in
+        json(RequestErrors([.init(key: "request", message: "Request body length exceeds request size limit (\(limit) bytes)")]).json, status: 413)
+    }
+
+    static func isJSON(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let type = contentType.split(separator: ";").first.map { String($0).trimmed().lowercased() } ?? ""
+        return type == "application/json"
+    }
+
+    static func json(_ value: JSON.Value, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: JSON.data(value))
+    }
+
+    static func methodNotAllowed(_ allowed: String) -> HTTPResponse {
+        var response = json(RequestErrors([.init(key: "methodNotAllowed", message: "Only the following request methods are supported: \(allowed)")]).json, status: 405)
+        response = HTTPResponse(status: response.status, headers: response.headers.merging(["Allow": allowed]) { $1 }, body: response.body)
+        return response
+    }
+
+    static func unsupportedMediaType() -> HTTPResponse {
+        json(RequestErrors([.init(key: "contentTypeNotSupported", message: "Only the following content types are supported: application/json")]).json, status: 415)
+    }
+}

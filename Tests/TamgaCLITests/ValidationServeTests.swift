@@ -1,0 +1,192 @@
+import XCTest
+@testable import TamgaCLI
+import TamgaTestSupport
+
+/// `tamga validation serve` as an integrator meets it: the real binary on loopback, posted to by
+/// curl (a client tamga did not write) with the project's own test containers, each answer
+/// checked against `tamga verify --json` of the same file with the same trust.
+final class ValidationServeTests: XCTestCase {
+    private var folder: URL!
+    private var services: TestServices!
+    private var servers: [Process] = []
+    private let trust = ["--trust", TestEnvironment.pki("root.cert.pem"), "--certs", TestEnvironment.pki("issuing-ca.cert.pem")]
+    private var binary: String { TestEnvironment.productsDirectory.appendingPathComponent("tamga").path }
+    private var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CACHE_HOME"] = folder.appendingPathComponent("cache").path
+        return environment
+    }
+
+    override func setUpWithError() throws {
+        folder = try TestEnvironment.temporaryFolder("validation-serve")
+        services = try TestServices()
+    }
+
+    override func tearDown() {
+        for server in servers { TestEnvironment.terminate(server) }
+        services.stop()
+        TestEnvironment.removeFolder(folder)
+    }
+
+    private func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    private func serve(_ extra: [String] = []) throws -> URL {
+        let (process, url) = try TestEnvironment.startListening(executable: binary, ["validation", "serve"] + trust + extra, environment: environment)
+        servers.append(process)
+        return url
+    }
+
+    /// curl's answer: the HTTP status and the JSON body.
+    private func post(_ url: URL, _ body: Data, path: String = "validate", contentType: String = "application/json;charset=UTF-8") throws -> (Int, [String: Any]) {
+        let file = self.path("request-\(UUID().uuidString).json")
+        try body.write(to: URL(fileURLWithPath: file))
+        let result = try TestEnvironment.run("/usr/bin/curl", ["-s", "-S", "-o", "-", "-w", "\n%{http_code}", "-H", "Content-Type: \(contentType)",
+                                                               "--data-binary", "@\(file)", url.appendingPathComponent(path).absoluteString])
+        XCTAssertEqual(result.status, 0, result.error)
+        let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
+        let status = Int(lines.last ?? "") ?? 0
+        let json = (try? JSONSerialization.jsonObject(with: Data(lines.dropLast().joined(separator: "\n").utf8))) as? [String: Any] ?? [:]
+        return (status, json)
+    }
+
+    private func request(_ file: String, name: String, policy: String? = nil) throws -> Data {
+        var object: [String: Any] = ["document": try TestEnvironment.bytes(file).base64EncodedString(), "filename": name]
+        if let policy { object["signaturePolicy"] = policy }
+        return try JSONSerialization.data(withJSONObject: object)
+    }
+
+    private func conclusion(_ json: [String: Any]) -> [String: Any] {
+        (json["validationReport"] as? [String: Any])?["validationConclusion"] as? [String: Any] ?? [:]
+    }
+
+    private func verify(_ file: String) async -> [String: Any] {
+        let (_, out, _) = await runTamgaInProcess(["verify", file, "--json"] + trust, environment: ["XDG_CACHE_HOME": path("cache")])
+        return (try? JSONSerialization.jsonObject(with: Data(out.utf8))) as? [String: Any] ?? [:]
+    }
+
+    private func ddoc(_ arguments: [String] = []) throws -> String {
+        let out = path("\(UUID().uuidString).ddoc")
+        let result = try TestEnvironment.run("/usr/bin/python3", [TestEnvironment.script("make-ddoc.py"), "--pki", TestEnvironment.fixture("pki"),
+                                                                  "--ocsp", services.url("ocsp").absoluteString, "--out", out] + arguments)
+        XCTAssertEqual(result.status, 0, result.error)
+        return out
+    }
+
+    private func signedASiCE() async throws -> String {
+        let document = try TestEnvironment.write("validate me\n", named: "a.txt", in: folder)
+        let container = path("signed.asice")
+        let (created, _, createErr) = await runTamgaInProcess(["container", "create", container, document, "-q"])
+        XCTAssertEqual(created, .success, createErr)
+        let (signed, _, signErr) = await runTamgaInProcess(["sign", container, "--with", "key:\(TestEnvironment.pki("ec-p256.key.pem"))",
+                                                            "--cert", TestEnvironment.pki("ec-p256.cert.pem"), "--certs", TestEnvironment.pki("issuing-ca.cert.pem"),
+                                                            "--tsa", services.url("tsa").absoluteString, "--ocsp", services.url("ocsp").absoluteString, "-q"])
+        XCTAssertEqual(signed, .success, signErr)
+        return container
+    }
+
+    /// Each container's report says what verify says of the same file: the form, the counts,
+    /// each signature's id and verdict; and has every field a DigiDoc client reads as text.
+    func testEachTestContainerIsReportedAsVerifyJudgesIt() async throws {
+        let url = try serve()
+        let asice = try await signedASiCE()
+        let cases: [(file: String, name: String, form: String)] = [
+            (asice, "signed.asice", "ASiC-E"),
+            (try ddoc(), "good.ddoc", "DIGIDOC_XML_1.3"),
+            (try ddoc(["--hashcode"]), "hashcode.ddoc", "DIGIDOC_XML_1.3_hashcode"),
+            (try ddoc(["--version", "1.2"]), "old.ddoc", "DIGIDOC_XML_1.2"),
+            (try ddoc(["--tamper-data"]), "tampered.ddoc", "DIGIDOC_XML_1.3"),
+            (try ddoc(["--tamper-signature-value"]), "bad-signature.ddoc", "DIGIDOC_XML_1.3"),
+        ]
+        for (file, name, form) in cases {
+            let (status, json) = try post(url, try request(file, name: name, policy: "POLv3"))
+            XCTAssertEqual(status, 200, "\(name): \(json)")
+            let report = conclusion(json)
+            let verified = await verify(file)
+            let verdicts = (verified["signatures"] as? [[String: Any]] ?? []).filter { $0["profile"] as? String != "TimeStampToken" }
+            XCTAssertEqual(verdicts.count, 1, "\(name): one signature each")
+            XCTAssertEqual(report["signatureForm"] as? String, form, name)
+            XCTAssertEqual((report["validatedDocument"] as? [String: Any])?["filename"] as? String, name)
+            XCTAssertEqual((report["policy"] as? [String: Any])?["policyName"] as? String, "POLv3")
+            XCTAssertEqual(report["signaturesCount"] as? Int, verdicts.count, name)
+            let passed = verdicts.filter { ["VALID", "WARNING", "NON_QSCD"].contains($0["status"] as? String ?? "") }.count
+            XCTAssertEqual(report["validSignaturesCount"] as? Int, passed, "\(name): \(report)")
+            let signatures = report["signatures"] as? [[String: Any]] ?? []
+            XCTAssertEqual(signatures.count, verdicts.count, name)
+            for (signature, verdict) in zip(signatures, verdicts) {
+                XCTAssertEqual(signature["id"] as? String, verdict["id"] as? String, name)
+                let ok = ["VALID", "WARNING", "NON_QSCD"].contains(verdict["status"] as? String ?? "")
+                XCTAssertEqual(signature["indication"] as? String == "TOTAL-PASSED", ok, "\(name): \(signature)")
+                for key in ["id", "claimedSigningTime", "signatureFormat", "indication", "signedBy"] {
+                    XCTAssertNotNil(signature[key] as? String, "\(name): libdigidocpp reads \(key) as a string")
+                }
+                if !ok { XCTAssertFalse((signature["errors"] as? [[String: Any]] ?? []).isEmpty, "\(name): a failed signature says why") }
+                if form.hasPrefix("DIGIDOC") {
+                    XCTAssertNil(signature["signatureLevel"], "SiVa gives DDOC no level")
+                    XCTAssertEqual(signature["signatureFormat"] as? String, "DIGIDOC_XML_\(form.split(separator: "_")[2])", name)
+                } else {
+                    XCTAssertEqual(signature["signatureFormat"] as? String, "XAdES_BASELINE_LT", name)
+                    XCTAssertEqual(signature["signedBy"] as? String, "SIGNER,TEST,30303039914", name)
+                }
+            }
+            if form.hasPrefix("DIGIDOC") {
+                let warnings = (report["validationWarnings"] as? [[String: Any]] ?? []).compactMap { $0["content"] as? String }
+                XCTAssertTrue(warnings.contains("The algorithm SHA1 used in DDOC is no longer considered reliable for signature creation!"), "\(name): \(warnings)")
+            }
+            XCTAssertEqual(report["validSignaturesCount"] as? Int, ["tampered.ddoc", "bad-signature.ddoc"].contains(name) ? 0 : 1, name)
+            if name == "tampered.ddoc" {
+                let errors = (signatures.first?["errors"] as? [[String: Any]] ?? []).compactMap { $0["content"] as? String }
+                XCTAssertTrue(errors.contains { $0.hasPrefix("Bad digest for DataFile") }, "libdigidocpp's cue to send the whole file: \(errors)")
+                XCTAssertEqual(signatures.first?["subIndication"] as? String, "HASH_FAILURE")
+            }
+        }
+        // POLv4, the default, asks for a qualified level: the test PKI's signature, judged by PEM
+        // anchors and no trusted list, has none (NA) and fails; a DDOC has no level and passes.
+        let (_, strict) = try post(url, try request(asice, name: "signed.asice"))
+        let signature = (conclusion(strict)["signatures"] as? [[String: Any]])?.first ?? [:]
+        XCTAssertEqual((conclusion(strict)["policy"] as? [String: Any])?["policyName"] as? String, "POLv4")
+        XCTAssertEqual(signature["signatureLevel"] as? String, "NA")
+        XCTAssertEqual(signature["indication"] as? String, "TOTAL-FAILED")
+        XCTAssertTrue((signature["errors"] as? [[String: Any]] ?? []).contains { $0["content"] as? String == "Signature/seal level do not meet the minimal level required by applied policy" })
+        XCTAssertEqual(conclusion(strict)["validSignaturesCount"] as? Int, 0)
+        let (_, ddocStrict) = try post(url, try request(try ddoc(), name: "good.ddoc"))
+        XCTAssertEqual(conclusion(ddocStrict)["validSignaturesCount"] as? Int, 1, "\(ddocStrict)")
+    }
+
+    /// What a client can send wrong is a 4xx with SiVa's shape, never a 5xx; the process lives on.
+    func testBadRequestsAreAnsweredAsSiVaAnswersThem() async throws {
+        let url = try serve()
+        let limited = try serve(["--max-document-size", "2000"])
+        let asice = try await signedASiCE()
+        func firstError(_ json: [String: Any]) -> String {
+            guard let first = (json["requestErrors"] as? [[String: Any]])?.first else { return "none: \(json)" }
+            return "\(first["key"] ?? ""): \(first["message"] ?? "")"
+        }
+        var (status, json) = try post(url, Data(#"{"document":"QUJD","filename":"x.asice","filename":"y.ddoc"}"#.utf8))
+        XCTAssertEqual(status, 400)
+        XCTAssertEqual(firstError(json), "requestBodyNotReadable: Request body is malformed and cannot be read")
+        (status, json) = try post(url, Data(#"{"document":"JVBERi0xLjQK","filename":"scan.pdf"}"#.utf8))
+        XCTAssertEqual(status, 400)
+        XCTAssertTrue(firstError(json).hasPrefix("document: Document type not supported: .pdf"), firstError(json))
+        (status, json) = try post(url, try request(asice, name: "signed.ddoc"))
+        XCTAssertEqual(status, 400, "an ASiC-E named .ddoc")
+        XCTAssertEqual(firstError(json), "document: Document malformed or not matching documentType")
+        (status, json) = try post(url, try request(asice, name: "../../etc/signed.asice"))
+        XCTAssertEqual(status, 400)
+        XCTAssertEqual(firstError(json), "filename: Invalid filename")
+        (status, json) = try post(url, Data(#"{"document":"QUJD","filename":"x.asice"}"#.utf8), contentType: "application/x-www-form-urlencoded")
+        XCTAssertEqual(status, 415)
+        // The container is larger than 2000 bytes: refused after decoding; a body far over the
+        // HTTP bound is refused by the server before the handler.
+        XCTAssertGreaterThan(try TestEnvironment.bytes(asice).count, 2000)
+        (status, json) = try post(limited, try request(asice, name: "signed.asice"))
+        XCTAssertEqual(status, 413)
+        XCTAssertTrue(firstError(json).hasPrefix("document: Document is larger than the 2000 bytes"), firstError(json))
+        (status, json) = try post(limited, Data(#"{"document":"\#(String(repeating: "QUJD", count: 40_000))","filename":"x.asice"}"#.utf8))
+        XCTAssertEqual(status, 413)
+        XCTAssertTrue(firstError(json).hasPrefix("request: Request body length exceeds request size limit"), firstError(json))
+        (status, json) = try post(url, Data(), path: "monitoring/health")
+        XCTAssertEqual(status, 405)
+        let health = try TestEnvironment.run("/usr/bin/curl", ["-s", url.appendingPathComponent("monitoring/health").absoluteString])
+        XCTAssertTrue(health.output.contains(#""status":"UP""#), health.output)
+    }
+}
