@@ -118,13 +118,13 @@ install: deps $(STATIC_CXX)/libstdc++.so
 	install -d -m 0755 "$(DESTDIR)$(MANDIR)" "$(DESTDIR)$(DOCDIR)"
 	"$$($(SWIFT) build $(BUILD_FLAGS) --show-bin-path)/tamga" help --man > "$(DESTDIR)$(MANDIR)/tamga.1"
 	chmod 0644 "$(DESTDIR)$(MANDIR)/tamga.1"
-	install -m 0644 README.md docs/cli.md docs/cosigner-api.md "$(DESTDIR)$(DOCDIR)/"
+	install -m 0644 README.md docs/cli.md docs/cosigner-api.md docs/siva.md "$(DESTDIR)$(DOCDIR)/"
 	install -m 0644 udev/README.md "$(DESTDIR)$(DOCDIR)/udev.md"
 	@if [ -z "$(DESTDIR)" ]; then echo "installed. For the udev rules to apply now: udevadm control --reload && udevadm trigger --subsystem-match=usb --action=change"; fi
 
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/tamga" "$(DESTDIR)$(UDEVDIR)/60-tamga-tokens.rules" "$(DESTDIR)$(MANDIR)/tamga.1" "$(DESTDIR)$(SYSTEMDUNITDIR)/tamga-cosigner.service"
-	rm -f "$(DESTDIR)$(DOCDIR)/README.md" "$(DESTDIR)$(DOCDIR)/cli.md" "$(DESTDIR)$(DOCDIR)/cosigner-api.md" "$(DESTDIR)$(DOCDIR)/udev.md"
+	rm -f "$(DESTDIR)$(DOCDIR)/README.md" "$(DESTDIR)$(DOCDIR)/cli.md" "$(DESTDIR)$(DOCDIR)/cosigner-api.md" "$(DESTDIR)$(DOCDIR)/siva.md" "$(DESTDIR)$(DOCDIR)/udev.md"
 	-rmdir "$(DESTDIR)$(DOCDIR)" 2>/dev/null
 
 clean:

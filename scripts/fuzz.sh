@@ -14,7 +14,7 @@ shift || true
 SWIFT=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
 ALL=(FuzzZip FuzzManifest FuzzSignatureXML FuzzTrustedList FuzzOCSP FuzzTimeStamp FuzzBERTLV FuzzWireMessages FuzzPINMessages
      FuzzCoSignerRouter FuzzRemoteMessages FuzzKoreanMobileID FuzzTextCodecs FuzzJSON FuzzDistinguishedName FuzzArchiveManifest
-     FuzzCommandLineInput FuzzDatabaseRows FuzzProxyHeader FuzzDDOC FuzzDDOCStartTag)
+     FuzzCommandLineInput FuzzDatabaseRows FuzzProxyHeader FuzzDDOC FuzzDDOCStartTag FuzzValidationService)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL[@]}")
 WORK=$REPO/.build/fuzz
@@ -67,6 +67,12 @@ mkdir -p "$WORK/corpus/FuzzDDOCStartTag"
 printf '%s' '<DataFile ContentType="EMBEDDED_BASE64" Filename="data.bin" Id="D0" MimeType="application/octet-stream" Size="20" xmlns="http://www.sk.ee/DigiDoc/v1.3.0#">' > "$WORK/corpus/FuzzDDOCStartTag/datafile-13"
 printf "<DataFile Id='D1' Filename='l\303\265pp.txt' ContentType='HASHCODE' DigestType='sha1' DigestValue='AAAA'/>" > "$WORK/corpus/FuzzDDOCStartTag/hashcode"
 printf '%s' '<SignedDoc format="DIGIDOC-XML" version="1.3" xmlns="http://www.sk.ee/DigiDoc/v1.3.0#">' > "$WORK/corpus/FuzzDDOCStartTag/signeddoc"
+# SiVa requests as libdigidocpp and the interface document write them (the first byte picks the
+# route: 0 POST /validate with a body), and a document for the harness to wrap (0x80|extension).
+mkdir -p "$WORK/corpus/FuzzValidationService"
+printf '\000%s' '{"filename":"a.ddoc","document":"PFNpZ25lZERvYz48L1NpZ25lZERvYz4=","signaturePolicy":"POLv4"}' > "$WORK/corpus/FuzzValidationService/validate.json"
+printf '\000%s' '{"document":"","filename":"","signaturePolicy":"x;","reportType":"Full","documentType":"BDOC"}' > "$WORK/corpus/FuzzValidationService/errors.json"
+printf '\204%s' '<?xml version="1.0"?><SignedDoc format="DIGIDOC-XML" version="1.3" xmlns="http://www.sk.ee/DigiDoc/v1.3.0#"></SignedDoc>' > "$WORK/corpus/FuzzValidationService/ddoc"
 # An ASiC-S archive manifest as DigiDoc writes one (ETSI EN 319 162-1).
 mkdir -p "$WORK/corpus/FuzzArchiveManifest"
 cat > "$WORK/corpus/FuzzArchiveManifest/digidoc-manifest.xml" <<'XML'
@@ -122,6 +128,11 @@ if [ ! -e "$WORK/seeded" ]; then
       head -c 4096 /dev/urandom > "$SEEDS/c.bin"
       /usr/bin/python3 scripts/make-ddoc.py --pki Fixtures/pki --ocsp "$SERVICES/ocsp" --crlf --file "c.bin=$SEEDS/c.bin" \
         --mime application/octet-stream --out "$SEEDS/crlf.ddoc" >/dev/null && seed FuzzDDOC "$SEEDS/crlf.ddoc"
+      # The same files as documents of a /validate request (0x80: .asice, 0x84: .ddoc).
+      { printf '\200'; cat "$SEEDS/seed.asice"; } > "$WORK/corpus/FuzzValidationService/seed-asice"
+      for ddoc in v1.3 hashcode two; do
+        [ -f "$SEEDS/$ddoc.ddoc" ] && { printf '\204'; cat "$SEEDS/$ddoc.ddoc"; } > "$WORK/corpus/FuzzValidationService/$ddoc-ddoc"
+      done
       # The shapes that once had two readings (scripts/make-ambiguous-zip.py): refused now, and
       # what mutations of them reach is what the FuzzZip oracle is for.
       for shape in appended appended-missing-comment-byte zip64-locator trailing-bytes plain-comment; do

@@ -27,7 +27,7 @@ install -D -m 0644 "$REPO/systemd/tamga-cosigner.service" "$ROOT/usr/lib/systemd
 install -d -m 0755 "$ROOT/usr/share/man/man1" "$DOC"
 "$BINARY" help --man | gzip -9n > "$ROOT/usr/share/man/man1/tamga.1.gz"
 chmod 0644 "$ROOT/usr/share/man/man1/tamga.1.gz"
-for file in README.md docs/cli.md docs/cosigner-api.md docs/threshold-pin.md docs/threshold-proofs.md; do
+for file in README.md docs/cli.md docs/cosigner-api.md docs/siva.md docs/threshold-pin.md docs/threshold-proofs.md; do
   install -m 0644 "$REPO/$file" "$DOC/$(basename "$file")"
 done
 install -m 0644 "$REPO/udev/README.md" "$DOC/udev.md"

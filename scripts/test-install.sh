@@ -11,7 +11,7 @@ make -s -C "$REPO" install DESTDIR="$DEST" PREFIX=/usr CONFIGURATION=debug > "$D
 rm -f "$DEST.log"
 fail() { echo "test-install: $*" >&2; exit 1; }
 for file in usr/bin/tamga lib/udev/rules.d/60-tamga-tokens.rules lib/systemd/system/tamga-cosigner.service usr/share/man/man1/tamga.1 \
-            usr/share/doc/tamga/cli.md usr/share/doc/tamga/cosigner-api.md usr/share/doc/tamga/udev.md usr/share/doc/tamga/README.md; do
+            usr/share/doc/tamga/cli.md usr/share/doc/tamga/cosigner-api.md usr/share/doc/tamga/siva.md usr/share/doc/tamga/udev.md usr/share/doc/tamga/README.md; do
   [ -f "$DEST/$file" ] || fail "missing $file"
 done
 [ "$(stat -c %a "$DEST/usr/bin/tamga")" = 755 ] || fail "tamga is not mode 0755"

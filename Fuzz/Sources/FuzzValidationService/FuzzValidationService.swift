@@ -1,0 +1,79 @@
+import ASiC
+import Foundation
+import FuzzSupport
+import HTTPService
+import TamgaSupport
+import ValidationService
+
+/// The validation service's router in process (no socket): the first byte picks what the rest
+/// is. Either a whole request body for one of the routes, with a method and media type (the
+/// request checks, the JSON reading, the errors), or a document that the harness wraps in a
+/// well-formed request under a chosen extension (the container readers and SiVa's report built
+/// from whatever they make of it). Any 200 or 4xx is fine, with a JSON body of SiVa's shape; a
+/// 5xx or a trap is not.
+nonisolated(unsafe) let service: SiVaService = {
+    do {
+        return try SiVaService(maximumDocumentSize: 1 << 20, version: "fuzz") { ValidationOptions() }
+    } catch {
+        FileHandle.standardError.write(Data("FuzzValidationService: \(error)\n".utf8))
+        exit(1)
+    }
+}()
+
+let extensions = ["asice", "bdoc", "asics", "zip", "ddoc", "sce", "scs", "pdf", ""]
+let routes: [(String, String)] = [("POST", "/validate"), ("GET", "/validate"), ("GET", "/monitoring/health"), ("POST", "/validateHashcode"),
+                                  ("GET", "/monitoring/version"), ("POST", "/getDataFiles")]
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzValidationService(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = FuzzSupport.bytes(data, size)
+    guard let selector = bytes.first else { return 0 }
+    let rest = Array(bytes.dropFirst())
+    let request: HTTPRequest
+    if selector & 0x80 != 0 {
+        let name = "input" + (extensions[Int(selector & 0x0F) % extensions.count].isEmpty ? "" : "." + extensions[Int(selector & 0x0F) % extensions.count])
+        let policy = selector & 0x10 != 0 ? ",\"signaturePolicy\":\"POLv3\"" : ""
+        let body = Array("{\"document\":\"\(Data(rest).base64EncodedString())\",\"filename\":\"\(name)\"\(policy)}".utf8)
+        request = HTTPRequest(method: "POST", path: "/validate", headers: ["content-type": "application/json"], body: body)
+    } else {
+        let (method, path) = routes[Int(selector & 0x0F) % routes.count]
+        let type = selector & 0x10 != 0 ? "text/plain" : "application/json; charset=UTF-8"
+        request = HTTPRequest(method: method, path: path, headers: ["content-type": type], body: rest)
+    }
+    let response = service.handle(request)
+    guard response.status == 200 || (400..<500).contains(response.status) else {
+        FileHandle.standardError.write(Data("FuzzValidationService: \(request.method) \(request.path) answered \(response.status)\n".utf8))
+        abort()
+    }
+    guard let json = (try? JSON.parse(response.body)) as? [String: Any] else {
+        FileHandle.standardError.write(Data("FuzzValidationService: the answer is not a JSON object\n".utf8))
+        abort()
+    }
+    if response.status == 200, request.path == "/validate" {
+        guard let report = json["validationReport"] as? [String: Any], let conclusion = report["validationConclusion"] as? [String: Any],
+              let count = conclusion["signaturesCount"] as? Int, let valid = conclusion["validSignaturesCount"] as? Int, valid <= count,
+              (conclusion["signatures"] as? [Any] ?? []).count == count else {
+            FileHandle.standardError.write(Data("FuzzValidationService: a 200 without a consistent validationConclusion\n".utf8))
+            abort()
+        }
+        // Nothing was trusted (no anchors, no list): a container can pass only as a DDOC, whose
+        // trust set is built in; any other passed signature would be a wrong VALID.
+        if valid > 0, conclusion["signatureForm"] as? String == "ASiC-E" || conclusion["signatureForm"] as? String == "ASiC-S" {
+            FileHandle.standardError.write(Data("FuzzValidationService: an ASiC signature passed with no trust at all\n".utf8))
+            abort()
+        }
+    } else if response.status != 200 {
+        guard let errors = json["requestErrors"] as? [[String: Any]], !errors.isEmpty,
+              errors.allSatisfy({ $0["key"] is String && $0["message"] is String }) else {
+            FileHandle.standardError.write(Data("FuzzValidationService: \(response.status) without requestErrors\n".utf8))
+            abort()
+        }
+    }
+    return 0
+}
+
+/// SwiftPM links an executable target's entry point as `FuzzValidationService_main`.
+@_cdecl("FuzzValidationService_main")
+public func FuzzValidationServiceMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    FuzzSupport.run(argc, argv, fuzzValidationService)
+}
