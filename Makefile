@@ -78,16 +78,7 @@ demo: test-deps release
 	@scripts/demo.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)/tamga"
 
 test: test-deps
-	$(SWIFT) build --build-tests
-	@echo "== checking the independent checkers and the test services themselves"
-	@scripts/test-crosscheck.sh
-	@scripts/test-services-selftest.sh
-	@scripts/test-install.sh
-	@echo "== swift test"
-	$(SWIFT) test --skip-build --disable-swift-testing
-	@echo "== fuzz targets, a few seconds each (make fuzz runs them longer)"
-	@FUZZ_TIMEOUT=10 scripts/fuzz.sh 3
-	@scripts/test-deb.sh
+	@scripts/test-all.sh "$(SWIFT)"
 
 # Every libFuzzer target of Fuzz/ for FUZZ_SECONDS each (default 60); FUZZ_TARGETS picks some.
 FUZZ_SECONDS ?= 60
