@@ -93,6 +93,8 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
     final class PendingRequest {
         var body: [UInt8] = []
         var tooLarge = false
+        /// Answered before its body was read (413 to a client that asked `Expect: 100-continue`).
+        var answered = false
     }
 
     /// The TLS key and certificate (PEM) as C strings MHD keeps pointers to until it stops;
@@ -217,10 +219,25 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
         guard let context, let connection, let slot, let uploadSize else { return cmhd_result(0) }
         let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
         guard let existing = slot.pointee else {
-            slot.pointee = Unmanaged.passRetained(PendingRequest()).toOpaque()
+            let pending = PendingRequest()
+            slot.pointee = Unmanaged.passRetained(pending).toOpaque()
+            // A client that waits for "100 Continue" before sending a body the server would
+            // refuse is refused now, and sends nothing more; any other client's body is read and
+            // dropped (answering while it still sends would reset its connection before it read
+            // the answer).
+            if let expect = cmhd_header(connection, "expect"), String(cString: expect).lowercased() == "100-continue",
+               let length = cmhd_header(connection, "content-length"), let declared = Int(String(cString: length)), declared > server.maximumBody {
+                pending.answered = true
+                server.slots.received(connection)
+                return queue(server.oversizedBody(server.maximumBody), on: connection)
+            }
             return cmhd_result(1)
         }
         let pending = Unmanaged<PendingRequest>.fromOpaque(existing).takeUnretainedValue()
+        if pending.answered {
+            uploadSize.pointee = 0
+            return cmhd_result(1)
+        }
         if uploadSize.pointee > 0 {
             if let uploadData, !pending.tooLarge {
                 if pending.body.count + uploadSize.pointee > server.maximumBody {
@@ -255,7 +272,11 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
                                       headers: headers, body: pending.body, query: query)
             response = server.handler(request)
         }
-        return response.body.withUnsafeBytes { raw -> MHD_Result in
+        return queue(response, on: connection)
+    }
+
+    private static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+        response.body.withUnsafeBytes { raw -> MHD_Result in
             guard let mhd = cmhd_response_copy(raw.baseAddress, raw.count) else { return cmhd_result(0) }
             defer { MHD_destroy_response(mhd) }
             for (name, value) in response.headers { MHD_add_response_header(mhd, name, value) }

@@ -48,6 +48,10 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
             guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
             guard Self.isJSON(request.headers["content-type"]) else { return Self.unsupportedMediaType() }
             return validate(request.body)
+        case "/getDataFiles":
+            guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
+            guard Self.isJSON(request.headers["content-type"]) else { return Self.unsupportedMediaType() }
+            return dataFiles(request.body)
         case "/monitoring/health", "/monitoring/health.json":
             guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
             return Self.json(.object([("status", .string("UP")), ("components", .object([("health", .object([
@@ -103,6 +107,49 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
         let report = container.validate(options())
         let conclusion = ConclusionBuilder(policy: request.policy, filename: request.filename).conclusion(report, container: container)
         return Self.json(conclusion.responseJSON)
+    }
+
+    /// A DDOC's data files, each as SiVa's `getDataFiles` gives it: name, media type, content
+    /// (base64) and size. A HASHCODE data file's content is not in the document: it is listed
+    /// with its size and no `base64`.
+    func dataFiles(_ body: [UInt8]) -> HTTPResponse {
+        let request: DataFilesRequest
+        switch DataFilesRequest.parse(body) {
+        case .success(let parsed): request = parsed
+        case .failure(let errors): return Self.json(errors.json, status: 400)
+        }
+        guard let document = request.decodedDocument() else { return Self.json(RequestErrors([.documentMalformed]).json, status: 400) }
+        guard document.count <= maximumDocumentSize else {
+            return Self.json(RequestErrors([.init(key: "document", message: "Document is larger than the \(maximumDocumentSize) bytes this service accepts")]).json, status: 413)
+        }
+        let number = lock.withLock { () -> UInt64 in requests += 1; return requests }
+        let path = "\(scratch)/\(number).ddoc"
+        guard FileManager.default.createFile(atPath: path, contents: document, attributes: [.posixPermissions: 0o600]) else {
+            return Self.json(RequestErrors([.init(key: "document", message: "Unfortunately there was an error validating your document")]).json, status: 500)
+        }
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        guard let container = try? Container(openingAt: path), container.kind == .ddoc else {
+            return Self.json(RequestErrors([.documentMalformed]).json, status: 400)
+        }
+        var files: [JSON.Value] = []
+        for file in container.dataFiles {
+            var members: [(String, JSON.Value)] = [("filename", .string(file.name)), ("mimeType", .string(file.mediaType)),
+                                                   ("size", .integer(Int(clamping: file.size)))]
+            var content = Data()
+            do {
+                try container.read(file) { content.append(contentsOf: $0) }
+                members.append(("base64", .string(content.base64EncodedString())))
+            } catch ContainerError.ddocContentNotInDocument {
+                // Hashcode: nothing to give but the name and size.
+            } catch {
+                return Self.json(RequestErrors([.documentMalformed]).json, status: 400)
+            }
+            files.append(.object(members))
+        }
+        var response = Self.json(.object([("dataFiles", .array(files))]))
+        response = HTTPResponse(status: response.status, headers: response.headers.merging(["Content-Disposition": "attachment; filename=\"api.json\""]) { $1 },
+                                body: response.body)
+        return response
     }
 
     /// SiVa's answer to a body over the size limit.

@@ -37,10 +37,11 @@ final class ValidationServeTests: XCTestCase {
     }
 
     /// curl's answer: the HTTP status and the JSON body.
-    private func post(_ url: URL, _ body: Data, path: String = "validate", contentType: String = "application/json;charset=UTF-8") throws -> (Int, [String: Any]) {
+    private func post(_ url: URL, _ body: Data, path: String = "validate", contentType: String = "application/json;charset=UTF-8",
+                      expectContinue: Bool = false) throws -> (Int, [String: Any]) {
         let file = self.path("request-\(UUID().uuidString).json")
         try body.write(to: URL(fileURLWithPath: file))
-        let result = try TestEnvironment.run("/usr/bin/curl", ["-s", "-S", "-o", "-", "-w", "\n%{http_code}", "-H", "Content-Type: \(contentType)",
+        let result = try TestEnvironment.run("/usr/bin/curl", ["-s", "-S", "-o", "-", "-w", "\n%{http_code}", "-H", "Content-Type: \(contentType)", "-H", expectContinue ? "Expect: 100-continue" : "Expect:",
                                                                "--data-binary", "@\(file)", url.appendingPathComponent(path).absoluteString])
         XCTAssertEqual(result.status, 0, result.error)
         let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
@@ -116,6 +117,10 @@ final class ValidationServeTests: XCTestCase {
                 XCTAssertEqual(signature["id"] as? String, verdict["id"] as? String, name)
                 let ok = ["VALID", "WARNING", "NON_QSCD"].contains(verdict["status"] as? String ?? "")
                 XCTAssertEqual(signature["indication"] as? String == "TOTAL-PASSED", ok, "\(name): \(signature)")
+                // Under POLv3 nothing but tamga's verdict decides: the service and verify --json
+                // say the same ETSI words, from the one mapping.
+                XCTAssertEqual(signature["indication"] as? String, verdict["indication"] as? String, name)
+                XCTAssertEqual(signature["subIndication"] as? String, verdict["subIndication"] as? String, name)
                 for key in ["id", "claimedSigningTime", "signatureFormat", "indication", "signedBy"] {
                     XCTAssertNotNil(signature[key] as? String, "\(name): libdigidocpp reads \(key) as a string")
                 }
@@ -152,6 +157,72 @@ final class ValidationServeTests: XCTestCase {
         XCTAssertEqual(conclusion(ddocStrict)["validSignaturesCount"] as? Int, 1, "\(ddocStrict)")
     }
 
+    /// Validations at once on the service's threads (the trust, the certificates, libxml2 and
+    /// OpenSSL shared between them) give each the answer one alone gives.
+    func testConcurrentValidationsAgreeWithOneAlone() async throws {
+        let url = try serve(["--threads", "4"])
+        let bodies = [try request(try await signedASiCE(), name: "signed.asice", policy: "POLv3"),
+                      try request(try ddoc(), name: "good.ddoc"), try request(try ddoc(["--tamper-data"]), name: "bad.ddoc")]
+        var files: [String] = []
+        for (index, body) in bodies.enumerated() {
+            files.append(path("body-\(index).json"))
+            try body.write(to: URL(fileURLWithPath: files[index]))
+        }
+        let requests = files
+        let alone = requests.map { Self.comparableAnswer(url, $0) }
+        XCTAssertTrue(alone.allSatisfy { $0.contains("signaturesCount") }, "\(alone)")
+        let answers = LockedLines()
+        DispatchQueue.concurrentPerform(iterations: 24) { index in
+            answers.append("\(index % requests.count) \(Self.comparableAnswer(url, requests[index % requests.count]))")
+        }
+        XCTAssertEqual(answers.all.count, 24)
+        for line in answers.all {
+            let index = Int(line.prefix(1)) ?? 0
+            XCTAssertEqual(String(line.dropFirst(2)), alone[index], "request \(index)")
+        }
+    }
+
+    /// curl's answer to the body in `file`, its validation conclusion without the time, as text.
+    private static func comparableAnswer(_ url: URL, _ file: String) -> String {
+        guard let result = try? TestEnvironment.run("/usr/bin/curl", ["-s", "-S", "-H", "Content-Type: application/json", "--data-binary", "@\(file)",
+                                                                      url.appendingPathComponent("validate").absoluteString]),
+              let json = (try? JSONSerialization.jsonObject(with: Data(result.output.utf8))) as? [String: Any],
+              var report = (json["validationReport"] as? [String: Any])?["validationConclusion"] as? [String: Any] else { return "no answer" }
+        report["validationTime"] = nil
+        return String(decoding: (try? JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
+    }
+
+    /// POST /getDataFiles gives a DDOC's files back as `container extract` writes them; a
+    /// hashcode DDOC's files have no content to give; only .ddoc names are taken.
+    func testGetDataFilesGivesTheDDOCsFilesAsExtractDoes() async throws {
+        let url = try serve()
+        let good = try ddoc()
+        let (status, json) = try post(url, try request(good, name: "good.ddoc"), path: "getDataFiles")
+        XCTAssertEqual(status, 200, "\(json)")
+        let files = json["dataFiles"] as? [[String: Any]] ?? []
+        XCTAssertEqual(files.count, 1, "\(json)")
+        let out = path("extracted")
+        let (extracted, _, error) = await runTamgaInProcess(["container", "extract", good, "--to", out, "-q"])
+        XCTAssertEqual(extracted, .success, error)
+        for file in files {
+            let name = try XCTUnwrap(file["filename"] as? String)
+            let expected = try TestEnvironment.bytes(URL(fileURLWithPath: out).appendingPathComponent(name).path)
+            XCTAssertEqual(Data(base64Encoded: file["base64"] as? String ?? ""), expected, name)
+            XCTAssertEqual(file["size"] as? Int, expected.count)
+            XCTAssertNotNil(file["mimeType"] as? String)
+        }
+        let (_, hashcode) = try post(url, try request(try ddoc(["--hashcode"]), name: "h.ddoc"), path: "getDataFiles")
+        let hashed = hashcode["dataFiles"] as? [[String: Any]] ?? []
+        XCTAssertEqual(hashed.count, 1, "\(hashcode)")
+        XCTAssertNil(hashed.first?["base64"], "a hashcode DataFile's content is not in the document")
+        let (refused, errors) = try post(url, try request(good, name: "good.asice"), path: "getDataFiles")
+        XCTAssertEqual(refused, 400)
+        XCTAssertEqual((errors["requestErrors"] as? [[String: Any]])?.first?["message"] as? String,
+                       "Invalid filename. Can only return data files for DDOC type containers.")
+        let (notDDOC, _) = try post(url, try request(try await signedASiCE(), name: "x.ddoc"), path: "getDataFiles")
+        XCTAssertEqual(notDDOC, 400, "an ASiC-E named .ddoc")
+    }
+
     /// What a client can send wrong is a 4xx with SiVa's shape, never a 5xx; the process lives on.
     func testBadRequestsAreAnsweredAsSiVaAnswersThem() async throws {
         let url = try serve()
@@ -182,6 +253,11 @@ final class ValidationServeTests: XCTestCase {
         XCTAssertEqual(status, 413)
         XCTAssertTrue(firstError(json).hasPrefix("document: Document is larger than the 2000 bytes"), firstError(json))
         (status, json) = try post(limited, Data(#"{"document":"\#(String(repeating: "QUJD", count: 40_000))","filename":"x.asice"}"#.utf8))
+        XCTAssertEqual(status, 413)
+        XCTAssertTrue(firstError(json).hasPrefix("request: Request body length exceeds request size limit"), firstError(json))
+        // A client that asks before sending (Expect: 100-continue) is refused before it sends.
+        (status, json) = try post(limited, Data(#"{"document":"\#(String(repeating: "QUJD", count: 40_000))","filename":"x.asice"}"#.utf8),
+                                  expectContinue: true)
         XCTAssertEqual(status, 413)
         XCTAssertTrue(firstError(json).hasPrefix("request: Request body length exceeds request size limit"), firstError(json))
         (status, json) = try post(url, Data(), path: "monitoring/health")

@@ -99,6 +99,36 @@ public struct ValidationReport: Sendable, Codable, Equatable {
     public var isValid: Bool { status == .valid || status == .warning || status == .nonQSCD }
 }
 
+extension ValidationReport.SignatureResult {
+    private enum ETSIKeys: String, CodingKey { case indication, subIndication }
+
+    /// The fields as declared, plus ETSI's `indication` and `subIndication` (`ETSIIndication`):
+    /// the same words the validation service reports, from the same mapping. Decoding ignores
+    /// them (they follow from `status` and `findings`).
+    public func encode(to encoder: Encoder) throws {
+        var fields = encoder.container(keyedBy: CodingKeys.self)
+        try fields.encode(file, forKey: .file)
+        try fields.encodeIfPresent(id, forKey: .id)
+        try fields.encodeIfPresent(signer, forKey: .signer)
+        try fields.encodeIfPresent(signerSerial, forKey: .signerSerial)
+        try fields.encodeIfPresent(signingTime, forKey: .signingTime)
+        try fields.encodeIfPresent(timeStampTime, forKey: .timeStampTime)
+        try fields.encodeIfPresent(signatureMethod, forKey: .signatureMethod)
+        try fields.encode(profile, forKey: .profile)
+        try fields.encode(status, forKey: .status)
+        try fields.encode(findings, forKey: .findings)
+        try fields.encodeIfPresent(archiveTimeStamps, forKey: .archiveTimeStamps)
+        try fields.encodeIfPresent(claimedRoles, forKey: .claimedRoles)
+        try fields.encodeIfPresent(productionPlace, forKey: .productionPlace)
+        try fields.encodeIfPresent(signerName, forKey: .signerName)
+        try fields.encodeIfPresent(qualification, forKey: .qualification)
+        let verdict = ETSIIndication(self)
+        var etsi = encoder.container(keyedBy: ETSIKeys.self)
+        try etsi.encode(verdict.indication.rawValue, forKey: .indication)
+        try etsi.encodeIfPresent(verdict.subIndication, forKey: .subIndication)
+    }
+}
+
 /// Collects findings while one signature or the container is checked.
 struct FindingList {
     private(set) var items: [ValidationReport.Finding] = []

@@ -147,3 +147,41 @@ public struct RequestErrors: Error, Sendable, Equatable {
         .object([("requestErrors", .array(errors.map { .object([("key", .string($0.key)), ("message", .string($0.message))]) }))])
     }
 }
+
+/// A `POST /getDataFiles` request: a DDOC's data files back (SiVa's only other document route).
+/// `document` and `filename` are checked as for `/validate`; the name must end in `.ddoc`, and
+/// other members (`documentType` too) are ignored, as SiVa ignores them.
+public struct DataFilesRequest: Sendable {
+    public let document: String
+    public let filename: String
+
+    static let notDDOC = "Invalid filename. Can only return data files for DDOC type containers."
+
+    public static func parse(_ body: [UInt8]) -> Result<DataFilesRequest, RequestErrors> {
+        guard let object = (try? JSON.parse(body, duplicateKeysRefused: true)) as? [String: Any] else {
+            return .failure(RequestErrors([.bodyNotReadable]))
+        }
+        for key in ["document", "filename"] {
+            if let value = object[key], !(value is String), !(value is JSON.Null) { return .failure(RequestErrors([.bodyNotReadable])) }
+        }
+        var errors: [RequestError] = []
+        let document = object["document"] as? String ?? ""
+        if document.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }) {
+            errors.append(.init(key: "document", message: "must not be blank"))
+            errors.append(.init(key: "document", message: RequestError.notBase64))
+        } else if !ValidationRequest.isBase64Alphabet(document) {
+            errors.append(.init(key: "document", message: RequestError.notBase64))
+        }
+        let filename = object["filename"] as? String
+        let nameErrors = ValidationRequest.filenameErrors(filename, key: "filename")
+        errors += nameErrors
+        if nameErrors.isEmpty, !(filename ?? "").lowercased().hasSuffix(".ddoc") { errors.append(.init(key: "filename", message: notDDOC)) }
+        guard errors.isEmpty else { return .failure(RequestErrors(errors)) }
+        return .success(DataFilesRequest(document: document, filename: filename ?? ""))
+    }
+
+    /// The document's bytes; nil when the base64 is malformed.
+    public func decodedDocument() -> Data? {
+        (try? Base64.decode(document, field: "document", ignoringWhitespace: true, maximumCount: Int.max / 2)).map { Data($0) }
+    }
+}
