@@ -140,18 +140,13 @@ struct CoSignerServeCommand: Command {
     The first start makes the ring-Pedersen parameters (tens of seconds) and says so on stderr.
     """
     static let flags: Set<String> = GlobalOptions.flags.union(["--allow-unattested", "--metrics"])
-    static let options: Set<String> = CoSignerServerKey.options.union(["--db", "--port", "--listen", "--threads", "--session-ttl", "--ca-cert", "--ca-key", "--ca-index",
-                                                                      "--ocsp", "--tls-cert", "--tls-key", "--trusted-proxy"])
+    static let options: Set<String> = CoSignerServerKey.options.union(ServerOptions.options)
+        .union(["--db", "--session-ttl", "--ca-cert", "--ca-key", "--ca-index", "--ocsp"])
 
     fileprivate let files: CoSignerFiles
-    let port: UInt16
-    let loopback: Bool
-    let threads: UInt32
+    let server: ServerOptions
     let sessionLifetime: TimeInterval
     let caCertificate: String?, caKey: String?, caIndex: String?, ocspURL: String?
-    let tlsCertificate: String?, tlsKey: String?
-    /// Whose PROXY protocol headers are believed (`--trusted-proxy`).
-    let trustedProxies: [AddressRange]
     let requireAttestation: Bool
     let metrics: Bool
     let quiet: Bool
@@ -166,27 +161,10 @@ struct CoSignerServeCommand: Command {
         caIndex = arguments.value("--ca-index")
         ocspURL = arguments.value("--ocsp")
         guard (caCertificate == nil) == (caKey == nil) else { throw UsageError("--ca-cert and --ca-key go together") }
-        tlsCertificate = arguments.value("--tls-cert")
-        tlsKey = arguments.value("--tls-key")
-        guard (tlsCertificate == nil) == (tlsKey == nil) else { throw UsageError("--tls-cert and --tls-key go together") }
         files = try CoSignerFiles(arguments)
-        guard let port = UInt16(arguments.value("--port") ?? "0") else { throw UsageError("--port takes a port number") }
-        self.port = port
-        switch arguments.value("--listen") ?? "loopback" {
-        case "loopback": loopback = true
-        case "any": loopback = false
-        default: throw UsageError("--listen takes loopback or any")
-        }
-        guard let threads = UInt32(arguments.value("--threads") ?? "4"), (1...64).contains(threads) else { throw UsageError("--threads takes a number from 1 to 64") }
-        self.threads = threads
+        server = try ServerOptions(arguments)
         guard let ttl = TimeInterval(arguments.value("--session-ttl") ?? "300"), ttl > 0 else { throw UsageError("--session-ttl takes seconds") }
         sessionLifetime = ttl
-        trustedProxies = try arguments.all("--trusted-proxy").flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }.map { text in
-            guard let range = AddressRange(parsing: String(text).trimmedSpaces()) else {
-                throw UsageError("--trusted-proxy takes an IPv4 or IPv6 address or range (127.0.0.1, 10.0.0.0/8, fd00::/8), not '\(text)'")
-            }
-            return range
-        }
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
@@ -207,20 +185,14 @@ struct CoSignerServeCommand: Command {
         let service = CoSignerService(store: store, party: try ServerParty(pid: identity.pid, ringPedersen: identity.ringPedersen, sessionLifetime: sessionLifetime),
                                       sessionLifetime: sessionLifetime, certificateAuthority: authority,
                                       requireAttestation: requireAttestation)
-        var tls: (keyPEM: String, certificatePEM: String)? = nil
-        if let tlsCertificate, let tlsKey {
-            guard let certificate = try? String(contentsOfFile: tlsCertificate, encoding: .utf8), let key = try? String(contentsOfFile: tlsKey, encoding: .utf8) else {
-                throw CoreError.unreadableFile(path: tlsCertificate, reason: "the TLS certificate or key cannot be read")
-            }
-            tls = (key, certificate)
-        }
+        let tls = try server.loadTLS()
         let router = OperationsRouter(service: service, metrics: metrics ? CoSignerMetrics() : nil)
-        let server = try HTTPServer(port: port, loopbackOnly: loopback, threads: threads, trustedProxies: trustedProxies, tls: tls) { router.handle($0) }
+        let http = try HTTPServer(port: server.port, loopbackOnly: server.loopback, threads: server.threads, trustedProxies: server.trustedProxies, tls: tls) { router.handle($0) }
         // Until SIGINT/SIGTERM: the interrupt handlers end the process (SQLite commits are durable)
         // and say that the server stopped. Set before "listening": a caller may stop us the moment
         // it reads that line.
         TamgaCommandLine.serving = true
-        context.terminal.line("listening \(tls == nil ? "http" : "https")://\(loopback ? "127.0.0.1" : "0.0.0.0"):\(server.port)")
+        context.terminal.line(server.listeningLine(port: http.port))
         while true { try await Task.sleep(nanoseconds: 3_600_000_000_000) }
     }
 }

@@ -30,42 +30,20 @@ struct ValidationServeCommand: Command {
     arrive whole within 60 s.
     """
     static let flags: Set<String> = GlobalOptions.flags.union(["--allow-expired-trust"])
-    static let options: Set<String> = ["--port", "--listen", "--threads", "--max-document-size", "--trust", "--certs", "--tsl", "--tsl-cert",
-                                       "--tm-responder-policy", "--tls-cert", "--tls-key", "--trusted-proxy"]
+    static let options: Set<String> = ServerOptions.options.union(["--max-document-size", "--trust", "--certs", "--tsl", "--tsl-cert", "--tm-responder-policy"])
 
     let trust: VerifyCommand
-    let port: UInt16
-    let loopback: Bool
-    let threads: UInt32
+    let server: ServerOptions
     let maximumDocumentSize: Int
-    let tlsCertificate: String?, tlsKey: String?
-    let trustedProxies: [AddressRange]
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else { throw UsageError("validation serve takes no arguments") }
         trust = try VerifyCommand(trustOptionsOf: arguments)
-        guard let port = UInt16(arguments.value("--port") ?? "0") else { throw UsageError("--port takes a port number") }
-        self.port = port
-        switch arguments.value("--listen") ?? "loopback" {
-        case "loopback": loopback = true
-        case "any": loopback = false
-        default: throw UsageError("--listen takes loopback or any")
-        }
-        guard let threads = UInt32(arguments.value("--threads") ?? "4"), (1...64).contains(threads) else { throw UsageError("--threads takes a number from 1 to 64") }
-        self.threads = threads
+        server = try ServerOptions(arguments)
         guard let size = Int(arguments.value("--max-document-size") ?? "\(SiVaService.defaultMaximumDocumentSize)"), size > 0, size <= 1 << 30 else {
             throw UsageError("--max-document-size takes a number of bytes from 1 to 1073741824")
         }
         maximumDocumentSize = size
-        tlsCertificate = arguments.value("--tls-cert")
-        tlsKey = arguments.value("--tls-key")
-        guard (tlsCertificate == nil) == (tlsKey == nil) else { throw UsageError("--tls-cert and --tls-key go together") }
-        trustedProxies = try arguments.all("--trusted-proxy").flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }.map { text in
-            guard let range = AddressRange(parsing: String(text).trimmedSpaces()) else {
-                throw UsageError("--trusted-proxy takes an IPv4 or IPv6 address or range (127.0.0.1, 10.0.0.0/8, fd00::/8), not '\(text)'")
-            }
-            return range
-        }
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
@@ -83,20 +61,13 @@ struct ValidationServeCommand: Command {
         options.trustNotices = resolved.notices
         let fixed = options
         let service = try SiVaService(maximumDocumentSize: maximumDocumentSize, version: TamgaCommandLine.version) { fixed }
-        var tls: (keyPEM: String, certificatePEM: String)? = nil
-        if let tlsCertificate, let tlsKey {
-            guard let certificate = try? String(contentsOfFile: tlsCertificate, encoding: .utf8), let key = try? String(contentsOfFile: tlsKey, encoding: .utf8) else {
-                throw CoreError.unreadableFile(path: tlsCertificate, reason: "the TLS certificate or key cannot be read")
-            }
-            tls = (key, certificate)
-        }
-        let server = try HTTPServer(port: port, loopbackOnly: loopback, threads: threads,
-                                    maximumBody: SiVaService.maximumBody(forDocumentSize: maximumDocumentSize),
-                                    requestDeadline: 60, pressureRequestDeadline: 20, trustedProxies: trustedProxies,
-                                    headerNames: ["content-type"], queryNames: [], tls: tls,
-                                    oversizedBody: SiVaService.requestTooLarge) { service.handle($0) }
+        let http = try HTTPServer(port: server.port, loopbackOnly: server.loopback, threads: server.threads,
+                                  maximumBody: SiVaService.maximumBody(forDocumentSize: maximumDocumentSize),
+                                  requestDeadline: 60, pressureRequestDeadline: 20, trustedProxies: server.trustedProxies,
+                                  headerNames: ["content-type"], queryNames: [], tls: try server.loadTLS(),
+                                  oversizedBody: SiVaService.requestTooLarge) { service.handle($0) }
         TamgaCommandLine.serving = true
-        context.terminal.line("listening \(tls == nil ? "http" : "https")://\(loopback ? "127.0.0.1" : "0.0.0.0"):\(server.port)")
+        context.terminal.line(server.listeningLine(port: http.port))
         while true { try await Task.sleep(nanoseconds: 3_600_000_000_000) }
     }
 }

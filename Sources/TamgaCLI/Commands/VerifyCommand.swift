@@ -80,10 +80,16 @@ struct VerifyCommand: Command {
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count == 1 else { throw UsageError("give exactly one container to verify") }
-        container = arguments.positionals[0]
+        try self.init(container: arguments.positionals[0], arguments: arguments,
+                      minimumProfile: try SignatureProfile(argument: arguments.value("--min-profile") ?? "LT"),
+                      verbose: arguments.has("--verbose") || arguments.has("-v"))
+    }
+
+    private init(container: String, arguments: ParsedArguments, minimumProfile: SignatureProfile, verbose: Bool) throws {
+        self.container = container
         trustFiles = arguments.all("--trust")
         certificateFiles = arguments.all("--certs")
-        minimumProfile = try SignatureProfile(argument: arguments.value("--min-profile") ?? "LT")
+        self.minimumProfile = minimumProfile
         trustedListFile = arguments.value("--tsl")
         trustedListSigners = arguments.all("--tsl-cert")
         timeMarkResponderPolicies = arguments.all("--tm-responder-policy")
@@ -95,7 +101,7 @@ struct VerifyCommand: Command {
             throw UsageError("--tsl needs --tsl-cert: the certificate that signs the list, which tamga pins")
         }
         allowExpiredTrust = arguments.has("--allow-expired-trust")
-        verbose = arguments.has("--verbose") || arguments.has("-v")
+        self.verbose = verbose
         global = GlobalOptions(arguments)
     }
 
@@ -103,22 +109,7 @@ struct VerifyCommand: Command {
     /// `--allow-expired-trust`, `--tm-responder-policy`), for a command that validates what it
     /// is sent rather than a file it is given (`validation serve`): it resolves trust as verify does.
     init(trustOptionsOf arguments: ParsedArguments) throws {
-        container = ""
-        trustFiles = arguments.all("--trust")
-        certificateFiles = arguments.all("--certs")
-        minimumProfile = .LT
-        trustedListFile = arguments.value("--tsl")
-        trustedListSigners = arguments.all("--tsl-cert")
-        timeMarkResponderPolicies = arguments.all("--tm-responder-policy")
-        for oid in timeMarkResponderPolicies where !Self.isDottedOID(oid) {
-            throw UsageError("--tm-responder-policy takes a dotted OID such as 1.3.6.1.4.1.10015.3.1.1, not '\(oid)'")
-        }
-        if trustedListFile != nil && trustedListSigners.isEmpty {
-            throw UsageError("--tsl needs --tsl-cert: the certificate that signs the list, which tamga pins")
-        }
-        allowExpiredTrust = arguments.has("--allow-expired-trust")
-        verbose = false
-        global = GlobalOptions(arguments)
+        try self.init(container: "", arguments: arguments, minimumProfile: .LT, verbose: false)
     }
 
     /// `1.2.840…`: at least two numeric arcs, no empty ones, no leading zeros.

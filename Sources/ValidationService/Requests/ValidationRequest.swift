@@ -43,18 +43,12 @@ public struct ValidationRequest: Sendable {
         guard let object = (try? JSON.parse(body, duplicateKeysRefused: true)) as? [String: Any] else {
             return .failure(RequestErrors([.bodyNotReadable]))
         }
-        var errors: [RequestError] = []
         // A member of the wrong JSON type is what Jackson cannot bind: the body is not readable.
-        for key in ["document", "filename", "signaturePolicy", "reportType"] {
-            if let value = object[key], !(value is String), !(value is JSON.Null) { return .failure(RequestErrors([.bodyNotReadable])) }
+        guard Self.textMembers(object, ["document", "filename", "signaturePolicy", "reportType"]) else {
+            return .failure(RequestErrors([.bodyNotReadable]))
         }
         let document = object["document"] as? String ?? ""
-        if document.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }) {
-            errors.append(.init(key: "document", message: "must not be blank"))
-            errors.append(.init(key: "document", message: RequestError.notBase64))
-        } else if !Self.isBase64Alphabet(document) {
-            errors.append(.init(key: "document", message: RequestError.notBase64))
-        }
+        var errors = Self.documentErrors(document)
         let filename = object["filename"] as? String
         errors += Self.filenameErrors(filename, key: "filename")
         var policy = SiVaPolicy.default
@@ -108,6 +102,25 @@ public struct ValidationRequest: Sendable {
         return errors
     }
 
+    /// Whether each of `keys` is text or null where present.
+    static func textMembers(_ object: [String: Any], _ keys: [String]) -> Bool {
+        keys.allSatisfy { key in object[key].map { $0 is String || $0 is JSON.Null } ?? true }
+    }
+
+    /// SiVa's checks of `document` (`@NotBlank`, `@ValidBase64String`).
+    static func documentErrors(_ document: String) -> [RequestError] {
+        if document.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }) {
+            return [.init(key: "document", message: "must not be blank"), .init(key: "document", message: RequestError.notBase64)]
+        }
+        return isBase64Alphabet(document) ? [] : [.init(key: "document", message: RequestError.notBase64)]
+    }
+
+    /// The bytes of a base64 document; nil when malformed (length, padding, data after the
+    /// padding, stray bits). Strict on purpose: Foundation's decoder takes `QU=D` as two bytes.
+    static func decode(_ document: String) -> Data? {
+        (try? Base64.decode(document, field: "document", ignoringWhitespace: true, maximumCount: Int.max / 2)).map { Data($0) }
+    }
+
     /// The alphabet test SiVa makes (commons-codec `isBase64`): base64 letters, padding and white
     /// space only; the length and padding are checked when the document is decoded.
     static func isBase64Alphabet(_ text: String) -> Bool {
@@ -118,11 +131,8 @@ public struct ValidationRequest: Sendable {
         }
     }
 
-    /// The document's bytes; nil when the base64 is malformed (length, padding, data after the
-    /// padding, stray bits). Strict on purpose: Foundation's decoder takes `QU=D` as two bytes.
-    public func decodedDocument() -> Data? {
-        (try? Base64.decode(document, field: "document", ignoringWhitespace: true, maximumCount: Int.max / 2)).map { Data($0) }
-    }
+    /// The document's bytes; nil when the base64 is malformed (`decode`).
+    public func decodedDocument() -> Data? { Self.decode(document) }
 
     /// The decoded size the base64 text stands for, at most (white space not counted).
     public var documentSizeBound: Int {
@@ -161,17 +171,9 @@ public struct DataFilesRequest: Sendable {
         guard let object = (try? JSON.parse(body, duplicateKeysRefused: true)) as? [String: Any] else {
             return .failure(RequestErrors([.bodyNotReadable]))
         }
-        for key in ["document", "filename"] {
-            if let value = object[key], !(value is String), !(value is JSON.Null) { return .failure(RequestErrors([.bodyNotReadable])) }
-        }
-        var errors: [RequestError] = []
+        guard ValidationRequest.textMembers(object, ["document", "filename"]) else { return .failure(RequestErrors([.bodyNotReadable])) }
         let document = object["document"] as? String ?? ""
-        if document.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }) {
-            errors.append(.init(key: "document", message: "must not be blank"))
-            errors.append(.init(key: "document", message: RequestError.notBase64))
-        } else if !ValidationRequest.isBase64Alphabet(document) {
-            errors.append(.init(key: "document", message: RequestError.notBase64))
-        }
+        var errors = ValidationRequest.documentErrors(document)
         let filename = object["filename"] as? String
         let nameErrors = ValidationRequest.filenameErrors(filename, key: "filename")
         errors += nameErrors
@@ -181,7 +183,5 @@ public struct DataFilesRequest: Sendable {
     }
 
     /// The document's bytes; nil when the base64 is malformed.
-    public func decodedDocument() -> Data? {
-        (try? Base64.decode(document, field: "document", ignoringWhitespace: true, maximumCount: Int.max / 2)).map { Data($0) }
-    }
+    public func decodedDocument() -> Data? { ValidationRequest.decode(document) }
 }
