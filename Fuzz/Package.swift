@@ -38,6 +38,6 @@ let package = Package(
         fuzzTarget("FuzzCommandLineInput", ["TamgaCLI", "TamgaCore"]),
         fuzzTarget("FuzzDatabaseRows", ["CoSigner"]),
         fuzzTarget("FuzzProxyHeader", ["HTTPService"]),
-        fuzzTarget("FuzzValidationService", ["ValidationService", "HTTPService", "ASiC", "TamgaSupport"]),
+        fuzzTarget("FuzzValidationService", ["ValidationService", "HTTPService", "ASiC", "TamgaCore", "TamgaSupport"]),
     ]
 )

@@ -132,6 +132,12 @@ if [ ! -e "$WORK/seeded" ]; then
         --mime application/octet-stream --out "$SEEDS/crlf.ddoc" >/dev/null && seed FuzzDDOC "$SEEDS/crlf.ddoc"
       # The same files as documents of a /validate request (0x80: .asice, 0x84: .ddoc).
       { printf '\200'; cat "$SEEDS/seed.asice"; } > "$WORK/corpus/FuzzValidationService/seed-asice"
+      # Its signature file for /validateHashcode, with the data files' digests (0x41) and without (0x40).
+      /usr/bin/python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read("META-INF/signatures0.xml"))' \
+        "$SEEDS/seed.asice" > "$SEEDS/signatures0.xml" && {
+        { printf '\101'; cat "$SEEDS/signatures0.xml"; } > "$WORK/corpus/FuzzValidationService/hashcode-files"
+        { printf '\100'; cat "$SEEDS/signatures0.xml"; } > "$WORK/corpus/FuzzValidationService/hashcode-stated"
+      }
       for ddoc in v1.3 hashcode two; do
         [ -f "$SEEDS/$ddoc.ddoc" ] && { printf '\204'; cat "$SEEDS/$ddoc.ddoc"; } > "$WORK/corpus/FuzzValidationService/$ddoc-ddoc"
       done

@@ -47,6 +47,9 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
     private(set) var archiveManifestEntry: ZipEntry?
     private var otherMetaEntries: [ZipEntry]
     private var digestCache: [String: Digest] = [:]
+    /// Whether the data files are known by their digests only (`init(detachedSignature:…)`):
+    /// nothing can be read or saved, and there is no manifest.
+    public private(set) var isDetached = false
     var pending: PendingSignature?
     var signingClock = PhaseClock()
     /// Phase durations of the last `sign(with:)` or `addSignature`.
@@ -60,6 +63,17 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
         signatures = []
         structureWarnings = []
         otherMetaEntries = []
+    }
+
+    /// A detached signature with its data files known by digest (`init(detachedSignature:…)`).
+    init(detachedPath path: String, dataFiles: [DataFile], signature: SignatureFile) {
+        self.path = path
+        kind = .asice
+        self.dataFiles = dataFiles
+        signatures = [signature]
+        structureWarnings = []
+        otherMetaEntries = []
+        isDetached = true
     }
 
     /// The names of a ZIP's entries, each safe (`validateArchivePath`) and unique, also when
@@ -271,6 +285,8 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
         case .file(let path):
             let input = try InputFile(path: path)
             try input.stream(from: 0, length: input.size, body)
+        case .digest:
+            throw ContainerError.contentNotGiven(file.name)
         }
     }
 
@@ -278,6 +294,11 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
     public func digest(of file: DataFile, _ algorithm: DigestAlgorithm) throws -> Digest {
         let key = "\(algorithm.rawValue):\(file.name)"
         if let cached = digestCache[key] { return cached }
+        if case .digest(let named, let given, let value) = file.source {
+            // Hashcode validation: the given digest is all there is, and only in its algorithm.
+            guard given == algorithm else { throw ContainerError.digestAlgorithmNotGiven(file: file.name, given: named, needed: algorithm.rawValue.uppercased()) }
+            return try Digest(algorithm: algorithm, bytes: value)
+        }
         let hasher = StreamingDigest(algorithm)
         var done: UInt64 = 0
         try read(file) { chunk in
@@ -334,6 +355,8 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
                 try writeFromDisk(file, path: filePath, writer: writer)
             case .ddoc:
                 throw ContainerError.ddocReadOnly
+            case .digest:
+                throw ContainerError.contentNotGiven(file.name)
             }
         }
     }

@@ -21,6 +21,10 @@ public enum ContainerError: Error, Equatable, Sendable {
     case ddocReadOnly
     /// A DDOC data file in hashcode form has no content to read or extract, only its digest.
     case ddocContentNotInDocument(String)
+    /// A data file given only by its digest (hashcode validation) has no content to read.
+    case contentNotGiven(String)
+    /// A data file given only by its digest, in another algorithm than the signature uses.
+    case digestAlgorithmNotGiven(file: String, given: String, needed: String)
     /// A ZIP feature tamga refuses to read (encryption, an unknown compression method, multi-disk).
     case unsupportedZip(String)
     /// An archive that ZIP readers would read differently (two end records, a ZIP64 locator
@@ -101,6 +105,8 @@ public enum ContainerError: Error, Equatable, Sendable {
         case .malformedDDOC: "malformed-ddoc"
         case .ddocReadOnly: "ddoc-read-only"
         case .ddocContentNotInDocument: "ddoc-content-not-in-document"
+        case .contentNotGiven: "content-not-given"
+        case .digestAlgorithmNotGiven: "digest-algorithm-not-given"
         case .unsupportedZip: "unsupported-zip"
         case .ambiguousZip: "ambiguous-zip"
         case .unsafeEntryName: "unsafe-entry-name"
@@ -153,6 +159,8 @@ extension ContainerError: CustomStringConvertible {
         case .malformedDDOC(let why): "Not a readable DigiDoc (DDOC) file: \(why)."
         case .ddocReadOnly: "DigiDoc (DDOC) files are read-only: the format is retired, so tamga verifies and extracts them but does not sign or change them. To keep an archive's evidence fresh (its SHA-1 digests are weak), wrap it in a time-stamp: tamga container timestamp FILE.ddoc OUT.asics --tsa URL."
         case .ddocContentNotInDocument(let name): "\(name) is in hashcode form: the DDOC holds only its digest, not its content, so it cannot be read or extracted. The full DDOC (or the file itself) is needed."
+        case .contentNotGiven(let name): "\(name) was given only by its digest (hashcode validation), so its content cannot be read, extracted or written; the file itself is needed."
+        case .digestAlgorithmNotGiven(let file, let given, let needed): "\(file) was given by its \(given) digest, but the signature's reference uses \(needed): give the \(needed) digest of the file."
         case .unsupportedZip(let why): "Unsupported ZIP feature: \(why)."
         case .ambiguousZip(let why): "Refused: ZIP readers would disagree on what this container holds: \(why). tamga reads a container only when every reader sees the same files and bytes; ask the sender for a new copy made by their signing software."
         case .unsafeEntryName(let n): "Refused: the container holds an unsafe entry name \"\(n)\" (.., absolute path, backslash, or empty/. segment)."

@@ -10,6 +10,9 @@ public struct DataFile: Sendable, Equatable {
         case file(path: String)
         /// A DDOC's DataFile element (base64 or inline XML content, or hashcode).
         case ddoc(DigiDocDataFile)
+        /// Known only by its digest, given beside a detached signature (hashcode validation):
+        /// the algorithm as named by whoever gave it (nil when tamga has no such algorithm).
+        case digest(name: String, algorithm: DigestAlgorithm?, value: Data)
     }
 
     public let name: String

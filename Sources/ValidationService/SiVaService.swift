@@ -48,6 +48,10 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
             guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
             guard Self.isJSON(request.headers["content-type"]) else { return Self.unsupportedMediaType() }
             return validate(request.body)
+        case "/validateHashcode":
+            guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
+            guard Self.isJSON(request.headers["content-type"]) else { return Self.unsupportedMediaType() }
+            return validateHashcode(request.body)
         case "/getDataFiles":
             guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
             guard Self.isJSON(request.headers["content-type"]) else { return Self.unsupportedMediaType() }
@@ -107,6 +111,45 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
         let report = container.validate(options())
         let conclusion = ConclusionBuilder(policy: request.policy, filename: request.filename).conclusion(report, container: container)
         return Self.json(conclusion.responseJSON)
+    }
+
+    /// Detached signature files against the data files' digests: each file is validated on its
+    /// own (nothing touches the disk), and the answer is one conclusion over all of them.
+    func validateHashcode(_ body: [UInt8]) -> HTTPResponse {
+        let request: HashcodeValidationRequest
+        switch HashcodeValidationRequest.parse(body) {
+        case .success(let parsed): request = parsed
+        case .failure(let errors): return Self.json(errors.json, status: 400)
+        }
+        let malformed = Self.json(RequestErrors([.init(key: "signatureFiles.signature", message: "Signature file malformed")]).json, status: 400)
+        let builder = ConclusionBuilder(policy: request.policy, filename: "", hashcode: true)
+        var merged: ValidationConclusion? = nil
+        var total = 0
+        for (index, entry) in request.signatureFiles.enumerated() {
+            guard let signature = ValidationRequest.decode(entry.signature) else { return malformed }
+            total += signature.count
+            guard total <= maximumDocumentSize else {
+                return Self.json(RequestErrors([.init(key: "signatureFiles", message: "Signature files are larger than the \(maximumDocumentSize) bytes this service accepts")]).json, status: 413)
+            }
+            let container: Container
+            do {
+                container = try Container(detachedSignature: signature, named: "signatures\(index).xml", dataFiles: entry.dataFiles)
+            } catch {
+                return malformed
+            }
+            let conclusion = builder.conclusion(container.validate(options()), container: container)
+            guard var sum = merged else {
+                merged = conclusion
+                continue
+            }
+            sum.signatures += conclusion.signatures
+            sum.signaturesCount += conclusion.signaturesCount
+            sum.validSignaturesCount += conclusion.validSignaturesCount
+            for warning in conclusion.validationWarnings where !sum.validationWarnings.contains(warning) { sum.validationWarnings.append(warning) }
+            merged = sum
+        }
+        guard let merged else { return malformed }
+        return Self.json(merged.responseJSON)
     }
 
     /// A DDOC's data files, each as SiVa's `getDataFiles` gives it: name, media type, content

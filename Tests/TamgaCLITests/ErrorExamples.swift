@@ -23,6 +23,8 @@ enum ErrorExamples {
         ContainerError.malformedDDOC("x") as ContainerError,
         ContainerError.ddocReadOnly as ContainerError,
         ContainerError.ddocContentNotInDocument("x") as ContainerError,
+        ContainerError.contentNotGiven("x") as ContainerError,
+        ContainerError.digestAlgorithmNotGiven(file: "x", given: "SHA1", needed: "SHA256") as ContainerError,
         ContainerError.unsupportedZip("x") as ContainerError,
         ContainerError.ambiguousZip("x") as ContainerError,
         ContainerError.unsafeEntryName("x") as ContainerError,

@@ -139,7 +139,7 @@ final class HostileNameCommandTests: XCTestCase {
         .dataDescriptorMismatch("d"), .noPendingSignature, .signatureValueRejected("s"), .signingCertificateUnsuitable("s"),
         .alreadyExists("p"), .invalidMediaType("t"), .invalidSignatureProperty("v"), .asicsMimetypeWrong("m"), .asicsDataObjectCount([]),
         .asicsDataObjectInFolder("n"), .asicsSignatureConflict("s"), .unsupportedSignatureFormat("f"), .asicsReadOnly,
-        .malformedDDOC("d"), .ddocReadOnly, .ddocContentNotInDocument("n"),
+        .malformedDDOC("d"), .ddocReadOnly, .ddocContentNotInDocument("n"), .contentNotGiven("n"), .digestAlgorithmNotGiven(file: "n", given: "g", needed: "d"),
     ]
 
     /// The codes of docs/cli.md's "Error codes" table with their exit codes.

@@ -73,14 +73,15 @@ final class ValidationServeTests: XCTestCase {
         return out
     }
 
-    private func signedASiCE() async throws -> String {
+    private func signedASiCE(profile: String = "LT") async throws -> String {
         let document = try TestEnvironment.write("validate me\n", named: "a.txt", in: folder)
-        let container = path("signed.asice")
+        let container = path("signed-\(profile).asice")
         let (created, _, createErr) = await runTamgaInProcess(["container", "create", container, document, "-q"])
         XCTAssertEqual(created, .success, createErr)
         let (signed, _, signErr) = await runTamgaInProcess(["sign", container, "--with", "key:\(TestEnvironment.pki("ec-p256.key.pem"))",
                                                             "--cert", TestEnvironment.pki("ec-p256.cert.pem"), "--certs", TestEnvironment.pki("issuing-ca.cert.pem"),
-                                                            "--tsa", services.url("tsa").absoluteString, "--ocsp", services.url("ocsp").absoluteString, "-q"])
+                                                            "--tsa", services.url("tsa").absoluteString, "--ocsp", services.url("ocsp").absoluteString,
+                                                            "--profile", profile, "-q"])
         XCTAssertEqual(signed, .success, signErr)
         return container
     }
@@ -221,6 +222,106 @@ final class ValidationServeTests: XCTestCase {
                        "Invalid filename. Can only return data files for DDOC type containers.")
         let (notDDOC, _) = try post(url, try request(try await signedASiCE(), name: "x.ddoc"), path: "getDataFiles")
         XCTAssertEqual(notDDOC, 400, "an ASiC-E named .ddoc")
+    }
+
+    /// POST /validateHashcode: the signature file of a signed ASiC-E with its data file's hash
+    /// passes as the container does; a wrong hash fails as a tampered file does; without data
+    /// files the report lists the digests the signature states; a hash in another algorithm is
+    /// said to be one; and a request with two signature files reports both.
+    func testHashcodeValidationJudgesTheSignatureFileAsTheContainer() async throws {
+        let url = try serve()
+        let asice = try await signedASiCE()
+        let signatureFile = path("signatures0.xml")
+        let unzipped = try TestEnvironment.run("/usr/bin/python3", ["-c", "import sys, zipfile; open(sys.argv[2], 'wb').write(zipfile.ZipFile(sys.argv[1]).read('META-INF/signatures0.xml'))",
+                                                                    asice, signatureFile])
+        XCTAssertEqual(unzipped.status, 0, unzipped.error)
+        let signature = try TestEnvironment.bytes(signatureFile).base64EncodedString()
+        let content = Data("validate me\n".utf8)
+        let sha256 = try TestEnvironment.run("/usr/bin/python3", ["-c", "import hashlib, base64; print(base64.b64encode(hashlib.sha256(b'validate me\\n').digest()).decode())"])
+        let hash = sha256.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertEqual(Data(base64Encoded: hash)?.count, 32, "\(content.count) bytes hashed by Python")
+        func body(_ files: [[String: Any]]?, signatures: Int = 1) throws -> Data {
+            var entry: [String: Any] = ["signature": signature]
+            if let files { entry["datafiles"] = files }
+            return try JSONSerialization.data(withJSONObject: ["signatureFiles": Array(repeating: entry, count: signatures), "signaturePolicy": "POLv3"])
+        }
+        func firstSignature(_ json: [String: Any]) -> [String: Any] { (conclusion(json)["signatures"] as? [[String: Any]])?.first ?? [:] }
+        func errors(_ json: [String: Any]) -> [String] { (firstSignature(json)["errors"] as? [[String: Any]] ?? []).compactMap { $0["content"] as? String } }
+
+        let verified = await verify(asice)
+        let verdict = (verified["signatures"] as? [[String: Any]] ?? []).first { $0["profile"] as? String != "TimeStampToken" } ?? [:]
+        var (status, json) = try post(url, try body([["filename": "a.txt", "hashAlgo": "SHA256", "hash": hash]]), path: "validateHashcode")
+        XCTAssertEqual(status, 200, "\(json)")
+        XCTAssertEqual(firstSignature(json)["indication"] as? String, "TOTAL-PASSED", "\(json)")
+        XCTAssertEqual(firstSignature(json)["indication"] as? String, verdict["indication"] as? String)
+        XCTAssertEqual(firstSignature(json)["id"] as? String, verdict["id"] as? String)
+        XCTAssertEqual(firstSignature(json)["signatureFormat"] as? String, "XAdES_BASELINE_LT")
+        XCTAssertEqual(conclusion(json)["validSignaturesCount"] as? Int, 1)
+        XCTAssertNil(conclusion(json)["signatureForm"], "SiVa gives a hashcode answer no form")
+        XCTAssertNil(conclusion(json)["validatedDocument"])
+        let scope = (firstSignature(json)["signatureScopes"] as? [[String: Any]])?.first ?? [:]
+        XCTAssertEqual(scope["name"] as? String, "a.txt")
+        XCTAssertEqual(scope["hashAlgo"] as? String, "SHA256")
+        XCTAssertEqual(scope["hash"] as? String, hash)
+
+        // One byte of the hash changed: the data file is not the one signed.
+        var wrong = Data(base64Encoded: hash) ?? Data()
+        wrong[0] ^= 1
+        (status, json) = try post(url, try body([["filename": "a.txt", "hashAlgo": "SHA256", "hash": wrong.base64EncodedString()]]), path: "validateHashcode")
+        XCTAssertEqual(status, 200)
+        XCTAssertEqual(firstSignature(json)["indication"] as? String, "TOTAL-FAILED", "\(json)")
+        XCTAssertEqual(firstSignature(json)["subIndication"] as? String, "HASH_FAILURE", "as SiVa: \(json)")
+        XCTAssertEqual(errors(json).first, "The reference data object is not intact!", "DSS's words first, as SiVa gives them")
+        XCTAssertEqual(conclusion(json)["validSignaturesCount"] as? Int, 0)
+        XCTAssertEqual(conclusion(json)["validationLevel"] as? String, "ARCHIVAL_DATA")
+        // A data file the signature does not cover, or one it covers left out: not passed.
+        (status, json) = try post(url, try body([["filename": "a.txt", "hashAlgo": "SHA256", "hash": hash], ["filename": "b.txt", "hashAlgo": "SHA256", "hash": hash]]),
+                                  path: "validateHashcode")
+        XCTAssertEqual(firstSignature(json)["indication"] as? String, "TOTAL-PASSED", "a file given that it does not cover is passed by, as SiVa does: \(json)")
+        XCTAssertEqual((firstSignature(json)["signatureScopes"] as? [[String: Any]])?.compactMap { $0["name"] as? String }, ["a.txt"], "only what it covers")
+        XCTAssertTrue((firstSignature(json)["warnings"] as? [[String: Any]] ?? []).contains { ($0["content"] as? String)?.hasPrefix("b.txt was given") == true }, "\(json)")
+        (status, json) = try post(url, try body([["filename": "other.txt", "hashAlgo": "SHA256", "hash": hash]]), path: "validateHashcode")
+        XCTAssertEqual(firstSignature(json)["indication"] as? String, "INDETERMINATE", "the signed file missing, as SiVa: \(json)")
+        XCTAssertEqual(firstSignature(json)["subIndication"] as? String, "SIGNED_DATA_NOT_FOUND")
+        XCTAssertEqual(errors(json).first, "The reference data object has not been found!")
+        // The hash in another algorithm than the signature's: said so, and not passed.
+        (status, json) = try post(url, try body([["filename": "a.txt", "hashAlgo": "SHA512", "hash": Data(repeating: 1, count: 64).base64EncodedString()]]),
+                                  path: "validateHashcode")
+        XCTAssertEqual(firstSignature(json)["indication"] as? String, "INDETERMINATE", "as SiVa: \(json)")
+        XCTAssertEqual(firstSignature(json)["subIndication"] as? String, "SIGNED_DATA_NOT_FOUND")
+        XCTAssertTrue(errors(json).contains { $0.contains("SHA512") && $0.contains("SHA256") }, "\(errors(json))")
+
+        // No data files: the signature's own digests are reported, for the caller to compare.
+        (status, json) = try post(url, try body(nil), path: "validateHashcode")
+        XCTAssertEqual(status, 200)
+        XCTAssertEqual(firstSignature(json)["indication"] as? String, "TOTAL-PASSED", "\(json)")
+        let stated = (firstSignature(json)["signatureScopes"] as? [[String: Any]])?.first ?? [:]
+        XCTAssertEqual(stated["name"] as? String, "a.txt")
+        XCTAssertEqual(stated["hash"] as? String, hash, "the digest the signature states is the file's")
+
+        // Two signature files in one request: both reported, counted once each.
+        (status, json) = try post(url, try body([["filename": "a.txt", "hashAlgo": "SHA256", "hash": hash]], signatures: 2), path: "validateHashcode")
+        XCTAssertEqual(conclusion(json)["signaturesCount"] as? Int, 2, "\(json)")
+        XCTAssertEqual(conclusion(json)["validSignaturesCount"] as? Int, 2)
+
+        // LTA: the archive time-stamp covers the files' bytes, which are not sent: said, and the
+        // signature judged on the rest.
+        let lta = try await signedASiCE(profile: "LTA")
+        let ltaSignature = path("lta-signatures0.xml")
+        XCTAssertEqual(try TestEnvironment.run("/usr/bin/python3", ["-c", "import sys, zipfile; open(sys.argv[2], 'wb').write(zipfile.ZipFile(sys.argv[1]).read('META-INF/signatures0.xml'))",
+                                                                    lta, ltaSignature]).status, 0)
+        (status, json) = try post(url, try JSONSerialization.data(withJSONObject: ["signaturePolicy": "POLv3", "signatureFiles": [
+            ["signature": try TestEnvironment.bytes(ltaSignature).base64EncodedString(), "datafiles": [["filename": "a.txt", "hashAlgo": "SHA256", "hash": hash]]]]]),
+                                  path: "validateHashcode")
+        XCTAssertEqual(firstSignature(json)["indication"] as? String, "TOTAL-PASSED", "\(json)")
+        XCTAssertEqual(firstSignature(json)["signatureFormat"] as? String, "XAdES_BASELINE_LTA")
+        XCTAssertTrue((firstSignature(json)["warnings"] as? [[String: Any]] ?? []).contains { ($0["content"] as? String)?.contains("given only by digest") == true }, "\(json)")
+
+        // The whole container, or nonsense, where a signature file belongs: SiVa's 400.
+        (status, json) = try post(url, try JSONSerialization.data(withJSONObject: ["signatureFiles": [["signature": try TestEnvironment.bytes(asice).base64EncodedString()]]]),
+                                  path: "validateHashcode")
+        XCTAssertEqual(status, 400)
+        XCTAssertEqual((json["requestErrors"] as? [[String: Any]])?.first?["message"] as? String, "Signature file malformed")
     }
 
     /// What a client can send wrong is a 4xx with SiVa's shape, never a 5xx; the process lives on.

@@ -2,6 +2,7 @@ import ASiC
 import Foundation
 import FuzzSupport
 import HTTPService
+import TamgaCore
 import TamgaSupport
 import ValidationService
 
@@ -9,7 +10,8 @@ import ValidationService
 /// is. Either a whole request body for one of the routes, with a method and media type (the
 /// request checks, the JSON reading, the errors), or a document that the harness wraps in a
 /// well-formed request under a chosen extension (the container readers and SiVa's report built
-/// from whatever they make of it). Any 200 or 4xx is fine, with a JSON body of SiVa's shape; a
+/// from whatever they make of it), or a detached signature file wrapped in a /validateHashcode
+/// request. Any 200 or 4xx is fine, with a JSON body of SiVa's shape; a
 /// 5xx or a trap is not.
 nonisolated(unsafe) let service: SiVaService = {
     do {
@@ -24,6 +26,11 @@ let extensions = ["asice", "bdoc", "asics", "zip", "ddoc", "sce", "scs", "pdf", 
 let routes: [(String, String)] = [("POST", "/validate"), ("GET", "/validate"), ("GET", "/monitoring/health"), ("POST", "/validateHashcode"),
                                   ("GET", "/monitoring/version"), ("POST", "/getDataFiles")]
 
+/// The base64 SHA-256 digest of a seed data file (scripts/fuzz.sh writes a.txt and b.json).
+func seedDigest(_ text: String) -> String {
+    Digest.compute(.sha256, over: Data(text.utf8)).bytes.base64EncodedString()
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzValidationService(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = FuzzSupport.bytes(data, size)
@@ -35,6 +42,14 @@ public func fuzzValidationService(_ data: UnsafePointer<UInt8>?, _ size: Int) ->
         let policy = selector & 0x10 != 0 ? ",\"signaturePolicy\":\"POLv3\"" : ""
         let body = Array("{\"document\":\"\(Data(rest).base64EncodedString())\",\"filename\":\"\(name)\"\(policy)}".utf8)
         request = HTTPRequest(method: "POST", path: "/validate", headers: ["content-type": "application/json"], body: body)
+    } else if selector & 0x40 != 0 {
+        // A detached signature file for /validateHashcode: with the seed's data files by their
+        // SHA-256 digests (0x01), or with none (the signature's own digests are listed).
+        let files = selector & 0x01 != 0
+            ? #","datafiles":[{"filename":"a.txt","hashAlgo":"SHA256","hash":"\#(seedDigest("fuzz seed\n"))"},{"filename":"b.json","hashAlgo":"sha256","hash":"\#(seedDigest("{\"n\": 1}\n"))"}]"#
+            : ""
+        let body = Array("{\"signatureFiles\":[{\"signature\":\"\(Data(rest).base64EncodedString())\"\(files)}],\"signaturePolicy\":\"POLv3\"}".utf8)
+        request = HTTPRequest(method: "POST", path: "/validateHashcode", headers: ["content-type": "application/json"], body: body)
     } else {
         let (method, path) = routes[Int(selector & 0x0F) % routes.count]
         let type = selector & 0x10 != 0 ? "text/plain" : "application/json; charset=UTF-8"
@@ -49,7 +64,18 @@ public func fuzzValidationService(_ data: UnsafePointer<UInt8>?, _ size: Int) ->
         FileHandle.standardError.write(Data("FuzzValidationService: the answer is not a JSON object\n".utf8))
         abort()
     }
-    if response.status == 200, request.path == "/validate" {
+    if response.status == 200, request.path == "/validateHashcode" {
+        guard let report = json["validationReport"] as? [String: Any], let conclusion = report["validationConclusion"] as? [String: Any],
+              let count = conclusion["signaturesCount"] as? Int, let valid = conclusion["validSignaturesCount"] as? Int, valid <= count else {
+            FileHandle.standardError.write(Data("FuzzValidationService: a hashcode 200 without a consistent validationConclusion\n".utf8))
+            abort()
+        }
+        // Nothing was trusted, and a detached signature is never a DDOC: any pass is a wrong VALID.
+        if valid > 0 {
+            FileHandle.standardError.write(Data("FuzzValidationService: a detached signature passed with no trust at all\n".utf8))
+            abort()
+        }
+    } else if response.status == 200, request.path == "/validate" {
         guard let report = json["validationReport"] as? [String: Any], let conclusion = report["validationConclusion"] as? [String: Any],
               let count = conclusion["signaturesCount"] as? Int, let valid = conclusion["validSignaturesCount"] as? Int, valid <= count,
               (conclusion["signatures"] as? [Any] ?? []).count == count else {

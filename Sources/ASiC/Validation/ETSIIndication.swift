@@ -68,7 +68,7 @@ public struct ETSIIndication: Sendable, Equatable {
             return "REVOKED"
         case "certificate-expired":
             return "EXPIRED"
-        case "reference-file-missing", "data-file-unreadable", "archive-reference-not-found":
+        case "reference-file-missing", "data-file-unreadable", "archive-reference-not-found", "data-file-digest-algorithm":
             return "SIGNED_DATA_NOT_FOUND"
         case "keyinfo-certificate", "signing-certificate", "signing-certificate-digest", "signing-certificate-issuer-serial":
             return "NO_SIGNING_CERTIFICATE_FOUND"

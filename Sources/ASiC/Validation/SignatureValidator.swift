@@ -153,8 +153,9 @@ struct SignatureValidator {
         }
 
         // --- References: data files and SignedProperties.
+        var signedDataFiles: [String] = []
         let referencesRead = checkReferences(signedInfo: signedInfo, signature: signature, signedProperties: signedProperties,
-                                             document: document, findings: &findings)
+                                             document: document, findings: &findings, signedDataFiles: &signedDataFiles)
 
         // --- SignatureValue over canonical SignedInfo, with the KeyInfo key only.
         if let signedInfo, let signatureValueElement, let certificate, let algorithm {
@@ -215,6 +216,8 @@ struct SignatureValidator {
         result.claimedRoles = claims.roles.isEmpty ? nil : claims.roles
         result.productionPlace = claims.productionPlace
         result.qualification = qualification
+        // A detached signature's report says which of the given files it covers (the scopes).
+        if container.isDetached { result.signedDataFiles = signedDataFiles }
         return result
     }
 
@@ -292,7 +295,7 @@ struct SignatureValidator {
     ///   time-stamp's input, which reads them again, is then not computed either.
     @discardableResult
     private func checkReferences(signedInfo: XMLElement?, signature: XMLElement, signedProperties: XMLElement?,
-                                 document: XMLDocument, findings: inout FindingList) -> Bool {
+                                 document: XMLDocument, findings: inout FindingList, signedDataFiles: inout [String]) -> Bool {
         guard let signedInfo else { return false }
         let references = signedInfo.children("Reference", in: XMLNamespace.ds)
         let bound = Self.referenceBound(dataFiles: container.dataFiles.count)
@@ -341,7 +344,8 @@ struct SignatureValidator {
                 let inZip = container.reader?.entries.contains { $0.name.isExactly(name) } ?? false
                 findings.invalid(inZip ? "reference-not-in-manifest" : "reference-file-missing",
                                  inZip ? "\(name) is signed but the manifest does not list it as a data file"
-                                       : "\(name) is signed but is not in the container")
+                                       : container.isDetached ? "\(name) is signed but is not among the data files given"
+                                                              : "\(name) is signed but is not in the container")
                 continue
             }
             signedFiles[name.exact, default: 0] += 1
@@ -350,6 +354,8 @@ struct SignatureValidator {
                 if !ConstantTime.equal(actual.bytes, expected) {
                     findings.invalid("data-file-digest", "\(name) has changed since it was signed (digest mismatch)")
                 }
+            } catch let error as ContainerError where error.code == "digest-algorithm-not-given" {
+                findings.invalid("data-file-digest-algorithm", "\(error)")
             } catch {
                 findings.invalid("data-file-unreadable", "\(name): \(error)")
             }
@@ -358,7 +364,12 @@ struct SignatureValidator {
             findings.invalid("signed-properties-reference", "SignedInfo must reference SignedProperties exactly once, found \(signedPropertiesReferences)")
         }
         for file in container.dataFiles {
+            if signedFiles[file.name.exact, default: 0] > 0 { signedDataFiles.append(file.name) }
             switch signedFiles[file.name.exact, default: 0] {
+            case 0 where container.isDetached:
+                // No container holds the file: the caller sent one this signature does not
+                // cover, and DSS (so SiVa) passes it by. Said, and left out of the scopes.
+                findings.warning("data-file-not-signed", "\(file.name) was given but is not covered by this signature")
             case 0: findings.invalid("data-file-not-signed", "\(file.name) is in the container but not covered by this signature")
             case 1: break
             default: findings.invalid("duplicate-reference", "\(file.name) is referenced more than once")
@@ -537,7 +548,8 @@ struct SignatureValidator {
                 continue
             }
             // ASiC-S has no manifest, so its data object has no declared type to compare with.
-            if mime != file.mediaType && container.kind == .asice {
+            // Neither has a detached signature (hashcode validation).
+            if mime != file.mediaType && container.kind == .asice && !container.isDetached {
                 findings.invalid("mime-type-mismatch", "\(name): the signature says \(mime), the manifest says \(file.mediaType)")
             } else if !Self.hasMediaTypeForm(mime) {
                 findings.warning("mime-type-format", "\(name): media type \(mime) is not of the form type/subtype")

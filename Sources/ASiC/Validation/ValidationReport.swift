@@ -62,6 +62,8 @@ public struct ValidationReport: Sendable, Codable, Equatable {
         /// certificate's own QC statements where no listed service issued it); nil where it was
         /// not judged: no trusted list, or a chain that was not trusted.
         public var qualification: SignerQualification? = nil
+        /// A detached signature (hashcode validation) only: the given data files it covers.
+        public var signedDataFiles: [String]? = nil
     }
 
     /// A signer's certificate as eIDAS qualifies it: the basis of SiVa's `signatureLevel`.

@@ -11,11 +11,15 @@ public struct ConclusionBuilder: Sendable {
     /// The `filename` of the request, for `validatedDocument`.
     public let filename: String
     public let now: Date
+    /// A `/validateHashcode` answer: no document, so no `validatedDocument` or `signatureForm`,
+    /// and each scope gives its data file's digest.
+    public let isHashcode: Bool
 
-    public init(policy: SiVaPolicy, filename: String, now: Date = Date()) {
+    public init(policy: SiVaPolicy, filename: String, now: Date = Date(), hashcode: Bool = false) {
         self.policy = policy
         self.filename = filename
         self.now = now
+        isHashcode = hashcode
     }
 
     /// SiVa's container warning for every DDOC, word for word.
@@ -28,10 +32,10 @@ public struct ConclusionBuilder: Sendable {
         var conclusion = ValidationConclusion(
             policy: .init(policyName: policy.rawValue, policyDescription: policy.description, policyUrl: policy.url),
             validationTime: XSDDateTime.format(now),
-            signatureForm: isDDOC ? container.digiDocSignatureForm : container.kind.rawValue,
+            signatureForm: isHashcode ? nil : isDDOC ? container.digiDocSignatureForm : container.kind.rawValue,
             // SiVa's DSS-based validation of ASiC-E and ASiC-S says so; its DDOC and BDOC one does not.
             validationLevel: isDDOC || Self.isBDOC(filename) ? nil : "ARCHIVAL_DATA",
-            validatedDocument: .init(filename: filename),
+            validatedDocument: isHashcode ? nil : .init(filename: filename),
             validSignaturesCount: 0, signaturesCount: 0)
         for finding in report.findings where finding.severity != .invalid {
             conclusion.validationWarnings.append(finding.code == "ddoc-sha1" ? Self.ddocSHA1Warning : finding.message)
@@ -65,6 +69,7 @@ public struct ConclusionBuilder: Sendable {
         var errors = result.findings.filter { $0.severity == .invalid || $0.severity == .unknown }.map { finding in
             isDDOC && finding.code == "data-file-digest" ? "\(Self.ddocBadDigest): \(finding.message)" : finding.message
         } + containerErrors
+        if !isDDOC { errors = Self.dssReferenceErrors(result.findings) + errors }
         var warnings = result.findings.filter { $0.severity == .warning || $0.severity == .nonQSCD }.map(\.message)
         if verdict.indication == .totalPassed {
             let judged = policy.judge(level: level)
@@ -98,10 +103,39 @@ public struct ConclusionBuilder: Sendable {
             info: info,
             // Only a passed signature is known to cover every data file (one that leaves any out
             // is not passed), so only it names them.
-            signatureScopes: verdict.indication == .totalPassed
-                ? report.dataFiles.map { .init(name: $0, scope: isDDOC || Self.isBDOC(filename) ? "FullSignatureScope" : "FULL",
-                                               content: isDDOC || Self.isBDOC(filename) ? "Digest of the document content" : "Full document") }
-                : [])
+            signatureScopes: verdict.indication == .totalPassed ? scopes(report, container: container, signed: result.signedDataFiles) : [])
+    }
+
+    /// DSS's words for a data file's reference that failed, which SiVa's clients and tests look
+    /// for (`The reference data object is not intact!`), each once, before tamga's own findings
+    /// that say which file and why. DDOC has its own (`ddocBadDigest`).
+    static func dssReferenceErrors(_ findings: [ValidationReport.Finding]) -> [String] {
+        var errors: [String] = []
+        for finding in findings where finding.severity == .invalid {
+            let text: String
+            switch finding.code {
+            case "data-file-digest": text = "The reference data object is not intact!"
+            case "reference-file-missing", "data-file-unreadable", "data-file-digest-algorithm": text = "The reference data object has not been found!"
+            default: continue
+            }
+            if !errors.contains(text) { errors.append(text) }
+        }
+        return errors
+    }
+
+    /// What a passed signature covers: every data file, and in a hashcode answer its digest.
+    func scopes(_ report: ValidationReport, container: Container, signed: [String]?) -> [ValidationConclusion.Scope] {
+        let isDigest = container.kind == .ddoc || Self.isBDOC(filename)
+        if isHashcode {
+            let covered = Set(signed ?? [])
+            return container.dataFiles.filter { covered.contains($0.name) }.map { file in
+                let given = container.givenDigest(of: file)
+                return .init(name: file.name, scope: "FULL", content: "Full document", hashAlgo: given?.algorithm,
+                             hash: given?.digest.base64EncodedString())
+            }
+        }
+        return report.dataFiles.map { .init(name: $0, scope: isDigest ? "FullSignatureScope" : "FULL",
+                                            content: isDigest ? "Digest of the document content" : "Full document") }
     }
 
     func timeStampToken(_ result: ValidationReport.SignatureResult, containerErrors: [String]) -> ValidationConclusion.TimeStampToken {

@@ -26,6 +26,9 @@ public struct ValidationConclusion: Sendable, Equatable {
         public let name: String
         public let scope: String
         public let content: String
+        /// Hashcode validation only: the data file's digest, its algorithm by DSS's name.
+        public var hashAlgo: String? = nil
+        public var hash: String? = nil
     }
 
     public struct ProductionPlace: Sendable, Equatable {
@@ -139,8 +142,14 @@ extension ValidationConclusion.Signature {
             }
             if !fields.items.isEmpty { members.add("info", .object(fields.items)) }
         }
-        members.add("signatureScopes", signatureScopes.map {
-            .object([("name", .string($0.name)), ("scope", .string($0.scope)), ("content", .string($0.content))])
+        members.add("signatureScopes", signatureScopes.map { scope in
+            var fields = JSONMembers()
+            fields.add("name", .string(scope.name))
+            fields.add("scope", .string(scope.scope))
+            fields.add("content", .string(scope.content))
+            fields.add("hashAlgo", scope.hashAlgo)
+            fields.add("hash", scope.hash)
+            return .object(fields.items)
         })
         return .object(members.items)
     }

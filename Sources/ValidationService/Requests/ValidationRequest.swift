@@ -24,6 +24,12 @@ public enum ReportType: String, Sendable, CaseIterable {
     case simple = "Simple"
     case detailed = "Detailed"
     case diagnostic = "Diagnostic"
+
+    /// The type a request names, case-insensitively as SiVa matches it.
+    init?(name: String) {
+        guard let type = Self.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else { return nil }
+        self = type
+    }
 }
 
 /// A `POST /validate` request, checked as SiVa checks it: every field's constraints at once, so
@@ -51,36 +57,35 @@ public struct ValidationRequest: Sendable {
         var errors = Self.documentErrors(document)
         let filename = object["filename"] as? String
         errors += Self.filenameErrors(filename, key: "filename")
-        var policy = SiVaPolicy.default
-        var unknownPolicy: String? = nil
-        if let name = object["signaturePolicy"] as? String {
-            if name.isEmpty || name.count > 100 {
-                errors.append(.init(key: "signaturePolicy", message: "size must be between 1 and 100"))
-            } else if !name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_ -".unicodeScalars.contains($0)) }) {
-                errors.append(.init(key: "signaturePolicy", message: "Invalid signature policy"))
-            } else if let named = SiVaPolicy(name: name) {
-                policy = named
-            } else {
-                unknownPolicy = name
-            }
-        }
+        let (policy, unknownPolicy, policyErrors) = Self.policy(object["signaturePolicy"] as? String)
+        errors += policyErrors
         var reportType = ReportType.simple
         if let name = object["reportType"] as? String {
-            if let type = ReportType.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) {
-                reportType = type
-            } else {
-                errors.append(.init(key: "reportType", message: "Invalid report type"))
-            }
+            if let type = ReportType(name: name) { reportType = type } else { errors.append(.init(key: "reportType", message: "Invalid report type")) }
         }
         if let type = object["documentType"], !(type is JSON.Null) {
             errors.append(.init(key: "documentType", message: "documentType is not a valid request parameter"))
         }
         guard errors.isEmpty else { return .failure(RequestErrors(errors)) }
-        if let unknownPolicy {
-            return .failure(RequestErrors([.init(key: "signaturePolicy",
-                                                 message: "Invalid signature policy: \(unknownPolicy); Available abstractPolicies: [POLv3, POLv4]")]))
-        }
+        if let unknownPolicy { return .failure(RequestErrors([Self.unknownPolicyError(unknownPolicy)])) }
         return .success(ValidationRequest(document: document, filename: filename ?? "", policy: policy, reportType: reportType))
+    }
+
+    /// The policy a request names (SiVa's `@ValidSignaturePolicy` first: 1–100 letters, digits,
+    /// `_`, `-` and spaces), the default when it names none, and a well-formed name SiVa does not
+    /// have (refused after the other checks pass, as SiVa's policy lookup does).
+    static func policy(_ name: String?) -> (SiVaPolicy, unknown: String?, errors: [RequestError]) {
+        guard let name else { return (.default, nil, []) }
+        if name.isEmpty || name.count > 100 { return (.default, nil, [.init(key: "signaturePolicy", message: "size must be between 1 and 100")]) }
+        guard name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_ -".unicodeScalars.contains($0)) }) else {
+            return (.default, nil, [.init(key: "signaturePolicy", message: "Invalid signature policy")])
+        }
+        guard let named = SiVaPolicy(name: name) else { return (.default, name, []) }
+        return (named, nil, [])
+    }
+
+    static func unknownPolicyError(_ name: String) -> RequestError {
+        .init(key: "signaturePolicy", message: "Invalid signature policy: \(name); Available abstractPolicies: [POLv3, POLv4]")
     }
 
     /// SiVa's rules for a file name (`@NotEmpty`, `@Size(1, 260)`, `@ValidFilename`); tamga's
