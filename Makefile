@@ -104,8 +104,9 @@ install: deps $(STATIC_CXX)/libstdc++.so
 	install -D -m 0755 "$$($(SWIFT) build $(BUILD_FLAGS) --show-bin-path)/tamga" "$(DESTDIR)$(BINDIR)/tamga"
 	install -D -m 0644 udev/60-tamga-tokens.rules "$(DESTDIR)$(UDEVDIR)/60-tamga-tokens.rules"
 	install -d -m 0755 "$(DESTDIR)$(SYSTEMDUNITDIR)"
-	sed 's|/usr/bin/tamga|$(BINDIR)/tamga|' systemd/tamga-cosigner.service > "$(DESTDIR)$(SYSTEMDUNITDIR)/tamga-cosigner.service"
-	chmod 0644 "$(DESTDIR)$(SYSTEMDUNITDIR)/tamga-cosigner.service"
+	for unit in tamga-cosigner.service tamga-validation.service; do \
+	  sed 's|/usr/bin/tamga|$(BINDIR)/tamga|' systemd/$$unit > "$(DESTDIR)$(SYSTEMDUNITDIR)/$$unit" && chmod 0644 "$(DESTDIR)$(SYSTEMDUNITDIR)/$$unit" || exit 1; \
+	done
 	install -d -m 0755 "$(DESTDIR)$(MANDIR)" "$(DESTDIR)$(DOCDIR)"
 	"$$($(SWIFT) build $(BUILD_FLAGS) --show-bin-path)/tamga" help --man > "$(DESTDIR)$(MANDIR)/tamga.1"
 	chmod 0644 "$(DESTDIR)$(MANDIR)/tamga.1"
@@ -114,7 +115,7 @@ install: deps $(STATIC_CXX)/libstdc++.so
 	@if [ -z "$(DESTDIR)" ]; then echo "installed. For the udev rules to apply now: udevadm control --reload && udevadm trigger --subsystem-match=usb --action=change"; fi
 
 uninstall:
-	rm -f "$(DESTDIR)$(BINDIR)/tamga" "$(DESTDIR)$(UDEVDIR)/60-tamga-tokens.rules" "$(DESTDIR)$(MANDIR)/tamga.1" "$(DESTDIR)$(SYSTEMDUNITDIR)/tamga-cosigner.service"
+	rm -f "$(DESTDIR)$(BINDIR)/tamga" "$(DESTDIR)$(UDEVDIR)/60-tamga-tokens.rules" "$(DESTDIR)$(MANDIR)/tamga.1" "$(DESTDIR)$(SYSTEMDUNITDIR)/tamga-cosigner.service" "$(DESTDIR)$(SYSTEMDUNITDIR)/tamga-validation.service"
 	rm -f "$(DESTDIR)$(DOCDIR)/README.md" "$(DESTDIR)$(DOCDIR)/cli.md" "$(DESTDIR)$(DOCDIR)/cosigner-api.md" "$(DESTDIR)$(DOCDIR)/siva.md" "$(DESTDIR)$(DOCDIR)/udev.md"
 	-rmdir "$(DESTDIR)$(DOCDIR)" 2>/dev/null
 

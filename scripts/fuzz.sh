@@ -75,6 +75,8 @@ mkdir -p "$WORK/corpus/FuzzValidationService"
 printf '\000%s' '{"filename":"a.ddoc","document":"PFNpZ25lZERvYz48L1NpZ25lZERvYz4=","signaturePolicy":"POLv4"}' > "$WORK/corpus/FuzzValidationService/validate.json"
 printf '\000%s' '{"document":"","filename":"","signaturePolicy":"x;","reportType":"Full","documentType":"BDOC"}' > "$WORK/corpus/FuzzValidationService/errors.json"
 printf '\204%s' '<?xml version="1.0"?><SignedDoc format="DIGIDOC-XML" version="1.3" xmlns="http://www.sk.ee/DigiDoc/v1.3.0#"></SignedDoc>' > "$WORK/corpus/FuzzValidationService/ddoc"
+printf '\007' > "$WORK/corpus/FuzzValidationService/metrics"
+printf '\006' > "$WORK/corpus/FuzzValidationService/ready"
 # An ASiC-S archive manifest as DigiDoc writes one (ETSI EN 319 162-1).
 mkdir -p "$WORK/corpus/FuzzArchiveManifest"
 cat > "$WORK/corpus/FuzzArchiveManifest/digidoc-manifest.xml" <<'XML'

@@ -23,7 +23,7 @@ infos=$(grep -c '^I:' "$LINTIAN" || true)
 # What the package must hold.
 contents=$(dpkg-deb -c "$DEB")
 for file in ./usr/bin/tamga ./usr/share/man/man1/tamga.1.gz ./usr/lib/udev/rules.d/60-tamga-tokens.rules \
-            ./usr/lib/systemd/system/tamga-cosigner.service ./usr/share/doc/tamga/copyright ./usr/share/doc/tamga/changelog.gz; do
+            ./usr/lib/systemd/system/tamga-cosigner.service ./usr/lib/systemd/system/tamga-validation.service ./usr/share/doc/tamga/copyright ./usr/share/doc/tamga/changelog.gz; do
   grep -q " $file\$" <<< "$contents" || fail "the package lacks $file"
 done
 dpkg-deb -f "$DEB" Depends | grep -q 'libpcsclite1' || fail "Depends does not name libpcsclite1: $(dpkg-deb -f "$DEB" Depends)"
@@ -39,6 +39,7 @@ pq=$(/usr/bin/tamga cosigner migrate --db "postgresql:///tamga?host=/nonexistent
 grep -q 'cannot connect to PostgreSQL' <<< "$pq" || fail "the installed co-signer did not reach libpq: $pq"
 [ "$(man -w tamga)" = /usr/share/man/man1/tamga.1.gz ] || fail "man -w tamga: $(man -w tamga 2>&1)"
 [ ! -e /etc/systemd/system/multi-user.target.wants/tamga-cosigner.service ] || fail "the package enabled the co-signer's unit"
+[ ! -e /etc/systemd/system/multi-user.target.wants/tamga-validation.service ] || fail "the package enabled the validation service's unit"
 if ! pgrep -x pcscd > /dev/null; then
   set +e
   error=$(/usr/bin/tamga readers 2>&1 > /dev/null); status=$?

@@ -10,15 +10,18 @@ echo "== checking make install / make uninstall (DESTDIR=$DEST, PREFIX=/usr)"
 make -s -C "$REPO" install DESTDIR="$DEST" PREFIX=/usr CONFIGURATION=debug > "$DEST.log" 2>&1 || { cat "$DEST.log"; rm -f "$DEST.log"; exit 1; }
 rm -f "$DEST.log"
 fail() { echo "test-install: $*" >&2; exit 1; }
-for file in usr/bin/tamga lib/udev/rules.d/60-tamga-tokens.rules lib/systemd/system/tamga-cosigner.service usr/share/man/man1/tamga.1 \
+for file in usr/bin/tamga lib/udev/rules.d/60-tamga-tokens.rules lib/systemd/system/tamga-cosigner.service lib/systemd/system/tamga-validation.service usr/share/man/man1/tamga.1 \
             usr/share/doc/tamga/cli.md usr/share/doc/tamga/cosigner-api.md usr/share/doc/tamga/siva.md usr/share/doc/tamga/udev.md usr/share/doc/tamga/README.md; do
   [ -f "$DEST/$file" ] || fail "missing $file"
 done
 [ "$(stat -c %a "$DEST/usr/bin/tamga")" = 755 ] || fail "tamga is not mode 0755"
 [ "$(stat -c %a "$DEST/lib/udev/rules.d/60-tamga-tokens.rules")" = 644 ] || fail "the rules are not mode 0644"
-[ "$(stat -c %a "$DEST/lib/systemd/system/tamga-cosigner.service")" = 644 ] || fail "the unit is not mode 0644"
-grep -q '^ExecStart=/usr/bin/tamga cosigner serve ' "$DEST/lib/systemd/system/tamga-cosigner.service" || fail "the unit does not start the installed tamga"
-[ -e "$DEST/etc/systemd/system/multi-user.target.wants/tamga-cosigner.service" ] && fail "make install enabled the unit"
+for unit in tamga-cosigner tamga-validation; do
+  [ "$(stat -c %a "$DEST/lib/systemd/system/$unit.service")" = 644 ] || fail "the $unit unit is not mode 0644"
+  [ -e "$DEST/etc/systemd/system/multi-user.target.wants/$unit.service" ] && fail "make install enabled the $unit unit"
+done
+grep -q '^ExecStart=/usr/bin/tamga cosigner serve ' "$DEST/lib/systemd/system/tamga-cosigner.service" || fail "the co-signer unit does not start the installed tamga"
+grep -q '^ExecStart=/usr/bin/tamga validation serve ' "$DEST/lib/systemd/system/tamga-validation.service" || fail "the validation unit does not start the installed tamga"
 "$DEST/usr/bin/tamga" --version | grep -q '^tamga ' || fail "the installed binary does not run"
 # Every command's help is in the page: one .SS per command the overview lists.
 commands=$(grep -c '^\.SS "tamga ' "$DEST/usr/share/man/man1/tamga.1")

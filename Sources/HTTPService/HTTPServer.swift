@@ -12,13 +12,16 @@ public struct HTTPRequest: Sendable {
     public let body: [UInt8]
     /// The query arguments the handler asked for (`?limit=…`).
     public let query: [String: String]
+    /// Who sent it: the peer, or the client a trusted proxy's PROXY header named (for logs).
+    public let client: IPAddress?
 
-    public init(method: String, path: String, headers: [String: String], body: [UInt8], query: [String: String] = [:]) {
+    public init(method: String, path: String, headers: [String: String], body: [UInt8], query: [String: String] = [:], client: IPAddress? = nil) {
         self.method = method
         self.path = path
         self.headers = headers
         self.body = body
         self.query = query
+        self.client = client
     }
 }
 
@@ -268,8 +271,11 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
             for name in server.queryNames {
                 if let value = cmhd_argument(connection, name) { query[name] = String(cString: value) }
             }
+            var address = [UInt8](repeating: 0, count: 16)
+            let length = address.withUnsafeMutableBufferPointer { cmhd_connection_address(connection, $0.baseAddress) }
             let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/",
-                                      headers: headers, body: pending.body, query: query)
+                                      headers: headers, body: pending.body, query: query,
+                                      client: IPAddress(bytes: Array(address.prefix(max(0, min(16, Int(length)))))))
             response = server.handler(request)
         }
         return queue(response, on: connection)

@@ -90,6 +90,10 @@ public enum TamgaCommandLine {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
+                if serving {
+                    // systemd then waits for the exit instead of counting it as a crash.
+                    ServiceManagerNotification.send("STOPPING=1", socket: getenv("NOTIFY_SOCKET").map { String(cString: $0) })
+                }
                 let removed = TemporaryFiles.removeAll()
                 TerminalRestore.restore()
                 FileDescriptorOutput.write("\n\(interruptionMessage(removedFiles: removed))\n", to: FileDescriptorOutput.standardError)

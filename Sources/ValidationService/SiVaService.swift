@@ -42,20 +42,39 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
 
     deinit { try? FileManager.default.removeItem(atPath: scratch) }
 
+    /// What a validation found, for the access log and the metrics (never the content).
+    public struct Outcome: Sendable, Equatable {
+        public var signatures = 0
+        public var validSignatures = 0
+        /// The document's name, or the data files' names of a hashcode request.
+        public var names: [String] = []
+    }
+
+    /// The routes that validate (and so take a place in the admission gate).
+    public static let validationRoutes: Set<String> = ["/validate", "/validateHashcode", "/getDataFiles"]
+    /// Every route served, by the service or the operator's endpoints in front of it.
+    public static let knownRoutes: Set<String> = validationRoutes.union(["/monitoring/health", "/monitoring/health.json", "/monitoring/heartbeat",
+                                                                         "/monitoring/version", "/monitoring/ready", "/metrics"])
+
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        var outcome: Outcome? = nil
+        return handle(request, outcome: &outcome)
+    }
+
+    public func handle(_ request: HTTPRequest, outcome: inout Outcome?) -> HTTPResponse {
         switch request.path {
         case "/validate":
             guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
             guard Self.isJSON(request.headers["content-type"]) else { return Self.unsupportedMediaType() }
-            return validate(request.body)
+            return validate(request.body, &outcome)
         case "/validateHashcode":
             guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
             guard Self.isJSON(request.headers["content-type"]) else { return Self.unsupportedMediaType() }
-            return validateHashcode(request.body)
+            return validateHashcode(request.body, &outcome)
         case "/getDataFiles":
             guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
             guard Self.isJSON(request.headers["content-type"]) else { return Self.unsupportedMediaType() }
-            return dataFiles(request.body)
+            return dataFiles(request.body, &outcome)
         case "/monitoring/health", "/monitoring/health.json":
             guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
             return Self.json(.object([("status", .string("UP")), ("components", .object([("health", .object([
@@ -81,7 +100,7 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
         "zip": [.asice, .asics], "ddoc": [.ddoc],
     ]
 
-    func validate(_ body: [UInt8]) -> HTTPResponse {
+    func validate(_ body: [UInt8], _ outcome: inout Outcome?) -> HTTPResponse {
         let request: ValidationRequest
         switch ValidationRequest.parse(body) {
         case .success(let parsed): request = parsed
@@ -110,12 +129,13 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
         guard kinds.contains(container.kind) else { return Self.json(RequestErrors([.documentMalformed]).json, status: 400) }
         let report = container.validate(options())
         let conclusion = ConclusionBuilder(policy: request.policy, filename: request.filename).conclusion(report, container: container)
+        outcome = Outcome(signatures: conclusion.signaturesCount, validSignatures: conclusion.validSignaturesCount, names: [request.filename])
         return Self.json(conclusion.responseJSON)
     }
 
     /// Detached signature files against the data files' digests: each file is validated on its
     /// own (nothing touches the disk), and the answer is one conclusion over all of them.
-    func validateHashcode(_ body: [UInt8]) -> HTTPResponse {
+    func validateHashcode(_ body: [UInt8], _ outcome: inout Outcome?) -> HTTPResponse {
         let request: HashcodeValidationRequest
         switch HashcodeValidationRequest.parse(body) {
         case .success(let parsed): request = parsed
@@ -149,13 +169,15 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
             merged = sum
         }
         guard let merged else { return malformed }
+        outcome = Outcome(signatures: merged.signaturesCount, validSignatures: merged.validSignaturesCount,
+                          names: request.signatureFiles.flatMap { $0.dataFiles?.map(\.name) ?? [] })
         return Self.json(merged.responseJSON)
     }
 
     /// A DDOC's data files, each as SiVa's `getDataFiles` gives it: name, media type, content
     /// (base64) and size. A HASHCODE data file's content is not in the document: it is listed
     /// with its size and no `base64`.
-    func dataFiles(_ body: [UInt8]) -> HTTPResponse {
+    func dataFiles(_ body: [UInt8], _ outcome: inout Outcome?) -> HTTPResponse {
         let request: DataFilesRequest
         switch DataFilesRequest.parse(body) {
         case .success(let parsed): request = parsed
@@ -189,6 +211,7 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
             }
             files.append(.object(members))
         }
+        outcome = Outcome(names: [request.filename])
         var response = Self.json(.object([("dataFiles", .array(files))]))
         response = HTTPResponse(status: response.status, headers: response.headers.merging(["Content-Disposition": "attachment; filename=\"api.json\""]) { $1 },
                                 body: response.body)

@@ -13,9 +13,14 @@ import ValidationService
 /// from whatever they make of it), or a detached signature file wrapped in a /validateHashcode
 /// request. Any 200 or 4xx is fine, with a JSON body of SiVa's shape; a
 /// 5xx or a trap is not.
-nonisolated(unsafe) let service: SiVaService = {
+/// What `validation serve` hands the HTTP server: the operator's routes, the admission gate, the
+/// metrics and the access log (written to nowhere) in front of SiVa's API.
+nonisolated(unsafe) let service: ValidationOperations = {
     do {
-        return try SiVaService(maximumDocumentSize: 1 << 20, version: "fuzz") { ValidationOptions() }
+        let trust = ServiceTrust(source: .anchors, initial: .init(options: ValidationOptions()), reload: nil)
+        let siva = try SiVaService(maximumDocumentSize: 1 << 20, version: "fuzz") { trust.options() }
+        return ValidationOperations(service: siva, trust: trust, gate: AdmissionGate(running: 1, waiting: 0), metrics: ValidationMetrics(),
+                                    accessLog: AccessLog(includeNames: true) { _ in })
     } catch {
         FileHandle.standardError.write(Data("FuzzValidationService: \(error)\n".utf8))
         exit(1)
@@ -24,7 +29,7 @@ nonisolated(unsafe) let service: SiVaService = {
 
 let extensions = ["asice", "bdoc", "asics", "zip", "ddoc", "sce", "scs", "pdf", ""]
 let routes: [(String, String)] = [("POST", "/validate"), ("GET", "/validate"), ("GET", "/monitoring/health"), ("POST", "/validateHashcode"),
-                                  ("GET", "/monitoring/version"), ("POST", "/getDataFiles")]
+                                  ("GET", "/monitoring/version"), ("POST", "/getDataFiles"), ("GET", "/monitoring/ready"), ("GET", "/metrics")]
 
 /// The base64 SHA-256 digest of a seed data file (scripts/fuzz.sh writes a.txt and b.json).
 func seedDigest(_ text: String) -> String {
@@ -59,6 +64,17 @@ public func fuzzValidationService(_ data: UnsafePointer<UInt8>?, _ size: Int) ->
     guard response.status == 200 || (400..<500).contains(response.status) else {
         FileHandle.standardError.write(Data("FuzzValidationService: \(request.method) \(request.path) answered \(response.status)\n".utf8))
         abort()
+    }
+    if request.path == "/metrics", response.status == 200 {
+        // Prometheus text, not JSON: every line a comment or a sample.
+        let text = String(decoding: response.body, as: UTF8.self)
+        guard text.split(separator: "
+").allSatisfy({ $0.hasPrefix("# ") || $0.hasPrefix("tamga_validation_") }) else {
+            FileHandle.standardError.write(Data("FuzzValidationService: /metrics is not Prometheus text
+".utf8))
+            abort()
+        }
+        return 0
     }
     guard let json = (try? JSON.parse(response.body)) as? [String: Any] else {
         FileHandle.standardError.write(Data("FuzzValidationService: the answer is not a JSON object\n".utf8))

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import HTTPService
 import TamgaSupport
 
 /// What `GET /metrics` reports, in the Prometheus text exposition format 0.0.4: requests by
@@ -16,15 +17,10 @@ public final class CoSignerMetrics: @unchecked Sendable {   // unchecked: `lock`
 
     struct RequestKey: Hashable { let method: String, route: String, status: Int }
     struct RouteKey: Hashable { let method: String, route: String }
-    struct Histogram {
-        var buckets = [UInt64](repeating: 0, count: CoSignerMetrics.bounds.count)
-        var count: UInt64 = 0
-        var sum: Double = 0
-    }
 
     private let lock = Lock()
     private var requests: [RequestKey: UInt64] = [:]
-    private var latencies: [RouteKey: Histogram] = [:]
+    private var latencies: [RouteKey: LatencyHistogram] = [:]
 
     public init() {}
 
@@ -33,11 +29,7 @@ public final class CoSignerMetrics: @unchecked Sendable {   // unchecked: `lock`
         let route = RoutePattern.of(path), method = RoutePattern.method(method)
         lock.withLock {
             requests[RequestKey(method: method, route: route, status: status), default: 0] += 1
-            var histogram = latencies[RouteKey(method: method, route: route)] ?? Histogram()
-            for (index, bound) in Self.bounds.enumerated() where seconds <= bound { histogram.buckets[index] += 1 }
-            histogram.count += 1
-            histogram.sum += seconds
-            latencies[RouteKey(method: method, route: route)] = histogram
+            latencies[RouteKey(method: method, route: route), default: LatencyHistogram(bounds: Self.bounds)].record(seconds)
         }
     }
 
@@ -45,12 +37,9 @@ public final class CoSignerMetrics: @unchecked Sendable {   // unchecked: `lock`
     /// reported as `tamga_cosigner_database_up 0`, not as a failed scrape).
     func exposition(store: CoSignerStore) -> String {
         let (requests, latencies) = lock.withLock { (self.requests, self.latencies) }
-        var text = ""
-        func family(_ name: String, _ type: String, _ help: String) { text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n" }
-        func sample(_ name: String, _ labels: [(String, String)], _ value: String) {
-            let rendered = labels.map { "\($0.0)=\"\(Self.escape($0.1))\"" }.joined(separator: ",")
-            text += labels.isEmpty ? "\(name) \(value)\n" : "\(name){\(rendered)} \(value)\n"
-        }
+        var text = PrometheusText()
+        func family(_ name: String, _ type: String, _ help: String) { text.family(name, type, help) }
+        func sample(_ name: String, _ labels: [(String, String)], _ value: String) { text.sample(name, labels, value) }
 
         family("tamga_cosigner_http_requests_total", "counter", "HTTP requests answered, by method, route pattern and status.")
         for (key, count) in requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
@@ -58,13 +47,7 @@ public final class CoSignerMetrics: @unchecked Sendable {   // unchecked: `lock`
         }
         family("tamga_cosigner_http_request_duration_seconds", "histogram", "Time from a whole request to its answer, by method and route pattern.")
         for (key, histogram) in latencies.sorted(by: { ($0.key.route, $0.key.method) < ($1.key.route, $1.key.method) }) {
-            let labels = [("method", key.method), ("route", key.route)]
-            for (index, bound) in Self.bounds.enumerated() {
-                sample("tamga_cosigner_http_request_duration_seconds_bucket", labels + [("le", Self.number(bound))], String(histogram.buckets[index]))
-            }
-            sample("tamga_cosigner_http_request_duration_seconds_bucket", labels + [("le", "+Inf")], String(histogram.count))
-            sample("tamga_cosigner_http_request_duration_seconds_sum", labels, Self.number(histogram.sum))
-            sample("tamga_cosigner_http_request_duration_seconds_count", labels, String(histogram.count))
+            text.histogram("tamga_cosigner_http_request_duration_seconds", [("method", key.method), ("route", key.route)], histogram)
         }
 
         let counts = try? databaseCounts(store)
@@ -78,7 +61,7 @@ public final class CoSignerMetrics: @unchecked Sendable {   // unchecked: `lock`
             family("tamga_cosigner_enrolled_keys", "gauge", "Keys enrolled (server shares held), by role.")
             for role in ["auth", "sign"] { sample("tamga_cosigner_enrolled_keys", [("role", role)], String(counts.keys[role] ?? 0)) }
         }
-        return text
+        return text.text
     }
 
     /// Sessions by state and keys by role, in one read each (plain SQL both stores understand).
@@ -91,15 +74,5 @@ public final class CoSignerMetrics: @unchecked Sendable {   // unchecked: `lock`
             return result
         }
         return (try grouped("SELECT state, COUNT(*) FROM sessions GROUP BY state"), try grouped("SELECT role, COUNT(*) FROM keys GROUP BY role"))
-    }
-
-    /// A label value as the format wants it: backslash, double quote and line feed escaped.
-    static func escape(_ value: String) -> String {
-        value.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"").replacingAll("\n", with: "\\n")
-    }
-
-    /// A float as Go's strconv would write it for Prometheus ("0.005", "1", "2.5").
-    static func number(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 }

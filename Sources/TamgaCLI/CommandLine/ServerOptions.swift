@@ -49,4 +49,13 @@ struct ServerOptions {
     func listeningLine(port: UInt16) -> String {
         "listening \(tlsCertificate == nil ? "http" : "https")://\(loopback ? "127.0.0.1" : "0.0.0.0"):\(port)"
     }
+
+    /// Says the server is ready: the listening line on standard output, and READY=1 to systemd
+    /// when it started us as `Type=notify` (NOTIFY_SOCKET), so that units ordered after this
+    /// one start only once it answers.
+    func announceReady(port: UInt16, _ context: CommandContext) {
+        let line = listeningLine(port: port)
+        context.terminal.line(line)
+        ServiceManagerNotification.send("READY=1\nSTATUS=\(line)", socket: context.environment["NOTIFY_SOCKET"])
+    }
 }

@@ -192,7 +192,7 @@ struct CoSignerServeCommand: Command {
         // and say that the server stopped. Set before "listening": a caller may stop us the moment
         // it reads that line.
         TamgaCommandLine.serving = true
-        context.terminal.line(server.listeningLine(port: http.port))
+        server.announceReady(port: http.port, context)
         while true { try await Task.sleep(nanoseconds: 3_600_000_000_000) }
     }
 }

@@ -72,6 +72,30 @@ struct TrustUpdateCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
+        let terminal = context.terminal
+        let showProgress = terminal.interactiveErrors && !global.quiet
+        let (cache, url, lines) = try await Self.update(context, listOfLists: listOfLists, signerFiles: signerFiles, territories: territories,
+                                                        allowExpiredTrust: allowExpiredTrust, timeout: timeout, proxy: proxy) { step in
+            if showProgress { terminal.status("downloading \(step)") }
+        }
+        if showProgress { terminal.status("") }
+        for warning in lines.compactMap(\.warning) { terminal.error("warning: " + TerminalText.escaped(warning.message)) }
+        let ok = lines.allSatisfy { [.updated, .unchanged, .skipped].contains($0.result) }
+        if global.json {
+            terminal.json(Report(cache: cache.directory.path, listOfLists: url, ok: ok, lists: lines))
+        } else {
+            terminal.line("trust cache \(cache.directory.path)")
+            for line in lines { terminal.line(Self.describe(line)) }
+        }
+        return ok ? .success : .serviceFailed
+    }
+
+    /// Updates the trust cache as `trust update` does (also `validation serve`'s background
+    /// refresh): the list of lists of the last update unless `listOfLists` names another, with
+    /// the pinned signers (the operator's from that update, or the built-in EU ones).
+    static func update(_ context: CommandContext, listOfLists: String?, signerFiles: [String], territories: Set<String>?,
+                       allowExpiredTrust: Bool, timeout: TimeInterval, proxy: String?,
+                       progress: (String) -> Void = { _ in }) async throws -> (cache: TrustCache, url: String, lines: [TrustedListUpdater.Line]) {
         let cache = try TrustShowCommand.cache(context)
         // Before any download: a cache folder that cannot be written is said plainly, with the variable to set.
         try UserFolder.create(cache.directory, holds: "the trusted lists of trust update",
@@ -94,21 +118,8 @@ struct TrustUpdateCommand: Command {
         var updater = TrustedListUpdater(cache: cache, signers: signers, customSignersPEM: customPEM, transport: transport)
         updater.territories = territories
         updater.allowExpired = allowExpiredTrust
-        let terminal = context.terminal
-        let showProgress = terminal.interactiveErrors && !global.quiet
-        let lines = await updater.update(listOfLists: lotl) { step in
-            if showProgress { terminal.status("downloading \(step)") }
-        }
-        if showProgress { terminal.status("") }
-        for warning in lines.compactMap(\.warning) { terminal.error("warning: " + TerminalText.escaped(warning.message)) }
-        let ok = lines.allSatisfy { [.updated, .unchanged, .skipped].contains($0.result) }
-        if global.json {
-            terminal.json(Report(cache: cache.directory.path, listOfLists: url, ok: ok, lists: lines))
-        } else {
-            terminal.line("trust cache \(cache.directory.path)")
-            for line in lines { terminal.line(Self.describe(line)) }
-        }
-        return ok ? .success : .serviceFailed
+        let lines = await updater.update(listOfLists: lotl, progress: progress)
+        return (cache, url, lines)
     }
 
     static func describe(_ line: TrustedListUpdater.Line) -> String {
