@@ -47,7 +47,7 @@ BUILD_FLAGS = $(if $(filter debug,$(CONFIGURATION)),,$(RELEASE))
 BUILD_PACKAGES := pkg-config libssl-dev libxml2-dev zlib1g-dev libpcsclite-dev libp11-kit-dev libgmp-dev libsqlite3-dev libpq-dev libmicrohttpd-dev libicu-dev openssl
 CHECK_PACKAGES := xmlsec1 curl openssl iproute2 faketime pcscd vsmartcard-vpcd softhsm2 opensc gnutls-bin postgresql python3 python3-venv python3-lxml python3-cryptography python3-pyscard python3-asn1crypto python3-oscrypto \
                   util-linux groff-base haproxy systemd lintian dpkg-dev binutils man-db chromium unzip libarchive-tools minizip
-BENCH_PACKAGES := time zip pigz coreutils opensc pcsc-tools gcc softhsm2 hyperfine
+BENCH_PACKAGES := time zip pigz coreutils opensc pcsc-tools gcc softhsm2 hyperfine wrk haproxy
 
 .PHONY: demo test build release deps test-deps bench vectors clean install uninstall fuzz deb
 

@@ -18,6 +18,9 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
     let scratch: String
     let started: Date
     let version: String
+    /// When this program was built, as SiVa's health answer gives it: the executable's
+    /// modification time (what the build or the package wrote), nil where it cannot be read.
+    let buildTime: Date?
     private let lock = Lock()
     private var requests: UInt64 = 0
 
@@ -33,6 +36,8 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
         self.options = options
         self.version = version
         started = Date()
+        var status = stat()
+        buildTime = stat("/proc/self/exe", &status) == 0 ? Date(timeIntervalSince1970: TimeInterval(status.st_mtim.tv_sec)) : nil
         var template = Array((FileManager.default.temporaryDirectory.path + "/tamga-validation-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else {
             throw CoreError.unreadableFile(path: FileManager.default.temporaryDirectory.path, reason: "cannot make a private folder for documents being validated: \(String(cString: strerror(errno)))")
@@ -79,8 +84,9 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
             guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
             return Self.json(.object([("status", .string("UP")), ("components", .object([("health", .object([
                 ("status", .string("UP")),
-                ("details", .object([("webappName", .string("tamga")), ("version", .string(version)),
-                                     ("startTime", .string(XSDDateTime.format(started))),
+                ("details", .object([("webappName", .string("tamga")), ("version", .string(version))]
+                                    + (buildTime.map { [("buildTime", JSON.Value.string(XSDDateTime.format($0)))] } ?? [])
+                                    + [("startTime", .string(XSDDateTime.format(started))),
                                      ("currentTime", .string(XSDDateTime.format(Date())))])),
             ]))]))]))
         case "/monitoring/heartbeat":
@@ -92,6 +98,14 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
         default:
             return Self.json(RequestErrors([.init(key: "endpointNotFound", message: "Endpoint not found")]).json, status: 404)
         }
+    }
+
+    /// The options of a validation whose report lists the signatures' certificates and
+    /// time-stamp facts (SiVa's report has them; `verify` does not gather them).
+    func reportOptions() -> ValidationOptions {
+        var options = options()
+        options.collectEvidence = true
+        return options
     }
 
     /// The document types tamga validates, by the extension SiVa routes on.
@@ -127,7 +141,7 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
             return Self.json(RequestErrors([.documentMalformed]).json, status: 400)
         }
         guard kinds.contains(container.kind) else { return Self.json(RequestErrors([.documentMalformed]).json, status: 400) }
-        let report = container.validate(options())
+        let report = container.validate(reportOptions())
         let conclusion = ConclusionBuilder(policy: request.policy, filename: request.filename).conclusion(report, container: container)
         outcome = Outcome(signatures: conclusion.signaturesCount, validSignatures: conclusion.validSignaturesCount, names: [request.filename])
         return Self.json(conclusion.responseJSON)
@@ -157,7 +171,7 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
             } catch {
                 return malformed
             }
-            let conclusion = builder.conclusion(container.validate(options()), container: container)
+            let conclusion = builder.conclusion(container.validate(reportOptions()), container: container)
             guard var sum = merged else {
                 merged = conclusion
                 continue

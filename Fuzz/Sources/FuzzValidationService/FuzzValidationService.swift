@@ -68,10 +68,8 @@ public func fuzzValidationService(_ data: UnsafePointer<UInt8>?, _ size: Int) ->
     if request.path == "/metrics", response.status == 200 {
         // Prometheus text, not JSON: every line a comment or a sample.
         let text = String(decoding: response.body, as: UTF8.self)
-        guard text.split(separator: "
-").allSatisfy({ $0.hasPrefix("# ") || $0.hasPrefix("tamga_validation_") }) else {
-            FileHandle.standardError.write(Data("FuzzValidationService: /metrics is not Prometheus text
-".utf8))
+        guard text.split(separator: "\n").allSatisfy({ $0.hasPrefix("# ") || $0.hasPrefix("tamga_validation_") }) else {
+            FileHandle.standardError.write(Data("FuzzValidationService: /metrics is not Prometheus text\n".utf8))
             abort()
         }
         return 0

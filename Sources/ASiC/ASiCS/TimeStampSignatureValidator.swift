@@ -57,6 +57,14 @@ struct TimeStampSignatureValidator {
             signingTime: time, timeStampTime: time, signatureMethod: method, profile: Self.profile,
             status: findings.status, findings: findings.capped(SignatureValidator.maximumFindings))
         result.archiveTimeStamps = renewals
+        if options.collectEvidence, let token = checked?.token {
+            var evidence = SignatureEvidence()
+            evidence.certificates = token.certificates.map { SignatureEvidence.reported($0, "CONTENT_TIMESTAMP") }
+            evidence.timeAssertionMessageImprint = SignatureEvidence.messageImprint(token)
+            let vouched = options.trustedList != nil && !findings.items.contains { $0.code.hasPrefix("timestamp") }
+            evidence.timestampLevel = vouched ? "QTSA" : "N/A"
+            result.evidence = evidence
+        }
         return result
     }
 
@@ -96,6 +104,12 @@ struct TimeStampSignatureValidator {
             digest = try imprint(algorithm)
         } catch {
             findings.invalid("data-file-unreadable", "\(file): the time-stamped bytes cannot be read: \(error)")
+            return false
+        }
+        // Another imprint: the token is intact but time-stamps other bytes (DSS's words first,
+        // which SiVa's clients read, and its HASH_FAILURE).
+        guard ConstantTime.equal(Array(token.imprint), Array(digest.bytes)) else {
+            findings.invalid("\(code)-imprint", "The time-stamp message imprint is not intact! \(file) time-stamps other bytes than \(code == "timestamp" ? "the data object" : "the archive manifest") (message imprint mismatch)")
             return false
         }
         let trust = TrustStore(anchors: options.anchors(for: .timeStamping, at: token.genTime), intermediates: options.trust.intermediates)

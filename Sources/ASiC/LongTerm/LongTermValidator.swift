@@ -22,6 +22,8 @@ struct LongTermValidator {
         var timeStampTime: String?
         /// A BDOC 2.1 time-mark: the signer is judged at producedAt and at the certificate's notBefore.
         var isTimeMark = false
+        /// Whether each archive time-stamp verified, in document order (for the report's evidence).
+        var archiveVerdicts: [Bool] = []
     }
 
     /// The longest an OCSP response may follow the signature time-stamp (SiVa's "revocation
@@ -127,12 +129,15 @@ struct LongTermValidator {
             }
             var progress: [ArchiveTimeStampInput.Progress] = []
             for archive in archives {
+                let said = findings.items.count
                 let time = checkTimeStamp(archive, covering: .archive(signature, document, archive), code: "archive-timestamp",
                                           findings: &findings, archiveProgress: &progress)
                 if let time, let earlier = previous, time < earlier {
                     findings.invalid("archive-timestamp", "an archive time-stamp (\(XSDDateTime.format(time))) is older than the evidence it covers")
                 }
                 previous = time ?? previous
+                // Passed: it verified under a trusted TSA and nothing was said against it.
+                outcome.archiveVerdicts.append(time != nil && findings.items[said...].allSatisfy { !$0.code.hasPrefix("archive-timestamp") })
             }
         }
         return outcome

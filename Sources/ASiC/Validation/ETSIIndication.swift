@@ -60,7 +60,7 @@ public struct ETSIIndication: Sendable, Equatable {
         let code = code.hasSuffix("-at-issue") ? String(code.dropLast("-at-issue".count)) : code
         switch code {
         case "reference-digest", "data-file-digest", "signed-properties-digest", "archive-reference-digest",
-             "ddoc-alternate-digest":
+             "ddoc-alternate-digest", "timestamp-imprint", "archive-timestamp-imprint":
             return "HASH_FAILURE"
         case "signature-value", "ocsp-signature":
             return "SIG_CRYPTO_FAILURE"

@@ -218,6 +218,10 @@ struct SignatureValidator {
         result.qualification = qualification
         // A detached signature's report says which of the given files it covers (the scopes).
         if container.isDetached { result.signedDataFiles = signedDataFiles }
+        if options.collectEvidence {
+            result.evidence = SignatureEvidence.collect(signer: certificate, qualifying: qualifying, pool: helpers + options.issuerCandidates,
+                                                        archiveVerdicts: longTerm.archiveVerdicts)
+        }
         return result
     }
 

@@ -31,6 +31,9 @@ public struct ValidationOptions: Sendable {
     /// The production policy by default; test responders carry others (SK's test responders
     /// `1.3.6.1.4.1.10015.3.1.1`), which `tamga verify --tm-responder-policy` adds.
     public var timeMarkResponderPolicies: Set<String>
+    /// Gather each signature's evidence (`SignatureResult.evidence`: the certificates, the
+    /// time-stamps' imprints and times) for a report that lists it; off for `verify`.
+    public var collectEvidence = false
 
     /// SK's time-mark responder policy, the only one the reference accepts by default.
     public static let productionTimeMarkResponderPolicy = "1.3.6.1.4.1.10015.4.1.2"

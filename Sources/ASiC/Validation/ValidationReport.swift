@@ -64,6 +64,9 @@ public struct ValidationReport: Sendable, Codable, Equatable {
         public var qualification: SignerQualification? = nil
         /// A detached signature (hashcode validation) only: the given data files it covers.
         public var signedDataFiles: [String]? = nil
+        /// The evidence the signature carries, when `ValidationOptions.collectEvidence` asked
+        /// for it (not in `verify --json`).
+        public var evidence: SignatureEvidence? = nil
     }
 
     /// A signer's certificate as eIDAS qualifies it: the basis of SiVa's `signatureLevel`.

@@ -45,7 +45,7 @@ public struct ConclusionBuilder: Sendable {
         let containerErrors = report.findings.filter { $0.severity == .invalid }.map(\.message)
         for result in report.signatures {
             if result.profile == "TimeStampToken" {
-                conclusion.timeStampTokens.append(timeStampToken(result, containerErrors: containerErrors))
+                conclusion.timeStampTokens.append(timeStampToken(result, report: report, containerErrors: containerErrors))
                 continue
             }
             let signature = self.signature(result, container: container, report: report, containerErrors: containerErrors)
@@ -88,7 +88,20 @@ public struct ConclusionBuilder: Sendable {
         if ["T", "LT", "LTA"].contains(result.profile) { info.timestampCreationTime = info.bestSignatureTime }
         if isDDOC || result.profile.hasPrefix("TM") { info.ocspResponseCreationTime = info.bestSignatureTime }
         info.signerRole = result.claimedRoles ?? []
-        return ValidationConclusion.Signature(
+        var certificates: [ValidationConclusion.ReportCertificate] = []
+        if let evidence = result.evidence {
+            info.timeAssertionMessageImprint = evidence.timeAssertionMessageImprint?.base64EncodedString()
+            // A time-stamped signature's OCSP has its own time; a time-mark's is its best time.
+            if !isDDOC, !result.profile.hasPrefix("TM"), let produced = evidence.ocspProducedAt {
+                info.ocspResponseCreationTime = XSDDateTime.format(produced)
+            }
+            info.archiveTimestamps = evidence.archiveTimeStamps.map {
+                .init(signedTime: XSDDateTime.format($0.genTime), indication: $0.passed ? "PASSED" : "FAILED", signedBy: $0.signedBy,
+                      country: $0.country, content: $0.token.base64EncodedString())
+            }
+            certificates = evidence.certificates.map(Self.reportCertificate)
+        }
+        var signature = ValidationConclusion.Signature(
             id: result.id ?? result.file,
             signatureFormat: Self.signatureFormat(result.profile, container: container),
             signatureMethod: result.signatureMethod,
@@ -104,6 +117,13 @@ public struct ConclusionBuilder: Sendable {
             // Only a passed signature is known to cover every data file (one that leaves any out
             // is not passed), so only it names them.
             signatureScopes: verdict.indication == .totalPassed ? scopes(report, container: container, signed: result.signedDataFiles) : [])
+        signature.certificates = certificates
+        return signature
+    }
+
+    static func reportCertificate(_ certificate: SignatureEvidence.ReportedCertificate) -> ValidationConclusion.ReportCertificate {
+        .init(commonName: certificate.commonName, type: certificate.type, content: certificate.der.base64EncodedString(),
+              issuer: certificate.issuer.map { ($0.commonName, $0.der.base64EncodedString()) })
     }
 
     /// DSS's words for a data file's reference that failed, which SiVa's clients and tests look
@@ -138,7 +158,7 @@ public struct ConclusionBuilder: Sendable {
                                             content: isDigest ? "Digest of the document content" : "Full document") }
     }
 
-    func timeStampToken(_ result: ValidationReport.SignatureResult, containerErrors: [String]) -> ValidationConclusion.TimeStampToken {
+    func timeStampToken(_ result: ValidationReport.SignatureResult, report: ValidationReport, containerErrors: [String]) -> ValidationConclusion.TimeStampToken {
         var verdict = ETSIIndication(result)
         if !containerErrors.isEmpty { verdict = ETSIIndication(indication: .totalFailed, subIndication: "FORMAT_FAILURE") }
         // SiVa gives a time-stamp token TOTAL-PASSED or TOTAL-FAILED only.
@@ -149,7 +169,11 @@ public struct ConclusionBuilder: Sendable {
             signedBy: result.signer.flatMap { try? DistinguishedName(rfc4514: $0) }.flatMap { $0.firstValue(oid: "2.5.4.3") } ?? result.signer ?? "",
             signedTime: result.timeStampTime.flatMap(Self.sivaTime) ?? "",
             error: result.findings.filter { $0.severity == .invalid || $0.severity == .unknown }.map(\.message) + containerErrors,
-            warning: result.findings.filter { $0.severity == .warning || $0.severity == .nonQSCD }.map(\.message))
+            warning: result.findings.filter { $0.severity == .warning || $0.severity == .nonQSCD }.map(\.message),
+            certificates: (result.evidence?.certificates ?? []).map(Self.reportCertificate),
+            // What a passed token covers: the data object, as SiVa's scopes name it.
+            timestampScopes: passed ? report.dataFiles.map { .init(name: $0, scope: "FULL", content: "Full document") } : [],
+            timestampLevel: result.evidence?.timestampLevel)
     }
 
     /// `yyyy-MM-dd'T'HH:mm:ss'Z'` in UTC, as every SiVa date.

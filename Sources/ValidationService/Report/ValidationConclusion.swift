@@ -40,10 +40,36 @@ public struct ValidationConclusion: Sendable, Equatable {
 
     public struct Info: Sendable, Equatable {
         public var bestSignatureTime: String?
+        public var timeAssertionMessageImprint: String?
         public var timestampCreationTime: String?
         public var ocspResponseCreationTime: String?
         public var signerRole: [String] = []
         public var signatureProductionPlace: ProductionPlace?
+        public var archiveTimestamps: [ArchiveTimestamp] = []
+    }
+
+    /// `info.archiveTimestamps[]`: one archive time-stamp of the signature.
+    public struct ArchiveTimestamp: Sendable, Equatable {
+        public var signedTime: String
+        /// PASSED or FAILED.
+        public var indication: String
+        public var signedBy: String
+        public var country: String
+        /// The token, base64.
+        public var content: String
+    }
+
+    /// `certificates[]`: a certificate the signature or time-stamp carries, and its role.
+    public struct ReportCertificate: Sendable, Equatable {
+        public var commonName: String
+        public var type: String
+        public var content: String
+        public var issuer: (commonName: String, content: String)?
+
+        public static func == (a: Self, b: Self) -> Bool {
+            a.commonName == b.commonName && a.type == b.type && a.content == b.content
+                && a.issuer?.commonName == b.issuer?.commonName && a.issuer?.content == b.issuer?.content
+        }
     }
 
     public struct Signature: Sendable, Equatable {
@@ -61,6 +87,7 @@ public struct ValidationConclusion: Sendable, Equatable {
         public var claimedSigningTime: String
         public var info: Info?
         public var signatureScopes: [Scope] = []
+        public var certificates: [ReportCertificate] = []
     }
 
     public struct TimeStampToken: Sendable, Equatable {
@@ -70,6 +97,9 @@ public struct ValidationConclusion: Sendable, Equatable {
         public var signedTime: String
         public var error: [String] = []
         public var warning: [String] = []
+        public var certificates: [ReportCertificate] = []
+        public var timestampScopes: [Scope] = []
+        public var timestampLevel: String?
     }
 
     public var policy: Policy
@@ -129,6 +159,7 @@ extension ValidationConclusion.Signature {
         if let info {
             var fields = JSONMembers()
             fields.add("bestSignatureTime", info.bestSignatureTime)
+            fields.add("timeAssertionMessageImprint", info.timeAssertionMessageImprint)
             fields.add("timestampCreationTime", info.timestampCreationTime)
             fields.add("ocspResponseCreationTime", info.ocspResponseCreationTime)
             fields.add("signerRole", info.signerRole.filter { !$0.isEmpty }.map { .object([("claimedRole", .string($0))]) })
@@ -140,18 +171,35 @@ extension ValidationConclusion.Signature {
                 parts.add("postalCode", place.postalCode)
                 if !parts.items.isEmpty { fields.add("signatureProductionPlace", .object(parts.items)) }
             }
+            fields.add("archiveTimestamps", info.archiveTimestamps.map { archive in
+                .object([("signedTime", .string(archive.signedTime)), ("indication", .string(archive.indication)),
+                         ("signedBy", .string(archive.signedBy)), ("country", .string(archive.country)), ("content", .string(archive.content))])
+            })
             if !fields.items.isEmpty { members.add("info", .object(fields.items)) }
         }
-        members.add("signatureScopes", signatureScopes.map { scope in
-            var fields = JSONMembers()
-            fields.add("name", .string(scope.name))
-            fields.add("scope", .string(scope.scope))
-            fields.add("content", .string(scope.content))
-            fields.add("hashAlgo", scope.hashAlgo)
-            fields.add("hash", scope.hash)
-            return .object(fields.items)
-        })
+        members.add("signatureScopes", signatureScopes.map(\.json))
+        members.add("certificates", certificates.map(\.json))
         return .object(members.items)
+    }
+}
+
+extension ValidationConclusion.ReportCertificate {
+    var json: JSON.Value {
+        var members: [(String, JSON.Value)] = [("commonName", .string(commonName)), ("type", .string(type)), ("content", .string(content))]
+        if let issuer { members.append(("issuer", .object([("commonName", .string(issuer.commonName)), ("content", .string(issuer.content))]))) }
+        return .object(members)
+    }
+}
+
+extension ValidationConclusion.Scope {
+    var json: JSON.Value {
+        var fields = JSONMembers()
+        fields.add("name", .string(name))
+        fields.add("scope", .string(scope))
+        fields.add("content", .string(content))
+        fields.add("hashAlgo", hashAlgo)
+        fields.add("hash", hash)
+        return .object(fields.items)
     }
 }
 
@@ -164,6 +212,9 @@ extension ValidationConclusion.TimeStampToken {
         members.add("signedTime", signedTime)
         members.add("error", error.map { .object([("content", .string($0))]) })
         members.add("warning", warning.map { .object([("content", .string($0))]) })
+        members.add("certificates", certificates.map(\.json))
+        members.add("timestampScopes", timestampScopes.map(\.json))
+        members.add("timestampLevel", timestampLevel)
         return .object(members.items)
     }
 }

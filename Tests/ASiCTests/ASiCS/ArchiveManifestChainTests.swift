@@ -68,21 +68,21 @@ final class ArchiveManifestChainTests: SimpleContainerTestCase {
 
     func testTamperedOlderManifestIsInvalidWithImprintMismatchOnly() throws {
         let report = try Container(openingAt: try writeZip("t.asics", try twoRenewals(tamperOlder: true))).validate(try trusted)
-        assertCode(report, "archive-timestamp-invalid", .invalid, contains: "message imprint mismatch")
+        assertCode(report, "archive-timestamp-imprint", .invalid, contains: "message imprint mismatch")
         // The first failure ends the chain: the newest manifest's digest of it is not reported too.
-        XCTAssertEqual(report.signatures.first?.findings.map(\.code), ["archive-timestamp-invalid"])
+        XCTAssertEqual(report.signatures.first?.findings.map(\.code), ["archive-timestamp-imprint"])
     }
 
     func testTokenOverOtherBytesThanTheManifestIsInvalid() throws {
         let report = try Container(openingAt: try writeZip("o.asics", try oneRenewal(tokenOverManifest: Data("x".utf8)))).validate(try trusted)
-        assertCode(report, "archive-timestamp-invalid", .invalid, contains: "message imprint mismatch")
+        assertCode(report, "archive-timestamp-imprint", .invalid, contains: "message imprint mismatch")
     }
 
     func testChangedDataFailsTheTokenAndTheManifestReference() throws {
         var entries = try oneRenewal()
         entries[1].1 = Data("changed\n".utf8)
         let report = try Container(openingAt: try writeZip("c.asics", entries)).validate(try trusted)
-        assertCode(report, "timestamp-invalid", .invalid, contains: "message imprint mismatch")
+        assertCode(report, "timestamp-imprint", .invalid, contains: "message imprint mismatch")
         assertCode(report, "archive-reference-digest", .invalid, contains: "Reference 'a.txt' digest does not match")
     }
 

@@ -66,7 +66,7 @@ final class TimeStampTokenContainerTests: SimpleContainerTestCase {
     func testTokenOverOtherBytesIsInvalidWithImprintMismatch() throws {
         let token = try opensslToken(over: Data("other bytes\n".utf8))
         let report = try Container(openingAt: try tokenContainer(token: token)).validate(try trusted)
-        assertCode(report, "timestamp-invalid", .invalid, contains: "message imprint mismatch")
+        assertCode(report, "timestamp-imprint", .invalid, contains: "message imprint mismatch")
     }
 
     func testChangedDataIsInvalid() throws {
@@ -74,7 +74,7 @@ final class TimeStampTokenContainerTests: SimpleContainerTestCase {
         var changed = Self.content
         changed[0] ^= 1
         let report = try Container(openingAt: try tokenContainer(data: changed, token: token)).validate(try trusted)
-        assertCode(report, "timestamp-invalid", .invalid, contains: "message imprint mismatch")
+        assertCode(report, "timestamp-imprint", .invalid, contains: "message imprint mismatch")
     }
 
     func testSHA1TokenIsValidWithAWeakDigestWarning() throws {
