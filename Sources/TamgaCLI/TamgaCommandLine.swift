@@ -196,10 +196,16 @@ public enum TamgaCommandLine {
             if let group = groupHelp(first) {
                 let next = words.dropFirst().first
                 if next == "--help" || next == "-h" { terminal.line(group); return .answered(.success) }
-                let problem = next.map { "has no subcommand \"\(TerminalText.escaped($0))\"" } ?? "needs a subcommand"
+                let subcommands = commands.filter { $0.path.first == first && $0.path.count > 1 }.map { $0.path[1] }
+                let hint = next.flatMap { NearestWord.suggestion(for: $0, among: subcommands) }.map { " (did you mean \"\(first) \($0)\"?)" } ?? ""
+                let problem = next.map { "has no subcommand \"\(TerminalText.escaped($0))\"\(hint)" } ?? "needs a subcommand"
                 terminal.error("tamga: \(first) \(problem)\n\n\(group)")
             } else {
-                terminal.error("tamga: unknown command \"\(TerminalText.escaped(first))\". Run tamga --help for the list.")
+                // The first words of every command: a command's own name, or its group's.
+                var names: [String] = []
+                for command in commands where !names.contains(command.path[0]) { names.append(command.path[0]) }
+                let hint = NearestWord.suggestion(for: first, among: names).map { " Did you mean \"\($0)\"?" } ?? ""
+                terminal.error("tamga: unknown command \"\(TerminalText.escaped(first))\".\(hint) Run tamga --help for the list.")
             }
             return .answered(.usage)
         }

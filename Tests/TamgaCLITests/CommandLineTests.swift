@@ -66,6 +66,39 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(help.contains("--tm-responder-policy OID"), help)
     }
 
+    /// A mistyped command is answered with the nearest one (issue 31, 12); a word near nothing
+    /// gets no guess.
+    func testAMistypedCommandSuggestsTheNearestOne() async {
+        for (words, hint) in [(["verfy", "x.asice"], "Did you mean \"verify\"?"), (["sigm"], "Did you mean \"sign\"?"),
+                              (["container", "crate", "a.asice"], "(did you mean \"container create\"?)"),
+                              (["trust", "updte"], "(did you mean \"trust update\"?)"), (["cosigner", "serv"], "(did you mean \"cosigner serve\"?)")] {
+            let (code, _, err) = await tamga(words)
+            XCTAssertEqual(code, .usage, "\(words)")
+            XCTAssertTrue(err.contains(hint), "\(words): \(err)")
+        }
+        for words in [["frobnicate"], ["container", "xyzzy"], ["x"]] {
+            let (_, _, err) = await tamga(words)
+            XCTAssertFalse(err.lowercased().contains("did you mean"), "\(words): \(err)")
+        }
+        XCTAssertEqual(NearestWord.distance(Array("verfiy"), Array("verify")), 1, "a swap of two neighbours is one edit")
+    }
+
+    /// --rsa-pss with an EC key is refused before anything is written (issue 31, 6); with an
+    /// RSA key it signs RSA-PSS.
+    func testRSAPSSIsRefusedForAnECKey() async throws {
+        let container = try await createContainer()
+        let before = try TestEnvironment.bytes(container)
+        let (code, _, err) = await tamga(["sign", container, "--with", "key:\(TestEnvironment.pki("ec-p256.key.pem"))",
+                                          "--cert", TestEnvironment.pki("ec-p256.cert.pem"), "--profile", "B", "--rsa-pss"])
+        XCTAssertEqual(code, .usage, err)
+        XCTAssertTrue(err.contains("--rsa-pss applies to RSA keys only"), err)
+        XCTAssertEqual(try TestEnvironment.bytes(container), before, "nothing was signed")
+        let (signed, out, signErr) = await tamga(["sign", container, "--with", "key:\(TestEnvironment.pki("rsa-2048.key.pem"))",
+                                                  "--cert", TestEnvironment.pki("rsa-2048.cert.pem"), "--profile", "B", "--rsa-pss", "--json"])
+        XCTAssertEqual(signed, .success, signErr)
+        XCTAssertTrue(out.contains("PSS"), out)
+    }
+
     func testUsageErrorsExitWithTwo() async {
         for words in [["frobnicate"], ["container"], ["verify"], ["verify", "x.asice", "--bogus"], ["sign", "x.asice"],
                       ["sign", "x.asice", "--with", "smartcard"], ["container", "create", "--compression=zip", "a", "b"], []] {

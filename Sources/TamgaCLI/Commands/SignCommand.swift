@@ -145,6 +145,11 @@ struct SignCommand: Command {
         if module == nil, case .pkcs11 = self.signer { module = try Configuration.load(environment: context.environment).pkcs11Module }
         let signer = try await self.signer.makeSigner(certificatePath: certificatePath, secrets: secrets, pss: pss, terminal: context.terminal,
                                                       module: module, remote: remote)
+        // An option that cannot apply to this signer is refused, not ignored (issue 31, 6):
+        // --rsa-pss on an EC key would otherwise sign ECDSA and exit 0.
+        if pss, !signer.algorithm.isRSAPSS {
+            throw UsageError("--rsa-pss applies to RSA keys only; this signer's key signs \(signer.algorithm) (leave --rsa-pss out)")
+        }
         services.issuerCandidates += (signer as? SoftwareSigner)?.chain ?? []
         let file = try await opened.sign(with: signer, options: options, services: services)
         let certificate = try await signer.certificate()
