@@ -163,6 +163,21 @@ final class SiVaInterfaceSamplesTests: XCTestCase {
         XCTAssertEqual(scopes.first?["content"] as? String, "Full document")
     }
 
+    /// The table's claimed members: `info.signerRole[].claimedRole` and
+    /// `info.signatureProductionPlace` by part, as the signer wrote them.
+    func testTheSignersClaimsAreInTheInfo() async throws {
+        await harness.updateTrust()
+        let container = try await harness.signedContainer(named: "claims.asice", signOptions: ["--role", "Juhatuse liige", "--city", "Tartu",
+                                                                                               "--state", "Tartumaa", "--postal-code", "50090", "--country", "Eesti"])
+        let (url, _) = try harness.serve([])
+        let (status, conclusion) = try harness.validate(url, container, name: "claims.asice")
+        XCTAssertEqual(status, 200)
+        let info = ((conclusion["signatures"] as? [[String: Any]])?.first?["info"] as? [String: Any]) ?? [:]
+        XCTAssertEqual(info["signerRole"] as? [[String: String]], [["claimedRole": "Juhatuse liige"]], "\(info)")
+        XCTAssertEqual(info["signatureProductionPlace"] as? [String: String],
+                       ["city": "Tartu", "stateOrProvince": "Tartumaa", "postalCode": "50090", "countryName": "Eesti"], "\(info)")
+    }
+
     /// The DER of a PEM certificate, base64, as the report gives it.
     private static func der(_ pem: String) throws -> String {
         let text = try String(contentsOfFile: pem, encoding: .utf8)

@@ -68,7 +68,8 @@ final class ValidationServeHarness {
 
     /// An ASiC-E of `document` with `signatures` LT signatures of Fixtures/pki ec-p256, whose
     /// chain and OCSP the EE list anchors and whose time-stamp the LV list anchors.
-    func signedContainer(named name: String = "signed.asice", document: String = "trust me\n", signatures: Int = 1) async throws -> String {
+    func signedContainer(named name: String = "signed.asice", document: String = "trust me\n", signatures: Int = 1,
+                         signOptions: [String] = []) async throws -> String {
         let services = try loopbackServices()
         let file = try TestEnvironment.write(document, named: "a.txt", in: folder)
         let container = folder.appendingPathComponent(name).path
@@ -77,7 +78,7 @@ final class ValidationServeHarness {
         for _ in 0..<signatures {
             let (signed, _, signErr) = await tamga(["sign", container, "--with", "key:\(TestEnvironment.pki("ec-p256.key.pem"))",
                                                     "--cert", TestEnvironment.pki("ec-p256.cert.pem"), "--certs", TestEnvironment.pki("issuing-ca.cert.pem"),
-                                                    "--tsa", services.url("tsa").absoluteString, "--ocsp", services.url("ocsp").absoluteString])
+                                                    "--tsa", services.url("tsa").absoluteString, "--ocsp", services.url("ocsp").absoluteString] + signOptions)
             XCTAssertEqual(signed, .success, signErr)
         }
         return container

@@ -43,6 +43,9 @@ public struct SignatureEvidence: Sendable, Codable, Equatable {
     /// qualified time-stamping service (the only kind tamga reads from a list) vouched for it,
     /// N/A otherwise (PEM anchors, or a token that did not verify).
     public var timestampLevel: String? = nil
+    /// The claimed place of signing by part (`City`, `StateOrProvince`, `PostalCode`,
+    /// `CountryName`, `StreetAddress`): a claim, listed as the signer wrote it.
+    public var productionPlace: [String: String] = [:]
 
     public init() {}
 

@@ -221,6 +221,7 @@ struct SignatureValidator {
         if options.collectEvidence {
             result.evidence = SignatureEvidence.collect(signer: certificate, qualifying: qualifying, pool: helpers + options.issuerCandidates,
                                                         archiveVerdicts: longTerm.archiveVerdicts)
+            result.evidence?.productionPlace = claims.productionPlaceParts
         }
         return result
     }

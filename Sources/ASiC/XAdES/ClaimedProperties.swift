@@ -9,6 +9,9 @@ struct ClaimedProperties {
     var roles: [String] = []
     /// "City, street, state, postal code, country", the parts present, in that order.
     var productionPlace: String?
+    /// The same parts by their element names (`City`, `StateOrProvince`, …), for a report that
+    /// lists them apart.
+    var productionPlaceParts: [String: String] = [:]
 
     init(signature: XMLElement) {
         guard let properties = signature.child("Object", in: XMLNamespace.ds)?.child("QualifyingProperties", in: XMLNamespace.xades)?
@@ -24,7 +27,9 @@ struct ClaimedProperties {
             guard let place = properties.child(name, in: XMLNamespace.xades) else { continue }
             let parts = ["City", "StreetAddress", "StateOrProvince", "PostalCode", "CountryName"].compactMap { part -> String? in
                 let text = place.child(part, in: XMLNamespace.xades)?.text.trimmed() ?? ""
-                return text.isEmpty ? nil : String(text.prefix(200))
+                guard !text.isEmpty else { return nil }
+                productionPlaceParts[part] = String(text.prefix(200))
+                return String(text.prefix(200))
             }
             if !parts.isEmpty { productionPlace = parts.joined(separator: ", ") }
             break

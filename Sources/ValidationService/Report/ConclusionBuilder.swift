@@ -100,6 +100,11 @@ public struct ConclusionBuilder: Sendable {
                       country: $0.country, content: $0.token.base64EncodedString())
             }
             certificates = evidence.certificates.map(Self.reportCertificate)
+            let place = evidence.productionPlace
+            if !place.isEmpty {
+                info.signatureProductionPlace = .init(countryName: place["CountryName"], stateOrProvince: place["StateOrProvince"],
+                                                      city: place["City"], postalCode: place["PostalCode"])
+            }
         }
         var signature = ValidationConclusion.Signature(
             id: result.id ?? result.file,
