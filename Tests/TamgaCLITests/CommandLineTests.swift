@@ -99,6 +99,25 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(out.contains("PSS"), out)
     }
 
+    /// A B-level signature: sign says verify will want --min-profile, and verify's refusal
+    /// says how to accept it (issue 31, 5).
+    func testABLevelSignatureSaysWhatVerifyWillNeed() async throws {
+        let container = try await createContainer()
+        let (signed, _, signErr) = await tamga(["sign", container, "--with", "key:\(TestEnvironment.pki("ec-p256.key.pem"))",
+                                                "--cert", TestEnvironment.pki("ec-p256.cert.pem"), "--profile", "B"])
+        XCTAssertEqual(signed, .success, signErr)
+        XCTAssertTrue(signErr.contains("note: a B-level signature; `tamga verify` requires LT unless given --min-profile B"), signErr)
+        let (quiet, _, quietErr) = await tamga(["sign", container, "--with", "key:\(TestEnvironment.pki("ec-p256.key.pem"))",
+                                                "--cert", TestEnvironment.pki("ec-p256.cert.pem"), "--profile", "B", "-q"])
+        XCTAssertEqual(quiet, .success, quietErr)
+        XCTAssertFalse(quietErr.contains("note:"), "-q: \(quietErr)")
+        let (verified, text, _) = await tamga(["verify", container, "--trust", TestEnvironment.pki("root.cert.pem"),
+                                               "--certs", TestEnvironment.pki("issuing-ca.cert.pem")])
+        XCTAssertNotEqual(verified, .success)
+        XCTAssertTrue(text.contains("[profile-too-low]"), text)
+        XCTAssertTrue(text.contains("hint: to accept a B-level signature, verify with --min-profile B"), text)
+    }
+
     func testUsageErrorsExitWithTwo() async {
         for words in [["frobnicate"], ["container"], ["verify"], ["verify", "x.asice", "--bogus"], ["sign", "x.asice"],
                       ["sign", "x.asice", "--with", "smartcard"], ["container", "create", "--compression=zip", "a", "b"], []] {

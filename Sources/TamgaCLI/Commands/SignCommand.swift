@@ -161,6 +161,10 @@ struct SignCommand: Command {
         } else {
             context.terminal.line(TamgaCommandLine.printable("Signed \(container) as \(outcome.signerName)"))
             context.terminal.line(TamgaCommandLine.printable("  \(outcome.algorithm), profile \(outcome.profile); signature written to \(file); \(outcome.dataFiles.count) data file(s) covered"))
+            // verify asks for LT by default: say so now rather than let the next command surprise.
+            if options.profile < .LT, !global.quiet {
+                context.terminal.error("tamga: note: \(options.profile.withArticle)-level signature; `tamga verify` requires LT unless given --min-profile \(options.profile.rawValue)")
+            }
         }
         return .success
     }

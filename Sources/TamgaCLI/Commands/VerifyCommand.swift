@@ -319,6 +319,10 @@ struct VerifyCommand: Command {
             // A finding with severity VALID is a note.
             for finding in s.findings {
                 t.line("    \(finding.severity == .valid ? "note" : finding.severity.rawValue.lowercased()): \(finding.message) [\(finding.code)]")
+                // What to do about it (issue 31, 5): the bound is verify's own default.
+                if finding.code == "profile-too-low", ["B", "T"].contains(s.profile) {
+                    t.line("    hint: to accept \(s.profile == "B" ? "a B" : "a T")-level signature, verify with --min-profile \(s.profile); `tamga extend` adds the evidence that makes it LT")
+                }
             }
         }
     }
