@@ -118,6 +118,18 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(text.contains("hint: to accept a B-level signature, verify with --min-profile B"), text)
     }
 
+    /// Empty arrays and objects print as `[]` and `{}` (issue 31, 12), and nothing inside a
+    /// string is touched.
+    func testEmptyJSONCollectionsPrintOnOneLine() async throws {
+        let container = try await createContainer()
+        let (_, out, _) = await tamga(["container", "ls", container, "--json"])
+        XCTAssertTrue(out.contains("\"signatures\" : []"), out)
+        XCTAssertFalse(out.contains("[\n\n"), out)
+        let text = #"{"a" : [\#n\#n  ], "b" : "[\n\n ]", "c" : {\#n  }, "d" : "\\", "e" : [\#n 1\#n]}"#
+        let collapsed = String(decoding: Terminal.collapsingEmptyCollections(Data(text.utf8)), as: UTF8.self)
+        XCTAssertEqual(collapsed, #"{"a" : [], "b" : "[\n\n ]", "c" : {}, "d" : "\\", "e" : [\#n 1\#n]}"#)
+    }
+
     func testUsageErrorsExitWithTwo() async {
         for words in [["frobnicate"], ["container"], ["verify"], ["verify", "x.asice", "--bogus"], ["sign", "x.asice"],
                       ["sign", "x.asice", "--with", "smartcard"], ["container", "create", "--compression=zip", "a", "b"], []] {

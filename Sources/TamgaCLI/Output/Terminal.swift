@@ -43,7 +43,35 @@ public final class Terminal: @unchecked Sendable {   // unchecked: written from 
     static func encodedJSON<T: Encodable>(_ value: T) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(value)
+        return collapsingEmptyCollections(try encoder.encode(value))
+    }
+
+    /// `[]` and `{}` for the empty arrays and objects that the pretty-printer writes over three
+    /// lines (`[\n\n  ]`; issue 31, 12). Only outside strings, whose line breaks are escapes.
+    static func collapsingEmptyCollections(_ json: Data) -> Data {
+        let bytes = [UInt8](json)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0, inString = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            output.append(byte)
+            index += 1
+            if inString {
+                if byte == UInt8(ascii: "\\"), index < bytes.count { output.append(bytes[index]); index += 1 }
+                else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            if byte == UInt8(ascii: "\"") { inString = true; continue }
+            guard byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") else { continue }
+            var next = index
+            while next < bytes.count, [UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t")].contains(bytes[next]) { next += 1 }
+            if next < bytes.count, bytes[next] == (byte == UInt8(ascii: "[") ? UInt8(ascii: "]") : UInt8(ascii: "}")) {
+                output.append(bytes[next])
+                index = next + 1
+            }
+        }
+        return Data(output)
     }
 
     /// JSON text out on stdout: terminal-safe, with the names given as bytes restored.
@@ -56,7 +84,7 @@ public final class Terminal: @unchecked Sendable {   // unchecked: written from 
     /// machinery's generic metadata, nor the dynamic casts of an `Any` tree, which a short
     /// command otherwise spends a good part of its time building at its first JSON output.
     func json(_ value: JSON.Value) {
-        writeJSON(JSON.data(value, options: [.prettyPrinted, .withoutEscapingSlashes]))
+        writeJSON(Self.collapsingEmptyCollections(Data(JSON.data(value, options: [.prettyPrinted, .withoutEscapingSlashes]))))
     }
 
     /// One compact JSON object on one line (for streams of events).
