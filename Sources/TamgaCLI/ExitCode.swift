@@ -19,8 +19,9 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case serviceFailed = 7
     /// `readers --wait`: the expected token did not appear in time.
     case waitTimedOut = 8
-    /// The card refused the PIN: wrong (the message says the tries left), blocked, not yet
-    /// activated, or of the wrong length. Nothing was signed or changed.
+    /// A secret was refused: the card or token refused the PIN (wrong, the message says the
+    /// tries left; blocked, not yet activated, or of the wrong length), or a key file's password
+    /// is wrong. Nothing was signed or changed.
     case pinRejected = 9
     /// No usable card: no reader, no card, card removed during the operation, several cards and
     /// no way to ask which, or a card tamga does not sign with. Nothing was signed or changed.

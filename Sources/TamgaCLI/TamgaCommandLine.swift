@@ -319,6 +319,8 @@ public enum TamgaCommandLine {
         case let e as CoreError:
             switch e {
             case .unreadableFile, .malformedCertificate: return (e.code, .inputRejected)
+            // A refused password is a refused secret, as a card's or token's PIN (issue 31, 12).
+            case .wrongPassword: return (e.code, .pinRejected)
             case .serviceUnreachable, .serviceHTTPStatus, .serviceRefused, .serviceResponseRejected, .serviceURLMissing, .certificateNotGood:
                 return (e.code, .serviceFailed)
             default: return (e.code, .signingFailed)
@@ -428,7 +430,8 @@ public enum TamgaCommandLine {
     Other: help [COMMAND | GROUP], --version. Every command takes --help.
     Exit codes: 0 ok, 1 invalid or unsigned, 2 usage, 3 input refused, 4 signing failed,
                 5 trust not established, 6 write failed, 7 TSA/OCSP failed, 8 wait timed out,
-                9 PIN refused, 10 no usable card, 11 library missing, 130 cancelled (docs/cli.md).
+                9 PIN or password refused, 10 no usable card, 11 library missing, 130 cancelled
+                (docs/cli.md).
     """
 }
 

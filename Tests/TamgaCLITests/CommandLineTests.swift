@@ -130,6 +130,19 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(collapsed, #"{"a" : [], "b" : "[\n\n ]", "c" : {}, "d" : "\\", "e" : [\#n 1\#n]}"#)
     }
 
+    /// A wrong key-file password exits 9, as a refused PIN does (issue 31, 12), and is not retried.
+    func testAWrongKeyFilePasswordExitsAsARefusedPIN() async throws {
+        let container = try await createContainer()
+        let password = try TestEnvironment.write("wrong\n", named: "password", in: folder)
+        for key in [["key:\(TestEnvironment.pki("rsa-2048.p12"))"],
+                    ["key:\(TestEnvironment.pki("rsa-2048.enc.key.pem"))", "--cert", TestEnvironment.pki("rsa-2048.cert.pem")]] {
+            let (code, _, err) = await tamga(["sign", container, "--with"] + key + ["--profile", "B", "--pin-file", password])
+            XCTAssertEqual(code, .pinRejected, err)
+            XCTAssertEqual(code.rawValue, 9)
+            XCTAssertTrue(err.contains("[wrong-password]") || err.contains("password for the key file is wrong"), err)
+        }
+    }
+
     func testUsageErrorsExitWithTwo() async {
         for words in [["frobnicate"], ["container"], ["verify"], ["verify", "x.asice", "--bogus"], ["sign", "x.asice"],
                       ["sign", "x.asice", "--with", "smartcard"], ["container", "create", "--compression=zip", "a", "b"], []] {
