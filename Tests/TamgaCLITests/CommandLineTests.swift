@@ -445,6 +445,16 @@ final class ReadersCommandTests: XCTestCase {
         XCTAssertEqual(sign.status, 10, sign.error)
     }
 
+    /// `readers --wait` checks pcscd before it says it waits (issue 31, 12).
+    func testReadersWaitWithoutPcscdSaysSoAtOnce() throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["PCSCLITE_CSOCK_NAME"] = "/nonexistent/pcscd.comm"
+        let result = try TestEnvironment.run(binary, ["readers", "--wait", "rutoken", "--timeout", "5"], environment: environment)
+        XCTAssertEqual(result.status, 10, result.error)
+        XCTAssertTrue(result.error.contains("pcscd"), result.error)
+        XCTAssertFalse(result.error.contains("waiting"), "nothing to wait for: \(result.error)")
+    }
+
     func testReadersWithNoReadersConnected() throws {
         let rig = try PCSCRig(readers: [])
         defer { rig.stop() }

@@ -81,8 +81,10 @@ struct ReadersCommand: Command {
 
     private func waitForToken(_ wanted: String, _ context: CommandContext) async throws -> ExitCode {
         let expected = family(of: wanted)
-        context.terminal.error("Connect the token (\(wanted)); waiting up to \(Int(timeout)) s…")
+        // pcscd first: "waiting…" and then "pcscd is not running" would have had the person wait
+        // for nothing (issue 31, 12).
         let monitor = try ReaderMonitor()
+        context.terminal.error("Connect the token (\(wanted)); waiting up to \(Int(timeout)) s…")
         let events = monitor.events()
         let timer = Task { try await Task.sleep(nanoseconds: UInt64(timeout * 1e9)); monitor.cancel() }
         defer { timer.cancel(); monitor.stop() }
