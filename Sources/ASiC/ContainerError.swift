@@ -154,7 +154,8 @@ extension ContainerError: CustomStringConvertible {
         case .fileNotFound(let p): "\(p): no such file."
         case .unreadableInput(let p, let why): "\(p) cannot be read: \(why)."
         case .ioFailure(let p, let why): "\(p): \(why)."
-        case .malformedZip(let why): "Not a readable ASiC container: \(why). The file may be truncated or not a container."
+        // The hint only where the reason does not already say it (issue 31, 12).
+        case .malformedZip(let why): "Not a readable ASiC container: \(why)." + (why.contains("truncated") ? "" : " The file may be truncated or not a container.")
         case .unsupportedContainerFormat(let what): "This is \(what), an older format tamga does not read: open it with DigiDoc, or ask for an ASiC-E (.asice) container."
         case .malformedDDOC(let why): "Not a readable DigiDoc (DDOC) file: \(why)."
         case .ddocReadOnly: "DigiDoc (DDOC) files are read-only: the format is retired, so tamga verifies and extracts them but does not sign or change them. To keep an archive's evidence fresh (its SHA-1 digests are weak), wrap it in a time-stamp: tamga container timestamp FILE.ddoc OUT.asics --tsa URL."

@@ -143,6 +143,19 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
+    /// A truncated container is said to be truncated once (issue 31, 12), and left as it was.
+    func testATruncatedContainerSaysSoOnce() async throws {
+        let container = try await createContainer()
+        let truncated = path("truncated.asice")
+        try TestEnvironment.bytes(container).prefix(300).write(to: URL(fileURLWithPath: truncated))
+        for words in [["verify", truncated], ["container", "ls", truncated]] {
+            let (code, _, err) = await tamga(words)
+            XCTAssertEqual(code, .inputRejected, err)
+            XCTAssertEqual(err.components(separatedBy: "truncated").count - 1, 1, err)
+        }
+        XCTAssertEqual(try TestEnvironment.bytes(truncated).count, 300)
+    }
+
     func testUsageErrorsExitWithTwo() async {
         for words in [["frobnicate"], ["container"], ["verify"], ["verify", "x.asice", "--bogus"], ["sign", "x.asice"],
                       ["sign", "x.asice", "--with", "smartcard"], ["container", "create", "--compression=zip", "a", "b"], []] {
