@@ -156,6 +156,27 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try TestEnvironment.bytes(truncated).count, 300)
     }
 
+    /// verify -q is one line per container, -qq nothing; the exit code is the same (issue 31, 7).
+    func testVerifyQuietIsOneLineAndSilentIsNothing() async throws {
+        let container = try await createContainer()
+        let (signed, _, signErr) = await tamga(["sign", container, "--with", "key:\(TestEnvironment.pki("ec-p256.key.pem"))",
+                                                "--cert", TestEnvironment.pki("ec-p256.cert.pem"), "--profile", "B", "-q"])
+        XCTAssertEqual(signed, .success, signErr)
+        let trust = ["--trust", TestEnvironment.pki("root.cert.pem"), "--certs", TestEnvironment.pki("issuing-ca.cert.pem")]
+        let (full, fullOut, _) = await tamga(["verify", container, "--min-profile", "B"] + trust)
+        let (quiet, quietOut, _) = await tamga(["verify", container, "--min-profile", "B", "-q"] + trust)
+        let (silent, silentOut, silentErr) = await tamga(["verify", container, "--min-profile", "B", "-qq"] + trust)
+        XCTAssertEqual(full, .success)
+        XCTAssertEqual(quiet, full)
+        XCTAssertEqual(silent, full)
+        XCTAssertGreaterThan(fullOut.split(separator: "\n").count, 3)
+        XCTAssertEqual(quietOut, "\(container): VALID\n")
+        XCTAssertEqual(silentOut + silentErr, "")
+        let (failed, failedOut, _) = await tamga(["verify", container, "-qq"] + trust)
+        XCTAssertEqual(failed, .verificationFailed, "a B signature against the default LT")
+        XCTAssertEqual(failedOut, "")
+    }
+
     func testUsageErrorsExitWithTwo() async {
         for words in [["frobnicate"], ["container"], ["verify"], ["verify", "x.asice", "--bogus"], ["sign", "x.asice"],
                       ["sign", "x.asice", "--with", "smartcard"], ["container", "create", "--compression=zip", "a", "b"], []] {

@@ -10,7 +10,7 @@ import Dispatch
 struct VerifyCommand: Command {
     static let path = ["verify"]
     static let abstract = "Checks every signature of a container and prints a verdict per signature."
-    static let usage = "CONTAINER [--trust CA.pem]... [--tsl LIST.xml --tsl-cert SIGNER.pem] [--allow-expired-trust] [--certs CERTS.pem]... [--min-profile B|T|LT|LTA] [--tm-responder-policy OID]... [--verbose] [--json]"
+    static let usage = "CONTAINER [--trust CA.pem]... [--tsl LIST.xml --tsl-cert SIGNER.pem] [--allow-expired-trust] [--certs CERTS.pem]... [--min-profile B|T|LT|LTA] [--tm-responder-policy OID]... [--verbose] [-q | -qq] [--json]"
     static let help = """
     Checks: container structure; manifest against the signed references (every data file signed,
     nothing extra); every digest; the SignatureValue with the KeyInfo certificate's key only; the
@@ -60,10 +60,13 @@ struct VerifyCommand: Command {
                       name) and the personal code
       --json          the report as JSON (schema in docs/cli.md): "signer" the full subject,
                       "signerName" as shown
+      -q, --quiet     one line: the container's name and its verdict
+      -qq             nothing at all: only the exit code says (errors that stop the check are
+                      still said on stderr)
     Exit codes: 0 all VALID/WARNING, 1 something INVALID or no signatures, 3 container or trusted
     list refused (an expired list says when it expired), 5 intact but trust not established.
     """
-    static let flags: Set<String> = GlobalOptions.flags.union(["--allow-expired-trust", "--verbose", "-v"])
+    static let flags: Set<String> = GlobalOptions.flags.union(["--allow-expired-trust", "--verbose", "-v", "-qq"])
     static let options: Set<String> = ["--trust", "--certs", "--min-profile", "--tsl", "--tsl-cert", "--tm-responder-policy"]
 
     let container: String
@@ -202,9 +205,16 @@ struct VerifyCommand: Command {
         }
         // A DDOC is judged with the DDOC trust set as well: no trust cache is no problem there.
         let unconfigured = "tamga: \(TrustedListError.noTrustConfigured)"
-        for problem in resolved.problems where !(opened.kind == .ddoc && problem == unconfigured) { context.terminal.error(problem) }
+        if !global.silent {
+            for problem in resolved.problems where !(opened.kind == .ddoc && problem == unconfigured) { context.terminal.error(problem) }
+        }
         if global.json {
             context.terminal.json(report)
+        } else if global.silent {
+            // -qq: the exit code says it all.
+        } else if global.quiet {
+            // -q: one line per container, its name and verdict (issue 31, 7).
+            context.terminal.escaping.line("\(report.container): \(report.status.rawValue)")
         } else {
             Self.printReport(report, context.terminal, verbose: verbose)
         }
