@@ -177,6 +177,25 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(failedOut, "")
     }
 
+    /// A self-made certificate without nonRepudiation is refused with the command that makes
+    /// one that works (issue 31, 4), and that command's certificate signs.
+    func testASelfMadeCertificateWithoutNonRepudiationIsToldHowToMakeOne() async throws {
+        let container = try await createContainer()
+        let key = path("me.key"), plain = path("plain.pem")
+        XCTAssertEqual(try TestEnvironment.run("/usr/bin/openssl", ["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", key]).status, 0)
+        XCTAssertEqual(try TestEnvironment.run("/usr/bin/openssl", ["req", "-x509", "-key", key, "-subj", "/CN=Me", "-days", "2", "-out", plain]).status, 0)
+        let (refused, _, err) = await tamga(["sign", container, "--with", "key:\(key)", "--cert", plain, "--profile", "B"])
+        XCTAssertEqual(refused, .signingFailed, err)
+        XCTAssertTrue(err.contains("-addext 'keyUsage=critical,nonRepudiation'"), err)
+        // The command the message shows, with this key, makes a certificate that signs.
+        let fixed = path("me.pem")
+        let made = try TestEnvironment.run("/usr/bin/openssl", ["req", "-x509", "-key", key, "-subj", "/CN=Your Name", "-days", "365",
+                                                               "-addext", "keyUsage=critical,nonRepudiation", "-out", fixed])
+        XCTAssertEqual(made.status, 0, made.error)
+        let (signed, _, signErr) = await tamga(["sign", container, "--with", "key:\(key)", "--cert", fixed, "--profile", "B"])
+        XCTAssertEqual(signed, .success, signErr)
+    }
+
     func testUsageErrorsExitWithTwo() async {
         for words in [["frobnicate"], ["container"], ["verify"], ["verify", "x.asice", "--bogus"], ["sign", "x.asice"],
                       ["sign", "x.asice", "--with", "smartcard"], ["container", "create", "--compression=zip", "a", "b"], []] {

@@ -31,8 +31,10 @@ extension Container {
             throw CoreError.serviceURLMissing(service: "time-stamping authority for \(options.profile.withArticle) signature (--tsa URL)")
         }
         guard let usage = certificate.keyUsage, usage.contains(.nonRepudiation) else {
+            // Say how to make one that works (issue 31, 4): a self-made certificate is the usual case.
             throw ContainerError.signingCertificateUnsuitable(
-                "it lacks the nonRepudiation key usage, so no validator would accept the signature")
+                "it lacks the nonRepudiation key usage, so no validator would accept the signature. A certificate of your own "
+                    + "needs it: openssl req -x509 -key KEY.pem -subj '/CN=Your Name' -days 365 -addext 'keyUsage=critical,nonRepudiation' -out CERT.pem")
         }
         let place = options.productionPlace
         for text in options.roles + [place?.city, place?.streetAddress, place?.stateOrProvince, place?.postalCode, place?.countryName]
