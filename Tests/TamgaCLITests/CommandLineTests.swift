@@ -196,6 +196,30 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(signed, .success, signErr)
     }
 
+    /// OpenSSL's strings are said in words in the text report; --verbose and --json keep them
+    /// (issue 31, 8).
+    func testOpenSSLStringsAreSaidInWords() async throws {
+        XCTAssertEqual(OpenSSLWords.plain("OCSP: error:13800065:OCSP routines::certificate verify error"),
+                       "OCSP: the OCSP responder's certificate does not chain to a trusted CA")
+        XCTAssertEqual(OpenSSLWords.plain("META-INF/timestamp.tst does not verify: error:17800067:time stamp routines::message imprint mismatch"),
+                       "META-INF/timestamp.tst does not verify: the time-stamp covers other bytes than these")
+        XCTAssertEqual(OpenSSLWords.plain("x (error:0A000086:SSL routines::certificate verify failed)"), "x (SSL: certificate verify failed)")
+        XCTAssertEqual(OpenSSLWords.plain("the signer's certificate has expired"), "the signer's certificate has expired", "tamga's own words stay")
+        XCTAssertEqual(OpenSSLWords.plain("error: not OpenSSL's"), "error: not OpenSSL's")
+        let container = try await createContainer()
+        let (signed, _, signErr) = await tamga(["sign", container, "--with", "key:\(TestEnvironment.pki("ec-p256.key.pem"))",
+                                                "--cert", TestEnvironment.pki("ec-p256.cert.pem"), "--profile", "B", "-q"])
+        XCTAssertEqual(signed, .success, signErr)
+        let untrusted = ["--trust", TestEnvironment.pki("tsa.cert.pem"), "--min-profile", "B"]
+        let (_, text, _) = await tamga(["verify", container] + untrusted)
+        XCTAssertTrue(text.contains("its issuer's certificate is not among the trusted or given certificates"), text)
+        XCTAssertFalse(text.contains("unable to get local issuer certificate"), text)
+        let (_, verbose, _) = await tamga(["verify", container, "-v"] + untrusted)
+        XCTAssertTrue(verbose.contains("unable to get local issuer certificate"), verbose)
+        let (_, json, _) = await tamga(["verify", container, "--json"] + untrusted)
+        XCTAssertTrue(json.contains("unable to get local issuer certificate"), json)
+    }
+
     func testUsageErrorsExitWithTwo() async {
         for words in [["frobnicate"], ["container"], ["verify"], ["verify", "x.asice", "--bogus"], ["sign", "x.asice"],
                       ["sign", "x.asice", "--with", "smartcard"], ["container", "create", "--compression=zip", "a", "b"], []] {

@@ -307,7 +307,9 @@ struct VerifyCommand: Command {
         let t = terminal.escaping   // names, ids, signers and findings quote the container
         t.line("\(report.container)\(report.containerType.map { " (\($0))" } ?? ""): \(report.status.rawValue)")
         t.line("  data files: \(report.dataFiles.joined(separator: ", "))")
-        for finding in report.findings { t.line("  \(finding.severity.rawValue.lowercased()): \(finding.message) [\(finding.code)]") }
+        // OpenSSL's strings in words, unless --verbose asks for them as OpenSSL wrote them.
+        let said: (ValidationReport.Finding) -> String = { verbose ? $0.message : OpenSSLWords.plain($0.message) }
+        for finding in report.findings { t.line("  \(finding.severity.rawValue.lowercased()): \(said(finding)) [\(finding.code)]") }
         // DigiDoc's time-stamped archive: the token covers the inner container, not its signatures.
         if report.containerType == "ASiC-S", let inner = report.dataFiles.first,
            ["asice", "sce", "bdoc", "asics", "scs"].contains(inner.fileExtension.lowercased()) {
@@ -328,7 +330,7 @@ struct VerifyCommand: Command {
             }
             // A finding with severity VALID is a note.
             for finding in s.findings {
-                t.line("    \(finding.severity == .valid ? "note" : finding.severity.rawValue.lowercased()): \(finding.message) [\(finding.code)]")
+                t.line("    \(finding.severity == .valid ? "note" : finding.severity.rawValue.lowercased()): \(said(finding)) [\(finding.code)]")
                 // What to do about it (issue 31, 5): the bound is verify's own default.
                 if finding.code == "profile-too-low", ["B", "T"].contains(s.profile) {
                     t.line("    hint: to accept \(s.profile == "B" ? "a B" : "a T")-level signature, verify with --min-profile \(s.profile); `tamga extend` adds the evidence that makes it LT")
