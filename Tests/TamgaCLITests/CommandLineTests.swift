@@ -220,6 +220,25 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(json.contains("unable to get local issuer certificate"), json)
     }
 
+    /// Options that cannot apply to the chosen signer are refused before anything happens
+    /// (issue 31, 6).
+    func testOptionsThatDoNotApplyToTheSignerAreRefused() async throws {
+        let container = try await createContainer()
+        let before = try TestEnvironment.bytes(container)
+        let key = ["--with", "key:\(TestEnvironment.pki("ec-p256.key.pem"))", "--cert", TestEnvironment.pki("ec-p256.cert.pem"), "--profile", "B"]
+        for (words, said) in [(key + ["--rp-uuid", "00000000-0000-0000-0000-000000000000"], "--rp-uuid goes with --with mobile-id or smart-id"),
+                              (key + ["--service-url", "http://127.0.0.1:9"], "--service-url goes with --with mobile-id or smart-id"),
+                              (["--with", "card", "--cert", TestEnvironment.pki("ec-p256.cert.pem")], "--cert goes with --with key:FILE"),
+                              (["--with", "card", "--rsa-pss"], "--rsa-pss applies to RSA keys only"),
+                              (["--with", "mobile-id:+37200000766:60001019906", "--pin-file", TestEnvironment.pki("ec-p256.key.pem")],
+                               "--pin-file does not apply to Mobile-ID or Smart-ID")] {
+            let (code, _, err) = await tamga(["sign", container] + words)
+            XCTAssertEqual(code, .usage, "\(words): \(err)")
+            XCTAssertTrue(err.contains(said), "\(words): \(err)")
+        }
+        XCTAssertEqual(try TestEnvironment.bytes(container), before)
+    }
+
     func testUsageErrorsExitWithTwo() async {
         for words in [["frobnicate"], ["container"], ["verify"], ["verify", "x.asice", "--bogus"], ["sign", "x.asice"],
                       ["sign", "x.asice", "--with", "smartcard"], ["container", "create", "--compression=zip", "a", "b"], []] {

@@ -102,6 +102,33 @@ struct SignCommand: Command {
         if module != nil, case .pkcs11 = signer {} else if module != nil { throw UsageError("--module goes with --with pkcs11") }
         remote = try RemoteOptions(arguments)
         global = GlobalOptions(arguments)
+        try Self.refuseOptionsThatDoNotApply(to: signer, arguments)
+    }
+
+    /// Every option that cannot apply to the chosen signer is refused, not ignored (issue 31, 6):
+    /// a person who gave it meant something by it.
+    static func refuseOptionsThatDoNotApply(to signer: SignerSpecification, _ arguments: ParsedArguments) throws {
+        let remoteSigner: Bool
+        switch signer {
+        case .mobileID, .smartID: remoteSigner = true
+        default: remoteSigner = false
+        }
+        if !remoteSigner, let given = RemoteOptions.options.sorted().first(where: { arguments.value($0) != nil || !arguments.all($0).isEmpty }) {
+            throw UsageError("\(given) goes with --with mobile-id or smart-id")
+        }
+        if arguments.value("--cert") != nil, case .keyFile = signer {} else if arguments.value("--cert") != nil {
+            throw UsageError("--cert goes with --with key:FILE (a card, token, split key or mobile signer brings its own certificate)")
+        }
+        if remoteSigner, arguments.value("--pin-file") != nil {
+            throw UsageError("--pin-file does not apply to Mobile-ID or Smart-ID: the PIN is typed on the phone")
+        }
+        if arguments.has("--rsa-pss") {
+            switch signer {
+            case .card, .threshold, .mobileID:
+                throw UsageError("--rsa-pss applies to RSA keys only; this signer's key is EC (leave --rsa-pss out)")
+            default: break
+            }
+        }
     }
 
     struct Outcome: Encodable {
