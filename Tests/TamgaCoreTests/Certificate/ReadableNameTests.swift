@@ -14,8 +14,14 @@ final class ReadableNameTests: XCTestCase {
     }
 
     func testTheCommonNameWhenItAlreadyHoldsTheCodeOrThereIsNoPerson() {
+        // A common name that ends in the code is shown as the other signers are: `NAME, CODE`,
+        // and `SURNAME,GIVENNAME,CODE` as given name, surname, code (issue 31, 12).
         XCTAssertEqual(DistinguishedName.readableName(rfc4514: #"CN=THRESHOLD SIGNING KEY\,38001085718,serialNumber=PNOEE-38001085718,C=EE"#),
-                       "THRESHOLD SIGNING KEY,38001085718")
+                       "THRESHOLD SIGNING KEY, 38001085718")
+        XCTAssertEqual(DistinguishedName.readableName(rfc4514: #"CN=TESTCARD IDEMIA\,JAAK-KRISTJAN\,38001085718,serialNumber=PNOEE-38001085718,C=EE"#),
+                       "JAAK-KRISTJAN TESTCARD IDEMIA, 38001085718")
+        XCTAssertEqual(DistinguishedName.readableName(rfc4514: #"CN=Acme\, Inc.,serialNumber=12345678,C=EE"#), "Acme, Inc., 12345678",
+                       "a comma that is not before the code stays")
         XCTAssertEqual(DistinguishedName.readableName(rfc4514: "CN=tamga Test TSA,O=tamga TEST ONLY,C=EE"), "tamga Test TSA")
         // Nothing to read a name from, or not a name at all: the text as it is.
         XCTAssertEqual(DistinguishedName.readableName(rfc4514: "O=Only An Organisation,C=EE"), "O=Only An Organisation,C=EE")

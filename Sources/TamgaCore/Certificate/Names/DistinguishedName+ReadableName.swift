@@ -14,6 +14,16 @@ extension DistinguishedName {
         guard let name = personal.isEmpty ? value("2.5.4.3") : personal.joined(separator: " ") else { return nil }
         guard let serial = value("2.5.4.5") else { return name }
         let code = Self.withoutSemanticsPrefix(serial)
+        // A common name in the ID card's `SURNAME,GIVENNAME,CODE` form (or `NAME,CODE`) is read
+        // as the given-name/surname form is, so that every signer is shown one way (issue 31, 12).
+        if personal.isEmpty {
+            let parts = name.split(separator: ",").map { String($0).trimmedSpaces() }
+            if parts.count > 1, parts.last == code {
+                let rest = parts.dropLast().filter { !$0.isEmpty }
+                let reordered = rest.count == 2 ? "\(rest[rest.startIndex + 1]) \(rest[rest.startIndex])" : rest.joined(separator: ", ")
+                return reordered.isEmpty ? code : "\(reordered), \(code)"
+            }
+        }
         return name.contains(code) ? name : "\(name), \(code)"
     }
 
