@@ -239,6 +239,34 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try TestEnvironment.bytes(container), before)
     }
 
+    /// docs/cli.md's config.json example is accepted as it stands (its relying party filled in,
+    /// and a proxy that is not there, so that nothing leaves the machine); the example as it was
+    /// (a …/v2 Smart-ID URL) is refused with the file and the key named (issue 31, 9).
+    func testTheDocsConfigurationExampleIsAcceptedAndABadURLNamesTheFileAndKey() async throws {
+        let docs = try String(contentsOf: TestEnvironment.repository.appendingPathComponent("docs/cli.md"), encoding: .utf8)
+        let section = try XCTUnwrap(docs.components(separatedBy: "## Configuration\n").dropFirst().first)
+        let example = try XCTUnwrap(section.components(separatedBy: "```json\n").dropFirst().first?.components(separatedBy: "```").first)
+        let configured = example.replacingOccurrences(of: "\"relyingPartyUUID\": \"…\"", with: "\"relyingPartyUUID\": \"00000000-0000-4000-8000-000000000000\"")
+            .replacingOccurrences(of: "\"relyingPartyName\": \"…\"", with: "\"relyingPartyName\": \"DEMO\", \"proxy\": \"http://127.0.0.1:9\"")
+        let home = folder.appendingPathComponent("config")
+        try FileManager.default.createDirectory(at: home.appendingPathComponent("tamga"), withIntermediateDirectories: true)
+        let file = home.appendingPathComponent("tamga/config.json")
+        let container = try await createContainer()
+        for (text, accepted) in [(configured, true), (configured.replacingOccurrences(of: "rp-api.smart-id.com/v3", with: "rp-api.smart-id.com/v2"), false)] {
+            try Data(text.utf8).write(to: file)
+            let (code, _, err) = await tamga(["sign", container, "--with", "smart-id:EE:30303039914", "--profile", "B"],
+                                             environment: ["XDG_CONFIG_HOME": home.path])
+            if accepted {
+                XCTAssertNotEqual(code, .usage, "the example is refused: \(err)")
+                XCTAssertEqual(code, .serviceFailed, "the proxy is not there: \(err)")
+            } else {
+                XCTAssertEqual(code, .usage, err)
+                XCTAssertTrue(err.contains("smartID.url in \(file.path)"), err)
+                XCTAssertTrue(err.contains("add \"apiVersion\": \"v2\""), err)
+            }
+        }
+    }
+
     func testUsageErrorsExitWithTwo() async {
         for words in [["frobnicate"], ["container"], ["verify"], ["verify", "x.asice", "--bogus"], ["sign", "x.asice"],
                       ["sign", "x.asice", "--with", "smartcard"], ["container", "create", "--compression=zip", "a", "b"], []] {

@@ -107,14 +107,24 @@ struct RemoteOptions {
                 api = configured
             }
             configuration.smartIDAPI = smartIDAPI ?? api
+            // A URL from a file that names the other version is said with the file and the key
+            // (issue 31, 9); the signer checks the same for a --service-url.
+            let asked = configuration.smartIDAPI
+            if self.url == nil, let file = sectionFile,
+               let named = SmartIDAPIVersion(rawValue: url.lastPathComponent), named != asked {
+                throw UsageError("smartID.url in \(file) is \(urlText), the \(named.rawValue) API, but \(asked.rawValue) is asked for: "
+                                 + "change it to …/\(asked.rawValue), or add \"apiVersion\": \"\(named.rawValue)\" to the smartID section")
+            }
         }
         if let text = displayText ?? section["displayText"] as? String { configuration.displayText = text }
         if let language = language ?? section["language"] as? String {
-            guard ["EST", "ENG", "RUS", "LIT"].contains(language) else { throw UsageError("language in \(configFile ?? defaultFile) takes EST, ENG, RUS or LIT") }
+            guard ["EST", "ENG", "RUS", "LIT"].contains(language) else { throw UsageError("language in \(sectionFile ?? "the configuration") takes EST, ENG, RUS or LIT") }
             configuration.language = language
         }
         configuration.proxy = proxy ?? section["proxy"] as? String
-        if let proxy = configuration.proxy, URL(string: proxy)?.scheme != "http" { throw UsageError("proxy takes http://HOST:PORT, got \(proxy)") }
+        if let proxy = configuration.proxy, URL(string: proxy)?.scheme != "http" {
+            throw UsageError("\(self.proxy == nil ? "proxy in \(sectionFile ?? "the configuration")" : "--proxy") takes http://HOST:PORT, got \(proxy)")
+        }
         // JSON's 30 reads as an Int, 30.5 as a Double: both are seconds.
         func seconds(_ key: String) throws -> Double? {
             guard let value = section[key] else { return nil }
