@@ -352,7 +352,7 @@ final class CommandLineTests: XCTestCase {
         let arguments = ["sign", container, "--with", "key:\(TestEnvironment.pki("ec-p256.enc.key.pem"))",
                          "--cert", TestEnvironment.pki("ec-p256.cert.pem"), "--profile", "B"]
         let (wrong, _, err) = await tamga(arguments + ["--json"], environment: ["TAMGA_PIN": "wrong"])
-        XCTAssertEqual(wrong, .signingFailed)
+        XCTAssertEqual(wrong, .pinRejected, "a refused password exits as a refused PIN")
         XCTAssertTrue(err.contains("does not retry"), err)
         XCTAssertEqual(try TestEnvironment.bytes(container), before)
         let (right, _, rightErr) = await tamga(arguments, environment: ["TAMGA_PIN": "test1234"])
@@ -451,7 +451,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(shown.contains("Password for"), shown)
         XCTAssertFalse(shown.contains("test1234"), "the password was echoed: \(shown)")
         let (bad, badShown) = try runOnTerminal(arguments, answers: ["wrong", "test1234"])
-        XCTAssertEqual(bad, 4, badShown)
+        XCTAssertEqual(bad, 9, badShown)
         XCTAssertEqual(badShown.components(separatedBy: "Password for").count - 1, 1, "asked exactly once: \(badShown)")
         XCTAssertTrue(badShown.contains("does not retry"), badShown)
     }
