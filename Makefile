@@ -5,7 +5,7 @@
 
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 PREFIX ?= /usr/local
-# Release builds start like a C tool (issue 18; bench/readers-listing.sh measures them):
+# Release builds start like a C tool (bench/readers-listing.sh measures them against pcsc_scan):
 # - the Swift runtime and FoundationEssentials linked statically (about 5 ms of dynamic loading);
 # - libstdc++ too, which the Swift runtime needs (0.3 ms of every start to load and relocate):
 #   .build/static-libstdcxx/libstdc++.so is a linker script naming libstdc++.a, found before the
@@ -47,12 +47,21 @@ BUILD_FLAGS = $(if $(filter debug,$(CONFIGURATION)),,$(RELEASE))
 BUILD_PACKAGES := pkg-config libssl-dev libxml2-dev zlib1g-dev libpcsclite-dev libp11-kit-dev libgmp-dev libsqlite3-dev libpq-dev libmicrohttpd-dev libicu-dev openssl
 CHECK_PACKAGES := xmlsec1 curl openssl iproute2 faketime pcscd vsmartcard-vpcd softhsm2 opensc gnutls-bin postgresql python3 python3-venv python3-lxml python3-cryptography python3-pyscard python3-asn1crypto python3-oscrypto \
                   util-linux groff-base haproxy systemd lintian dpkg-dev binutils man-db chromium unzip libarchive-tools minizip
+# What `make demo` runs, and no more (not chromium, lintian, haproxy or PostgreSQL: the tests'):
+# pcscd with vpcd for the virtual card, SoftHSM and pkcs11-tool for the token, and the
+# independent checkers (xmlsec1, openssl, pyasice's Python stack).
+DEMO_PACKAGES := openssl xmlsec1 pcscd vsmartcard-vpcd softhsm2 opensc python3 python3-venv python3-lxml python3-cryptography \
+                 python3-asn1crypto python3-oscrypto
 BENCH_PACKAGES := time zip pigz coreutils opensc pcsc-tools gcc softhsm2 hyperfine wrk haproxy
 
-.PHONY: demo test build release deps test-deps bench vectors clean install uninstall fuzz deb
+.PHONY: demo test build release deps demo-deps test-deps bench vectors clean install uninstall fuzz deb
 
 deps:
 	@scripts/ensure-packages.sh $(BUILD_PACKAGES)
+
+demo-deps: deps
+	@scripts/ensure-packages.sh $(DEMO_PACKAGES)
+	@scripts/setup-pyasice.sh
 
 test-deps: deps
 	@scripts/ensure-packages.sh $(CHECK_PACKAGES)
@@ -74,7 +83,10 @@ deb: release
 	@scripts/ensure-packages.sh dpkg-dev binutils
 	@scripts/make-deb.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)/tamga" .build
 
-demo: test-deps release
+# Only the two programs the demo runs (tamga and the virtual card), not tamga-bench.
+demo: demo-deps $(STATIC_CXX)/libstdc++.so
+	$(SWIFT) build $(RELEASE) --product tamga
+	$(SWIFT) build $(RELEASE) --product tamga-vcard
 	@scripts/demo.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)/tamga"
 
 test: test-deps

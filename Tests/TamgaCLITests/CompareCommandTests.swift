@@ -79,6 +79,10 @@ final class CompareCommandTests: XCTestCase {
         XCTAssertTrue((properties[1]["triesBeforeLock"] as? String ?? "").hasPrefix("5 at the co-signer"), "the co-signer's allowance: \(properties[1])")
         XCTAssertTrue((properties[2]["keyLeaves"] as? String ?? "").hasPrefix("no: sensitive"), "the token's key attributes: \(properties[2])")
         XCTAssertEqual((properties[0]["qualification"] as? [String: Any])?["qscd"] as? Bool, true, "the card certificate's QcSSCD")
+        for property in properties {   // --trust was given: the row says what it is, not that none was
+            let source = (property["qualification"] as? [String: Any])?["source"] as? String ?? ""
+            XCTAssertTrue(source.contains("--trust names CAs, not a trusted list"), source)
+        }
         XCTAssertEqual(report["command"] as? [String], ["tamga"] + arguments + ["--json", "--report", reportPath])
         XCTAssertEqual((report["machine"] as? [String: Any])?["cores"] as? Int, ProcessInfo.processInfo.activeProcessorCount)
 
@@ -87,6 +91,15 @@ final class CompareCommandTests: XCTestCase {
         let browser = try Chromium.open(reportPath, screenshot: folder.appendingPathComponent("compare.png").path)
         XCTAssertEqual(browser.consoleMessages, [], "the page logs nothing")
         XCTAssertGreaterThan(browser.screenshotSize.width, 900)
+        // The whole page is in the picture, down to the footer (system, kernel, processor, the PIN note).
+        XCTAssertGreaterThan(browser.footerBottom, 1000)
+        XCTAssertGreaterThanOrEqual(browser.screenshotSize.height, browser.footerBottom, "the screenshot cuts the footer")
+        // Each bar ends before its label starts, and is as long as the label says (to the label's rounding).
+        XCTAssertEqual(browser.bars.count, 3, "\(browser.bars)")
+        for bar in browser.bars {
+            XCTAssertLessThan(bar.endX, bar.labelX, "a bar runs past its label: \(bar)")
+            XCTAssertEqual(bar.endMilliseconds, bar.labelMilliseconds, accuracy: max(0.06, bar.labelMilliseconds * 0.005), "\(bar)")
+        }
         var expected: [String] = []
         for (index, signer) in signers.enumerated() {
             let phases = signer["phases"] as? [String: [String: Double]] ?? [:]

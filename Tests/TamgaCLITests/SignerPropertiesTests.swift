@@ -20,7 +20,12 @@ final class SignerPropertiesTests: XCTestCase {
         XCTAssertEqual(plain.signature, "ECDSA P-256 with SHA-256, P-256, 64 B value")
         XCTAssertFalse(plain.qualification.qualified)
         XCTAssertFalse(plain.qualification.qscd)
-        XCTAssertTrue(plain.qualification.source.contains("no trusted list"), plain.qualification.source)
+        XCTAssertTrue(plain.qualification.source.contains("no trusted list: the trust cache is empty"), plain.qualification.source)
+        // With --trust (PEM anchors), the row says that anchors are not a list, not that none was given.
+        let anchored = SignerProperties.describe(signer, certificate: certificate, location: "key file ec-p256.p12", signatureValueBytes: 64,
+                                                 anchorsGiven: true)
+        XCTAssertTrue(anchored.qualification.source.contains("--trust names CAs, not a trusted list"), anchored.qualification.source)
+        XCTAssertFalse(anchored.qualification.source.contains("no trusted list"), anchored.qualification.source)
 
         let pinned = [try Certificate(derOrPEM: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-signer.cert.pem")))]
         let list = try TrustedList(data: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-good.xml")), signers: pinned)

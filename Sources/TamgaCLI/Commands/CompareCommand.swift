@@ -234,7 +234,8 @@ struct CompareCommand: Command {
                         if let curve = signer.algorithm.curve { column.signatureValueBytes = 2 * curve.fieldSize }
                         column.properties = SignerProperties.describe(signer, certificate: certificate, location: column.location,
                                                                       signatureValueBytes: column.signatureValueBytes,
-                                                                      trustedList: trustedList, intermediates: trust.intermediates)
+                                                                      trustedList: trustedList, intermediates: trust.intermediates,
+                                                                      anchorsGiven: !trustFiles.isEmpty)
                         if FileManager.default.fileExists(atPath: outputs[index]) { try FileManager.default.removeItem(atPath: outputs[index]) }
                         try FileManager.default.moveItem(atPath: work, toPath: outputs[index])
                         column.output = outputs[index]

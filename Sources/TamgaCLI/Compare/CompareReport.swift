@@ -5,8 +5,8 @@ import TamgaSupport
 
 /// `tamga compare --report FILE`: the comparison as a picture a person can judge. `.html` is
 /// one self-contained page (inline CSS and SVG, no script, nothing fetched, printable on A4):
-/// a stacked bar per signer of each phase's median with the total's p95 as a whisker, a strip
-/// plot of every run's total, the properties that decide a choice side by side, and how the
+/// a stacked bar per signer, as long as its median total and split by the phases, with the
+/// total's p95 as a whisker, a strip plot of every run's total, the properties that decide a choice side by side, and how the
 /// report can be reproduced. `.svg` is the bar chart alone, for slides and README files.
 ///
 /// Both are made from the JSON that `--json` prints (decoded into `Model`), never from the
@@ -97,7 +97,7 @@ enum CompareReport {
 
     /// The stacked bars. `standalone` adds the XML declaration and namespace an .svg file needs.
     static func svg(_ model: Model, standalone: Bool) -> String {
-        let scaleMax = model.signers.compactMap { $0.phases["total"]?.p95 }.max() ?? 0
+        let scaleMax = model.signers.compactMap { column in column.phases["total"].map { max($0.p95, $0.median) } }.max() ?? 0
         let step = tickStep(scaleMax)
         let axisMax = max(step, (scaleMax / step).rounded(.up) * step)
         let x = { (seconds: Double) -> Double in labelWidth + seconds / axisMax * plotWidth }
@@ -110,7 +110,7 @@ enum CompareReport {
             + "font-family=\"DejaVu Sans, Verdana, sans-serif\" font-size=\"13\" fill=\"#1a1a1a\">\n"
         out += "<title id=\"phases-title\">\(escape("Median time per phase for \(model.container), \(model.profile), \(model.runs) run(s); whisker: the total's p95"))</title>\n"
         out += "<rect x=\"0\" y=\"0\" width=\"\(number(chartWidth))\" height=\"\(number(height))\" fill=\"#ffffff\"/>\n"
-        out += "<text x=\"\(number(labelWidth))\" y=\"22\" font-size=\"15\" font-weight=\"bold\">Median per phase (ms); whisker to the total's p95</text>\n"
+        out += "<text x=\"\(number(labelWidth))\" y=\"22\" font-size=\"15\" font-weight=\"bold\">Median total (ms), split by the phases' medians; whisker to its p95</text>\n"
         // The grid and the axis.
         var tick = 0.0
         while tick <= axisMax + step / 2 {
@@ -129,13 +129,19 @@ enum CompareReport {
                 out += "</g>\n"
                 continue
             }
+            // The bar is as long as the total's median, which its label gives: the phases' own
+            // medians need not add up to it (each is the middle of its own runs), so they split the
+            // bar in their proportions. Each segment's title gives the phase's own median and p95.
+            let phaseSum = phases.reduce(0.0) { $0 + max(0, column.phases[$1.key]?.median ?? 0) }
+            let barTotal = column.phases["total"]?.median ?? phaseSum
+            let share = phaseSum > 0 ? barTotal / phaseSum : 1
             var start = 0.0
             for phase in phases {
                 guard let statistic = column.phases[phase.key], statistic.median > 0 else { continue }
-                let width = max(0.5, statistic.median / axisMax * plotWidth)
+                let width = max(0.5, statistic.median * share / axisMax * plotWidth)
                 out += "<rect class=\"phase\" data-phase=\"\(phase.key)\" x=\"\(number(x(start)))\" y=\"\(number(y + 4))\" width=\"\(number(width))\" height=\"\(number(barHeight))\" fill=\"\(phase.colour)\">"
                     + "<title>\(escape("\(column.with): \(phase.title) \(milliseconds(statistic.median)) ms median, \(milliseconds(statistic.p95)) ms p95"))</title></rect>\n"
-                start += statistic.median
+                start += statistic.median * share
             }
             if let total = column.phases["total"] {
                 let middle = y + 4 + barHeight / 2

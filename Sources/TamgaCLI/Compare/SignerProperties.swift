@@ -38,7 +38,8 @@ struct SignerProperties: Codable, Equatable {
     static let noServer = "no server takes part"
 
     static func describe(_ signer: any Signer, certificate: Certificate, location: String, signatureValueBytes: Int?,
-                         trustedList: TrustedList? = nil, intermediates: [Certificate] = []) -> SignerProperties {
+                         trustedList: TrustedList? = nil, intermediates: [Certificate] = [],
+                         anchorsGiven: Bool = false) -> SignerProperties {
         // The trusted list's qualifiers amend what the certificate says of itself, when one of
         // its services issued it.
         let issuer = intermediates.first { $0.isIssuer(of: certificate) }
@@ -57,7 +58,9 @@ struct SignerProperties: Codable, Equatable {
                                          statements: certificate.qcStatements + certificate.policies,
                                          source: listed != nil ? "the certificate and the trusted list that names its issuer"
                                              : trustedList != nil ? "the certificate's QC statements and policies (no trusted list names its issuer)"
-                                             : "the certificate's QC statements and policies (no trusted list: compare uses the trust cache when given no --trust)"),
+                                             : anchorsGiven
+                                             ? "the certificate's QC statements and policies (--trust names CAs, not a trusted list: without --trust, compare reads the trust cache's lists)"
+                                             : "the certificate's QC statements and policies (no trusted list: the trust cache is empty; see tamga trust update)"),
             signature: "\(signer.algorithm.description), \(keySize)" + (signatureValueBytes.map { ", \($0) B value" } ?? ""),
             deviceAlone: "", serverAlone: noServer)
         switch signer {
