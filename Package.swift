@@ -25,9 +25,10 @@ let package = Package(
     ],
     targets: [
         // C shims: a module map and a header each, no code. OpenSSL, libxml2, SQLite and
-        // p11-kit are not linked: CDeferredLibraries loads each on its first call (issue 18), so
-        // their modules have headers only (libxml2's and p11-kit's as C targets whose include
-        // folder links to Debian's headers: pkg-config's flags would link the library).
+        // p11-kit are not linked, so that a command that needs none of them starts faster:
+        // CDeferredLibraries loads each on its first call, so their modules have headers only
+        // (libxml2's and p11-kit's as C targets whose include folder links to Debian's headers:
+        // pkg-config's flags would link the library).
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", providers: [.apt(["libssl-dev"])]),
         .target(name: "CLibXML2", path: "Sources/CLibXML2"),
         .systemLibrary(name: "CPCSC", path: "Sources/CPCSC", pkgConfig: "libpcsclite",
@@ -36,23 +37,25 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
 
-        // Layers (see ../shared/design/ARCHITECTURE.md).
+        // Layers (see docs/design/ARCHITECTURE.md).
         // Locks, threads, JSON trees, text and path edits in pure Swift: what the modules took
         // from the whole of Foundation, whose ICU data made the binary 38 MB larger and slower
-        // to start. The library modules import FoundationEssentials only (issue 18).
+        // to start. The library modules import FoundationEssentials only.
         .target(name: "TamgaSupport", dependencies: ["CPosix"]),
         // Debian's ICU (libxml2 loads it anyway): NFKC for comparing names (RFC 4518), loaded on
         // first use. A C target, not a module map over ICU's headers: those clash with
         // Foundation's own copy.
         .target(name: "CICU", path: "Sources/CICU"),
+        // CDeferredLibraries is not imported by TamgaCore: it is linked for the OpenSSL trampolines
+        // that TamgaCore's calls resolve to (scripts/check-package-dependencies.py allows it).
         .target(name: "TamgaCore", dependencies: ["COpenSSL", "CICU", "CDeferredLibraries", "TamgaSupport"]),
-        .target(name: "ASiC", dependencies: ["TamgaCore", "CLibXML2", "CZlib", "CPosix"]),
+        .target(name: "ASiC", dependencies: ["TamgaCore", "TamgaSupport", "CLibXML2", "CZlib", "CPosix"]),
         .target(name: "PCSC", dependencies: ["CPCSC", "TamgaSupport"]),
-        .target(name: "IDCard", dependencies: ["PCSC", "TamgaCore"]),
+        .target(name: "IDCard", dependencies: ["PCSC", "TamgaCore", "TamgaSupport"]),
         .target(name: "CP11Kit", path: "Sources/CP11Kit"),
-        .target(name: "PKCS11", dependencies: ["CP11Kit", "TamgaCore", "PCSC"]),
+        .target(name: "PKCS11", dependencies: ["CP11Kit", "TamgaCore", "TamgaSupport"]),
         .systemLibrary(name: "CGMP", path: "Sources/CGMP", pkgConfig: "gmp", providers: [.apt(["libgmp-dev"])]),
-        .target(name: "Threshold", dependencies: ["CGMP", "COpenSSL", "TamgaCore", "PKCS11"]),
+        .target(name: "Threshold", dependencies: ["CGMP", "COpenSSL", "TamgaCore", "TamgaSupport", "PKCS11"]),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // libmicrohttpd and libpq (PostgreSQL beside SQLite for several co-signer instances, the
         // client library only): headers only, not linked. CDeferredLibraries loads them when the
@@ -69,20 +72,20 @@ let package = Package(
         // connection admission (per-address slots, header deadlines, PROXY v2 from trusted
         // proxies), rate limits and the connection log; no threshold or signing code.
         .target(name: "HTTPService", dependencies: ["CMicroHTTPD", "CDeferredLibraries", "TamgaSupport"]),
-        .target(name: "CoSigner", dependencies: ["CSQLite", "CLibPQ", "CDeferredLibraries", "HTTPService", "Threshold", "TamgaCore"]),
+        .target(name: "CoSigner", dependencies: ["CSQLite", "CLibPQ", "CDeferredLibraries", "HTTPService", "Threshold", "TamgaCore", "TamgaSupport"]),
         // SiVa's REST JSON interface over ASiC's validation, on the shared HTTP server.
         .target(name: "ValidationService", dependencies: ["ASiC", "HTTPService", "TamgaCore", "TamgaSupport"]),
-        .target(name: "RemoteSigning", dependencies: ["TamgaCore"]),
-        .target(name: "MobileID", dependencies: ["TamgaCore"]),
+        .target(name: "RemoteSigning", dependencies: ["TamgaCore", "TamgaSupport"]),
+        .target(name: "MobileID", dependencies: ["TamgaCore", "TamgaSupport"]),
         // The C modules too, for the library versions `tamga --version` prints; EmbedCommit
         // writes the source commit it prints (scripts/build-commit.sh).
         .target(name: "TamgaCLI", dependencies: ["TamgaCore", "ASiC", "PCSC", "IDCard", "PKCS11", "Threshold", "HTTPService", "CoSigner", "ValidationService", "RemoteSigning", "MobileID",
-                                                 "COpenSSL", "CLibXML2", "CPCSC"],
+                                                 "TamgaSupport", "COpenSSL", "CLibXML2", "CPCSC", "CSQLite", "CDeferredLibraries"],
                 plugins: ["EmbedCommit"]),
         .plugin(name: "EmbedCommit", capability: .buildTool(), path: "Plugins/EmbedCommit"),
         .executableTarget(name: "tamga", dependencies: ["TamgaCLI"]),
-        // The virtual card that tests and the demo put into pcscd's vpcd reader.
         .executableTarget(name: "tamga-bench", dependencies: ["IDCard", "PKCS11", "TamgaCore", "Threshold", "CoSigner"], path: "Sources/tamga-bench"),
+        // The virtual card that tests and the demo put into pcscd's vpcd reader.
         .executableTarget(name: "tamga-vcard", dependencies: ["TamgaCore"], path: "Sources/tamga-vcard"),
 
         .target(name: "TamgaTestSupport", dependencies: ["TamgaCore"], path: "Tests/TamgaTestSupport"),
@@ -96,11 +99,11 @@ let package = Package(
         .testTarget(name: "ThresholdTests", dependencies: ["Threshold", "TamgaCore", "PKCS11", "TamgaTestSupport"]),
         .testTarget(name: "PKCS11Tests", dependencies: ["PKCS11", "TamgaCore", "ASiC", "TamgaTestSupport"]),
         .testTarget(name: "IDCardTests", dependencies: ["IDCard", "PCSC", "TamgaCore", "ASiC", "TamgaTestSupport"]),
-        .testTarget(name: "MobileIDTests", dependencies: ["MobileID", "TamgaTestSupport"]),
-        .testTarget(name: "RemoteSigningTests", dependencies: ["RemoteSigning", "TamgaCore", "ASiC", "TamgaTestSupport"]),
+        .testTarget(name: "MobileIDTests", dependencies: ["MobileID"]),
+        .testTarget(name: "RemoteSigningTests", dependencies: ["RemoteSigning", "TamgaCore", "TamgaSupport", "ASiC", "TamgaTestSupport"]),
         // README.md's library snippet, compiled (and compared with the README) by the tests.
         .testTarget(name: "ReadmeSnippetTests", dependencies: ["ASiC", "TamgaCore", "TamgaTestSupport"]),
         .testTarget(name: "TamgaCLITests", dependencies: ["TamgaCLI", "ASiC", "TamgaCore", "Threshold", "CoSigner", "TamgaTestSupport",
-                                                      "PCSC", "IDCard", "PKCS11", "MobileID", "RemoteSigning"]),
+                                                      "PCSC", "IDCard", "PKCS11", "MobileID", "RemoteSigning", "HTTPService"]),
     ]
 )
