@@ -3,7 +3,7 @@
 # VERIFY, PSO:CDS, signature check) through tamga's IDCardSigner, against bench/apdu-loop.c,
 # a plain C loop sending the same PC/SC calls and APDUs, both against the same virtual card
 # behind the same private pcscd, interleaved in rounds in this one run. Prints the medians and
-# the overhead. Target (issue 5): the stack's overhead under 10%.
+# the overhead. Target: the stack's overhead under 10%.
 set -euo pipefail
 BUILD=${1:?usage: card-signing.sh BUILD_DIR (e.g. .build/release) [RUNS]}
 RUNS=${2:-200}

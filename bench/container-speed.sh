@@ -2,8 +2,8 @@
 # container-speed.sh TAMGA [SIZE_MB] — create + sign + verify a container holding one large
 # random (incompressible) file and one large text file, against sha256sum and zip of the same
 # files, all measured in this one run on this machine. Prints wall time, max RSS and ratios.
-# Targets (issue 2): create + sign of incompressible data within 1.5x of sha256sum (the
-# one-pass `tamga sign NEW.asice FILE` row), RSS under 64 MB whatever the size. Issue 18: the
+# Targets: create + sign of incompressible data within 1.5x of sha256sum (the
+# one-pass `tamga sign NEW.asice FILE` row), RSS under 64 MB whatever the size. And the
 # same against `openssl dgst -sha256` of the file: create + sign <= 1.25x, verify <= 1.15x; text
 # (deflated) create + sign <= 0.5x `zip -6` at a size within 1% of its; `pigz -6` (Debian pigz)
 # and the DigiDoc reference tool (`digidoc-tool`, when installed) are printed beside them.

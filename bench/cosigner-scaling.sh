@@ -7,7 +7,7 @@
 # CPU each signature cost and where it went (instances, HAProxy, clients, the rest). It starts its own PostgreSQL 15 (initdb into a
 # temporary folder as the postgres user, a Unix socket only, default durability: fsync and
 # synchronous_commit on, as SQLite's synchronous=FULL) and stops it by its PID.
-# Targets (issue 17): PostgreSQL ≥ 0.8× SQLite's throughput with approve ≤ 40 ms median; two
+# Targets: PostgreSQL ≥ 0.8× SQLite's throughput with approve ≤ 40 ms median; two
 # instances behind HAProxy no less than one instance's throughput.
 set -euo pipefail
 cd "$(dirname "$0")/.."

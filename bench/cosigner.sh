@@ -4,7 +4,7 @@
 # median and p95 of RUNS, default 50), sustained signatures per second with 8 concurrent
 # clients (500 signatures), the PIN's unlock with the co-signer's OPRF round trip and its
 # confirmation (docs/threshold-pin.md), and the server's resident memory afterwards.
-# Targets (issue 8): approve ≤ 40 ms median, ≥ 50 signatures/s with 8 clients on 2 cores.
+# Targets: approve ≤ 40 ms median, ≥ 50 signatures/s with 8 clients on 2 cores.
 set -euo pipefail
 BUILD=${1:?usage: cosigner.sh BUILD_DIR (e.g. .build/release) [RUNS]}
 RUNS=${2:-50}

@@ -2,7 +2,7 @@
 # ddoc-verify.sh TAMGA [SIZE_MB] — verify a DigiDoc XML (DDOC 1.3) holding one SIZE_MB (default
 # 20) random data file, signed with the test PKI and notarised by the loopback OCSP responder
 # (scripts/make-ddoc.py), against `openssl dgst -sha1` of the decoded data, and an ASiC-E of the
-# same file verified beside it: all measured in this run on this machine. Target (issue 28):
+# same file verified beside it: all measured in this run on this machine. Target:
 # verify within 1.5x openssl dgst -sha1 of the decoded data, under 128 MB RSS (the base64 is
 # streamed, never held). Each figure is the median of ROUNDS (default 25) interleaved rounds, with
 # the floors /bin/true and `tamga --version` printed beside them, and a DDOC of one small file: the fixed

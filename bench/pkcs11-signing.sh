@@ -2,7 +2,7 @@
 # pkcs11-signing.sh BUILD_DIR [RUNS] — RUNS (default 1000) ECDSA P-256 signatures through
 # PKCS11Signer against the same number of raw C_SignInit+C_Sign calls on the same key in the
 # same process (interleaved in blocks), on a SoftHSM2 token made here. Module load and the
-# first signature (with login) are reported separately. Target (issue 6): overhead under 10%.
+# first signature (with login) are reported separately. Target: overhead under 10%.
 set -euo pipefail
 BUILD=${1:?usage: pkcs11-signing.sh BUILD_DIR (e.g. .build/release) [RUNS]}
 RUNS=${2:-1000}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# readers-listing.sh TAMGA [RUNS] — start-up and reader listing (issue 18): `tamga readers
+# readers-listing.sh TAMGA [RUNS] — start-up and reader listing: `tamga readers
 # --json` against `pcsc_scan -r` and `opensc-tool -l` with 6 readers (3 vpcd entries × 2 slots,
 # 4 cards), all against the same private pcscd in this one run, and `tamga --version` against
 # its 2.5 ms target. Timed by hyperfine (Debian's; no shell, output to /dev/null) in three

@@ -4,9 +4,9 @@
 # Π^prm, and with the parameters pinned), signing (commit → prove → finish, the client verifying
 # the result and the server re-verifying it), signing with the server's r^N pool, and the floor
 # (one CRT Paillier decryption). Median and p95 of RUNS (default 50), beside published anchors.
-# Targets: enrollment ≤ 500 ms (issue 15: raised from issue 7's 300 ms for the Π^mod and Π^fac
+# Targets: enrollment ≤ 500 ms (raised from 300 ms for the Π^mod and Π^fac
 # the co-signer now checks at enrollment), signing ≤ 25 ms, signing with the pool ≤ 12 ms. Each
-# enrollment proof's prove and verify time is listed on its own (issue 15 asks what they add).
+# enrollment proof's prove and verify time is listed on its own (to show what they add).
 set -euo pipefail
 BUILD=${1:?usage: threshold.sh BUILD_DIR (e.g. .build/release) [RUNS]}
 RUNS=${2:-50}

@@ -9,7 +9,7 @@
 # floor: what the server does without validating), and `tamga verify` of the same file as a
 # process (median of 20). Each instance's peak RSS is read from /proc (VmHWM) after its load,
 # and its /metrics must count every request as a passed signature (a fast wrong answer is not
-# a validation). Targets (issue 29): ≥ 100 validations/s, p99 ≤ 150 ms, RSS ≤ 128 MB per
+# a validation). Targets: ≥ 100 validations/s, p99 ≤ 150 ms, RSS ≤ 128 MB per
 # instance, two instances behind HAProxy ≥ 1.0× one.
 set -euo pipefail
 TAMGA=${1:?usage: validation-serve.sh PATH-TO-TAMGA [SECONDS]}

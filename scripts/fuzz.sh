@@ -180,7 +180,7 @@ for index, (name, message) in enumerate(items):
     body = message if isinstance(message, dict) else {"value": message}
     for selector in range(9):
         open(os.path.join(out, "m%d-%d" % (index, selector)), "wb").write(bytes([selector]) + json.dumps(body).encode())
-# An enroll/complete request with every fixed-width field at its width (issue 15's Π^mod and
+# An enroll/complete request with every fixed-width field at its width (the Π^mod and
 # Π^fac fields included) and the short NiCorrectKey list, so mutations start past the field
 # checks; the 128-entry lists would not fit -max_len and are refused on their count anyway.
 g = "036b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296"

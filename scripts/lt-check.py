@@ -469,7 +469,7 @@ def check_ocsp(der, signer, signer_path, issuer_path, others_path, gen_time, arg
 
 
 def archive_input(digest, signature, signed_info, signature_value, key_info, qualifying, earlier, algorithm, archive):
-    """Feed the archive time-stamp imprint input (asice.md §1.5) into digest."""
+    """Feed the archive time-stamp imprint input (docs/design/asice.md §1.5) into digest."""
     for reference in signed_info.findall("ds:Reference", NS):
         uri = reference.get("URI")
         if uri is None:

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes small hostile ASiC-E containers, one per kind of attack on a verifier's work
-(issue 14 section 2), into OUT-DIR. BASE is a container with one real LTA signature
+(each once took a verifier seconds to hours of CPU), into OUT-DIR. BASE is a container with one real LTA signature
 (signatures0.xml): the reproducers that need real evidence copy its time-stamp token,
 ArchiveTimeStamp or OCSP response. HostileInputBudgetTests runs `tamga verify` and
 `tamga container ls` on each and holds them to the budget (CPU time of the child per MB of

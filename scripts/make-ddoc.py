@@ -3,7 +3,7 @@
 
 tamga verifies DDOC (SignedDoc SK-XML 1.0, DIGIDOC-XML 1.1, 1.2 and 1.3) offline but never
 writes it, so the tests make their own here, byte for byte the way libdigidoc's writer laid the
-files out (ddoc-format.md §1.3, checked against the public SiVa samples):
+files out (docs/design/ddoc.md §1.3, checked against the public SiVa samples):
 
   1. DataFile elements, EMBEDDED_BASE64, the base64 in 64-character lines each ending in "\\n"
      (OpenSSL EVP_EncodeUpdate/Final, as libdigidoc writes them); the Reference digest is SHA-1
@@ -198,7 +198,7 @@ def c14n_in_document(element):
 
 
 def ddoc_time(dt, version):
-    """SigningTime / ProducedAt text of each version (ddoc-format.md §1.3); dt is naive UTC."""
+    """SigningTime / ProducedAt text of each version (docs/design/ddoc.md §1.3); dt is naive UTC."""
     if version == "1.3":
         return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
     if version == "1.0":   # local time with an offset; written in UTC, as libdigidoc does with TZ=UTC
@@ -384,7 +384,7 @@ class DataFile:
         return self.start_tag(version) + self.body() + "</DataFile>"
 
     def digest(self, version, with_namespace=True):
-        """The Reference digest (ddoc-format.md §3): SK-XML 1.0 over the decoded bytes; else SHA-1 of
+        """The Reference digest (docs/design/ddoc.md §3): SK-XML 1.0 over the decoded bytes; else SHA-1 of
         canonical start tag (1.3: namespace injected unless with_namespace is False) + the base64
         text as written + "</DataFile>"."""
         if version == "1.0":

@@ -22,7 +22,7 @@ certificate. The script writes into OUTDIR:
   ``"same-as-base-except-time-stamp"`` (see "re-signing" below).
 
 ``--make-base`` builds a spec-conforming B-level container (layout and XAdES as in
-/work/shared/design/asice.md: stored ``mimetype`` first, deflated data files in the given order,
+docs/design/asice.md §1.1–1.3: stored ``mimetype`` first, deflated data files in the given order,
 manifest, one-line ``signatures0.xml`` with ``ds:Signature Id="S0"``, C14N 1.1, percent-encoded
 reference URIs, SigningCertificate v1, DataObjectFormat per file, ECDSA raw r||s). It has no
 time-stamp, so the reference validator calls it invalid (B level); it is meant as a base for
@@ -69,13 +69,13 @@ duplicate-entry              open-error   the first data file appears twice unde
 mimetype-missing             open-error   no ``mimetype`` entry.
 mimetype-not-first           open-error   ``mimetype`` (stored) moved to the end of the ZIP.
 mimetype-wrong-value         open-error   ``mimetype`` is ``application/vnd.etsi.asic-s+zip``.
-mimetype-deflated            open-error   ``mimetype`` deflated. The reference (libdigidocpp,
-                                          pyasice) accepts this; tamga is deliberately stricter
-                                          (ETSI EN 319 162-1: stored).
-mimetype-extra-field (extra) open-error   ``mimetype`` stored but with a 9-byte extended-timestamp
+mimetype-deflated            warning      ``mimetype`` deflated. The reference (libdigidocpp,
+                                          pyasice) accepts this; tamga opens it too and warns
+                                          (``container-structure``: EN 319 162-1 wants it stored).
+mimetype-extra-field (extra) warning      ``mimetype`` stored but with a 9-byte extended-timestamp
                                           extra field (0x5455), so its payload no longer starts at
-                                          byte 38. The reference accepts it; same strictness
-                                          decision as mimetype-deflated.
+                                          byte 38. The reference accepts it; tamga warns, as for
+                                          mimetype-deflated.
 manifest-lists-missing-file  open-error   manifest gets an entry ``missing.txt`` not in the ZIP.
 zip-has-unlisted-file        open-error   ZIP gets a data entry ``unlisted.txt`` the manifest
                                           does not list (and no signature references).

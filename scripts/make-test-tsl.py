@@ -234,7 +234,7 @@ def address(parent, tag):
 def digital_identity(parent, cert, with_certificate):
     """ServiceDigitalIdentity. The current status carries the certificate (+ subject name); history
     instances carry only the subject name and SKI, like the EU lists: a verifier has to pool the
-    certificates of all instances of a service (trust.md section 4)."""
+    certificates of all instances of a service (docs/design/trust.md section 4)."""
     sdi = el(parent, "ServiceDigitalIdentity")
     if with_certificate:
         el(el(sdi, "DigitalId"), "X509Certificate", cert.b64)
@@ -417,13 +417,13 @@ def parse_time(text):
 
 
 def model_expectation(path, signature_ok, ca, ocsp, tsa, tm_ocsp, t=MODEL_TIME):
-    """Re-derive a case's outcome from the written list with the rules of trust.md section 4 (latest
+    """Re-derive a case's outcome from the written list with the rules of docs/design/trust.md sections 3-4 (latest
     status starting at or before t decides, the current entry winning ties; certificates pooled
     over a service's instances; stores CA = {CA/QC}, OCSP = {CA/QC, OCSP/QC}, TSA = {TSA/QTST}; a
     certificate is trusted if it or its direct issuer is an anchor). A check on cases.json.
 
     Also for the signer's chain at its certificate's notBefore (2025-01-01, when the CA must
-    already be granted: asics-tm-names.md section 4), and for a BDOC 2.1 time-mark made in 2026 with
+    already be granted: docs/design/asics-tm-names.md section 4), and for a BDOC 2.1 time-mark made in 2026 with
     OCSP from ocsp-responder-tm: the signer at notBefore only and that responder at producedAt."""
     at_issue = anchors_at(path, CERT_NOT_BEFORE)
     anchors = anchors_at(path, t)

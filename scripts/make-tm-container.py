@@ -2,7 +2,7 @@
 """make-tm-container.py — writes an ASiC-E container with a BDOC 2.1 time-mark (TM) signature. TEST ONLY.
 
 tamga validates time-marks but never creates them (the reference, libdigidocpp 4.5, cannot either),
-so the tests make their own here, the way BDOC 2.1 signers did (asics-tm-names.md §2):
+so the tests make their own here, the way BDOC 2.1 signers did (docs/design/asics-tm-names.md §2):
 
   1. an XAdES signature with the BDOC 2.1 SignaturePolicyIdentifier (Identifier
      Qualifier="OIDAsURN", SigPolicyHash, SPURI), signed with a test PKI key (ECDSA, raw r||s);

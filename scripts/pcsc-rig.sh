@@ -17,7 +17,7 @@ pcsc_rig_start() {
   PCSC_RIG_PORT=$((42000 + $$ % 500 * 16))
   local index=0 port
   for name in "$@"; do
-    # One copy of the driver per reader: its slot table is static (smartcard.md §5).
+    # One copy of the driver per reader: its slot table is static (docs/design/smartcard.md §5).
     cp "$(readlink -f /usr/lib/pcsc/drivers/serial/libifdvpcd.so)" "$dir/vpcd$index.so"
     port=$((PCSC_RIG_PORT + index * 2))
     printf 'FRIENDLYNAME "%s"\nDEVICENAME   /dev/null:0x%x\nLIBPATH      %s\nCHANNELID    0x%x\n' \

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """remote-signing-sim.py — TEST ONLY simulators of the Mobile-ID REST API (MID) and the Smart-ID
 RP API v2, on 127.0.0.1, signing with the test PKI's keys. Written from the published API
-descriptions (shared facts: remote-services.md), sharing no code with tamga.
+descriptions (shared facts: docs/design/remote-services.md), sharing no code with tamga.
 
 usage: remote-signing-sim.py --pki DIR [--port PORT] [--tls-cert PEM --tls-key PEM] [--exit-with-parent]
 

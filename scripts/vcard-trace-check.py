@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Replays the recorded APDU traces of smartcard.md §1.3 (EstEID IDEMIA) and §1.4 (Thales
+"""Replays the recorded APDU traces of docs/design/smartcard.md §1.3 (EstEID IDEMIA) and §1.4 (Thales
 applet: EstEID Thales, FinEID) against a card in a PC/SC reader with pyscard, and checks the
 signature with the `cryptography` package against the certificate read from the card. Written
 apart from tamga's Swift code so it checks the virtual card (and any real card) independently.

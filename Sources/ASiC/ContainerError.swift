@@ -154,7 +154,7 @@ extension ContainerError: CustomStringConvertible {
         case .fileNotFound(let p): "\(p): no such file."
         case .unreadableInput(let p, let why): "\(p) cannot be read: \(why)."
         case .ioFailure(let p, let why): "\(p): \(why)."
-        // The hint only where the reason does not already say it (issue 31, 12).
+        // The hint only where the reason does not already say it: "truncated" is said once.
         case .malformedZip(let why): "Not a readable ASiC container: \(why)." + (why.contains("truncated") ? "" : " The file may be truncated or not a container.")
         case .unsupportedContainerFormat(let what): "This is \(what), an older format tamga does not read: open it with DigiDoc, or ask for an ASiC-E (.asice) container."
         case .malformedDDOC(let why): "Not a readable DigiDoc (DDOC) file: \(why)."

@@ -6,10 +6,10 @@
 #include <unicode/unorm2.h>
 
 // ICU is not linked: libxml2 loads it when a command first parses XML, and this file loads it
-// itself when a name is compared before that (issue 18: a command that needs neither pays
-// nothing). ICU renames its functions with its version (unorm2_normalize_72); the header's
-// macros give the names this build was compiled against, and the library's file name has the
-// same version.
+// itself when a name is compared before that (so that a command that needs neither pays
+// nothing for it at start-up). ICU renames its functions with its version
+// (unorm2_normalize_72); the header's macros give the names this build was compiled against,
+// and the library's file name has the same version.
 #define CICU_STRING(x) #x
 #define CICU_NAME(x) CICU_STRING(x)
 #define CICU_LIBRARY "libicuuc.so." CICU_NAME(U_ICU_VERSION_MAJOR_NUM)

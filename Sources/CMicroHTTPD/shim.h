@@ -39,8 +39,8 @@ static inline struct MHD_Daemon *cmhd_start(unsigned int threads,
     if (tlsKeyPEM && tlsCertificatePEM) {
         // poll(), not epoll, over TLS: libmicrohttpd 0.9.75's epoll loop spins a whole core on
         // a TLS connection whose first record has not arrived whole (one client sending 11
-        // bytes of a ClientHello kept a core busy until the request deadline cut it; issue 27's
-        // slow clients over TLS kept both); its poll() loop waits as it should.
+        // bytes of a ClientHello kept a core busy until the request deadline cut it; many slow
+        // clients over TLS kept both); its poll() loop waits as it should.
         return MHD_start_daemon(flags | MHD_USE_POLL | MHD_USE_TLS, 0, NULL, NULL, handler, context,
                                 MHD_OPTION_EXTERNAL_LOGGER, cmhd_log, log,
                                 MHD_OPTION_THREAD_POOL_SIZE, threads,

@@ -39,7 +39,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         /// well below `perPerson`, so that no relying party can fill a person's list alone.
         /// Document numbers are guessable; without it, one relying party opening 200 sessions
         /// for a number held the person's 20 for every relying party for a session's lifetime,
-        /// again and again (issue 27). With it, one relying party fills at most its share, and
+        /// again and again. With it, one relying party fills at most its share, and
         /// the total refuses only relying parties that already have a session waiting: however
         /// many fill the rest, a relying party with none waiting always gets its first one, so
         /// one can only block itself. The total is then bounded by the registered relying
@@ -254,7 +254,7 @@ public final class CoSignerService: @unchecked Sendable {   // unchecked: the st
         }
         // The code before the attestation: the device key is the caller's own, so a signature
         // under it proves nothing, and using up its nonce is a write (a `used_nonces` row) that
-        // anyone could make without a code (issue 27: 300 calls, 300 rows). Looking the code up
+        // anyone could make without a code (a flood test: 300 calls, 300 rows). Looking the code up
         // is a read by its SHA-256, whose time does not depend on how close a guess is. With a
         // good code, the signature is checked before the nonce is used, as for every device.
         guard try store.enrollmentCode(code, allows: role) != nil else {

@@ -2,7 +2,7 @@ import FoundationEssentials
 import TamgaSupport
 
 /// What the server says about connections, bounded however many there are. libmicrohttpd writes
-/// a line per event (issue 27: 20,347 lines from one probe, one per refused connection), and the
+/// a line per event (an attack probe got 20,347 lines, one per refused connection), and the
 /// gate refuses and shuts connections by the thousand under an attack: a log that grows with the
 /// attacker's rate fills the disk and hides everything else.
 ///

@@ -3,7 +3,7 @@ import Glibc
 import TamgaSupport
 
 /// Who holds the server's connection slots, and the policy that keeps a few clients from holding
-/// them all (issue 27: nine addresses with 32 slow connections each held all 256 slots, and a
+/// them all (measured: nine addresses with 32 slow connections each held all 256 slots, and a
 /// tenth address failed half its health checks).
 ///
 /// Each connection is counted against its client's `IPAddress.limitKey` — the peer's address, or

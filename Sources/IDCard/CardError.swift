@@ -42,7 +42,7 @@ public enum CardError: Error, Equatable, Sendable {
     }
 
     /// The one place where a VERIFY (or CHANGE / RESET RETRY COUNTER) status word becomes a PIN
-    /// outcome (smartcard.md §1.5); nil means accepted.
+    /// outcome (docs/design/smartcard.md §1.5); nil means accepted.
     static func afterPINCommand(_ status: StatusWord, kind: PINKind, command: String) -> CardError? {
         switch (status.sw1, status.sw2) {
         case (0x90, 0x00): nil

@@ -169,7 +169,7 @@ final class IDCardSession {
     }
 
     /// VERIFY PUK, then RESET RETRY COUNTER `00 2C 02 <ref> 0C <new PIN>` (the IDEMIA form,
-    /// smartcard.md §1.5), which also sets the new PIN.
+    /// docs/design/smartcard.md §1.5), which also sets the new PIN.
     func unblockPIN(_ kind: PINKind, puk: SecretBytes, new: SecretBytes) throws {
         let format = profile.pinFormat(kind)
         try transaction {

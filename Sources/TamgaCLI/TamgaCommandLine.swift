@@ -145,7 +145,8 @@ public enum TamgaCommandLine {
 
     /// What a command line asks, without Swift concurrency: nil when it needs it (nearly every
     /// command). `--version`, help, usage errors and the commands that answer synchronously
-    /// (`readers`' listing) are answered here, before anything starts threads (issue 18).
+    /// (`readers`' listing) are answered here, before anything starts threads (starting them
+    /// is a good part of such a command's time).
     static func runWithoutConcurrency(_ words: [String], _ context: CommandContext) -> ExitCode? {
         switch prepare(words, context) {
         case .answered(let code): return code
@@ -319,7 +320,7 @@ public enum TamgaCommandLine {
         case let e as CoreError:
             switch e {
             case .unreadableFile, .malformedCertificate: return (e.code, .inputRejected)
-            // A refused password is a refused secret, as a card's or token's PIN (issue 31, 12).
+            // A refused password is a refused secret, as a card's or token's PIN: exit 9 for both.
             case .wrongPassword: return (e.code, .pinRejected)
             case .serviceUnreachable, .serviceHTTPStatus, .serviceRefused, .serviceResponseRejected, .serviceURLMissing, .certificateNotGood:
                 return (e.code, .serviceFailed)

@@ -19,7 +19,7 @@ public struct SignatureAlgorithm: Sendable, Hashable {
             }
         }
 
-        /// The hash the reference pairs with this curve when no method is forced (asice.md §1.3).
+        /// The hash the reference pairs with this curve when no method is forced (docs/design/asice.md §1.3).
         public var defaultDigest: DigestAlgorithm {
             switch self {
             case .p256: .sha256

@@ -9,7 +9,7 @@ import TamgaCore
 public enum TwoPartySigning {
     /// The mask range for `ρ` in `c1 = Enc(ρ·q + k2⁻¹·m)`: with the Π^log* slack (ℓ = 256,
     /// ε = 512) the enrolled plaintext may be as large as 2^768, so ρ is drawn from
-    /// [0, 2^1024) (`threshold-ecdsa.md` §3.2); the plaintext stays below 2^1281, far under N/2.
+    /// [0, 2^1024) (`docs/design/threshold-ecdsa.md` §3.2); the plaintext stays below 2^1281, far under N/2.
     public static let maskBits = 1024
 
     /// The honest maximum of `Dec(c3)`: anything larger is a cryptographic failure.

@@ -91,7 +91,7 @@ func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNa
     }
     guard let (clientShare, serverShare) = share else { return lines }
     // What each enrollment proof costs its prover (the device) and its verifier (the co-signer),
-    // on the enrolled key and the server's parameters (issue 15: Π^mod and Π^fac are new).
+    // on the enrolled key and the server's parameters (so that what Π^mod and Π^fac add shows).
     func time(_ name: String, _ work: () throws -> Void) rethrows {
         let start = DispatchTime.now().uptimeNanoseconds
         try work()

@@ -179,7 +179,7 @@ final class AbuseTests: CoSignerHTTPTestCase {
         XCTAssertEqual(open(keys[1]), 429, "rate-limited although nothing is open any more")
     }
 
-    /// Issue 27: one relying party opening 200 sessions for one (guessable) document number held
+    /// Before: one relying party opening 200 sessions for one (guessable) document number held
     /// the person's 20 pending sessions for every relying party. Now it gets its share (5) and
     /// the rest are 429; four relying parties together can fill the person's 20, and a fifth with
     /// none waiting still opens its first; the device lists them all.

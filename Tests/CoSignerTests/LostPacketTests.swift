@@ -6,11 +6,11 @@ import TamgaTestSupport
 import Threshold
 import XCTest
 
-/// Issue 15 §2: one lost segment costs at most a retry, never a lock. A real co-signer (SQLite
-/// file, HTTP on loopback) behind `LossyProxy`, which drops the request or the answer of one
-/// step, or answers it with a 5xx; the device is the real `ThresholdClient`. Each test checks:
-/// the key is not locked on either side, no session got a second c3, and the signature was
-/// either delivered or the session cleanly abandoned — and the next signing works.
+/// One lost segment costs at most a retry, never a lock (a lost `finish` once locked the key).
+/// A real co-signer (SQLite file, HTTP on loopback) behind `LossyProxy`, which drops the request
+/// or the answer of one step, or answers it with a 5xx; the device is the real `ThresholdClient`.
+/// Each test checks: the key is not locked on either side, no session got a second c3, and the
+/// signature was either delivered or the session cleanly abandoned — and the next signing works.
 final class LostPacketTests: XCTestCase {
     var folder: URL!
     var path: String { folder.appendingPathComponent("cosigner.db").path }

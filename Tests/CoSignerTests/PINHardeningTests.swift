@@ -6,9 +6,9 @@ import TamgaTestSupport
 @testable import Threshold
 import XCTest
 
-/// The PIN hardened through the co-signer (issue 15 §3, docs/threshold-pin.md), with real
-/// parts: a co-signer on loopback over a real SQLite file, a device whose account folder is
-/// copied as a thief would copy it.
+/// The PIN hardened through the co-signer, so that a copied account folder gives nothing
+/// offline (docs/threshold-pin.md), with real parts: a co-signer on loopback over a real SQLite
+/// file, a device whose account folder is copied as a thief would copy it.
 class PINHardeningTests: XCTestCase {
     /// Which database the co-signer runs on (`PostgreSQLPINHardeningTests` says `.postgresql`).
     class var storeKind: TestStoreKind { .sqlite }

@@ -5,7 +5,7 @@ import TamgaTestSupport
 import Threshold
 import XCTest
 
-/// Issue 15 §1, the regression: a malicious device enrolls a modulus `N0 = p·P·Q` with a prime
+/// The small-factor regression: a malicious device enrolls a modulus `N0 = p·P·Q` with a prime
 /// p of about 20 bits (BitForge: with `Enc(x1 + N0/p)` every later signature would leak
 /// `v mod p`). It produces every proof it honestly can — NiCorrectKey (gcd(N0, φ(N0)) = 1 holds),
 /// Π^log*, Π^fac for the split `(p·P, Q)` (both halves near √N0) — and the best Π^mod it can
@@ -106,7 +106,7 @@ final class SmallFactorModulusTests: CoSignerHTTPTestCase {
             proofFac: try NoSmallFactorProof.prove(n0: n0, p: small * big1, q: big2, ringPedersen: initResponse.ringPedersen, sid: sid, pid: pid, random: random),
             proofPDL: try PDLProof.prove(statement, x: x1, rho: rho, sid: sid, pid: pid, random: random))
 
-        // Every proof but Π^mod holds for this modulus: before issue 15 the enrollment passed.
+        // Every proof but Π^mod holds for this modulus: without Π^mod the enrollment passed.
         XCTAssertNoThrow(try request.proofN.verify(n: n0, sid: sid), "NiCorrectKey")
         XCTAssertNoThrow(try request.proofPDL.verify(statement, sid: sid, pid: pid), "Π^log*")
         XCTAssertNoThrow(try request.proofFac.verify(n0: n0, ringPedersen: initResponse.ringPedersen, sid: sid, pid: pid),

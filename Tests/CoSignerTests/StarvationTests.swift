@@ -8,7 +8,7 @@ import XCTest
 import Glibc
 #endif
 
-/// Issue 27 §3, "a co-signer that a few clients cannot starve": nine addresses with 32 slow
+/// A co-signer that a few clients cannot starve. Measured before: nine addresses with 32 slow
 /// connections each, reopened as soon as the deadline dropped them, held all 256 slots, and a
 /// client on a tenth address failed 8 of 15 health checks in 40 s (over TLS 7 of 13). Here 50
 /// addresses hold 10 slow connections each (500 for 256 slots) and reopen every one the server

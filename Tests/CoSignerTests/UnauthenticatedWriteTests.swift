@@ -6,7 +6,7 @@ import Threshold
 import XCTest
 
 /// What a caller holding nothing (no enrollment code, no device token, no API key) can make the
-/// co-signer write: nothing. Issue 27: `enrollment/complete` with a self-made device key and a
+/// co-signer write: nothing. Before: `enrollment/complete` with a self-made device key and a
 /// wrong code used up the attestation nonce (a `used_nonces` row) before the code was looked at,
 /// 300 calls making 300 rows in 2.4 s.
 final class UnauthenticatedWriteTests: CoSignerHTTPTestCase {

@@ -316,7 +316,7 @@ final class ConnectionSlotsTests: XCTestCase {
 
 /// The log's bounds on their own (`ConnectionLog`), with a made-up clock.
 final class ConnectionLogTests: XCTestCase {
-    /// Issue 27: 20,347 lines of libmicrohttpd from one probe. Three of a kind are written, the
+    /// An attack probe once got 20,347 lines of libmicrohttpd. Three of a kind are written, the
     /// rest counted in one summary at the end of the minute, with the refusals and the cuts.
     func testRepeatedLinesAreCountedAndSummedUpOnceAMinute() {
         let lines = LockedLines()

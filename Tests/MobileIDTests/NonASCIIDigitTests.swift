@@ -4,8 +4,8 @@ import MobileID
 
 /// The mobile-ID decoders take ASCII only. `Character.isNumber`, `isHexDigit` and `isLetter`
 /// also accept fullwidth, Arabic-Indic, Devanagari, superscript and Roman-numeral characters
-/// (issue 14 §1); each must be refused with the decoder's typed error, never reach a
-/// conversion that assumes ASCII.
+/// (fullwidth hex digits once crashed the co-signer); each must be refused with the decoder's
+/// typed error, never reach a conversion that assumes ASCII.
 final class MobileIDNonASCIIDigitTests: XCTestCase {
     /// Fullwidth 0 and 1, Arabic-Indic 1, Extended Arabic-Indic 1, Devanagari 1, superscript
     /// two, Roman numeral twelve, circled one, fullwidth a and A (hex digits to Swift),

@@ -1,7 +1,8 @@
 import XCTest
 @testable import PCSC
 
-/// Media names and reader names from smartcard.md §2.3–2.4, every spelling in the fixture table.
+/// Media names and reader names from docs/design/smartcard.md §2.3–2.4: the spellings its
+/// fixture table marks "in MediaNameTests".
 final class MediaNameTests: XCTestCase {
     func testMediaNameForms() {
         XCTAssertEqual(MediaName("rutoken_ecp_4a1b2c3d")?.kind, .token(family: "rutoken_ecp", serial: "4a1b2c3d", viaPKCS11: false))

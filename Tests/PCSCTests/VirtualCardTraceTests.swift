@@ -2,8 +2,8 @@ import Foundation
 import TamgaTestSupport
 import XCTest
 
-/// The virtual ID cards answer the APDU traces recorded from real cards (smartcard.md §1.3–1.4),
-/// checked from outside: pyscard sends the APDUs, the `cryptography` package verifies the
+/// The virtual ID cards answer the APDU traces of docs/design/smartcard.md §1.3–1.4 (the commands
+/// libelectronic-id sends, the answers of its recorded card scripts), checked from outside: pyscard sends the APDUs, the `cryptography` package verifies the
 /// signature against the certificate read from the card.
 final class VirtualCardTraceTests: XCTestCase {
     private func trace(_ card: String, profile: String, extra: [String] = []) throws -> [String: Any] {

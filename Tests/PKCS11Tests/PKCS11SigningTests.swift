@@ -48,7 +48,7 @@ final class PKCS11SigningTests: XCTestCase {
         try await container.sign(with: signer, options: .baselineB)
         let report = try Container(openingAt: container.path).validate(ValidationOptions(trust: TestEnvironment.testTrust(), minimumProfile: .B))
         XCTAssertEqual(report.signatures.first?.status, .valid, "\(report)")
-        if !pss {   // pyasice does not implement RSA-PSS (asice.md); openssl checks it below
+        if !pss {   // pyasice does not implement RSA-PSS (docs/design/asice.md); openssl checks it below
             let check = try TestEnvironment.run(TestEnvironment.pyasicePython, [TestEnvironment.script("pyasice-check.py"), container.path])
             XCTAssertEqual(check.status, 0, check.output + check.error)
         }

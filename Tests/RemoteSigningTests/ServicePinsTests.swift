@@ -24,9 +24,9 @@ final class ServicePinsTests: XCTestCase {
     }
 
     /// The pin lookup sees the host in its canonical form, as the connection and its name check
-    /// do: `rp-api.smart-id.com.` (the absolute form, issue 27) and upper case are the pinned
-    /// host, not a host of the system's trust; a host with no canonical form is refused, never
-    /// let through to the system's trust.
+    /// do: `rp-api.smart-id.com.` (the absolute form, which once skipped the pin) and upper case
+    /// are the pinned host, not a host of the system's trust; a host with no canonical form is
+    /// refused, never let through to the system's trust.
     func testTheSmartIDPinHoldsForTheRootDotAndUpperCase() throws {
         let debian = try Certificate(derOrPEM: Data(contentsOf: URL(fileURLWithPath: "/usr/share/ca-certificates/mozilla/DigiCert_Global_Root_G2.crt")))
         for host in ["rp-api.smart-id.com.", "RP-API.SMART-ID.COM.", "Sid.Demo.Sk.Ee."] {

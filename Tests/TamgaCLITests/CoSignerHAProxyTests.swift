@@ -173,14 +173,13 @@ final class CoSignerHAProxyTests: XCTestCase {
         try check(outcome, database: rig, name: database)
     }
 
-    /// Issue 27 §3 through HAProxy: behind a proxy every client had the proxy's address, so the
-    /// per-address limit could not tell them apart. With `send-proxy-v2` and `--trusted-proxy`,
-    /// 50 addresses of slow clients (10 each, whole headers and then a body a byte a second,
-    /// which HAProxy passes on; slow headers HAProxy holds itself until its `timeout
-    /// http-request`) each reopened 50 ms after it is closed, and a new address's 100 health
-    /// checks through HAProxy, one every 100 ms, each within 1 s: at least 99 answer 200. The
-    /// co-signer's log names the slow clients' own addresses in its refusals: it counted them,
-    /// not HAProxy.
+    /// The starvation test through HAProxy: behind a proxy every client had the proxy's address, so
+    /// the per-address limit could not tell them apart. With `send-proxy-v2` and `--trusted-proxy`,
+    /// 50 addresses of slow clients (10 each, whole headers and then a body a byte a second, which
+    /// HAProxy passes on; slow headers HAProxy holds itself until its `timeout http-request`) each
+    /// reopened 50 ms after it is closed, and a new address's 100 health checks through HAProxy,
+    /// one every 100 ms, each within 1 s: at least 99 answer 200. The co-signer's log names the
+    /// slow clients' own addresses in its refusals: it counted them, not HAProxy.
     func testFiftyAddressesThroughHAProxyCannotStarveANewClient() async throws {
         let log = Pipe()
         let instance = try serve(folder.appendingPathComponent("cosigner.db").path, standardError: log)

@@ -184,7 +184,7 @@ class CoSignerInstancesTests: XCTestCase {
     }
 }
 
-/// The same, with the instances on one PostgreSQL database (the shape issue 17 is about:
+/// The same, with the instances on one PostgreSQL database (the shape of a deployment:
 /// instances on several machines), where the compare-and-set moves meet real concurrency.
 /// (Linux's test discovery lists only the methods a class declares itself, so each is named.)
 final class CoSignerInstancesPostgreSQLTests: CoSignerInstancesTests {

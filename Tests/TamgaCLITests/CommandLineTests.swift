@@ -66,7 +66,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(help.contains("--tm-responder-policy OID"), help)
     }
 
-    /// A mistyped command is answered with the nearest one (issue 31, 12); a word near nothing
+    /// A mistyped command is answered with the nearest one; a word near nothing
     /// gets no guess.
     func testAMistypedCommandSuggestsTheNearestOne() async {
         for (words, hint) in [(["verfy", "x.asice"], "Did you mean \"verify\"?"), (["sigm"], "Did you mean \"sign\"?"),
@@ -83,7 +83,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(NearestWord.distance(Array("verfiy"), Array("verify")), 1, "a swap of two neighbours is one edit")
     }
 
-    /// --rsa-pss with an EC key is refused before anything is written (issue 31, 6); with an
+    /// --rsa-pss with an EC key is refused before anything is written (not ignored); with an
     /// RSA key it signs RSA-PSS.
     func testRSAPSSIsRefusedForAnECKey() async throws {
         let container = try await createContainer()
@@ -100,7 +100,7 @@ final class CommandLineTests: XCTestCase {
     }
 
     /// A B-level signature: sign says verify will want --min-profile, and verify's refusal
-    /// says how to accept it (issue 31, 5).
+    /// says how to accept it (a bare `profile-too-low` left people guessing).
     func testABLevelSignatureSaysWhatVerifyWillNeed() async throws {
         let container = try await createContainer()
         let (signed, _, signErr) = await tamga(["sign", container, "--with", "key:\(TestEnvironment.pki("ec-p256.key.pem"))",
@@ -118,7 +118,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(text.contains("hint: to accept a B-level signature, verify with --min-profile B"), text)
     }
 
-    /// Empty arrays and objects print as `[]` and `{}` (issue 31, 12), and nothing inside a
+    /// Empty arrays and objects print as `[]` and `{}` (not over three lines), and nothing inside a
     /// string is touched.
     func testEmptyJSONCollectionsPrintOnOneLine() async throws {
         let container = try await createContainer()
@@ -130,7 +130,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(collapsed, #"{"a" : [], "b" : "[\n\n ]", "c" : {}, "d" : "\\", "e" : [\#n 1\#n]}"#)
     }
 
-    /// A wrong key-file password exits 9, as a refused PIN does (issue 31, 12), and is not retried.
+    /// A wrong key-file password exits 9, as a refused PIN does (not 4), and is not retried.
     func testAWrongKeyFilePasswordExitsAsARefusedPIN() async throws {
         let container = try await createContainer()
         let password = try TestEnvironment.write("wrong\n", named: "password", in: folder)
@@ -143,7 +143,7 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
-    /// A truncated container is said to be truncated once (issue 31, 12), and left as it was.
+    /// A truncated container is said to be truncated once, not twice, and left as it was.
     func testATruncatedContainerSaysSoOnce() async throws {
         let container = try await createContainer()
         let truncated = path("truncated.asice")
@@ -156,7 +156,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try TestEnvironment.bytes(truncated).count, 300)
     }
 
-    /// verify -q is one line per container, -qq nothing; the exit code is the same (issue 31, 7).
+    /// verify -q is one line per container, -qq nothing; the exit code is the same.
     func testVerifyQuietIsOneLineAndSilentIsNothing() async throws {
         let container = try await createContainer()
         let (signed, _, signErr) = await tamga(["sign", container, "--with", "key:\(TestEnvironment.pki("ec-p256.key.pem"))",
@@ -178,7 +178,7 @@ final class CommandLineTests: XCTestCase {
     }
 
     /// A self-made certificate without nonRepudiation is refused with the command that makes
-    /// one that works (issue 31, 4), and that command's certificate signs.
+    /// one that works, and that command's certificate signs.
     func testASelfMadeCertificateWithoutNonRepudiationIsToldHowToMakeOne() async throws {
         let container = try await createContainer()
         let key = path("me.key"), plain = path("plain.pem")
@@ -197,7 +197,7 @@ final class CommandLineTests: XCTestCase {
     }
 
     /// OpenSSL's strings are said in words in the text report; --verbose and --json keep them
-    /// (issue 31, 8).
+    /// (they are what one searches for).
     func testOpenSSLStringsAreSaidInWords() async throws {
         XCTAssertEqual(OpenSSLWords.plain("OCSP: error:13800065:OCSP routines::certificate verify error"),
                        "OCSP: the OCSP responder's certificate does not chain to a trusted CA")
@@ -221,7 +221,7 @@ final class CommandLineTests: XCTestCase {
     }
 
     /// Options that cannot apply to the chosen signer are refused before anything happens
-    /// (issue 31, 6).
+    /// (a silently ignored --rsa-pss with an EC key once signed ECDSA with exit 0).
     func testOptionsThatDoNotApplyToTheSignerAreRefused() async throws {
         let container = try await createContainer()
         let before = try TestEnvironment.bytes(container)
@@ -241,7 +241,7 @@ final class CommandLineTests: XCTestCase {
 
     /// docs/cli.md's config.json example is accepted as it stands (its relying party filled in,
     /// and a proxy that is not there, so that nothing leaves the machine); the example as it was
-    /// (a …/v2 Smart-ID URL) is refused with the file and the key named (issue 31, 9).
+    /// (a …/v2 Smart-ID URL) is refused with the file and the key named.
     func testTheDocsConfigurationExampleIsAcceptedAndABadURLNamesTheFileAndKey() async throws {
         let docs = try String(contentsOf: TestEnvironment.repository.appendingPathComponent("docs/cli.md"), encoding: .utf8)
         let section = try XCTUnwrap(docs.components(separatedBy: "## Configuration\n").dropFirst().first)
@@ -569,7 +569,7 @@ final class ReadersCommandTests: XCTestCase {
         XCTAssertEqual(sign.status, 10, sign.error)
     }
 
-    /// `readers --wait` checks pcscd before it says it waits (issue 31, 12).
+    /// `readers --wait` checks pcscd before it says it waits, so nobody waits for nothing.
     func testReadersWaitWithoutPcscdSaysSoAtOnce() throws {
         var environment = ProcessInfo.processInfo.environment
         environment["PCSCLITE_CSOCK_NAME"] = "/nonexistent/pcscd.comm"

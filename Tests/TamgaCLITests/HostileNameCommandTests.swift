@@ -4,9 +4,9 @@ import ASiC
 import TamgaCore
 import TamgaTestSupport
 
-/// Issue 14, section 5, at the command line: names from a container printed escaped (exact in
-/// JSON), help for command groups, a FIFO refused, colliding names refused, and the documented
-/// exit codes checked against the code.
+/// The hostile-input probe's smaller findings, at the command line: names from a container
+/// printed escaped (exact in JSON), help for command groups, a FIFO refused, colliding names
+/// refused, and the documented exit codes checked against the code.
 final class HostileNameCommandTests: XCTestCase {
     private var folder: URL!
     override func setUpWithError() throws { folder = try TestEnvironment.temporaryFolder("cli-names") }

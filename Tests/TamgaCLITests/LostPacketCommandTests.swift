@@ -3,8 +3,9 @@ import TamgaCore
 import TamgaTestSupport
 import XCTest
 
-/// `tamga sign --with threshold` over a link that loses a segment (issue 15 §2), with the
-/// binaries: `cosigner serve` behind `LossyProxy`, the device enrolled through it.
+/// `tamga sign --with threshold` over a link that loses a segment (a lost answer once made it exit
+/// 7 though the co-signer had signed), with the binaries: `cosigner serve` behind `LossyProxy`,
+/// the device enrolled through it.
 final class LostPacketCommandTests: XCTestCase {
     private var binary: String { TestEnvironment.productsDirectory.appendingPathComponent("tamga").path }
 

@@ -155,7 +155,7 @@ final class ServiceFilesTests: XCTestCase {
         let block = try XCTUnwrap(blocks.first { $0.contains(certificate) }, "no HAProxy sample with \(certificate)")
         XCTAssertTrue(block.contains("uri \(readyPath)"), "the health check asks whether the instance is ready")
         XCTAssertTrue(block.contains("expect status 200"))
-        // The instances learn each client's address from a PROXY v2 header (issue 27), which
+        // The instances learn each client's address (not HAProxy's) from a PROXY v2 header, which
         // they believe from HAProxy only; no pooled connection holds a slot for nobody.
         XCTAssertTrue(block.contains("send-proxy-v2"))
         XCTAssertTrue(block.contains("http-reuse never"))

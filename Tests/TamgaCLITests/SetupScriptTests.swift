@@ -4,9 +4,9 @@ import TamgaTestSupport
 import XCTest
 
 /// scripts/ensure-packages.sh, which both README commands start with: another apt holding its
-/// lock is waited for and said, and a failure names the packages it needed (issue 31, 1). The
-/// lock is a real POSIX lock on a file of the test's (APT_LOCKS), taken by another process as
-/// apt takes its own; nothing is installed.
+/// lock is waited for and said, and a failure names the packages it needed (not a bare apt
+/// error). The lock is a real POSIX lock on a file of the test's (APT_LOCKS), taken by another
+/// process as apt takes its own; nothing is installed.
 final class SetupScriptTests: XCTestCase {
     private var folder: URL!
     override func setUpWithError() throws { folder = try TestEnvironment.temporaryFolder("setup-script") }

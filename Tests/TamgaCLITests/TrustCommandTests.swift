@@ -335,7 +335,7 @@ final class TrustCommandTests: XCTestCase {
     }
 
     /// A cache folder that cannot be made is reported before anything is downloaded, naming the
-    /// folder and XDG_CACHE_HOME (issue 16: a plain message, not a failure per list).
+    /// folder and XDG_CACHE_HOME (a plain message, not a failure per list).
     func testAnUnwritableCacheIsReportedNotIgnored() async throws {
         let blocked = try TestEnvironment.write("a file where the cache folder should be", named: "blocked", in: folder)
         let (code, out, err) = await tamga(["trust", "update", "--lotl", serverURL.appendingPathComponent("eu-lotl.xml").absoluteString,

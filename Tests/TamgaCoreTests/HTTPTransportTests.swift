@@ -516,7 +516,7 @@ final class HTTPTransportTLSTests: XCTestCase {
     }
 }
 
-/// The one form hosts are compared in (issue 27: the root dot skipped the Smart-ID pin).
+/// The one form hosts are compared in (a trailing root dot once skipped the Smart-ID pin).
 final class HostNameTests: XCTestCase {
     func testOneRootDotAndCaseAreDroppedAndNothingElseIsAccepted() {
         let same = ["rp-api.smart-id.com", "rp-api.smart-id.com.", "RP-API.Smart-ID.COM", "RP-API.SMART-ID.COM."]

@@ -7,7 +7,7 @@ import Glibc
 /// the exchanges it is told to — the request never delivered, the answer never delivered after
 /// the server acted on the request, or an error status answered in the server's place (or a
 /// tampered answer, for the failures that must still lock). For
-/// showing what one dropped segment does to a protocol (issue 15 §2). One request per
+/// showing what one dropped segment does to a protocol (it once cost a signature). One request per
 /// connection (`Connection: close`, as `HTTPTransport` sends); plain HTTP only.
 public final class LossyProxy: @unchecked Sendable {   // unchecked: `mutex` guards every mutable field
     public enum Fault: Sendable {

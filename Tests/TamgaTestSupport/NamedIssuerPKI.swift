@@ -18,7 +18,7 @@ public struct NamedIssuerPKI: Sendable {
     public let caCertificate: Certificate
     public let signerCertificate: Certificate
 
-    /// The signer's serial, `0x00ff12` = 65298 (the example of asics-tm-names.md §3).
+    /// The signer's serial, `0x00ff12` = 65298 (the example of docs/design/asics-tm-names.md §3).
     public static let signerSerialDecimal = "65298"
 
     /// Makes the CA `/…` `subject` (OpenSSL's slash form, `+` for a multi-valued RDN) and its

@@ -43,7 +43,7 @@ public final class PCSCRig: @unchecked Sendable {   // unchecked: immutable afte
         var cards: [(Int, String)] = []
         for (index, reader) in readers.enumerated() {
             let port = basePort + index * 2
-            // One copy of the driver per entry: its slot table is static (smartcard.md §5).
+            // One copy of the driver per entry: its slot table is static (docs/design/smartcard.md §5).
             let driver = folder.appendingPathComponent("libifdvpcd-\(index).so").path
             try FileManager.default.copyItem(atPath: URL(fileURLWithPath: "/usr/lib/pcsc/drivers/serial/libifdvpcd.so").resolvingSymlinksInPath().path, toPath: driver)
             try """

@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 
-/// Slow clients from many source addresses, for the starvation tests (issue 27): each address
+/// Slow clients from many source addresses, for the starvation tests: each address
 /// keeps `perAddress` connections open to a server on 127.0.0.1, each sending the start of a
 /// request and then one byte a second, and opens a new one as soon as one is closed (by a
 /// deadline, a refusal, an eviction) — the way an attacker holds a server's slots. All of 127/8

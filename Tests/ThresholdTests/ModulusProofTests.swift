@@ -3,7 +3,7 @@ import TamgaCore
 @testable import Threshold
 import XCTest
 
-/// Π^mod (Paillier–Blum modulus) and Π^fac (no small factor), issue 15 §1: an honest key
+/// Π^mod (Paillier–Blum modulus) and Π^fac (no small factor), against BitForge: an honest key
 /// proves, every binding matters, every tampered value and every bad modulus is refused.
 final class PaillierBlumProofTests: XCTestCase {
     let sid = [UInt8](repeating: 0x6D, count: 32)

@@ -357,7 +357,7 @@ final class ReviewRegressionTests: XCTestCase {
         // The same commit request again later: refused as a replay.
         _ = try server.signProve(share, second.prove(commit))
         // A c3 went out and no finish came: after the lifetime the session ends without locking
-        // the key (a lost answer or a restart looks the same to the server; issue 15 §2).
+        // the key (a lost answer or a restart looks the same to the server).
         usleep(400_000)
         let third = try ClientSigning(share: clientShare.publicShare, digest: [UInt8](repeating: 4, count: 32), guard: MemoryGuard())
         let thirdCommit = try server.signCommit(share, third.commitRequest)

@@ -224,7 +224,7 @@ final class RangeProofTests: XCTestCase {
         XCTAssertThrowsError(try proof.verify(secret.parameters, pid: client), "bound to the server's identity")
         XCTAssertThrowsError(try RingPedersenProof(commitments: Array(proof.commitments.dropLast()), responses: Array(proof.responses.dropLast()))
             .verify(secret.parameters, pid: server), "the round count is a constant, not the prover's choice")
-        // Issue 15 §4: 128 binary rounds (2^-128); a proof of the paper's 80 is refused.
+        // 128 binary rounds (2^-128; 80 could be ground offline); 80-round proofs are refused.
         XCTAssertEqual(proof.commitments.count, 128)
         XCTAssertThrowsError(try RingPedersenProof(commitments: Array(proof.commitments.prefix(80)), responses: Array(proof.responses.prefix(80)))
             .verify(secret.parameters, pid: server), "80 rounds")

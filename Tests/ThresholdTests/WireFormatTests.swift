@@ -59,8 +59,9 @@ final class WireFormatTests: XCTestCase {
         XCTAssertThrowsError(try WireFormat.decodeSignProveResponse(["c3": String(repeating: "ff", count: 513)]), "c3 wider than Z_N²")
     }
 
-    /// Issue 15's new fields (Π^mod, Π^fac, 128-round Π^prm) survive JSON unchanged, and a list
-    /// of the wrong length or a field of the wrong width is refused while decoding.
+    /// The small-factor proofs' fields (Π^mod, Π^fac) and the 128-round Π^prm survive JSON
+    /// unchanged, and a list of the wrong length or a field of the wrong width is refused while
+    /// decoding.
     func testTheModulusProofFieldsRoundTripAndAreBounded() throws {
         let client = try ClientEnrollment(pid: PartyTests.clientPID)
         let initResponse = try PartyTests.server.enrollInit(client.initRequest)

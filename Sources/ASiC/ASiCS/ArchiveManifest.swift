@@ -3,7 +3,7 @@ import Glibc
 import TamgaCore
 
 /// One `META-INF/ASiCArchiveManifest*.xml` of an ASiC-S time-stamp renewal (EN 319 162-1
-/// §4.4.3, asics-tm-names.md §1.3), kept with the exact bytes its time-stamp covers: the
+/// §4.4.3, docs/design/asics-tm-names.md §1.3), kept with the exact bytes its time-stamp covers: the
 /// `SigReference` names the token over those bytes, and each `DataObjectReference` a file
 /// (the data object, older tokens, the previous manifest with `Rootfile="true"`) and its digest.
 struct ArchiveManifest {

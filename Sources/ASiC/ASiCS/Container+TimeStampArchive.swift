@@ -4,7 +4,7 @@ import TamgaCore
 
 extension Container {
     /// Makes the time-stamped archive of a whole container, as the reference writes it when a
-    /// signature cannot be extended in place (EN 319 162-1 §4.3/§4.4; asics-tm-names.md §1.4):
+    /// signature cannot be extended in place (EN 319 162-1 §4.3/§4.4; docs/design/asics-tm-names.md §1.4):
     /// an ASiC-S with `mimetype` stored first, the original container's bytes as its only data
     /// object (named like the original), and `META-INF/timestamp.tst`, a token over the SHA-256
     /// of those bytes. No manifest.

@@ -4,7 +4,7 @@ import TamgaSupport
 import TamgaCore
 
 /// What an ASiC-S container holds (ETSI EN 319 162-1 §4.3), read as the reference reads it
-/// (asics-tm-names.md §1.1): one data object in the root folder, and one signature, either the
+/// (docs/design/asics-tm-names.md §1.1): one data object in the root folder, and one signature, either the
 /// RFC 3161 token `META-INF/timestamp.tst` (with its archive-manifest renewals) or XAdES in
 /// `META-INF/signatures.xml`. Other `META-INF/` files, `manifest.xml` included, are ignored.
 ///

@@ -4,7 +4,7 @@ import TamgaCore
 import TamgaSupport
 
 /// Judges the RFC 3161 token signature of an ASiC-S container as the reference does
-/// (asics-tm-names.md §1.2–1.3): `META-INF/timestamp.tst` must be a TimeStampToken (not a
+/// (docs/design/asics-tm-names.md §1.2–1.3): `META-INF/timestamp.tst` must be a TimeStampToken (not a
 /// TimeStampResp) whose imprint is the hash of the data object's raw bytes, with the token's own
 /// hash; its TSA is trusted at genTime (untrusted → UNKNOWN, any other failure → INVALID).
 /// Then the archive-manifest chain, oldest first; its first failure ends the chain check.

@@ -91,7 +91,7 @@ final class InputFile: @unchecked Sendable {   // unchecked: the descriptor is o
     /// the same time (the machine's two cores): `first` (say, the SHA-256) and `second` (the
     /// CRC-32 and the write), and after `second` the next chunk is read into a second buffer
     /// while `first` may still run. Hashing, CRC and copying then overlap instead of adding up
-    /// (issue 18: create + sign of stored data near `openssl dgst`'s time). Each worker sees
+    /// (so create + sign of stored data runs near `openssl dgst`'s time). Each worker sees
     /// every chunk in order, one chunk at a time; the first error thrown ends the stream.
     /// Data no larger than one chunk is handled on this thread alone.
     func streamOnTwoCores(from offset: UInt64, length: UInt64, chunkSize: Int = 1 << 20,

@@ -109,7 +109,7 @@ final class AtomicOutputFile {
 
     /// Starts the disk writes of what was written since the last call, without waiting: the
     /// fsync in `commit()` then waits for the last few megabytes only, not for the whole file
-    /// (200 MB: 80 ms of waiting at the end, issue 18). A file system without
+    /// (200 MB: 80 ms of waiting at the end without it). A file system without
     /// sync_file_range just leaves it all to the fsync.
     private func startWriteback() {
         _ = cposix_start_writeback(descriptor, Int64(writebackStarted), Int64(position - writebackStarted))

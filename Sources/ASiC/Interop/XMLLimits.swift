@@ -141,7 +141,7 @@ struct XMLLimits: Sendable {
     /// The name of an encoding whose markup is not ASCII bytes, or nil. This scan, and the
     /// DOCTYPE search before it, read bytes as ASCII: in UTF-16 `</` is `<\0/\0` and nothing
     /// would be counted right. Every signature the reference and tamga write is UTF-8
-    /// (asice.md §1.3), so such members are refused with this reason rather than a wrong one.
+    /// (docs/design/asice.md §1.3), so such members are refused with this reason rather than a wrong one.
     static func unreadableEncoding(_ data: Data) -> String? {
         let head = Array(data.prefix(4))
         if head.starts(with: [0x00, 0x00, 0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE, 0x00, 0x00]) { return "UTF-32 (byte-order mark)" }

@@ -3,7 +3,7 @@ import Glibc
 import TamgaCore
 
 /// The imprint of a XAdES 1.4.1 `ArchiveTimeStamp` as the reference computes it
-/// (asice.md §1.5): one hash over, in order, each `ds:Reference` target in SignedInfo order
+/// (docs/design/asice.md §1.5): one hash over, in order, each `ds:Reference` target in SignedInfo order
 /// (the canonical SignedProperties, or a data file's raw bytes, streamed), then the canonical
 /// SignedInfo, SignatureValue and KeyInfo, then every UnsignedSignatureProperties child that
 /// comes before the archive time-stamp being made or checked. Each element is canonicalized on

@@ -3,9 +3,10 @@ import Glibc
 import TamgaCore
 
 /// Judges the unsigned properties of one signature the way the reference does
-/// (asice.md §1.5, trust.md): the signature time-stamp over the canonical SignatureValue,
+/// (docs/design/asice.md §1.5, docs/design/trust.md): the signature time-stamp over the canonical SignatureValue,
 /// the OCSP response (signature, responder trust at producedAt, status good for the signer,
-/// producedAt not before genTime and at most 15 minutes after it), archive time-stamps over
+/// producedAt not before genTime: a warning past 15 minutes after it, INVALID past 24 hours, as
+/// SiVa has it), archive time-stamps over
 /// their exact input, and the signer's chain at the time-stamp's time. BDOC 2.1 time-marks
 /// (OCSP without a time-stamp) go to TimeMarkValidator.
 struct LongTermValidator {
@@ -288,7 +289,7 @@ struct LongTermValidator {
         // The time that counts is the signature time-stamp's genTime: a certificate revoked
         // after it was valid when the signature was made (EN 319 102-1 judges revocation at
         // the time the signature is proven to exist). The reference makes any revoked answer
-        // INVALID (asics-tm-names.md §1, step 6); tamga does so only for a revocation at or
+        // INVALID (docs/design/asics-tm-names.md §2, step 6); tamga does so only for a revocation at or
         // before genTime, or when there is no genTime or no revocationTime to compare.
         func revokedByTimeThatCounts(_ status: OCSPResponse.CertificateStatus) -> Bool {
             guard let genTime, let revocationTime = status.revocationTime else { return true }

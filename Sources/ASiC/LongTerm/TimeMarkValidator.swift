@@ -5,7 +5,7 @@ import TamgaSupport
 
 /// Judges a BDOC 2.1 time-mark (TM): a signature whose only long-term evidence is an OCSP
 /// response asked for at signing time, with a nonce that binds it to the SignatureValue
-/// (asics-tm-names.md §2, asice.md §1.5). The checks follow the reference's order:
+/// (docs/design/asics-tm-names.md §2, docs/design/asice.md §1.5). The checks follow the reference's order:
 ///
 /// 1. the BDOC 2.1 signature policy (`urn:oid:1.3.6.1.4.1.10015.1000.3.2.1` or `…3.2.3`, read
 ///    only with `Qualifier="OIDAsURN"`) and a non-empty SPURI; SigPolicyHash is not checked,
@@ -16,8 +16,8 @@ import TamgaSupport
 /// 4. its nonce is DER `DigestInfo(hash(decoded SignatureValue))`, raw or wrapped in an OCTET
 ///    STRING, with SHA-1/224/256/384/512.
 ///
-/// The signer's chain is not judged here: a time-mark is judged at the certificate's notBefore
-/// (SignatureValidator), never at producedAt.
+/// The signer's chain is not judged here: SignatureValidator judges it at the certificate's
+/// notBefore and again at this response's producedAt (DigiDoc only at notBefore).
 struct TimeMarkValidator {
     let options: ValidationOptions
 

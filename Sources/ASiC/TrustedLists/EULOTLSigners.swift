@@ -7,9 +7,10 @@ import TamgaCore
 ///
 /// Provenance: the six certificates the DigiDoc reference library (libdigidocpp 4.5.0) pins at
 /// build time from its `etc/tl-mp1…6.crt`, which come from the Official Journal of the EU's
-/// publication of the LOTL signing certificates (project copy: `../shared/trust/eu-lotl-signers`,
-/// README there). End-entity qualified certificates (CA:FALSE, nonRepudiation) of EC seals and
-/// officials; their validity ends 2027–2029, when a new tamga release must carry the new set
+/// publication of the LOTL signing certificates (holders, validity and fingerprints:
+/// `docs/design/trust.md` §6). End-entity qualified certificates (CA:FALSE, or no
+/// basicConstraints at all for the first; nonRepudiation) of EC seals and officials; their
+/// validity ends 2027–2029, when a new tamga release must carry the new set
 /// (the operator can replace them sooner with `tamga trust update --lotl-cert PEM`).
 /// Public data; the SHA-256 fingerprints below are checked by the tests.
 public enum EULOTLSigners {

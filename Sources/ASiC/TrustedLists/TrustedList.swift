@@ -5,7 +5,7 @@ import TamgaCore
 
 /// An ETSI TS 119 612 trusted list, read offline: its signature is checked against the
 /// certificates allowed to sign it *before* its content is used, it must not be past NextUpdate
-/// (unless the caller allows expired lists), and then it is one of two kinds (trust.md §4):
+/// (unless the caller allows expired lists), and then it is one of two kinds (docs/design/trust.md §4):
 ///
 /// - a national (generic) list yields, for any time, the certificates of the CA/QC, OCSP/QC and
 ///   TSA/QTST services that were in a granted state then, with their qualifiers;
@@ -159,7 +159,7 @@ public struct TrustedList: Sendable {
     }
 
     /// Whether `certificate` is qualified, on a QSCD, a seal: what the certificate says, as the
-    /// qualifiers of the CA/QC service that issued it at `time` amend it (trust.md §3–4); nil
+    /// qualifiers of the CA/QC service that issued it at `time` amend it (docs/design/trust.md §3–4); nil
     /// when no trusted service on this list issued it.
     public func qualification(of certificate: Certificate, issuedBy issuer: Certificate?, at time: Date) -> Certificate.Qualification? {
         guard let service = issuingService(of: certificate, issuedBy: issuer, at: time) else { return nil }

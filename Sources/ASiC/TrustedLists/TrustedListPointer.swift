@@ -4,7 +4,7 @@ import TamgaSupport
 import TamgaCore
 
 /// One `OtherTSLPointer` of a list of lists: where a member state's list is, what it is, and
-/// the certificates allowed to sign it (trust.md §4, asics-tm-names.md §5).
+/// the certificates allowed to sign it (docs/design/trust.md §4, docs/design/asics-tm-names.md §5).
 public struct TrustedListPointer: Sendable {
     /// `SchemeTerritory`, with GR written EL as the EU lists do.
     public let territory: String

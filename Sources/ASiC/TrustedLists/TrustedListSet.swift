@@ -68,7 +68,7 @@ public struct TrustedListSet: Sendable {
     /// A list of lists checked with the pinned signers; a national list here is refused.
     ///
     /// When its signer is not pinned and `pivots` is given, the EU's pivot mechanism applies
-    /// (asics-tm-names.md §5): the first `SchemeInformationURI` (xml:lang en) containing "pivot"
+    /// (docs/design/asics-tm-names.md §5): the first `SchemeInformationURI` (xml:lang en) containing "pivot"
     /// names an earlier LOTL version that must itself check (recursively, at most
     /// `maximumPivotDepth` deep, ending at a pinned signer); the certificates its pointer to the
     /// list of lists names may then sign this one. Stricter than the reference, which allows the

@@ -3,7 +3,7 @@ import Glibc
 import TamgaSupport
 import TamgaCore
 
-/// Checks one signature file the way the reference does (`asice.md` §1.3–1.4), with the key of
+/// Checks one signature file the way the reference does (`docs/design/asice.md` §1.3–1.4), with the key of
 /// the signing certificate only (the KeyInfo certificate the signed CertDigest names, never a
 /// key found elsewhere), and every data file, the
 /// SignedProperties and the SignatureValue recomputed from the stored bytes.
@@ -13,7 +13,7 @@ struct SignatureValidator {
 
     static let signedPropertiesType = "http://uri.etsi.org/01903#SignedProperties"
     static let signedPropertiesTypeV111 = "http://uri.etsi.org/01903/v1.1.1#SignedProperties"
-    /// XAdES elements the reference refuses (asice.md §1.1); a signature carrying one is invalid.
+    /// XAdES elements the reference refuses (docs/design/asice.md §1.1); a signature carrying one is invalid.
     static let unsupportedElements: Set<String> = [
         "AllDataObjectsTimeStamp", "IndividualDataObjectsTimeStamp", "UnsignedDataObjectProperties", "CounterSignature",
         "AttributeCertificateRefs", "AttributeRevocationRefs", "RefsOnlyTimeStamp", "AttrAuthoritiesCertValues",
@@ -228,7 +228,7 @@ struct SignatureValidator {
 
     /// The reference checks the signer's chain, with the CA's trusted-list status, at the
     /// certificate's notBefore for every signature, and again at the time-stamp's genTime for T
-    /// and above (asics-tm-names.md §4): a CA that was not granted when it issued the
+    /// and above (docs/design/asics-tm-names.md §4): a CA that was not granted when it issued the
     /// certificate, or is not granted at genTime, leaves trust unknown. A time-mark is judged the
     /// same way at its OCSP response's producedAt, the time it proves. The reference judges a
     /// time-mark at notBefore only, so that a certificate that expired, or a CA withdrawn,
@@ -282,7 +282,7 @@ struct SignatureValidator {
         return false
     }
 
-    /// QC on a QSCD (or an e-seal), from the certificate and the list's qualifiers (trust.md §3–4).
+    /// QC on a QSCD (or an e-seal), from the certificate and the list's qualifiers (docs/design/trust.md §3–4).
     private func checkQualification(_ certificate: Certificate, list: TrustedList, helpers: [Certificate], at time: Date,
                                     findings: inout FindingList) -> ValidationReport.SignerQualification {
         let issuer = (helpers + options.trust.intermediates).first { $0.isIssuer(of: certificate) }
@@ -451,7 +451,7 @@ struct SignatureValidator {
         let holders = ssp.children("SigningCertificate", in: XMLNamespace.xades) + ssp.children("SigningCertificateV2", in: XMLNamespace.xades)
         guard holders.count == 1, let holder = holders.first else { return nil }
         // XAdES lets SigningCertificate name the signer's whole path; the signer's own Cert
-        // comes first, and the reference reads only that one (asics-tm-names.md §3). The count
+        // comes first, and the reference reads only that one (docs/design/asics-tm-names.md §3). The count
         // is already bounded by the XML limits.
         let certs = holder.children("Cert", in: XMLNamespace.xades)
         guard let cert = certs.first,

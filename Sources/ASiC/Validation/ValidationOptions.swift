@@ -63,7 +63,7 @@ public struct ValidationOptions: Sendable {
     /// Where a signer's issuing CA certificate may be found to ask OCSP about the signer: the
     /// signature's own certificates come first (the caller adds them), then the given ones,
     /// then every CA/QC service certificate of the trusted list whatever its status, as the
-    /// reference takes the issuer from the list (asice.md §1.4). Whether that CA was trusted
+    /// reference takes the issuer from the list (docs/design/asice.md §1.4). Whether that CA was trusted
     /// is judged separately, at the times that count; this only finds the certificate.
     var issuerCandidates: [Certificate] {
         trust.intermediates + trust.anchors + (trustedList?.certificates(of: [.certificateAuthority]) ?? [])

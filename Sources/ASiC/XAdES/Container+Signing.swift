@@ -31,7 +31,7 @@ extension Container {
             throw CoreError.serviceURLMissing(service: "time-stamping authority for \(options.profile.withArticle) signature (--tsa URL)")
         }
         guard let usage = certificate.keyUsage, usage.contains(.nonRepudiation) else {
-            // Say how to make one that works (issue 31, 4): a self-made certificate is the usual case.
+            // Say how to make one that works: a self-made certificate, the usual first try, lacks it.
             throw ContainerError.signingCertificateUnsuitable(
                 "it lacks the nonRepudiation key usage, so no validator would accept the signature. A certificate of your own "
                     + "needs it: openssl req -x509 -key KEY.pem -subj '/CN=Your Name' -days 365 -addext 'keyUsage=critical,nonRepudiation' -out CERT.pem")

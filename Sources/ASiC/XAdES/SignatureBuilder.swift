@@ -4,7 +4,7 @@ import Glibc
 import TamgaCore
 
 /// Builds one `META-INF/signaturesN.xml` in the exact shape the reference writes
-/// (`asice.md` §1.3): one line after the XML declaration, `asic`, `ds` and `xades` declared on
+/// (`docs/design/asice.md` §1.3): one line after the XML declaration, `asic`, `ds` and `xades` declared on
 /// the root, C14N 1.1 inclusive for SignedInfo and the SignedProperties reference.
 ///
 /// The digests are taken by canonicalizing elements *of the final document text*, parsed

@@ -3,13 +3,13 @@
 #include <stddef.h>
 // libpq and libmicrohttpd are loaded when the co-signer first needs them, not when tamga
 // starts: together with what they pull in (GnuTLS, Kerberos, LDAP, SASL, IDN: 17 of the 36
-// shared libraries) they cost every command about 2.7 ms of start-up (issue 18). The co-signer
+// shared libraries) they cost every command about 2.7 ms of start-up. The co-signer
 // asks for them with tamga_lazy_load first, so a machine without one hears which package to
 // install as an error of its own.
 
 // They, OpenSSL, libxml2, SQLite and p11-kit are loaded on the first call of any function tamga uses
 // from them (lazy.c, lazy_trampolines.c), so commands that do not use them (`--version`,
-// `readers`, `help`) never map them: together about 1.5 ms of every start-up (issue 18).
+// `readers`, `help`) never map them: together about 1.5 ms of every start-up.
 // Nothing needs to call these first; they are for saying early and clearly what is missing.
 //
 // The exit status when a lazily loaded library is missing at the moment a function of it is

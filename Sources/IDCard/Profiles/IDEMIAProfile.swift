@@ -1,6 +1,6 @@
 import PCSC
 
-/// IDEMIA Cosmo 8 / X applets (smartcard.md §1.3): certificates under the main AID, the signing
+/// IDEMIA Cosmo 8 / X applets (docs/design/smartcard.md §1.3): certificates under the main AID, the signing
 /// key 9F and PIN2 (ref 85) in the QSCD application, the authentication key 81 and PIN1 (ref 01)
 /// in AWP, the PUK ref 02; PIN templates padded with FF; PSO:CDS takes the hash fitted to the
 /// key's size; personal data in DF 5000.

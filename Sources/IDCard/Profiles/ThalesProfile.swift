@@ -1,6 +1,6 @@
 import PCSC
 
-/// The Thales applet (smartcard.md §1.4): one PKCS#15 AID, certificates by path from the MF,
+/// The Thales applet (docs/design/smartcard.md §1.4): one PKCS#15 AID, certificates by path from the MF,
 /// PIN templates padded with 00, MSE:SET naming the hash size, PSO:HASH then PSO:CDS.
 /// The authentication certificate paths are not in the recorded traces; these are the ones
 /// tamga's virtual card uses (EstEID `ADF1 3411`, FinEID `5016 4331`).

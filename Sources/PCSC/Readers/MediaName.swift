@@ -2,7 +2,7 @@ import FoundationEssentials
 import Glibc
 import TamgaSupport
 
-/// A CryptoPro media name (smartcard.md §2.3): `rutoken_ecp_4a1b2c3d`, `rutoken_lt_40d27c56`,
+/// A CryptoPro media name (docs/design/smartcard.md §2.3): `rutoken_ecp_4a1b2c3d`, `rutoken_lt_40d27c56`,
 /// `pkcs11_rutoken_ecp_435461fa`, or the markers `NO_MEDIA` (no token) and `NO_UNIQUE`.
 public struct MediaName: Sendable, Hashable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable {
@@ -61,7 +61,7 @@ public struct MediaName: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// A PC/SC reader name taken apart (smartcard.md §2.1): the product name, an optional
+/// A PC/SC reader name taken apart (docs/design/smartcard.md §2.1): the product name, an optional
 /// `[interface]` and `(serial)`, and the index suffix — `HH HH` on Linux (`00 00`, `01 00`,
 /// slot `00 01`), a single number on Windows and for Bluetooth readers (`0`, `BT 1`).
 public struct ReaderName: Sendable, Hashable {

@@ -2,7 +2,7 @@ import FoundationEssentials
 import Glibc
 
 /// Which card or token an ATR belongs to: one table, exact ATRs first, then masked ones,
-/// then byte patterns in the historical bytes (smartcard.md §1.2, §2.2). `tamga readers` and
+/// then byte patterns in the historical bytes (docs/design/smartcard.md §1.2, §2.2). `tamga readers` and
 /// the ID-card layer read the same table.
 public enum CardRegistry {
     /// A known card family.

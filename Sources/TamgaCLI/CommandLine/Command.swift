@@ -60,7 +60,7 @@ protocol Command: Sendable {
     func run(_ context: CommandContext) async throws -> ExitCode
     /// The same without Swift concurrency, for what answers at once (`readers`' listing); nil
     /// (the default) when the command needs `run`. Answering here saves the start of Swift
-    /// concurrency's threads, a good part of such a command's time (issue 18).
+    /// concurrency's threads, a good part of such a command's time.
     func runWithoutConcurrency(_ context: CommandContext) throws -> ExitCode?
 }
 

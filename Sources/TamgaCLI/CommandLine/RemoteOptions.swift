@@ -108,7 +108,8 @@ struct RemoteOptions {
             }
             configuration.smartIDAPI = smartIDAPI ?? api
             // A URL from a file that names the other version is said with the file and the key
-            // (issue 31, 9); the signer checks the same for a --service-url.
+            // (docs/cli.md's own v2 example was refused without saying where its URL came from);
+            // the signer checks the same for a --service-url.
             let asked = configuration.smartIDAPI
             if self.url == nil, let file = sectionFile,
                let named = SmartIDAPIVersion(rawValue: url.lastPathComponent), named != asked {

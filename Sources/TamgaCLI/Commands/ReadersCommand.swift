@@ -82,7 +82,7 @@ struct ReadersCommand: Command {
     private func waitForToken(_ wanted: String, _ context: CommandContext) async throws -> ExitCode {
         let expected = family(of: wanted)
         // pcscd first: "waiting…" and then "pcscd is not running" would have had the person wait
-        // for nothing (issue 31, 12).
+        // for nothing.
         let monitor = try ReaderMonitor()
         context.terminal.error("Connect the token (\(wanted)); waiting up to \(Int(timeout)) s…")
         let events = monitor.events()

@@ -105,8 +105,8 @@ struct SignCommand: Command {
         try Self.refuseOptionsThatDoNotApply(to: signer, arguments)
     }
 
-    /// Every option that cannot apply to the chosen signer is refused, not ignored (issue 31, 6):
-    /// a person who gave it meant something by it.
+    /// Every option that cannot apply to the chosen signer is refused, not ignored: a person who
+    /// gave it meant something by it (an ignored --rsa-pss with an EC key signed ECDSA, exit 0).
     static func refuseOptionsThatDoNotApply(to signer: SignerSpecification, _ arguments: ParsedArguments) throws {
         let remoteSigner: Bool
         switch signer {
@@ -172,7 +172,7 @@ struct SignCommand: Command {
         if module == nil, case .pkcs11 = self.signer { module = try Configuration.load(environment: context.environment).pkcs11Module }
         let signer = try await self.signer.makeSigner(certificatePath: certificatePath, secrets: secrets, pss: pss, terminal: context.terminal,
                                                       module: module, remote: remote)
-        // An option that cannot apply to this signer is refused, not ignored (issue 31, 6):
+        // An option that cannot apply to this signer is refused, not ignored:
         // --rsa-pss on an EC key would otherwise sign ECDSA and exit 0.
         if pss, !signer.algorithm.isRSAPSS {
             throw UsageError("--rsa-pss applies to RSA keys only; this signer's key signs \(signer.algorithm) (leave --rsa-pss out)")

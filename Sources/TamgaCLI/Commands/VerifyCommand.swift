@@ -19,7 +19,7 @@ struct VerifyCommand: Command {
     BDOC 2.1 time-marks (profile TM; TM-A with archive time-stamps is INVALID, as in SiVa, where
     DigiDoc ignores them) are validated, never created: the BDOC 2.1 signature policy, the first OCSP response
     that verifies (responder trusted at producedAt, status good), the responder's time-mark policy,
-    and the nonce = DigestInfo(hash(SignatureValue)); the signer is judged at notBefore only.
+    and the nonce = DigestInfo(hash(SignatureValue)); the signer is judged at notBefore and at producedAt.
     ASiC-S (.asics, .scs): XAdES in META-INF/signatures.xml is checked the same way (its one
     reference must be the data object); a time-stamp token META-INF/timestamp.tst (profile
     TimeStampToken) must cover the data object's bytes, its TSA trusted at genTime (untrusted:
@@ -213,7 +213,7 @@ struct VerifyCommand: Command {
         } else if global.silent {
             // -qq: the exit code says it all.
         } else if global.quiet {
-            // -q: one line per container, its name and verdict (issue 31, 7).
+            // -q: one line per container, its name and verdict, not a line per finding.
             context.terminal.escaping.line("\(report.container): \(report.status.rawValue)")
         } else {
             Self.printReport(report, context.terminal, verbose: verbose)
@@ -331,7 +331,8 @@ struct VerifyCommand: Command {
             // A finding with severity VALID is a note.
             for finding in s.findings {
                 t.line("    \(finding.severity == .valid ? "note" : finding.severity.rawValue.lowercased()): \(said(finding)) [\(finding.code)]")
-                // What to do about it (issue 31, 5): the bound is verify's own default.
+                // What to do about it, or a B that sign just wrote is a bare INVALID: the bound is
+                // verify's own default.
                 if finding.code == "profile-too-low", ["B", "T"].contains(s.profile) {
                     t.line("    hint: to accept \(s.profile == "B" ? "a B" : "a T")-level signature, verify with --min-profile \(s.profile); `tamga extend` adds the evidence that makes it LT")
                 }

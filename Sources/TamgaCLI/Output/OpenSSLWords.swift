@@ -1,6 +1,6 @@
 /// OpenSSL's own error strings, as they reach findings through the checks that call it
 /// (`error:13800065:OCSP routines::certificate verify error`, `unable to get local issuer
-/// certificate`), said in words a person acts on (issue 31, 8). The text report uses these;
+/// certificate`), said in words a person acts on. The text report uses these;
 /// `--verbose` and `--json` keep OpenSSL's text, which is what one searches for.
 enum OpenSSLWords {
     /// X.509 verification results (X509_verify_cert_error_string) and what they mean here.

@@ -47,7 +47,7 @@ public final class Terminal: @unchecked Sendable {   // unchecked: written from 
     }
 
     /// `[]` and `{}` for the empty arrays and objects that the pretty-printer writes over three
-    /// lines (`[\n\n  ]`; issue 31, 12). Only outside strings, whose line breaks are escapes.
+    /// lines (`[\n\n  ]`). Only outside strings, whose line breaks are escapes.
     static func collapsingEmptyCollections(_ json: Data) -> Data {
         let bytes = [UInt8](json)
         var output: [UInt8] = []

@@ -12,7 +12,7 @@ import Glibc
 ///
 /// By default the versions tamga was built against, from the libraries' headers: OpenSSL,
 /// libxml2 and SQLite are loaded only when a command first uses them (CDeferredLibraries), and
-/// loading them costs more than the rest of `--version` (issue 18). `--libraries` loads them
+/// loading them costs more than the rest of `--version`. `--libraries` loads them
 /// and adds the versions in use with their files (a Debian security update changes OpenSSL or
 /// libxml2 without rebuilding tamga). pcsc-lite and p11-kit have no runtime version query.
 struct VersionReport: Encodable {

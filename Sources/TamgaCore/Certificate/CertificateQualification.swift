@@ -9,7 +9,7 @@ extension Certificate {
     /// Certificate policy OIDs (dotted), e.g. `0.4.0.194112.1.2` (QCP-n-qscd).
     public var policies: [String] { (try? Self.firstOIDs(ofSequenceOf: handle.extensionDER(nid: 89))) ?? [] }
 
-    /// The qualifications a validator reads from the certificate itself (trust.md §3).
+    /// The qualifications a validator reads from the certificate itself (docs/design/trust.md §3).
     public struct Qualification: Sendable, Equatable {
         /// QcCompliance: a qualified certificate.
         public var qualified: Bool

@@ -33,7 +33,7 @@ public struct ClientKeyShare: Sendable {
 /// The client party (P1) of enrollment: commit to Q1, check the server's Q2 proof and its
 /// ring-Pedersen parameters (their Π^prm on first contact; afterwards the pinned fingerprint
 /// of parameters already verified), then prove N (NiCorrectKey, Π^mod, and Π^fac under the
-/// server's parameters: no small factor, issue 15 §1) and the PDL.
+/// server's parameters: no small factor, against BitForge's N = p·P·Q) and the PDL.
 public final class ClientEnrollment {
     let pid: [UInt8]
     let random: RandomSource

@@ -1,5 +1,5 @@
-/// The protocol's messages as plain values (the co-signer issue puts them on the wire). Names
-/// follow `threshold-ecdsa.md` §1.2–1.3: enrollment `init`/`complete`, signing
+/// The protocol's messages as plain values (the co-signer module puts them on the wire). Names
+/// follow `docs/design/threshold-ecdsa.md` §1.2–1.3: enrollment `init`/`complete`, signing
 /// `commit`/`prove`/`finish`.
 public enum ThresholdMessage {
     public struct EnrollInitRequest: Sendable {

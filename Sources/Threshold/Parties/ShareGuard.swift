@@ -2,7 +2,7 @@ import FoundationEssentials
 import Glibc
 import TamgaSupport
 
-/// Terminal abort (`threshold-ecdsa.md` §3.1): once the server's ciphertext has arrived, any
+/// Terminal abort (`docs/design/threshold-ecdsa.md` §3.1): once the server's ciphertext has arrived, any
 /// failure locks the device's share for good — a malicious server learns at most one bit per
 /// failed signature, and it gets no second one. The state is on disk before the ciphertext is
 /// touched, so a crash in between also counts as a failure. Transitions are compare-and-set:

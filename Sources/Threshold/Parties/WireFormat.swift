@@ -3,7 +3,7 @@ import Glibc
 import TamgaCore
 
 /// The JSON form of the protocol messages, for the co-signer's HTTP API: every field fixed-width
-/// lower-case hex (`threshold-ecdsa.md` §5.1: scalars 32 bytes, points 33, elements of Z_N and
+/// lower-case hex (`docs/design/threshold-ecdsa.md` §5.1: scalars 32 bytes, points 33, elements of Z_N and
 /// Z_Ñ 256, of Z_N² 512, proof integers at their bound's width). Decoding checks every width and
 /// every point before a message value exists, so a party never sees a malformed field.
 public enum WireFormat {

@@ -5,7 +5,7 @@
 /// cheat). Together with Π^mod (N has exactly two prime factors) no prime factor of N is small,
 /// which closes BitForge's `N0 = p·P·Q` with a ~20-bit p.
 ///
-/// Masks are drawn non-negative (as in Π^log*, `threshold-ecdsa.md` §5.1) and the challenge is
+/// Masks are drawn non-negative (as in Π^log*, `docs/design/threshold-ecdsa.md` §5.1) and the challenge is
 /// in [0, q), so every value is a non-negative integer with an upper bound the verifier checks
 /// and the wire format fixes. The prover redraws where v would be negative (probability about
 /// 2^-1000); an honest z1 or z2 passes Fig. 28's bound except with probability below 2^-510.

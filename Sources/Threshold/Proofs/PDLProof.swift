@@ -1,6 +1,6 @@
 /// Π^log* (CGGMP21 Fig. 25): the Paillier ciphertext `C = Enc_N0(x; ρ)` encrypts the discrete
 /// log of `X = x·G`, with `x` in range up to the proof's slack, under the verifier's
-/// ring-Pedersen parameters. Masks are drawn non-negative (`threshold-ecdsa.md` §5.1), so every
+/// ring-Pedersen parameters. Masks are drawn non-negative (`docs/design/threshold-ecdsa.md` §5.1), so every
 /// response is a non-negative integer with a known bound.
 public struct PDLProof: Sendable, Equatable {
     /// ℓ and ε of the suite: |x| < 2^ℓ honestly, the proof guarantees |x'| < 2^(ℓ+ε).

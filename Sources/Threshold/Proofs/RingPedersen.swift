@@ -127,7 +127,7 @@ public struct RingPedersenSecret: Sendable {
 /// round is special-sound with challenge space {0, 1}, so a prover without λ passes one round
 /// with probability 1/2: 128 rounds give 2^-128, the suite's bound, where the paper's 80 gave
 /// 2^-80 — and non-interactively a forger can grind the hash offline, so 2^-80 is an 80-bit
-/// work factor (issue 15 §4).
+/// work factor.
 public struct RingPedersenProof: Sendable, Equatable {
     public static let rounds = 128
     public let commitments: [BigInt]   // A_i = t^a_i

@@ -1,4 +1,4 @@
-/// Proof of knowledge of a discrete log (`threshold-ecdsa.md` §5.2): `A = a·G`,
+/// Proof of knowledge of a discrete log (`docs/design/threshold-ecdsa.md` §5.2): `A = a·G`,
 /// `e = chal("L17v1/schnorr", sid, label, pid, G, X, A)`, `z = a + e·x mod q`; wire form
 /// `A(33) ‖ z(32)`.
 public struct SchnorrProof: Sendable, Equatable {

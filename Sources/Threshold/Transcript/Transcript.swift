@@ -3,7 +3,7 @@ import Glibc
 import TamgaCore
 import TamgaSupport
 
-/// The hashing conventions of `threshold-ecdsa.md` §5.2 (suite `L17-2P-ECDSA/P-256/SHA-256/v1`):
+/// The hashing conventions of `docs/design/threshold-ecdsa.md` §5.2 (suite `L17-2P-ECDSA/P-256/SHA-256/v1`):
 /// every hash input is length-prefixed and domain-separated, so no two different item lists
 /// hash alike (the TSSHOCK lesson), and every challenge covers the session id, a proof label,
 /// the prover, the whole statement and every first message.

@@ -1,4 +1,4 @@
-/// The EstEID IDEMIA (Cosmo 8 / X) applets as `smartcard.md` §1.3 records them: the main AID
+/// The EstEID IDEMIA (Cosmo 8 / X) applets as `docs/design/smartcard.md` §1.3 records them: the main AID
 /// with the certificate files, the QSCD application (PIN2, signing key 9F, PSO:CDS) and the AWP
 /// application (PIN1, authentication key 81, INTERNAL AUTHENTICATE), and the personal data file
 /// 5000 with EFs 5001–5008. PIN template padded with FF; PIN1 ref 01, PIN2 ref 85, PUK ref 02;

@@ -1,12 +1,13 @@
-/// The Thales applet (EstEID 2025– and FinEID) as `smartcard.md` §1.4 records it: the PKCS#15
+/// The Thales applet (EstEID 2025– and FinEID) as `docs/design/smartcard.md` §1.4 records it: the PKCS#15
 /// AID, certificates selected by path from the MF and read in blocks of at most 0xB5 bytes,
 /// retry counters through `00 CB 00 FF 05 A0 03 83 01 <ref>`, VERIFY with a 00-padded template,
 /// MSE:SET with the hash size in the algorithm byte, PSO:HASH then PSO:CDS.
 ///
-/// Where the research notes are silent, this emulator chooses and says so: the authentication
-/// certificate EF (EstEID `ADF1 3411`, FinEID `5016 4331`), the counter reply laid out as
-/// well-formed BER-TLV (`A0 { 83 ref, 8C, 9C, DF21 left, A5 { DF27, DF28, DF2F changed } }`),
-/// and authentication as MSE:SET AT + INTERNAL AUTHENTICATE.
+/// Where this emulator departs from the recorded cards, it says so: the authentication
+/// certificate EF (EstEID `ADF1 3411`, as libelectronic-id has it; FinEID `5016 4331`), the
+/// counter reply laid out as well-formed BER-TLV (`A0 { 83 ref, 8C, 9C, DF21 left, A5 { DF27,
+/// DF28, DF2F changed } }`), and authentication as MSE:SET AT + INTERNAL AUTHENTICATE where the
+/// recorded FinEID card uses MSE:SET DST + PSO:HASH + PSO:CDS (docs/design/smartcard.md §1.4, §6).
 final class ThalesApplet: Applet {
     static let aid: [UInt8] = [0xA0, 0x00, 0x00, 0x00, 0x63, 0x50, 0x4B, 0x43, 0x53, 0x2D, 0x31, 0x35]
 

@@ -3,7 +3,7 @@ import XCTest
 import TamgaCore
 import TamgaTestSupport
 
-/// Time-stamp renewal in ASiC-S (asics-tm-names.md §1.3): each ASiCArchiveManifest lists the
+/// Time-stamp renewal in ASiC-S (docs/design/asics-tm-names.md §1.3): each ASiCArchiveManifest lists the
 /// data and the older chain files with digests, and its SigReference token covers the
 /// manifest's exact bytes. Checked oldest first; the first failure ends the chain check.
 final class ArchiveManifestChainTests: SimpleContainerTestCase {

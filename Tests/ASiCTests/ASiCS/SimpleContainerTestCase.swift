@@ -5,7 +5,7 @@ import TamgaTestSupport
 
 /// Builds ASiC-S containers by hand: tokens from `openssl ts -reply` with the test TSA key (no
 /// service needed), ZIPs with tamga's writer or with python's zipfile, archive manifests as the
-/// reference writes them (asics-tm-names.md §1.3).
+/// reference writes them (docs/design/asics-tm-names.md §1.3).
 class SimpleContainerTestCase: ContainerTestCase {
     private var tsaConfig: String!
     private var counter = 0

@@ -5,7 +5,7 @@ import TamgaTestSupport
 
 /// BDOC 2.1 time-marks made by `scripts/make-tm-container.py` (tamga never creates them) with
 /// OCSP from the loopback responders, each judged as the reference judges it
-/// (asics-tm-names.md §2 and §4). Every verdict is asserted with its finding codes.
+/// (docs/design/asics-tm-names.md §2 and §4). Every verdict is asserted with its finding codes.
 final class TimeMarkTests: ContainerTestCase {
     var services: TestServices!
 
@@ -258,7 +258,7 @@ final class TimeMarkTests: ContainerTestCase {
         XCTAssertGreaterThanOrEqual(checked, 9)
     }
 
-    /// asics-tm-names.md §4, "own lists" table: the same signature as LT (time-stamped) and as TM.
+    /// docs/design/asics-tm-names.md §4, "own lists" table: the same signature as LT (time-stamped) and as TM.
     func testTheReferenceTableOfLTAgainstTMAtNotBeforeAndGenTime() throws {
         let pinned = [try Certificate(derOrPEM: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-signer.cert.pem")))]
         func listed(_ file: String) throws -> ValidationOptions {
@@ -294,7 +294,7 @@ final class TimeMarkTests: ContainerTestCase {
     }
 
     func testTheCAWithdrawnBetweenNotBeforeAndProducedAtLeavesATimeMarkUnknown() throws {
-        // asics-tm-names.md §4: CA withdrawn before genTime → LT Unknown, and so is the time-mark
+        // docs/design/asics-tm-names.md §4: CA withdrawn before genTime → LT Unknown, and so is the time-mark
         // here, judged at producedAt (recorded difference: the reference says OK).
         let pinned = [try Certificate(derOrPEM: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-signer.cert.pem")))]
         let list = try TrustedList(data: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-ca-withdrawn-2025-tm.xml")), signers: pinned)

@@ -4,7 +4,7 @@ import Foundation
 import TamgaCore
 import TamgaTestSupport
 
-/// Issue 14's target, measured: every hostile container of the kinds the probe found
+/// The hostile-input budget, measured: every hostile container of the kinds the probe found
 /// (namespaces, attributes, elements, depth, references, SignedProperties references, archive
 /// time-stamps, OCSP values, signatures) finishes `tamga verify` and `tamga container ls` in
 /// under a second of CPU per MB of input and under 256 MB of RSS. The containers come from
@@ -19,10 +19,10 @@ final class HostileInputBudgetTests: LongTermTestCase {
     /// limits (four 16 MB members of text, 67 KB compressed) inflates and parses 64 MB, about
     /// 0.3–0.4 s of CPU in a debug build, nearly all of it in zlib and libxml2.
     static let floorSeconds = 0.75
-    /// The budget is the release build's (issue 14's target). A debug build — what `swift test`
-    /// runs — does the same work several times slower (1,000 signature files: 0.92 s of CPU
-    /// against 0.82 s allowed), so its budget is this many times larger: still far below what
-    /// a super-linear blow-up costs (the probe's cases took 4–2,000 times their budget).
+    /// The budget is the release build's (what a service checking uploads runs). A debug build —
+    /// what `swift test` runs — does the same work several times slower (1,000 signature files:
+    /// 0.92 s of CPU against 0.82 s allowed), so its budget is this many times larger: still far
+    /// below what a super-linear blow-up costs (the probe's cases took 4–2,000 times their budget).
     static let debugFactor = 3.0
     static var isDebugBuild: Bool { TestEnvironment.productsDirectory.lastPathComponent == "debug" }
     static let maximumRSSBytes = 256 << 20

@@ -8,7 +8,7 @@ import TamgaTestSupport
 /// has organizationIdentifier, emailAddress, UTF-8, BMPString or a multi-valued RDN, then the
 /// IssuerSerial is rewritten and SignedInfo signed again by `scripts/asice-resign.py` (Python,
 /// no tamga code), as another tool would have written it. Cells named `…_reference…` record
-/// where the reference (asics-tm-names.md §3) gives another verdict.
+/// where the reference (docs/design/asics-tm-names.md §3) gives another verdict.
 final class IssuerNameValidationTests: ContainerTestCase {
     nonisolated(unsafe) static var pkiFolder: URL!
     nonisolated(unsafe) static var pkis: [String: NamedIssuerPKI] = [:]

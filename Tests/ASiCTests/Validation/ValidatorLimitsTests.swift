@@ -108,7 +108,7 @@ final class ValidatorLimitsTests: ContainerTestCase {
         XCTAssertEqual(try validate(Container(openingAt: path("sha512.asice"))).status, .valid)
     }
 
-    // MARK: Bounded work (issue 14 §2): the probe's reproducers, generated small.
+    // MARK: Bounded work: the probe's reproducers (once seconds to hours of CPU), generated small.
 
     private func assertRefusedAsTooComplex(_ xml: String, _ what: String, file: StaticString = #filePath, line: UInt = #line) async throws {
         let base = try await signedContainer()

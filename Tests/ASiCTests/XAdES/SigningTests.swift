@@ -23,7 +23,7 @@ final class SigningTests: ContainerTestCase {
     func testRSAPKCS1SHA512WithSHA512References() async throws {
         _ = try await signAndCheck("rsa-2048", algorithm: .rsaPKCS1SHA512, options: SignatureOptions(profile: .B, referenceDigest: .sha512))
     }
-    // xmlsec 1.2.37 and pyasice do not implement RSA-PSS (asice.md): tamga's own check, plus
+    // xmlsec 1.2.37 and pyasice do not implement RSA-PSS (docs/design/asice.md): tamga's own check, plus
     // OpenSSL's PSS verify in SoftwareSignerTests, cover it.
     func testRSAPSS() async throws { _ = try await signAndCheck("rsa-2048", algorithm: .rsaPSSSHA256, xmlsec: false, pyasice: false) }
 

@@ -5,7 +5,7 @@ import XCTest
 @testable import ASiC
 import TamgaTestSupport
 
-/// The smaller findings of the hostile-input probe (issue 14, section 5): extraction that maps
+/// The smaller findings of the hostile-input probe: extraction that maps
 /// two names to one file or leaves a partial tree, inputs that are not regular files, and data
 /// descriptors that disagree with the central directory.
 final class SmallHostileInputTests: ContainerTestCase {

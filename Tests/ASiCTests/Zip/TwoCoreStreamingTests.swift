@@ -4,10 +4,10 @@ import XCTest
 import TamgaTestSupport
 
 /// `InputFile.streamOnTwoCores`: the digest on one core, CRC-32 and copy on the other, the next
-/// chunk read ahead (issue 18). Each worker must see every byte once and in order, whatever the
-/// chunk and tail sizes; an error from either worker must end the stream and come out; and a
-/// stored entry that declares fewer bytes than it holds must be refused before its reader's body
-/// sees any of them.
+/// chunk read ahead (stored data then signs near `openssl dgst`'s time). Each worker must see
+/// every byte once and in order, whatever the chunk and tail sizes; an error from either worker
+/// must end the stream and come out; and a stored entry that declares fewer bytes than it holds
+/// must be refused before its reader's body sees any of them.
 final class TwoCoreStreamingTests: ContainerTestCase {
     private func file(_ count: Int, seed: UInt8 = 7) throws -> (path: String, bytes: [UInt8]) {
         try pseudoRandomFile(count, seed: seed)

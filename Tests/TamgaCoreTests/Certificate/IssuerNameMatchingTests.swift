@@ -5,7 +5,7 @@ import TamgaTestSupport
 /// `X509IssuerName` in every RFC 4514 form, each matched and mismatched against the issuer of
 /// a real certificate made by `openssl` (IssuerSerial as XAdES v1 carries it), the serial as an
 /// integer, and `IssuerSerialV2` as a DER name. Where tamga's verdict differs from the reference
-/// (asics-tm-names.md §3), the cell says so.
+/// (docs/design/asics-tm-names.md §3), the cell says so.
 final class IssuerNameMatchingTests: XCTestCase {
     nonisolated(unsafe) static var folder: URL!
     nonisolated(unsafe) static var pkis: [String: NamedIssuerPKI] = [:]

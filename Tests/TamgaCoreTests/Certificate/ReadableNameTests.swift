@@ -15,7 +15,7 @@ final class ReadableNameTests: XCTestCase {
 
     func testTheCommonNameWhenItAlreadyHoldsTheCodeOrThereIsNoPerson() {
         // A common name that ends in the code is shown as the other signers are: `NAME, CODE`,
-        // and `SURNAME,GIVENNAME,CODE` as given name, surname, code (issue 31, 12).
+        // and `SURNAME,GIVENNAME,CODE` as given name, surname, code.
         XCTAssertEqual(DistinguishedName.readableName(rfc4514: #"CN=THRESHOLD SIGNING KEY\,38001085718,serialNumber=PNOEE-38001085718,C=EE"#),
                        "THRESHOLD SIGNING KEY, 38001085718")
         XCTAssertEqual(DistinguishedName.readableName(rfc4514: #"CN=TESTCARD IDEMIA\,JAAK-KRISTJAN\,38001085718,serialNumber=PNOEE-38001085718,C=EE"#),

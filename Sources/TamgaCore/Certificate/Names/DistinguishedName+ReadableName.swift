@@ -15,7 +15,8 @@ extension DistinguishedName {
         guard let serial = value("2.5.4.5") else { return name }
         let code = Self.withoutSemanticsPrefix(serial)
         // A common name in the ID card's `SURNAME,GIVENNAME,CODE` form (or `NAME,CODE`) is read
-        // as the given-name/surname form is, so that every signer is shown one way (issue 31, 12).
+        // as the given-name/surname form is, so that every signer is shown one way (`NAME, CODE`),
+        // not `A,CODE` for one and `B, CODE` for another.
         if personal.isEmpty {
             let parts = name.split(separator: ",").map { String($0).trimmedSpaces() }
             if parts.count > 1, parts.last == code {
