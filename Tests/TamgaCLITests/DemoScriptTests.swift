@@ -54,6 +54,24 @@ final class DemoScriptTests: XCTestCase {
         XCTAssertFalse(lines.contains { $0.hasPrefix("== Done") })
     }
 
+    /// `make demo` installs what the demo runs and builds what it runs, no more: not the tests'
+    /// browser, database server, HAProxy or lintian, not tamga-bench (`make -n`: nothing is run).
+    func testMakeDemoInstallsAndBuildsOnlyWhatTheDemoRuns() throws {
+        let result = try TestEnvironment.run("/usr/bin/make", ["-n", "-C", TestEnvironment.repository.path, "demo"])
+        XCTAssertEqual(result.status, 0, result.error)
+        let lines = result.output.split(separator: "\n").map(String.init)
+        let installs = lines.filter { $0.hasPrefix("scripts/ensure-packages.sh ") }.flatMap { $0.split(separator: " ").dropFirst().map(String.init) }
+        for needed in ["pcscd", "vsmartcard-vpcd", "softhsm2", "opensc", "xmlsec1", "python3-cryptography", "libpcsclite-dev"] {
+            XCTAssertTrue(installs.contains(needed), "\(needed) is installed: \(installs)")
+        }
+        for testsOnly in ["chromium", "lintian", "haproxy", "postgresql", "faketime", "gnutls-bin", "man-db"] {
+            XCTAssertFalse(installs.contains(testsOnly), "\(testsOnly) is for the tests, not the demo")
+        }
+        let builds = lines.filter { $0.contains(" build ") && !$0.contains("--show-bin-path") && !$0.hasPrefix("scripts/demo.sh") }
+        XCTAssertEqual(builds.map { $0.components(separatedBy: " --product ").last ?? "" }, ["tamga", "tamga-vcard"], builds.joined(separator: "\n"))
+        XCTAssertFalse(result.output.contains("setup-xmlsec13.sh"), "xmlsec 1.3 is for the RSA-PSS tests")
+    }
+
     /// On a terminal (a pseudo-terminal from util-linux's `script`) the headings are bold, unless
     /// NO_COLOR is set. A tamga that does not exist stops the demo after its first headings.
     func testHeadingsAreBoldOnlyOnATerminalWithoutNoColor() throws {
