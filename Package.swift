@@ -31,8 +31,7 @@ let package = Package(
         // pkg-config's flags would link the library).
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", providers: [.apt(["libssl-dev"])]),
         .target(name: "CLibXML2", path: "Sources/CLibXML2"),
-        .systemLibrary(name: "CPCSC", path: "Sources/CPCSC", pkgConfig: "libpcsclite",
-                       providers: [.apt(["libpcsclite-dev"])]),
+        .target(name: "CPCSC", path: "Sources/CPCSC"),   // pcsc-lite, linked (Sources/CPCSC/pcsc.c: why a C target)
         .systemLibrary(name: "CPosix", path: "Sources/CPosix"),   // Linux-only calls (copy_file_range)
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),

@@ -37,7 +37,17 @@ BACKGROUND=""
 stop_background() { [ -n "$BACKGROUND" ] && kill -- -"$BACKGROUND" 2>/dev/null; true; }
 trap stop_background EXIT
 
-timed "build (debug, with tests)" "$SWIFT" build --build-tests
+# A warning fails the build as an error would (with the same flags as every later build here, so
+# nothing is compiled twice; a fresh clone compiles, and so shows, every file).
+build_without_warnings() {
+  "$SWIFT" build --build-tests 2>&1 | tee "$LOG/build.log"
+  local built=${PIPESTATUS[0]}
+  [ "$built" -eq 0 ] || return "$built"
+  local warnings
+  warnings=$(grep -E '(^|: )warning: ' "$LOG/build.log" | grep -v 'you may be able to install' | sort -u || true)
+  [ -z "$warnings" ] || { printf 'make test: the build printed warnings, which count as errors here:\n%s\n' "$warnings" >&2; return 1; }
+}
+timed "build (debug, with tests)" build_without_warnings
 [ "$status" -eq 0 ] || { summary; exit 1; }
 echo "== checking the independent checkers and the test services themselves"
 timed "checkers" scripts/test-crosscheck.sh

@@ -114,7 +114,7 @@ final class ContainerOperationTests: ContainerTestCase {
 final class LeftoverTemporaryFileTests: ContainerTestCase {
     private func touch(_ name: String, age: TimeInterval) throws -> String {
         let file = path(name)
-        FileManager.default.createFile(atPath: file, contents: Data(repeating: 7, count: 1024))
+        XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data(repeating: 7, count: 1024)))
         let when = Date().addingTimeInterval(-age)
         try FileManager.default.setAttributes([.modificationDate: when], ofItemAtPath: file)
         return file

@@ -54,7 +54,7 @@ final class PostgreSQLDatabaseTests: XCTestCase {
         let database = try Database(url: PostgreSQLRig.shared.newDatabase(), migrations: migrations)
         struct Abort: Error {}
         XCTAssertThrowsError(try database.transaction {
-            try database.transaction { try database.execute("INSERT INTO items (id) VALUES ('inner')") }
+            try database.transaction { _ = try database.execute("INSERT INTO items (id) VALUES ('inner')") }
             try database.execute("INSERT INTO items (id) VALUES ('outer')")
             throw Abort()
         })

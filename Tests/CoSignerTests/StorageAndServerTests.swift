@@ -74,7 +74,7 @@ final class DatabaseTests: XCTestCase {
             throw Abort()
         })
         XCTAssertEqual(try database.query("SELECT count(*) FROM keys").first?.first, .integer(0))
-        try database.transaction { try database.execute("INSERT INTO keys VALUES ('b', x'01')") }
+        try database.transaction { _ = try database.execute("INSERT INTO keys VALUES ('b', x'01')") }
         XCTAssertEqual(try database.query("SELECT count(*) FROM keys").first?.first, .integer(1))
     }
 
@@ -85,7 +85,7 @@ final class DatabaseTests: XCTestCase {
         struct Abort: Error {}
         // Inner succeeds, outer fails afterwards: nothing stays.
         XCTAssertThrowsError(try database.transaction {
-            try database.transaction { try database.execute("INSERT INTO keys VALUES ('inner', x'00')") }
+            try database.transaction { _ = try database.execute("INSERT INTO keys VALUES ('inner', x'00')") }
             try database.execute("INSERT INTO keys VALUES ('outer', x'00')")
             throw Abort()
         })

@@ -29,7 +29,7 @@ final class SetupScriptTests: XCTestCase {
     func testAHeldAptLockIsWaitedForAndSaid() throws {
         guard getuid() == 0 else { throw XCTSkip("ensure-packages.sh installs as root only; CI runs as root") }
         let lock = folder.appendingPathComponent("lock").path
-        FileManager.default.createFile(atPath: lock, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: lock, contents: nil))
         let holder = try holdLock(lock)
         defer { TestEnvironment.terminate(holder) }
         var environment = ProcessInfo.processInfo.environment

@@ -475,7 +475,7 @@ final class TrustCommandTests: XCTestCase {
 
     func testAnOversizedListIsRefusedBeforeParsing() async throws {
         let huge = folder.appendingPathComponent("huge.xml")
-        FileManager.default.createFile(atPath: huge.path, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: huge.path, contents: nil))
         let handle = try FileHandle(forWritingTo: huge)
         try handle.truncate(atOffset: UInt64(TrustedList.maximumSize + 10))   // sparse: no disk cost
         try handle.close()

@@ -36,7 +36,7 @@ final class CertificateIssuanceTests: XCTestCase {
     func testTheCAIssuesSigningAndAuthenticationCertificatesOpenSSLAccepts() async throws {
         let (_, spki) = try await signedRequest()
         let index = folder.appendingPathComponent("index.txt")
-        FileManager.default.createFile(atPath: index.path, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: index.path, contents: nil))
         let ca = try CertificateAuthority(certificatePEM: TestEnvironment.bytes(TestEnvironment.pki("issuing-ca.cert.pem")),
                                           keyPEM: TestEnvironment.bytes(TestEnvironment.pki("issuing-ca.key.pem")),
                                           ocspURL: "http://127.0.0.1:8788/ocsp", issuerURL: "http://127.0.0.1:8788/ca/issuing-ca.cert.der", indexFile: index.path)

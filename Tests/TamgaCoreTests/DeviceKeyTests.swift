@@ -21,7 +21,7 @@ final class DeviceKeyTests: XCTestCase {
         chmod(file, 0o644)
         XCTAssertThrowsError(try DeviceKey(file: file))
         chmod(file, 0o600)
-        FileManager.default.createFile(atPath: file, contents: Data(), attributes: [.posixPermissions: 0o600])
+        XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data(), attributes: [.posixPermissions: 0o600]))
         XCTAssertThrowsError(try DeviceKey(file: file), "an empty key (a crash of an older version) is reported")
     }
 }

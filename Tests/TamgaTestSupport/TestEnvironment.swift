@@ -165,7 +165,7 @@ public enum TestEnvironment {
         proxy.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         proxy.arguments = [script("test-proxy.py")] + (connectTo.map { ["--connect-to", String($0)] } ?? [])
         let out = Pipe()
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: log.path]) }
         proxy.standardOutput = out
         proxy.standardError = try FileHandle(forWritingTo: log)
         try proxy.run()

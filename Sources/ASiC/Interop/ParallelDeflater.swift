@@ -30,7 +30,7 @@ final class ParallelDeflater {
         guard input.count > 0 else { alongside?(); return }
         let count = input.count >= Self.splitThreshold ? pieces.count : 1
         let size = (input.count + count - 1) / count
-        try history.withUnsafeBytes { history in
+        history.withUnsafeBytes { history in
             for index in 0..<count {
                 let start = index * size
                 pieces[index].input = UnsafeRawBufferPointer(rebasing: input[start..<min(input.count, start + size)])

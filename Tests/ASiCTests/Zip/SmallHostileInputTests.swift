@@ -45,7 +45,7 @@ final class SmallHostileInputTests: ContainerTestCase {
         return walker.compactMap { item -> String? in
             guard let relative = item as? String else { return nil }
             var isFolder: ObjCBool = false
-            FileManager.default.fileExists(atPath: root.appendingPathComponent(relative).path, isDirectory: &isFolder)
+            guard FileManager.default.fileExists(atPath: root.appendingPathComponent(relative).path, isDirectory: &isFolder) else { return nil }
             return isFolder.boolValue ? relative + "/" : relative
         }.sorted()
     }

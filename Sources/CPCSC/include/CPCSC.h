@@ -1,5 +1,5 @@
-#ifndef TAMGA_CPCSC_SHIM_H
-#define TAMGA_CPCSC_SHIM_H
+#ifndef TAMGA_CPCSC_H
+#define TAMGA_CPCSC_H
 #include <PCSC/winscard.h>
 #include <PCSC/wintypes.h>
 #include <PCSC/pcsclite.h>

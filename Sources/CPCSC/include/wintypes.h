@@ -1,0 +1,1 @@
+/usr/include/PCSC/wintypes.h
