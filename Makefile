@@ -54,7 +54,7 @@ DEMO_PACKAGES := openssl xmlsec1 pcscd vsmartcard-vpcd softhsm2 opensc python3 p
                  python3-asn1crypto python3-oscrypto
 BENCH_PACKAGES := time zip pigz coreutils opensc pcsc-tools gcc softhsm2 hyperfine wrk haproxy
 
-.PHONY: demo test build release deps demo-deps test-deps bench vectors clean install uninstall fuzz deb
+.PHONY: demo test build release deps demo-deps test-deps format bench vectors clean install uninstall fuzz deb
 
 deps:
 	@scripts/ensure-packages.sh $(BUILD_PACKAGES)
@@ -91,6 +91,10 @@ demo: demo-deps $(STATIC_CXX)/libstdc++.so
 
 test: test-deps
 	@scripts/test-all.sh "$(SWIFT)"
+
+# Rewrites the Swift sources to .swift-format's style (make test checks it with lint --strict).
+format:
+	$(SWIFT) format --in-place --recursive --parallel Sources Tests Plugins Fuzz/Sources Package.swift Fuzz/Package.swift
 
 # Every libFuzzer target of Fuzz/ for FUZZ_SECONDS each (default 60); FUZZ_TARGETS picks some.
 FUZZ_SECONDS ?= 60

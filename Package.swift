@@ -31,10 +31,11 @@ let package = Package(
         // pkg-config's flags would link the library).
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", providers: [.apt(["libssl-dev"])]),
         .target(name: "CLibXML2", path: "Sources/CLibXML2"),
-        .target(name: "CPCSC", path: "Sources/CPCSC"),   // pcsc-lite, linked (Sources/CPCSC/pcsc.c: why a C target)
-        .systemLibrary(name: "CPosix", path: "Sources/CPosix"),   // Linux-only calls (copy_file_range)
-        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
-                       providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "CPCSC", path: "Sources/CPCSC"),  // pcsc-lite, linked (Sources/CPCSC/pcsc.c: why a C target)
+        .systemLibrary(name: "CPosix", path: "Sources/CPosix"),  // Linux-only calls (copy_file_range)
+        .systemLibrary(
+            name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
 
         // Layers (see docs/design/ARCHITECTURE.md).
         // Locks, threads, JSON trees, text and path edits in pure Swift: what the modules took
@@ -65,25 +66,37 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", providers: [.apt(["libpq-dev"])]),
         // _FORTIFY_SOURCE in release builds (it needs the optimizer): the C library's checked
         // variants of snprintf and memcpy (lintian's hardening-no-fortify-functions).
-        .target(name: "CDeferredLibraries", path: "Sources/CDeferredLibraries",
-                cSettings: [.define("_FORTIFY_SOURCE", to: "2", .when(configuration: .release))]),
+        .target(
+            name: "CDeferredLibraries", path: "Sources/CDeferredLibraries",
+            cSettings: [.define("_FORTIFY_SOURCE", to: "2", .when(configuration: .release))]),
         // The HTTP server on libmicrohttpd that the co-signer and the validation service share:
         // connection admission (per-address slots, header deadlines, PROXY v2 from trusted
         // proxies), rate limits and the connection log; no threshold or signing code.
         .target(name: "HTTPService", dependencies: ["CMicroHTTPD", "CDeferredLibraries", "TamgaSupport"]),
-        .target(name: "CoSigner", dependencies: ["CSQLite", "CLibPQ", "CDeferredLibraries", "HTTPService", "Threshold", "TamgaCore", "TamgaSupport"]),
+        .target(
+            name: "CoSigner",
+            dependencies: [
+                "CSQLite", "CLibPQ", "CDeferredLibraries", "HTTPService", "Threshold", "TamgaCore", "TamgaSupport",
+            ]),
         // SiVa's REST JSON interface over ASiC's validation, on the shared HTTP server.
         .target(name: "ValidationService", dependencies: ["ASiC", "HTTPService", "TamgaCore", "TamgaSupport"]),
         .target(name: "RemoteSigning", dependencies: ["TamgaCore", "TamgaSupport"]),
         .target(name: "MobileID", dependencies: ["TamgaCore", "TamgaSupport"]),
         // The C modules too, for the library versions `tamga --version` prints; EmbedCommit
         // writes the source commit it prints (scripts/build-commit.sh).
-        .target(name: "TamgaCLI", dependencies: ["TamgaCore", "ASiC", "PCSC", "IDCard", "PKCS11", "Threshold", "HTTPService", "CoSigner", "ValidationService", "RemoteSigning", "MobileID",
-                                                 "TamgaSupport", "COpenSSL", "CLibXML2", "CPCSC", "CSQLite", "CDeferredLibraries"],
-                plugins: ["EmbedCommit"]),
+        .target(
+            name: "TamgaCLI",
+            dependencies: [
+                "TamgaCore", "ASiC", "PCSC", "IDCard", "PKCS11", "Threshold", "HTTPService", "CoSigner",
+                "ValidationService", "RemoteSigning", "MobileID",
+                "TamgaSupport", "COpenSSL", "CLibXML2", "CPCSC", "CSQLite", "CDeferredLibraries",
+            ],
+            plugins: ["EmbedCommit"]),
         .plugin(name: "EmbedCommit", capability: .buildTool(), path: "Plugins/EmbedCommit"),
         .executableTarget(name: "tamga", dependencies: ["TamgaCLI"]),
-        .executableTarget(name: "tamga-bench", dependencies: ["IDCard", "PKCS11", "TamgaCore", "Threshold", "CoSigner"], path: "Sources/tamga-bench"),
+        .executableTarget(
+            name: "tamga-bench", dependencies: ["IDCard", "PKCS11", "TamgaCore", "Threshold", "CoSigner"],
+            path: "Sources/tamga-bench"),
         // The virtual card that tests and the demo put into pcscd's vpcd reader.
         .executableTarget(name: "tamga-vcard", dependencies: ["TamgaCore"], path: "Sources/tamga-vcard"),
 
@@ -92,17 +105,27 @@ let package = Package(
         .testTarget(name: "TamgaCoreTests", dependencies: ["TamgaCore", "TamgaTestSupport"]),
         .testTarget(name: "ASiCTests", dependencies: ["ASiC", "TamgaCore", "CPosix", "TamgaTestSupport"]),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "TamgaTestSupport"]),
-        .testTarget(name: "ValidationServiceTests", dependencies: ["ValidationService", "ASiC", "HTTPService", "TamgaCore", "TamgaSupport", "TamgaTestSupport"]),
+        .testTarget(
+            name: "ValidationServiceTests",
+            dependencies: ["ValidationService", "ASiC", "HTTPService", "TamgaCore", "TamgaSupport", "TamgaTestSupport"]),
         .testTarget(name: "HTTPServiceTests", dependencies: ["HTTPService", "TamgaCore", "TamgaTestSupport"]),
-        .testTarget(name: "CoSignerTests", dependencies: ["CoSigner", "HTTPService", "Threshold", "TamgaCore", "ASiC", "TamgaTestSupport", "PKCS11"]),
+        .testTarget(
+            name: "CoSignerTests",
+            dependencies: ["CoSigner", "HTTPService", "Threshold", "TamgaCore", "ASiC", "TamgaTestSupport", "PKCS11"]),
         .testTarget(name: "ThresholdTests", dependencies: ["Threshold", "TamgaCore", "PKCS11", "TamgaTestSupport"]),
         .testTarget(name: "PKCS11Tests", dependencies: ["PKCS11", "TamgaCore", "ASiC", "TamgaTestSupport"]),
         .testTarget(name: "IDCardTests", dependencies: ["IDCard", "PCSC", "TamgaCore", "ASiC", "TamgaTestSupport"]),
         .testTarget(name: "MobileIDTests", dependencies: ["MobileID"]),
-        .testTarget(name: "RemoteSigningTests", dependencies: ["RemoteSigning", "TamgaCore", "TamgaSupport", "ASiC", "TamgaTestSupport"]),
+        .testTarget(
+            name: "RemoteSigningTests",
+            dependencies: ["RemoteSigning", "TamgaCore", "TamgaSupport", "ASiC", "TamgaTestSupport"]),
         // README.md's library snippet, compiled (and compared with the README) by the tests.
         .testTarget(name: "ReadmeSnippetTests", dependencies: ["ASiC", "TamgaCore", "TamgaTestSupport"]),
-        .testTarget(name: "TamgaCLITests", dependencies: ["TamgaCLI", "ASiC", "TamgaCore", "Threshold", "CoSigner", "TamgaTestSupport",
-                                                      "PCSC", "IDCard", "PKCS11", "MobileID", "RemoteSigning", "HTTPService"]),
+        .testTarget(
+            name: "TamgaCLITests",
+            dependencies: [
+                "TamgaCLI", "ASiC", "TamgaCore", "Threshold", "CoSigner", "TamgaTestSupport",
+                "PCSC", "IDCard", "PKCS11", "MobileID", "RemoteSigning", "HTTPService",
+            ]),
     ]
 )

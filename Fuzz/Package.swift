@@ -7,8 +7,9 @@ import PackageDescription
 let library: [SwiftSetting] = [.unsafeFlags(["-parse-as-library"])]
 
 func fuzzTarget(_ name: String, _ products: [String]) -> Target {
-    .executableTarget(name: name, dependencies: ["FuzzSupport"] + products.map { .product(name: $0, package: "tamga") },
-                      path: "Sources/\(name)", swiftSettings: library)
+    .executableTarget(
+        name: name, dependencies: ["FuzzSupport"] + products.map { .product(name: $0, package: "tamga") },
+        path: "Sources/\(name)", swiftSettings: library)
 }
 
 let package = Package(
@@ -16,7 +17,9 @@ let package = Package(
     dependencies: [.package(name: "tamga", path: "..")],
     targets: [
         .target(name: "CFuzzer", path: "Sources/CFuzzer"),
-        .target(name: "FuzzSupport", dependencies: ["CFuzzer", .product(name: "TamgaCore", package: "tamga")], path: "Sources/FuzzSupport"),
+        .target(
+            name: "FuzzSupport", dependencies: ["CFuzzer", .product(name: "TamgaCore", package: "tamga")],
+            path: "Sources/FuzzSupport"),
         fuzzTarget("FuzzZip", ["ASiC"]),
         fuzzTarget("FuzzDDOC", ["ASiC"]),
         fuzzTarget("FuzzDDOCStartTag", ["ASiC"]),

@@ -48,6 +48,9 @@ build_without_warnings() {
   [ -z "$warnings" ] || { printf 'make test: the build printed warnings, which count as errors here:\n%s\n' "$warnings" >&2; return 1; }
 }
 timed "build (debug, with tests)" build_without_warnings
+# The style of .swift-format, enforced: `make format` rewrites the tree to it.
+FORMATTED=(Sources Tests Plugins Fuzz/Sources Package.swift Fuzz/Package.swift)
+timed "swift-format lint --strict" "$SWIFT" format lint --strict --recursive --parallel "${FORMATTED[@]}"
 [ "$status" -eq 0 ] || { summary; exit 1; }
 echo "== checking the independent checkers and the test services themselves"
 timed "checkers" scripts/test-crosscheck.sh

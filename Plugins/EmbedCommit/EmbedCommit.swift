@@ -12,9 +12,12 @@ struct EmbedCommit: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         let output = context.pluginWorkDirectoryURL.appending(path: "Generated")
         let package = context.package.directoryURL
-        return [.prebuildCommand(displayName: "Embedding the source commit in \(target.name)",
-                                 executable: URL(fileURLWithPath: "/bin/sh"),
-                                 arguments: [package.appending(path: "scripts/build-commit.sh").path, package.path, output.path],
-                                 outputFilesDirectory: output)]
+        return [
+            .prebuildCommand(
+                displayName: "Embedding the source commit in \(target.name)",
+                executable: URL(fileURLWithPath: "/bin/sh"),
+                arguments: [package.appending(path: "scripts/build-commit.sh").path, package.path, output.path],
+                outputFilesDirectory: output)
+        ]
     }
 }

@@ -1,8 +1,9 @@
+import FoundationEssentials
+import Glibc
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import FoundationEssentials
-import Glibc
 
 extension Container {
     /// Writes data files into `folder`. Names were checked at open (no `..`, absolute paths or
@@ -23,14 +24,19 @@ extension Container {
     /// - Returns: the paths written.
     @discardableResult
     public func extract(_ names: [String] = [], to folder: String, overwrite: Bool = false) throws -> [String] {
-        var chosen: [DataFile] = try names.isEmpty ? dataFiles : names.map { name in
-            // Byte for byte first (NFC and NFD are two names on Linux); a name typed in the other
-            // normalisation form still finds the file when it is the only one it could mean.
-            if let exact = dataFiles.first(where: { $0.name.utf8.elementsEqual(name.utf8) }) { return exact }
-            let equivalent = dataFiles.filter { $0.name == name }
-            guard equivalent.count == 1, let file = equivalent.first else { throw ContainerError.dataFileNotFound(name) }
-            return file
-        }
+        var chosen: [DataFile] =
+            try names.isEmpty
+            ? dataFiles
+            : names.map { name in
+                // Byte for byte first (NFC and NFD are two names on Linux); a name typed in the other
+                // normalisation form still finds the file when it is the only one it could mean.
+                if let exact = dataFiles.first(where: { $0.name.utf8.elementsEqual(name.utf8) }) { return exact }
+                let equivalent = dataFiles.filter { $0.name == name }
+                guard equivalent.count == 1, let file = equivalent.first else {
+                    throw ContainerError.dataFileNotFound(name)
+                }
+                return file
+            }
         // The same data file named twice on the command line is written once.
         var seenNames = Set<[UInt8]>()
         chosen = chosen.filter { seenNames.insert(Array($0.name.utf8)).inserted }
@@ -41,7 +47,9 @@ extension Container {
         for file in chosen {
             // Split on the scalar: "/" followed by a combining mark is one Character, and a
             // Character split would keep it inside a segment.
-            let segments = file.name.unicodeScalars.split(separator: "/").map { Self.safeFileName(String(String.UnicodeScalarView($0))) }
+            let segments = file.name.unicodeScalars.split(separator: "/").map {
+                Self.safeFileName(String(String.UnicodeScalarView($0)))
+            }
             let target = segments.reduce(base) { $0.appendingPathComponent($1) }.standardizedFileURL
             guard target.path.hasPrefix(basePrefix) else { throw ContainerError.unsafeEntryName(file.name) }
             var info = stat()
@@ -53,7 +61,8 @@ extension Container {
             if lstat(item.target, &info) == 0 {
                 guard overwrite else { throw ContainerError.wouldOverwrite(item.target) }
                 guard (info.st_mode & S_IFMT) == S_IFREG else {
-                    throw ContainerError.ioFailure(path: item.target, reason: "exists and is not a regular file; not replaced")
+                    throw ContainerError.ioFailure(
+                        path: item.target, reason: "exists and is not a regular file; not replaced")
                 }
             }
         }
@@ -61,7 +70,7 @@ extension Container {
         var transaction = ExtractionTransaction()
         var outputs: [AtomicOutputFile] = []
         do {
-            var staged: [(AtomicOutputFile, String, Bool)] = []   // output, path, existed before
+            var staged: [(AtomicOutputFile, String, Bool)] = []  // output, path, existed before
             for item in plan {
                 let parent = URL(fileURLWithPath: item.target).deletingLastPathComponent().path
                 try transaction.makeFolders(upTo: parent, inside: base.path, entry: item.file.name)
@@ -71,7 +80,8 @@ extension Container {
                 try read(item.file) { chunk in
                     try output.write(chunk)
                     done += UInt64(chunk.count)
-                    progress?(ProgressEvent(phase: .extracting, item: item.file.name, completed: done, total: item.file.size))
+                    progress?(
+                        ProgressEvent(phase: .extracting, item: item.file.name, completed: done, total: item.file.size))
                 }
                 try output.finishWriting()
                 staged.append((output, item.target, item.existed))
@@ -106,7 +116,8 @@ extension Container {
             for depth in 1..<max(item.segments.count, 1) {
                 let folderKey = key(item.segments[..<depth])
                 if let other = files[folderKey] {
-                    throw ContainerError.extractionCollision(first: other, second: item.name, path: joined(Array(item.segments[..<depth])))
+                    throw ContainerError.extractionCollision(
+                        first: other, second: item.name, path: joined(Array(item.segments[..<depth])))
                 }
                 if folders[folderKey] == nil { folders[folderKey] = item.name }
             }
@@ -118,9 +129,11 @@ extension Container {
     /// name that would be hidden or special (`.`, `..`, leading `-`) is prefixed with `_`.
     /// Not one-to-one (`-x` and `_-x` both give `_-x`): `refuseCollisions` catches that.
     static func safeFileName(_ segment: String) -> String {
-        var out = String(String.UnicodeScalarView(segment.unicodeScalars.map {
-            $0.value < 0x20 || $0.value == 0x7F || $0 == "\\" ? "_" : $0
-        }))
+        var out = String(
+            String.UnicodeScalarView(
+                segment.unicodeScalars.map {
+                    $0.value < 0x20 || $0.value == 0x7F || $0 == "\\" ? "_" : $0
+                }))
         if out.isEmpty || out == "." || out == ".." || out.hasPrefix("-") { out = "_" + out }
         return out
     }
@@ -143,7 +156,10 @@ private struct ExtractionTransaction {
             var info = stat()
             if lstat(path, &info) == 0 { break }
             guard errno == ENOENT else {
-                let why = errno == ENOTDIR ? "a file stands where a folder is needed for \(entry)" : "cannot inspect the folder: \(String(cString: strerror(errno)))"
+                let why =
+                    errno == ENOTDIR
+                    ? "a file stands where a folder is needed for \(entry)"
+                    : "cannot inspect the folder: \(String(cString: strerror(errno)))"
                 throw ContainerError.ioFailure(path: path, reason: why)
             }
             chain.append(path)
@@ -156,19 +172,24 @@ private struct ExtractionTransaction {
         do {
             var info = stat()
             guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-                throw ContainerError.ioFailure(path: path, reason: "exists and is not a folder; \(entry) cannot be written under it")
+                throw ContainerError.ioFailure(
+                    path: path, reason: "exists and is not a folder; \(entry) cannot be written under it")
             }
             if path.hasPrefix(base.hasSuffix("/") ? base : base + "/") {
                 let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
                 let resolvedBase = URL(fileURLWithPath: base).resolvingSymlinksInPath().path
-                guard resolved == resolvedBase || resolved.hasPrefix(resolvedBase.hasSuffix("/") ? resolvedBase : resolvedBase + "/") else {
+                guard
+                    resolved == resolvedBase
+                        || resolved.hasPrefix(resolvedBase.hasSuffix("/") ? resolvedBase : resolvedBase + "/")
+                else {
                     throw ContainerError.unsafeEntryName(entry)
                 }
             }
         }
         for missing in chain.reversed() {
-            guard mkdir(missing, 0o777) == 0 else {   // the umask applies
-                throw ContainerError.ioFailure(path: missing, reason: "cannot create the folder: \(String(cString: strerror(errno)))")
+            guard mkdir(missing, 0o777) == 0 else {  // the umask applies
+                throw ContainerError.ioFailure(
+                    path: missing, reason: "cannot create the folder: \(String(cString: strerror(errno)))")
             }
             createdFolders.append(missing)
         }

@@ -11,11 +11,14 @@ extension Container {
         var path = Substring(name).unicodeScalars
         if isDirectory { path = path.dropLast() }
         guard !path.isEmpty, path.first != "/", path.last != "/", !path.contains("\\"),
-              !path.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            !path.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else {
             throw ContainerError.unsafeEntryName(name)
         }
         for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
-            guard !segment.isEmpty, !segment.elementsEqual(".".unicodeScalars), !segment.elementsEqual("..".unicodeScalars) else {
+            guard !segment.isEmpty, !segment.elementsEqual(".".unicodeScalars),
+                !segment.elementsEqual("..".unicodeScalars)
+            else {
                 throw ContainerError.unsafeEntryName(name)
             }
         }
@@ -32,9 +35,11 @@ extension Container {
     /// Checks the name of a data file being added: a plain file name (no folders), as the
     /// reference requires when adding.
     static func validateNewDataFileName(_ name: String) throws {
-        guard !name.isEmpty, name != "mimetype", name != ".", name != "..", !name.unicodeScalars.contains("/"), !name.unicodeScalars.contains("\\"),
-              !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }), XMLText.isAllowed(name),
-              name.utf8.count <= 255 else {
+        guard !name.isEmpty, name != "mimetype", name != ".", name != "..", !name.unicodeScalars.contains("/"),
+            !name.unicodeScalars.contains("\\"),
+            !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }), XMLText.isAllowed(name),
+            name.utf8.count <= 255
+        else {
             throw ContainerError.invalidDataFileName(name)
         }
     }
@@ -45,7 +50,9 @@ extension Container {
     static func validateMediaType(_ type: String) throws {
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$&-^_.+".unicodeScalars)
         let parts = type.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.unicodeScalars.allSatisfy(allowed.contains) }), type.count <= 255 else {
+        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.unicodeScalars.allSatisfy(allowed.contains) }),
+            type.count <= 255
+        else {
             throw ContainerError.invalidMediaType(type)
         }
     }

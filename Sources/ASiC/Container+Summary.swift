@@ -29,13 +29,17 @@ extension Container {
     private func timeStampSummaries() -> [SignatureSummary] {
         guard let entry = timeStampEntry else { return [] }
         guard let reader, let bytes = try? reader.read(entry, limit: TimeStampSignatureValidator.tokenLimit),
-              let token = try? TimeStampToken(der: bytes) else {
+            let token = try? TimeStampToken(der: bytes)
+        else {
             return [SignatureSummary(file: entry.name, id: nil, signer: nil, signingTime: nil)]
         }
         let certificates = token.certificates
         let tsa = certificates.first { !$0.isCA } ?? certificates.first
-        return [SignatureSummary(file: entry.name, id: token.serialNumber, signer: tsa?.subject,
-                                 signingTime: XSDDateTime.format(token.genTime))]
+        return [
+            SignatureSummary(
+                file: entry.name, id: token.serialNumber, signer: tsa?.subject,
+                signingTime: XSDDateTime.format(token.genTime))
+        ]
     }
 
     private func xadesSignatureSummaries() -> [SignatureSummary] {
@@ -49,11 +53,11 @@ extension Container {
                 var time: String? = nil
                 signature.walk { if $0.is("SigningTime", in: XMLNamespace.xades) { time = $0.text } }
                 let claims = ClaimedProperties(signature: signature)
-                return SignatureSummary(file: file.name, id: signature.attribute("Id"),
-                                        signer: der.flatMap { try? Certificate(der: $0) }?.subject, signingTime: time,
-                                        claimedRoles: claims.roles.isEmpty ? nil : claims.roles, productionPlace: claims.productionPlace)
+                return SignatureSummary(
+                    file: file.name, id: signature.attribute("Id"),
+                    signer: der.flatMap { try? Certificate(der: $0) }?.subject, signingTime: time,
+                    claimedRoles: claims.roles.isEmpty ? nil : claims.roles, productionPlace: claims.productionPlace)
             }
         }
     }
 }
-import TamgaCore

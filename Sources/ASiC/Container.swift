@@ -1,7 +1,7 @@
-import TamgaSupport
 import FoundationEssentials
 import Glibc
 import TamgaCore
+import TamgaSupport
 
 /// An ASiC-E container (ETSI EN 319 162-1): a ZIP with `mimetype` first, data files,
 /// `META-INF/manifest.xml` and one `META-INF/signaturesN.xml` per signature; or, read-only,
@@ -12,7 +12,7 @@ import TamgaCore
 /// and throws `ContainerError`; signatures are judged later by `validate`, which returns a
 /// report instead of throwing. Data files are streamed, never held in memory. Every change is
 /// written with `save()`, atomically: the original file stays byte-for-byte intact on failure.
-public final class Container: @unchecked Sendable {   // unchecked: used from one task at a time, like a file handle
+public final class Container: @unchecked Sendable {  // unchecked: used from one task at a time, like a file handle
     public static let mimetype = "application/vnd.etsi.asic-e+zip"
     static let manifestPath = "META-INF/manifest.xml"
     /// Limits for entries read into memory: manifest and signature XML.
@@ -82,10 +82,13 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
         var seen = Set<String>()
         var caseInsensitive: [String: String] = [:]
         for entry in entries {
-            try Container.validateArchivePath(entry.name, isDirectory: entry.name.hasSuffix("/") && entry.uncompressedSize == 0)
+            try Container.validateArchivePath(
+                entry.name, isDirectory: entry.name.hasSuffix("/") && entry.uncompressedSize == 0)
             guard seen.insert(entry.name).inserted else { throw ContainerError.duplicateEntry(entry.name) }
             if let other = caseInsensitive.updateValue(entry.name, forKey: entry.name.caseInsensitiveKey) {
-                throw ContainerError.ambiguousZip("\"\(other)\" and \"\(entry.name)\" differ only in case, which Windows and macOS ignore: extracted there, one would be written over the other (SiVa refuses such names too)")
+                throw ContainerError.ambiguousZip(
+                    "\"\(other)\" and \"\(entry.name)\" differ only in case, which Windows and macOS ignore: extracted there, one would be written over the other (SiVa refuses such names too)"
+                )
             }
         }
         return seen
@@ -145,7 +148,8 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
         guard let manifestEntry = reader.entries.first(where: { $0.name == Container.manifestPath }) else {
             throw ContainerError.manifestMissing
         }
-        let manifest = try Manifest(data: reader.read(manifestEntry, limit: Container.xmlEntryLimit), mimetype: mimetype)
+        let manifest = try Manifest(
+            data: reader.read(manifestEntry, limit: Container.xmlEntryLimit), mimetype: mimetype)
 
         var byName: [ExactName: ZipEntry] = [:]
         var signatures: [SignatureFile] = []
@@ -157,12 +161,14 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
                 let file = String(entry.name.dropFirst("META-INF/".count))
                 if file.contains("signatures") && file.hasSuffix(".xml") {
                     guard signatures.count < Container.maximumSignatureFiles,
-                          signatureBytes + Int(clamping: entry.uncompressedSize) <= Container.signatureBytesLimit else {
-                        throw ContainerError.entryTooLarge(name: "META-INF signature files", limit: Container.signatureBytesLimit)
+                        signatureBytes + Int(clamping: entry.uncompressedSize) <= Container.signatureBytesLimit
+                    else {
+                        throw ContainerError.entryTooLarge(
+                            name: "META-INF signature files", limit: Container.signatureBytesLimit)
                     }
                     let data = try reader.read(entry, limit: Container.xmlEntryLimit)
                     signatureBytes += data.count
-                    _ = try XMLDocument(data: data, name: entry.name)   // refuse unparsable or DTD-bearing files now
+                    _ = try XMLDocument(data: data, name: entry.name)  // refuse unparsable or DTD-bearing files now
                     signatures.append(SignatureFile(name: entry.name, data: data, entry: entry))
                 } else {
                     otherMeta.append(entry)
@@ -177,7 +183,9 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
             guard let entry = byName.removeValue(forKey: item.path.exact) else {
                 throw ContainerError.manifestMismatch("the manifest lists \(item.path), which is not in the container")
             }
-            files.append(DataFile(name: item.path, mediaType: item.mediaType, size: entry.uncompressedSize, source: .archive(entry)))
+            files.append(
+                DataFile(
+                    name: item.path, mediaType: item.mediaType, size: entry.uncompressedSize, source: .archive(entry)))
         }
         if let unlisted = byName.values.map(\.name).sorted().first {
             throw ContainerError.manifestMismatch("\(unlisted) is in the container but not in the manifest")
@@ -227,8 +235,10 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
         if let mediaType { try Container.validateMediaType(mediaType) }
         let input = try InputFile(path: filePath)
         guard input.size > 0 else { throw ContainerError.emptyDataFile(filePath) }
-        dataFiles.append(DataFile(name: name, mediaType: mediaType ?? MediaType.guess(forFileName: name), size: input.size,
-                                  source: .file(path: filePath)))
+        dataFiles.append(
+            DataFile(
+                name: name, mediaType: mediaType ?? MediaType.guess(forFileName: name), size: input.size,
+                source: .file(path: filePath)))
         forgetDigests(of: name)
     }
 
@@ -236,7 +246,9 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
     public func removeDataFile(named name: String) throws {
         guard kind == .asice else { throw kind == .ddoc ? ContainerError.ddocReadOnly : ContainerError.asicsReadOnly }
         guard !isSigned else { throw ContainerError.containerSigned }
-        guard let index = dataFiles.firstIndex(where: { $0.name == name }) else { throw ContainerError.dataFileNotFound(name) }
+        guard let index = dataFiles.firstIndex(where: { $0.name == name }) else {
+            throw ContainerError.dataFileNotFound(name)
+        }
         dataFiles.remove(at: index)
         forgetDigests(of: name)
     }
@@ -267,7 +279,9 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
     }
 
     /// A digest remembered from writing or an earlier hash, if any (tests use it).
-    func cachedDigest(named name: String, _ algorithm: DigestAlgorithm) -> Digest? { digestCache["\(algorithm.rawValue):\(name)"] }
+    func cachedDigest(named name: String, _ algorithm: DigestAlgorithm) -> Digest? {
+        digestCache["\(algorithm.rawValue):\(name)"]
+    }
 
     /// How many times a data file was read whole (tests check that hostile signatures cannot
     /// make the verifier read the data again and again).
@@ -296,7 +310,10 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
         if let cached = digestCache[key] { return cached }
         if case .digest(let named, let given, let value) = file.source {
             // Hashcode validation: the given digest is all there is, and only in its algorithm.
-            guard given == algorithm else { throw ContainerError.digestAlgorithmNotGiven(file: file.name, given: named, needed: algorithm.rawValue.uppercased()) }
+            guard given == algorithm else {
+                throw ContainerError.digestAlgorithmNotGiven(
+                    file: file.name, given: named, needed: algorithm.rawValue.uppercased())
+            }
             return try Digest(algorithm: algorithm, bytes: value)
         }
         let hasher = StreamingDigest(algorithm)
@@ -327,7 +344,9 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
         guard kind == .asice else { throw kind == .ddoc ? ContainerError.ddocReadOnly : ContainerError.asicsReadOnly }
         if dataFiles.isEmpty {
             guard reader != nil, !isSigned else { throw ContainerError.noDataFiles }
-            guard unlink(path) == 0 else { throw ContainerError.ioFailure(path: path, reason: String(cString: strerror(errno))) }
+            guard unlink(path) == 0 else {
+                throw ContainerError.ioFailure(path: path, reason: String(cString: strerror(errno)))
+            }
             syncFolder(of: path)
             reader = nil
             return .deleted
@@ -367,7 +386,8 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
         let manifestData = manifest.serialized(mimetype: Container.mimetype)
         // Never commit a container tamga itself could not reopen.
         guard (try? Manifest(data: manifestData, mimetype: Container.mimetype)) == manifest else {
-            throw ContainerError.malformedManifest("the manifest being written would not read back; nothing was written")
+            throw ContainerError.malformedManifest(
+                "the manifest being written would not read back; nothing was written")
         }
         try writer.add(name: Container.manifestPath, data: manifestData, method: .deflated, modified: now)
         for entry in otherMetaEntries {
@@ -392,7 +412,8 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
     private func writeFromDisk(_ file: DataFile, path filePath: String, writer: ZipWriter) throws {
         let input = try InputFile(path: filePath)
         guard input.size == file.size else {
-            throw ContainerError.ioFailure(path: filePath, reason: "the file changed size while the container was being written")
+            throw ContainerError.ioFailure(
+                path: filePath, reason: "the file changed size while the container was being written")
         }
         let method = try compression.method(for: input, name: file.name)
         // Hash while writing: signing right after creation then needs no second pass, and the
@@ -406,7 +427,9 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
         }
         if method == .deflated {
             // Compression takes both cores (ParallelDeflater); the digests run beside it.
-            try writer.add(name: file.name, method: method, modified: input.modified, expectedSize: input.size, alongside: hash) { feed in
+            try writer.add(
+                name: file.name, method: method, modified: input.modified, expectedSize: input.size, alongside: hash
+            ) { feed in
                 try input.stream(from: 0, length: input.size) { chunk in
                     try feed(chunk)
                     report(chunk)
@@ -414,11 +437,14 @@ public final class Container: @unchecked Sendable {   // unchecked: used from on
             }
         } else {
             // The digests on one core, the CRC-32 and write on the other.
-            try writer.add(name: file.name, method: method, modified: input.modified, expectedSize: input.size) { feed in
-                try input.streamOnTwoCores(from: 0, length: input.size, first: hash, second: { chunk in
-                    try feed(chunk)
-                    report(chunk)
-                })
+            try writer.add(name: file.name, method: method, modified: input.modified, expectedSize: input.size) {
+                feed in
+                try input.streamOnTwoCores(
+                    from: 0, length: input.size, first: hash,
+                    second: { chunk in
+                        try feed(chunk)
+                        report(chunk)
+                    })
             }
         }
         for hasher in hashers { digestCache["\(hasher.algorithm.rawValue):\(file.name)"] = hasher.finish() }

@@ -155,54 +155,77 @@ extension ContainerError: CustomStringConvertible {
         case .unreadableInput(let p, let why): "\(p) cannot be read: \(why)."
         case .ioFailure(let p, let why): "\(p): \(why)."
         // The hint only where the reason does not already say it: "truncated" is said once.
-        case .malformedZip(let why): "Not a readable ASiC container: \(why)." + (why.contains("truncated") ? "" : " The file may be truncated or not a container.")
-        case .unsupportedContainerFormat(let what): "This is \(what), an older format tamga does not read: open it with DigiDoc, or ask for an ASiC-E (.asice) container."
+        case .malformedZip(let why):
+            "Not a readable ASiC container: \(why)."
+                + (why.contains("truncated") ? "" : " The file may be truncated or not a container.")
+        case .unsupportedContainerFormat(let what):
+            "This is \(what), an older format tamga does not read: open it with DigiDoc, or ask for an ASiC-E (.asice) container."
         case .malformedDDOC(let why): "Not a readable DigiDoc (DDOC) file: \(why)."
-        case .ddocReadOnly: "DigiDoc (DDOC) files are read-only: the format is retired, so tamga verifies and extracts them but does not sign or change them. To keep an archive's evidence fresh (its SHA-1 digests are weak), wrap it in a time-stamp: tamga container timestamp FILE.ddoc OUT.asics --tsa URL."
-        case .ddocContentNotInDocument(let name): "\(name) is in hashcode form: the DDOC holds only its digest, not its content, so it cannot be read or extracted. The full DDOC (or the file itself) is needed."
-        case .contentNotGiven(let name): "\(name) was given only by its digest (hashcode validation), so its content cannot be read, extracted or written; the file itself is needed."
-        case .digestAlgorithmNotGiven(let file, let given, let needed): "\(file) was given by its \(given) digest, but the signature's reference uses \(needed): give the \(needed) digest of the file."
+        case .ddocReadOnly:
+            "DigiDoc (DDOC) files are read-only: the format is retired, so tamga verifies and extracts them but does not sign or change them. To keep an archive's evidence fresh (its SHA-1 digests are weak), wrap it in a time-stamp: tamga container timestamp FILE.ddoc OUT.asics --tsa URL."
+        case .ddocContentNotInDocument(let name):
+            "\(name) is in hashcode form: the DDOC holds only its digest, not its content, so it cannot be read or extracted. The full DDOC (or the file itself) is needed."
+        case .contentNotGiven(let name):
+            "\(name) was given only by its digest (hashcode validation), so its content cannot be read, extracted or written; the file itself is needed."
+        case .digestAlgorithmNotGiven(let file, let given, let needed):
+            "\(file) was given by its \(given) digest, but the signature's reference uses \(needed): give the \(needed) digest of the file."
         case .unsupportedZip(let why): "Unsupported ZIP feature: \(why)."
-        case .ambiguousZip(let why): "Refused: ZIP readers would disagree on what this container holds: \(why). tamga reads a container only when every reader sees the same files and bytes; ask the sender for a new copy made by their signing software."
-        case .unsafeEntryName(let n): "Refused: the container holds an unsafe entry name \"\(n)\" (.., absolute path, backslash, or empty/. segment)."
+        case .ambiguousZip(let why):
+            "Refused: ZIP readers would disagree on what this container holds: \(why). tamga reads a container only when every reader sees the same files and bytes; ask the sender for a new copy made by their signing software."
+        case .unsafeEntryName(let n):
+            "Refused: the container holds an unsafe entry name \"\(n)\" (.., absolute path, backslash, or empty/. segment)."
         case .duplicateEntry(let n): "Refused: the container holds two entries named \"\(n)\"."
         case .mimetypeMissing: "Refused: the container has no mimetype entry; it is not ASiC-E."
-        case .mimetypeNotFirst: "Refused: the mimetype entry is not the first entry of the ZIP (ASiC-E requires it first)."
+        case .mimetypeNotFirst:
+            "Refused: the mimetype entry is not the first entry of the ZIP (ASiC-E requires it first)."
         case .mimetypeWrong(let v): "Refused: mimetype is \"\(v)\", not application/vnd.etsi.asic-e+zip."
         case .manifestMissing: "Refused: META-INF/manifest.xml is missing."
         case .malformedManifest(let why): "Refused: META-INF/manifest.xml is invalid: \(why)."
         case .manifestMismatch(let why): "Refused: the manifest does not match the container: \(why)."
         case .malformedXML(let f, let why): "Refused: \(f) is not acceptable XML: \(why)."
-        case .xmlTooComplex(let f, let why): "Refused: \(f) has \(why), far beyond any real signature; it looks made to exhaust a verifier."
+        case .xmlTooComplex(let f, let why):
+            "Refused: \(f) has \(why), far beyond any real signature; it looks made to exhaust a verifier."
         case .corruptEntry(let why): "The container is corrupt: \(why)."
         case .entryTooLarge(let n, let limit): "Refused: \(n) inflates to more than \(limit) bytes (possible ZIP bomb)."
-        case .containerSigned: "The container is signed: adding or removing data files would break its signatures. Create a new container instead."
-        case .dataFileExists(let n): "The container already holds a data file named \"\(n)\" (names that differ only in case or Unicode form count as one: they are one file on Windows and macOS)."
+        case .containerSigned:
+            "The container is signed: adding or removing data files would break its signatures. Create a new container instead."
+        case .dataFileExists(let n):
+            "The container already holds a data file named \"\(n)\" (names that differ only in case or Unicode form count as one: they are one file on Windows and macOS)."
         case .dataFileNotFound(let n): "The container holds no data file named \"\(n)\"."
-        case .invalidDataFileName(let n): "\"\(n)\" cannot be a data file name (no /, \\, control characters, and not \"mimetype\")."
+        case .invalidDataFileName(let n):
+            "\"\(n)\" cannot be a data file name (no /, \\, control characters, and not \"mimetype\")."
         case .emptyDataFile(let p): "\(p) is empty; an empty data file cannot be added."
         case .noDataFiles: "A container needs at least one data file."
         case .wouldOverwrite(let p): "\(p) exists; use --force to overwrite it."
         case .extractionCollision(let first, let second, let p):
             "Refused: the data files \"\(first)\" and \"\(second)\" would both be written to \(p) (names are made safe for the file system: a leading \"-\" gets \"_\" in front, control characters become \"_\"). Nothing was written. Extract them one at a time, by name, into different folders (--to)."
-        case .dataDescriptorMismatch(let why): "Refused: the container is inconsistent: \(why). Its data descriptor and central directory describe different data; ask for a new copy of the container."
+        case .dataDescriptorMismatch(let why):
+            "Refused: the container is inconsistent: \(why). Its data descriptor and central directory describe different data; ask for a new copy of the container."
         case .noPendingSignature: "There is no prepared signature to finish; call prepareSignature first."
-        case .signatureValueRejected(let why): "The signature value does not verify against the signing certificate (\(why)); nothing was written."
+        case .signatureValueRejected(let why):
+            "The signature value does not verify against the signing certificate (\(why)); nothing was written."
         case .signingCertificateUnsuitable(let why): "The signing certificate cannot sign: \(why)."
         case .alreadyExists(let p): "\(p) already exists; use --force to replace it."
         case .invalidMediaType(let t): "\"\(t)\" is not a media type (type/subtype, e.g. application/pdf)."
         case .invalidSignatureProperty(let v): "\"\(v)\" holds characters that cannot be written into a signature."
-        case .asicsMimetypeWrong(let v): "Refused: mimetype is \"\(v)\", not application/vnd.etsi.asic-s+zip, in an ASiC-S (.asics/.scs) file."
+        case .asicsMimetypeWrong(let v):
+            "Refused: mimetype is \"\(v)\", not application/vnd.etsi.asic-s+zip, in an ASiC-S (.asics/.scs) file."
         case .asicsDataObjectCount(let names) where names.isEmpty:
             "Refused: the ASiC-S container holds no data object (exactly one file is required beside mimetype and META-INF/)."
         case .asicsDataObjectCount(let names):
             "Refused: an ASiC-S container holds exactly one data object, this one holds \(names.count) (\(names.joined(separator: ", "))). Several files belong in an ASiC-E (.asice) container."
-        case .asicsDataObjectInFolder(let n): "Refused: the ASiC-S data object \"\(n)\" is not in the root folder (ASiC-S allows no sub-folders)."
-        case .asicsSignatureConflict(let why): "Refused: an ASiC-S container holds one signature, this one holds two: \(why)."
-        case .unsupportedSignatureFormat(let f): "\(f): tamga does not validate this signature format (CAdES); use a validator that does."
-        case .asicsReadOnly: "ASiC-S containers are read-only: tamga does not add data or XAdES signatures to them. To time-stamp a container, use `tamga container timestamp`."
-        case .timeMarkNotExtensible(let file): "\(file) holds a BDOC 2.1 time-mark, which tamga validates but does not extend; nothing was changed."
-        case .signatureDoesNotVerify(let file, let reason): "\(file) does not verify (\(reason)); tamga adds no time-stamp to it. Nothing was changed."
+        case .asicsDataObjectInFolder(let n):
+            "Refused: the ASiC-S data object \"\(n)\" is not in the root folder (ASiC-S allows no sub-folders)."
+        case .asicsSignatureConflict(let why):
+            "Refused: an ASiC-S container holds one signature, this one holds two: \(why)."
+        case .unsupportedSignatureFormat(let f):
+            "\(f): tamga does not validate this signature format (CAdES); use a validator that does."
+        case .asicsReadOnly:
+            "ASiC-S containers are read-only: tamga does not add data or XAdES signatures to them. To time-stamp a container, use `tamga container timestamp`."
+        case .timeMarkNotExtensible(let file):
+            "\(file) holds a BDOC 2.1 time-mark, which tamga validates but does not extend; nothing was changed."
+        case .signatureDoesNotVerify(let file, let reason):
+            "\(file) does not verify (\(reason)); tamga adds no time-stamp to it. Nothing was changed."
         }
     }
 }

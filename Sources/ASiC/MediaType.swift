@@ -17,7 +17,8 @@ enum MediaType {
         "zip": "application/zip", "gz": "application/gzip", "xz": "application/x-xz", "zst": "application/zstd",
         "7z": "application/x-7z-compressed", "bz2": "application/x-bzip2",
         "asice": "application/vnd.etsi.asic-e+zip", "sce": "application/vnd.etsi.asic-e+zip",
-        "bdoc": "application/vnd.etsi.asic-e+zip", "asics": "application/vnd.etsi.asic-s+zip", "ddoc": "application/x-ddoc",
+        "bdoc": "application/vnd.etsi.asic-e+zip", "asics": "application/vnd.etsi.asic-s+zip",
+        "ddoc": "application/x-ddoc",
         "mp3": "audio/mpeg", "mp4": "video/mp4", "mov": "video/quicktime", "mkv": "video/x-matroska",
     ]
 

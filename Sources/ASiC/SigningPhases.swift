@@ -1,6 +1,6 @@
+import Dispatch
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// How long each phase of the last signature took, for `tamga sign --json` and the
 /// benchmarks that compare signers phase by phase (seconds, monotonic clock).
@@ -23,7 +23,7 @@ public struct SigningPhases: Sendable, Codable, Equatable {
 }
 
 /// Accumulates phase durations; one per signing operation, used from one task.
-final class PhaseClock: @unchecked Sendable {   // unchecked: used by one signing task at a time
+final class PhaseClock: @unchecked Sendable {  // unchecked: used by one signing task at a time
     var phases = SigningPhases()
 
     func measure<T>(_ phase: WritableKeyPath<SigningPhases, TimeInterval>, _ body: () throws -> T) rethrows -> T {
@@ -32,7 +32,9 @@ final class PhaseClock: @unchecked Sendable {   // unchecked: used by one signin
         return try body()
     }
 
-    func measure<T>(_ phase: WritableKeyPath<SigningPhases, TimeInterval>, _ body: () async throws -> T) async rethrows -> T {
+    func measure<T>(
+        _ phase: WritableKeyPath<SigningPhases, TimeInterval>, _ body: () async throws -> T
+    ) async rethrows -> T {
         let start = DispatchTime.now().uptimeNanoseconds
         defer { phases[keyPath: phase] += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
         return try await body()

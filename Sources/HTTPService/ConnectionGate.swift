@@ -18,7 +18,8 @@ import TamgaSupport
 /// A refused connection is closed, after a JSON answer on plain HTTP (`ConnectionRefusal`), and
 /// counted in the log's summary rather than logged one line each. The same thread sweeps the
 /// request deadlines (`ConnectionSlots.sweep`) every quarter of a second and flushes the log.
-final class ConnectionGate: @unchecked Sendable {   // unchecked: `pending` is the gate thread's alone; `running` behind `lock`
+// unchecked: `pending` is the gate thread's alone; `running` behind `lock`
+final class ConnectionGate: @unchecked Sendable {
     let listener: Int32
     let trustedProxies: [AddressRange]
     let headerDeadline: TimeInterval
@@ -47,8 +48,11 @@ final class ConnectionGate: @unchecked Sendable {   // unchecked: `pending` is t
     /// connection that cannot be accepted keeps the socket readable: polling it would spin).
     private var pausedUntil = Date.distantPast
 
-    init(listener: Int32, trustedProxies: [AddressRange], headerDeadline: TimeInterval, tls: Bool, slots: ConnectionSlots, log: ConnectionLog,
-         handOver: @escaping @Sendable (Int32, IPAddress, UInt16) -> Bool) {
+    init(
+        listener: Int32, trustedProxies: [AddressRange], headerDeadline: TimeInterval, tls: Bool,
+        slots: ConnectionSlots, log: ConnectionLog,
+        handOver: @escaping @Sendable (Int32, IPAddress, UInt16) -> Bool
+    ) {
         self.listener = listener
         self.trustedProxies = trustedProxies
         self.headerDeadline = headerDeadline
@@ -67,7 +71,9 @@ final class ConnectionGate: @unchecked Sendable {   // unchecked: `pending` is t
 
     /// Starts the gate's thread; throws when the system cannot make one.
     func start() throws {
-        guard wakeup.read >= 0 else { throw ServerSockets.Failure.cannotStart("the system gave no pipe to wake the accepting thread") }
+        guard wakeup.read >= 0 else {
+            throw ServerSockets.Failure.cannotStart("the system gave no pipe to wake the accepting thread")
+        }
         lock.withLock { running = true }
         do {
             try DetachedThread.start(name: "cosigner-gate") { [self] in
@@ -102,7 +108,13 @@ final class ConnectionGate: @unchecked Sendable {   // unchecked: `pending` is t
             let nextHeader = pending.values.map(\.deadline).min() ?? now.addingTimeInterval(0.25)
             var watched = [wakeup.read] + Array(pending.keys)
             if now >= pausedUntil { watched.append(listener) }
-            let ready = ServerSockets.waitReadable(watched, timeout: max(0.005, min(0.25, nextHeader.timeIntervalSince(now), now >= pausedUntil ? 0.25 : pausedUntil.timeIntervalSince(now))))
+            let ready = ServerSockets.waitReadable(
+                watched,
+                timeout: max(
+                    0.005,
+                    min(
+                        0.25, nextHeader.timeIntervalSince(now),
+                        now >= pausedUntil ? 0.25 : pausedUntil.timeIntervalSince(now))))
             if ready.contains(wakeup.read) { ServerSockets.drain(wakeup.read) }
             if ready.contains(listener) { acceptWaiting() }
             for socket in ready where pending[socket] != nil { readHeader(socket) }
@@ -132,7 +144,9 @@ final class ConnectionGate: @unchecked Sendable {   // unchecked: `pending` is t
                 continue
             case .outOfDescriptors:
                 pausedUntil = Date().addingTimeInterval(0.1)
-                log.library("cannot accept a connection: out of file descriptors (the process's limit, ulimit -n); pausing for 0.1 s", from: "cosigner")
+                log.library(
+                    "cannot accept a connection: out of file descriptors (the process's limit, ulimit -n); pausing for 0.1 s",
+                    from: "cosigner")
                 return
             case .connection(let socket, let peer, let port):
                 if trustedProxies.contains(where: { $0.contains(peer) }) {
@@ -140,8 +154,9 @@ final class ConnectionGate: @unchecked Sendable {   // unchecked: `pending` is t
                         refuse(socket, .full, from: peer)
                         continue
                     }
-                    pending[socket] = PendingHeader(peer: peer, port: port, deadline: Date().addingTimeInterval(headerDeadline))
-                    readHeader(socket)   // usually already here: a proxy writes it with the connection
+                    pending[socket] = PendingHeader(
+                        peer: peer, port: port, deadline: Date().addingTimeInterval(headerDeadline))
+                    readHeader(socket)  // usually already here: a proxy writes it with the connection
                 } else {
                     admit(socket, from: peer, port: port)
                 }

@@ -15,7 +15,7 @@ import TamgaSupport
 ///   `cosigner: 20347 connections refused in the last minute (too-many-connections-from-address
 ///   20000, proxy-header-missing 347); 1200 shut (1100 past the request deadline, 100 for a new
 ///   client)` and `cosigner: 512 more lines like "libmicrohttpd: …" in the last minute`.
-final class ConnectionLog: @unchecked Sendable {   // unchecked: the counts behind `lock`
+final class ConnectionLog: @unchecked Sendable {  // unchecked: the counts behind `lock`
     let interval: TimeInterval
     let repeatsShown: Int
     /// Distinct line shapes tracked in one interval; further ones are counted together.
@@ -29,7 +29,10 @@ final class ConnectionLog: @unchecked Sendable {   // unchecked: the counts behi
     private var shutAtDeadline = 0
     private var shutForNewcomers = 0
 
-    init(interval: TimeInterval = 60, repeatsShown: Int = 3, now: Date = Date(), write: @escaping @Sendable (String) -> Void) {
+    init(
+        interval: TimeInterval = 60, repeatsShown: Int = 3, now: Date = Date(),
+        write: @escaping @Sendable (String) -> Void
+    ) {
         self.interval = interval
         self.repeatsShown = repeatsShown
         self.write = write
@@ -38,7 +41,10 @@ final class ConnectionLog: @unchecked Sendable {   // unchecked: the counts behi
 
     /// One line from libmicrohttpd's log (or, with `source`, another part of the server's).
     func library(_ line: String, from source: String = "libmicrohttpd", now: Date = Date()) {
-        let text = String(line.unicodeScalars.prefix(300).filter { $0 != "\n" && $0 != "\r" }.map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f ? Character($0) : "?" })
+        let text = String(
+            line.unicodeScalars.prefix(300).filter { $0 != "\n" && $0 != "\r" }.map {
+                $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f ? Character($0) : "?"
+            })
         if text.contains("closed") || text.contains("Connection reset") || text.contains("timed out") { return }
         flush(now: now)
         let shape = source + ": " + Self.shape(of: text)
@@ -65,7 +71,11 @@ final class ConnectionLog: @unchecked Sendable {   // unchecked: the counts behi
             refusals[refusal.code, default: 0] += 1
             return refusals[refusal.code] == 1
         }
-        if first { write("cosigner: refused a connection from \(address): \(refusal.code) (\(refusal.message)); more are counted until the next summary") }
+        if first {
+            write(
+                "cosigner: refused a connection from \(address): \(refusal.code) (\(refusal.message)); more are counted until the next summary"
+            )
+        }
     }
 
     /// Connections shut: past their request deadline, or to let a new client in.
@@ -83,25 +93,36 @@ final class ConnectionLog: @unchecked Sendable {   // unchecked: the counts behi
         let lines: [String] = lock.withLock {
             let elapsed = now.timeIntervalSince(windowStart)
             guard force || elapsed >= interval else { return [] }
-            let span = abs(elapsed - 60) < 1 && !force ? "the last minute" : "the last \(max(1, Int(elapsed.rounded()))) s"
+            let span =
+                abs(elapsed - 60) < 1 && !force ? "the last minute" : "the last \(max(1, Int(elapsed.rounded()))) s"
             var lines: [String] = []
             let refused = refusals.values.reduce(0, +)
             let shut = shutAtDeadline + shutForNewcomers
             if refused > 0 || shut > 0 {
                 var parts: [String] = []
                 if refused > 0 {
-                    let kinds = refusals.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map { "\($0.key) \($0.value)" }
-                    parts.append("\(refused) connection\(refused == 1 ? "" : "s") refused in \(span) (\(kinds.joined(separator: ", ")))")
+                    let kinds = refusals.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map {
+                        "\($0.key) \($0.value)"
+                    }
+                    parts.append(
+                        "\(refused) connection\(refused == 1 ? "" : "s") refused in \(span) (\(kinds.joined(separator: ", ")))"
+                    )
                 }
                 if shut > 0 {
-                    parts.append("\(shut) shut\(refused == 0 ? " in \(span)" : "") (\(shutAtDeadline) past the request deadline, \(shutForNewcomers) for a new client)")
+                    parts.append(
+                        "\(shut) shut\(refused == 0 ? " in \(span)" : "") (\(shutAtDeadline) past the request deadline, \(shutForNewcomers) for a new client)"
+                    )
                 }
                 lines.append("cosigner: " + parts.joined(separator: "; "))
             }
             for (_, shape) in shapes.sorted(by: { $0.value.example < $1.value.example }) where shape.held > 0 {
-                lines.append("cosigner: \(shape.held) more line\(shape.held == 1 ? "" : "s") like \"\(shape.example)\" in \(span)")
+                lines.append(
+                    "cosigner: \(shape.held) more line\(shape.held == 1 ? "" : "s") like \"\(shape.example)\" in \(span)"
+                )
             }
-            if otherLinesHeld > 0 { lines.append("cosigner: \(otherLinesHeld) more log lines of other kinds in \(span)") }
+            if otherLinesHeld > 0 {
+                lines.append("cosigner: \(otherLinesHeld) more log lines of other kinds in \(span)")
+            }
             windowStart = now
             shapes = [:]
             otherLinesHeld = 0

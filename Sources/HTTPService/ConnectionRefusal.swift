@@ -36,23 +36,27 @@ enum ConnectionRefusal: Error, Hashable, Sendable {
 
     var message: String {
         switch self {
-        case .proxyHeaderMissing: "this address is a trusted proxy: its connections must start with a PROXY protocol v2 header"
+        case .proxyHeaderMissing:
+            "this address is a trusted proxy: its connections must start with a PROXY protocol v2 header"
         case .proxyHeaderMalformed(let why): "the PROXY protocol v2 header is refused: \(why)"
         case .proxyHeaderLate: "the PROXY protocol v2 header did not arrive in time"
-        case .addressShare(let share): "this address holds \(share) connections, its share just now; reuse one or close some"
+        case .addressShare(let share):
+            "this address holds \(share) connections, its share just now; reuse one or close some"
         case .full: "every connection slot is taken; try again in a moment"
         }
     }
 
     /// The whole HTTP/1.1 answer written on a plain-HTTP connection before it is closed.
     var answer: [UInt8] {
-        let reason = switch status {
-        case 400: "Bad Request"
-        case 408: "Request Timeout"
-        default: "Too Many Requests"
-        }
+        let reason =
+            switch status {
+            case 400: "Bad Request"
+            case 408: "Request Timeout"
+            default: "Too Many Requests"
+            }
         let body = HTTPResponse.error(status, code: code, message: message).body
-        let head = "HTTP/1.1 \(status) \(reason)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
+        let head =
+            "HTTP/1.1 \(status) \(reason)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
         return Array(head.utf8) + body
     }
 }

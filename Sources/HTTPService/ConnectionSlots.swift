@@ -30,7 +30,7 @@ import TamgaSupport
 ///   send anything. When every connection is being answered, the newcomer is refused.
 ///
 /// The gate's thread sweeps the deadlines every quarter of a second (`sweep`).
-final class ConnectionSlots: @unchecked Sendable {   // unchecked: every table behind `lock`
+final class ConnectionSlots: @unchecked Sendable {  // unchecked: every table behind `lock`
     struct Limits: Sendable {
         var total: Int
         var perAddress: Int
@@ -75,8 +75,10 @@ final class ConnectionSlots: @unchecked Sendable {   // unchecked: every table b
     private let bytesReceived: @Sendable (Int32) -> UInt64?
     private let shut: @Sendable (Int32) -> Void
 
-    init(limits: Limits, bytesReceived: @escaping @Sendable (Int32) -> UInt64? = ServerSockets.bytesReceived,
-         shut: @escaping @Sendable (Int32) -> Void = ServerSockets.shut) {
+    init(
+        limits: Limits, bytesReceived: @escaping @Sendable (Int32) -> UInt64? = ServerSockets.bytesReceived,
+        shut: @escaping @Sendable (Int32) -> Void = ServerSockets.shut
+    ) {
         self.limits = limits
         self.bytesReceived = bytesReceived
         self.shut = shut
@@ -166,7 +168,9 @@ final class ConnectionSlots: @unchecked Sendable {   // unchecked: every table b
     /// the table is never one the kernel has given to another connection).
     func closed(_ connection: OpaquePointer) {
         lock.withLock {
-            guard let socket = sockets.removeValue(forKey: connection), entries[socket]?.connection == connection else { return }
+            guard let socket = sockets.removeValue(forKey: connection), entries[socket]?.connection == connection else {
+                return
+            }
             remove(socket)
         }
     }
@@ -200,12 +204,15 @@ final class ConnectionSlots: @unchecked Sendable {   // unchecked: every table b
     private func victim(for key: IPAddress, holding: Int, now: Date) -> Int32? {
         let needed = holding == 0 ? 1 : holding + 2
         var best: (socket: Int32, rank: (Int, Int, UInt64, Date, Int32))?
-        for (socket, entry) in entries where entry.key != key && !entry.shut && entry.receiving && entry.connection != nil {
+        for (socket, entry) in entries
+        where entry.key != key && !entry.shut && entry.receiving && entry.connection != nil {
             let holds = perKey[entry.key] ?? 0
             guard holds >= needed else { continue }
             let received = bytesReceived(socket) ?? entry.bytesAtStart
-            let rank = (-holds, now.timeIntervalSince(entry.opened) < limits.evictionGrace ? 1 : 0,
-                        received >= entry.bytesAtStart ? received - entry.bytesAtStart : 0, entry.since, socket)
+            let rank = (
+                -holds, now.timeIntervalSince(entry.opened) < limits.evictionGrace ? 1 : 0,
+                received >= entry.bytesAtStart ? received - entry.bytesAtStart : 0, entry.since, socket
+            )
             if best.map({ rank < $0.rank }) ?? true { best = (socket, rank) }
         }
         return best?.socket
@@ -214,9 +221,12 @@ final class ConnectionSlots: @unchecked Sendable {   // unchecked: every table b
     /// The longest-unused kept-alive connection of `key`: answered before, waiting, and not a
     /// byte received since its last answer.
     private func idleConnection(of key: IPAddress) -> Int32? {
-        entries.filter { $0.value.key == key && !$0.value.shut && $0.value.receiving && $0.value.answered && $0.value.connection != nil }
-            .filter { (bytesReceived($0.key) ?? UInt64.max) == $0.value.bytesAtStart }
-            .min { $0.value.since < $1.value.since }?.key
+        entries.filter {
+            $0.value.key == key && !$0.value.shut && $0.value.receiving && $0.value.answered
+                && $0.value.connection != nil
+        }
+        .filter { (bytesReceived($0.key) ?? UInt64.max) == $0.value.bytesAtStart }
+        .min { $0.value.since < $1.value.since }?.key
     }
 
     private func markShut(_ socket: Int32) {

@@ -1,5 +1,5 @@
-internal import CMicroHTTPD
 internal import CDeferredLibraries
+internal import CMicroHTTPD
 import FoundationEssentials
 import Glibc
 import TamgaSupport
@@ -8,14 +8,17 @@ import TamgaSupport
 public struct HTTPRequest: Sendable {
     public let method: String
     public let path: String
-    public let headers: [String: String]   // lower-case names
+    public let headers: [String: String]  // lower-case names
     public let body: [UInt8]
     /// The query arguments the handler asked for (`?limit=…`).
     public let query: [String: String]
     /// Who sent it: the peer, or the client a trusted proxy's PROXY header named (for logs).
     public let client: IPAddress?
 
-    public init(method: String, path: String, headers: [String: String], body: [UInt8], query: [String: String] = [:], client: IPAddress? = nil) {
+    public init(
+        method: String, path: String, headers: [String: String], body: [UInt8], query: [String: String] = [:],
+        client: IPAddress? = nil
+    ) {
         self.method = method
         self.path = path
         self.headers = headers
@@ -65,7 +68,8 @@ public struct HTTPResponse: Sendable {
 /// connections and MHD's own lines go to `log`, bounded (`ConnectionLog`). Over-long URLs and
 /// header blocks are answered with JSON like every other error, up to MHD's memory limit per
 /// connection (past it MHD answers 431 itself).
-public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon is used by its own threads; `stop` is idempotent behind `lock`
+// unchecked: the daemon is used by its own threads; `stop` is idempotent behind `lock`
+public final class HTTPServer: @unchecked Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
     let handler: Handler
@@ -115,16 +119,21 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
     ///   - proxyHeaderDeadline: how long a trusted proxy's header may take to arrive.
     ///   - log: where the bounded connection log goes (standard error by default);
     ///     `logInterval` is how often its summaries are written.
-    public init(port: UInt16 = 0, loopbackOnly: Bool = true, threads: UInt32 = 4, maximumBody: Int = 256 * 1024,
-                connectionLimit: UInt32 = 256, perAddressLimit: UInt32 = 32, requestDeadline: TimeInterval = 10,
-                pressureRequestDeadline: TimeInterval = 3, trustedProxies: [AddressRange] = [], proxyHeaderDeadline: TimeInterval = 2,
-                headerNames: [String] = ["content-type", "x-device-token", "authorization", "x-attestation"],
-                queryNames: [String] = ["limit", "offset"],
-                tls: (keyPEM: String, certificatePEM: String)? = nil,
-                log: @escaping @Sendable (String) -> Void = { line in FileDescriptorOutput.write(line + "\n", to: FileDescriptorOutput.standardError) },
-                logInterval: TimeInterval = 60,
-                oversizedBody: @escaping @Sendable (_ limit: Int) -> HTTPResponse = HTTPServer.bodyTooLarge,
-                handler: @escaping Handler) throws {
+    public init(
+        port: UInt16 = 0, loopbackOnly: Bool = true, threads: UInt32 = 4, maximumBody: Int = 256 * 1024,
+        connectionLimit: UInt32 = 256, perAddressLimit: UInt32 = 32, requestDeadline: TimeInterval = 10,
+        pressureRequestDeadline: TimeInterval = 3, trustedProxies: [AddressRange] = [],
+        proxyHeaderDeadline: TimeInterval = 2,
+        headerNames: [String] = ["content-type", "x-device-token", "authorization", "x-attestation"],
+        queryNames: [String] = ["limit", "offset"],
+        tls: (keyPEM: String, certificatePEM: String)? = nil,
+        log: @escaping @Sendable (String) -> Void = { line in
+            FileDescriptorOutput.write(line + "\n", to: FileDescriptorOutput.standardError)
+        },
+        logInterval: TimeInterval = 60,
+        oversizedBody: @escaping @Sendable (_ limit: Int) -> HTTPResponse = HTTPServer.bodyTooLarge,
+        handler: @escaping Handler
+    ) throws {
         // libmicrohttpd is loaded on first use (CDeferredLibraries): a machine without it hears
         // which package to install.
         guard tamga_lazy_load("libmicrohttpd.so.12") != 0 else {
@@ -143,12 +152,15 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
         self.queryNames = queryNames
         self.port = listening.port
         let total = Int(max(1, connectionLimit)), perAddress = Int(max(1, min(perAddressLimit, connectionLimit)))
-        slots = ConnectionSlots(limits: .init(total: total, perAddress: perAddress, pressureAt: max(1, total * 3 / 4),
-                                              requestDeadline: requestDeadline, pressureDeadline: min(requestDeadline, pressureRequestDeadline)))
+        slots = ConnectionSlots(
+            limits: .init(
+                total: total, perAddress: perAddress, pressureAt: max(1, total * 3 / 4),
+                requestDeadline: requestDeadline, pressureDeadline: min(requestDeadline, pressureRequestDeadline)))
         let connectionLog = ConnectionLog(interval: logInterval, write: log)
         self.connectionLog = connectionLog
         logTarget = .allocate(capacity: 1)
-        logTarget.initialize(to: cmhd_log_target(line: HTTPServer.logLine, context: Unmanaged.passUnretained(connectionLog).toOpaque()))
+        logTarget.initialize(
+            to: cmhd_log_target(line: HTTPServer.logLine, context: Unmanaged.passUnretained(connectionLog).toOpaque()))
         if let tls {
             guard let key = strdup(tls.keyPEM), let certificate = strdup(tls.certificatePEM) else {
                 ServerSockets.close(listening.socket)
@@ -165,19 +177,27 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
         // MHD's own limits stay above the gate's, which decides: a connection the gate shut is
         // still MHD's until MHD notices the end of its stream, while the gate already counts
         // its replacement.
-        guard let daemon = cmhd_start(threads, UInt32(clamping: 2 * total + 16), UInt32(clamping: 2 * perAddress), 30, 64 * 1024,
-                                      HTTPServer.access, context, HTTPServer.completed, HTTPServer.notify, logTarget,
-                                      self.tls?.key, self.tls?.certificate) else {
+        guard
+            let daemon = cmhd_start(
+                threads, UInt32(clamping: 2 * total + 16), UInt32(clamping: 2 * perAddress), 30, 64 * 1024,
+                HTTPServer.access, context, HTTPServer.completed, HTTPServer.notify, logTarget,
+                self.tls?.key, self.tls?.certificate)
+        else {
             ServerSockets.close(listening.socket)
             throw HTTPServerError.cannotStart(reason: "libmicrohttpd refused its options")
         }
         self.daemon = daemon
-        let handOver: @Sendable (Int32, IPAddress, UInt16) -> Bool = { [daemonAddress = UInt(bitPattern: daemon)] socket, client, port in
+        let handOver: @Sendable (Int32, IPAddress, UInt16) -> Bool = {
+            [daemonAddress = UInt(bitPattern: daemon)] socket, client, port in
             guard let daemon = OpaquePointer(bitPattern: daemonAddress) else { return false }
-            return client.bytes.withUnsafeBufferPointer { cmhd_add_connection(daemon, socket, $0.baseAddress, $0.count, port) } != 0
+            return client.bytes.withUnsafeBufferPointer {
+                cmhd_add_connection(daemon, socket, $0.baseAddress, $0.count, port)
+            } != 0
         }
-        let gate = ConnectionGate(listener: listening.socket, trustedProxies: trustedProxies, headerDeadline: proxyHeaderDeadline, tls: tls != nil,
-                                  slots: slots, log: connectionLog, handOver: handOver)
+        let gate = ConnectionGate(
+            listener: listening.socket, trustedProxies: trustedProxies, headerDeadline: proxyHeaderDeadline,
+            tls: tls != nil,
+            slots: slots, log: connectionLog, handOver: handOver)
         self.gate = gate
         do {
             try gate.start()
@@ -218,7 +238,8 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
 
     /// MHD's access handler: called first with the headers (allocate the pending request), then
     /// with each piece of the body, then once more with none (answer).
-    private static let access: MHD_AccessHandlerCallback = { context, connection, url, method, _, uploadData, uploadSize, slot in
+    private static let access: MHD_AccessHandlerCallback = {
+        context, connection, url, method, _, uploadData, uploadSize, slot in
         guard let context, let connection, let slot, let uploadSize else { return cmhd_result(0) }
         let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
         guard let existing = slot.pointee else {
@@ -229,7 +250,9 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
             // dropped (answering while it still sends would reset its connection before it read
             // the answer).
             if let expect = cmhd_header(connection, "expect"), String(cString: expect).lowercased() == "100-continue",
-               let length = cmhd_header(connection, "content-length"), let declared = Int(String(cString: length)), declared > server.maximumBody {
+                let length = cmhd_header(connection, "content-length"), let declared = Int(String(cString: length)),
+                declared > server.maximumBody
+            {
                 pending.answered = true
                 server.slots.received(connection)
                 return queue(server.oversizedBody(server.maximumBody), on: connection)
@@ -259,9 +282,12 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
         if pending.tooLarge {
             response = server.oversizedBody(server.maximumBody)
         } else if let url, strlen(url) > HTTPServer.maximumURLLength {
-            response = .error(414, code: "url-too-long", message: "the URL is longer than \(HTTPServer.maximumURLLength) bytes")
+            response = .error(
+                414, code: "url-too-long", message: "the URL is longer than \(HTTPServer.maximumURLLength) bytes")
         } else if cmhd_header_bytes(connection) > HTTPServer.maximumHeaderBytes {
-            response = .error(431, code: "headers-too-large", message: "the request headers are larger than \(HTTPServer.maximumHeaderBytes) bytes")
+            response = .error(
+                431, code: "headers-too-large",
+                message: "the request headers are larger than \(HTTPServer.maximumHeaderBytes) bytes")
         } else {
             var headers: [String: String] = [:]
             for name in server.headerNames {
@@ -273,9 +299,10 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
             }
             var address = [UInt8](repeating: 0, count: 16)
             let length = address.withUnsafeMutableBufferPointer { cmhd_connection_address(connection, $0.baseAddress) }
-            let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/",
-                                      headers: headers, body: pending.body, query: query,
-                                      client: IPAddress(bytes: Array(address.prefix(max(0, min(16, Int(length)))))))
+            let request = HTTPRequest(
+                method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/",
+                headers: headers, body: pending.body, query: query,
+                client: IPAddress(bytes: Array(address.prefix(max(0, min(16, Int(length)))))))
             response = server.handler(request)
         }
         return queue(response, on: connection)
@@ -308,7 +335,9 @@ public final class HTTPServer: @unchecked Sendable {   // unchecked: the daemon 
         if cmhd_notify_started(code) != 0 {
             var bytes = [UInt8](repeating: 0, count: 16)
             let count = bytes.withUnsafeMutableBufferPointer { cmhd_connection_address(connection, $0.baseAddress) }
-            server.slots.opened(connection, socket: cmhd_connection_fd(connection), address: IPAddress(bytes: Array(bytes.prefix(count))))
+            server.slots.opened(
+                connection, socket: cmhd_connection_fd(connection),
+                address: IPAddress(bytes: Array(bytes.prefix(count))))
         } else {
             server.slots.closed(connection)
         }

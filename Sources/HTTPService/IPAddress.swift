@@ -13,7 +13,9 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     /// An IPv4 address inside IPv6 (`::ffff:a.b.c.d`) as the IPv4 address it is, so that one
     /// client is one address whichever way its socket reports it.
     public var unmapped: IPAddress {
-        guard bytes.count == 16, bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff else { return self }
+        guard bytes.count == 16, bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff else {
+            return self
+        }
         return IPAddress(unchecked: Array(bytes[12..<16]))
     }
 

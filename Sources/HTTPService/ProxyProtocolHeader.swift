@@ -47,10 +47,14 @@ struct ProxyProtocolHeader: Equatable, Sendable {
         guard bytes[0..<prefix].elementsEqual(signature[0..<prefix]) else { throw .proxyHeaderMissing }
         guard bytes.count >= fixedLength else { return .needs(fixedLength) }
         let versionAndCommand = bytes[12], familyAndTransport = bytes[13]
-        guard versionAndCommand >> 4 == 2 else { throw .proxyHeaderMalformed("version \(versionAndCommand >> 4), not 2") }
+        guard versionAndCommand >> 4 == 2 else {
+            throw .proxyHeaderMalformed("version \(versionAndCommand >> 4), not 2")
+        }
         let blockLength = Int(bytes[14]) << 8 | Int(bytes[15])
         let length = fixedLength + blockLength
-        guard length <= maximumLength else { throw .proxyHeaderMalformed("\(length) bytes, more than \(maximumLength)") }
+        guard length <= maximumLength else {
+            throw .proxyHeaderMalformed("\(length) bytes, more than \(maximumLength)")
+        }
         let isLocal: Bool
         switch versionAndCommand & 0x0F {
         case 0x0: isLocal = true
@@ -66,16 +70,23 @@ struct ProxyProtocolHeader: Equatable, Sendable {
             switch familyAndTransport {
             case 0x11: addressLength = 12
             case 0x21: addressLength = 36
-            default: throw .proxyHeaderMalformed("family and transport 0x\(String(familyAndTransport, radix: 16)), not TCP over IPv4 or IPv6")
+            default:
+                throw .proxyHeaderMalformed(
+                    "family and transport 0x\(String(familyAndTransport, radix: 16)), not TCP over IPv4 or IPv6")
             }
-            guard blockLength >= addressLength else { throw .proxyHeaderMalformed("an address block of \(blockLength) bytes, shorter than its family's \(addressLength)") }
+            guard blockLength >= addressLength else {
+                throw .proxyHeaderMalformed(
+                    "an address block of \(blockLength) bytes, shorter than its family's \(addressLength)")
+            }
         }
         guard bytes.count >= length else { return .needs(length) }
         let block = Array(bytes[fixedLength..<length])
         guard !isLocal else { return .header(ProxyProtocolHeader(command: .local, length: length)) }
         try checkRecords(block[addressLength...])
         let size = addressLength == 12 ? 4 : 16
-        guard let source = IPAddress(bytes: Array(block[0..<size])) else { throw .proxyHeaderMalformed("no source address") }
+        guard let source = IPAddress(bytes: Array(block[0..<size])) else {
+            throw .proxyHeaderMalformed("no source address")
+        }
         let port = UInt16(block[2 * size]) << 8 | UInt16(block[2 * size + 1])
         return .header(ProxyProtocolHeader(command: .proxy(source: source, port: port), length: length))
     }
@@ -85,9 +96,13 @@ struct ProxyProtocolHeader: Equatable, Sendable {
     private static func checkRecords(_ records: ArraySlice<UInt8>) throws(ConnectionRefusal) {
         var index = records.startIndex
         while index < records.endIndex {
-            guard records.endIndex - index >= 3 else { throw .proxyHeaderMalformed("a record cut short after the addresses") }
+            guard records.endIndex - index >= 3 else {
+                throw .proxyHeaderMalformed("a record cut short after the addresses")
+            }
             let valueLength = Int(records[index + 1]) << 8 | Int(records[index + 2])
-            guard records.endIndex - index - 3 >= valueLength else { throw .proxyHeaderMalformed("a record longer than the header") }
+            guard records.endIndex - index - 3 >= valueLength else {
+                throw .proxyHeaderMalformed("a record longer than the header")
+            }
             index += 3 + valueLength
         }
     }

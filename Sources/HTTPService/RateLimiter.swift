@@ -5,7 +5,7 @@ import TamgaSupport
 /// One token bucket per name (a relying party): `rate` tokens a second up to `burst`. Buckets
 /// of names not seen for a while are dropped, so the table stays as small as the set of
 /// callers active in the last minute.
-public final class RateLimiter: @unchecked Sendable {   // unchecked: `buckets` behind `lock`
+public final class RateLimiter: @unchecked Sendable {  // unchecked: `buckets` behind `lock`
     private struct Bucket {
         var tokens: Double
         var updated: Date

@@ -52,7 +52,7 @@ public enum CardError: Error, Equatable, Sendable {
         case (0x67, 0x00), (0x64, 0x03): .pinLength(kind, allowed: 4...12)
         case (0x6A, 0x80) where command != "VERIFY": .newPINRejected(kind)
         case (0x6A, 0x80): .pinLength(kind, allowed: 4...12)
-        case (0x64, 0x00), (0x64, 0x01): .cancelled   // PIN-pad timeout / cancel key
+        case (0x64, 0x00), (0x64, 0x01): .cancelled  // PIN-pad timeout / cancel key
         default: .unexpectedStatus(status, command: command)
         }
     }
@@ -81,17 +81,23 @@ extension CardError: CustomStringConvertible {
         case .unsupportedCard(let reader, let atr): "The card in \(reader) (ATR \(atr)) is not one tamga signs with."
         case .wrongPIN(let kind, let left):
             "Wrong \(kind.rawValue): \(left) \(left == 1 ? "try" : "tries") left before it is blocked. Nothing was signed or changed; tamga does not retry a PIN."
-        case .pinBlocked(.puk): "The PUK is blocked. The card's PINs can no longer be unblocked; contact the card's issuer."
-        case .pinBlocked(let kind): "\(kind.rawValue) is blocked. Unblock it with the PUK: tamga card unblock --\(kind.rawValue.lowercased())."
+        case .pinBlocked(.puk):
+            "The PUK is blocked. The card's PINs can no longer be unblocked; contact the card's issuer."
+        case .pinBlocked(let kind):
+            "\(kind.rawValue) is blocked. Unblock it with the PUK: tamga card unblock --\(kind.rawValue.lowercased())."
         case .pinNotActivated(let kind):
             "\(kind.rawValue) is still the one the card was issued with and must be changed once before use: tamga card change-pin --\(kind.rawValue.lowercased())."
         case .pinLength(let kind, let allowed):
             "\(kind.rawValue) must have \(allowed.lowerBound)–\(allowed.upperBound) digits; nothing was sent to the card."
-        case .newPINRejected(let kind): "The card refused the new \(kind.rawValue) (too short, too long, or not allowed). Choose another."
-        case .cardRemoved(let reader): "The card was removed from \(reader) during the operation; nothing was signed or changed. Insert it and try again."
+        case .newPINRejected(let kind):
+            "The card refused the new \(kind.rawValue) (too short, too long, or not allowed). Choose another."
+        case .cardRemoved(let reader):
+            "The card was removed from \(reader) during the operation; nothing was signed or changed. Insert it and try again."
         case .cancelled: "Cancelled; nothing was sent to the card."
-        case .unexpectedStatus(let status, let command): "The card answered \(status) to \(command); the operation was stopped."
-        case .malformedResponse(let command): "The card's answer to \(command) could not be read; the operation was stopped."
+        case .unexpectedStatus(let status, let command):
+            "The card answered \(status) to \(command); the operation was stopped."
+        case .malformedResponse(let command):
+            "The card's answer to \(command) could not be read; the operation was stopped."
         case .transport(let error): error.description
         }
     }

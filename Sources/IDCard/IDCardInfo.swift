@@ -19,7 +19,9 @@ public struct IDCardInfo: Sendable {
     public static func read(reader: String? = nil) throws -> IDCardInfo {
         let context = try IDCardSigner.context()
         let candidate = try IDCardReaders.choose(reader, context: context)
-        let connection = try IDCardSigner.mapping { try CardConnection(context: context, reader: candidate.reader.name) }
+        let connection = try IDCardSigner.mapping {
+            try CardConnection(context: context, reader: candidate.reader.name)
+        }
         return try read(candidate: candidate, channel: connection)
     }
 
@@ -33,8 +35,9 @@ public struct IDCardInfo: Sendable {
         if holder.isEmpty, let certificate = certificates[.signing] {
             holder = holderFromCertificate(certificate)
         }
-        return IDCardInfo(readerName: candidate.reader.name, cardName: candidate.cardName, atr: candidate.reader.atrHex,
-                          holder: holder, certificates: certificates, retryCounters: counters)
+        return IDCardInfo(
+            readerName: candidate.reader.name, cardName: candidate.cardName, atr: candidate.reader.atrHex,
+            holder: holder, certificates: certificates, retryCounters: counters)
     }
 
     /// Surname, given names and personal code from the subject (RFC 4514 string).
@@ -58,9 +61,20 @@ public struct IDCardInfo: Sendable {
     private static func splitRDNs(_ name: String) -> [String] {
         var parts: [String] = [], current = "", escaped = false
         for character in name {
-            if escaped { current.append(character); escaped = false; continue }
-            if character == "\\" { escaped = true; continue }
-            if character == "," { parts.append(current); current = ""; continue }
+            if escaped {
+                current.append(character)
+                escaped = false
+                continue
+            }
+            if character == "\\" {
+                escaped = true
+                continue
+            }
+            if character == "," {
+                parts.append(current)
+                current = ""
+                continue
+            }
             current.append(character)
         }
         parts.append(current)

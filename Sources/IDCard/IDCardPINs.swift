@@ -20,7 +20,10 @@ public enum IDCardPINs {
     }
 
     public static func unblock(_ kind: PINKind, puk: SecretBytes, new: SecretBytes, reader: String? = nil) throws {
-        guard kind != .puk else { throw CardError.unexpectedStatus(StatusWord(0x6A, 0x86), command: "RESET RETRY COUNTER (the PUK cannot unblock itself)") }
+        guard kind != .puk else {
+            throw CardError.unexpectedStatus(
+                StatusWord(0x6A, 0x86), command: "RESET RETRY COUNTER (the PUK cannot unblock itself)")
+        }
         try session(reader).unblockPIN(kind, puk: puk, new: new)
     }
 
@@ -33,7 +36,9 @@ public enum IDCardPINs {
     static func session(_ reader: String?) throws -> IDCardSession {
         let context = try IDCardSigner.context()
         let candidate = try IDCardReaders.choose(reader, context: context)
-        let connection = try IDCardSigner.mapping { try CardConnection(context: context, reader: candidate.reader.name) }
+        let connection = try IDCardSigner.mapping {
+            try CardConnection(context: context, reader: candidate.reader.name)
+        }
         return IDCardSession(channel: connection, profile: candidate.profile)
     }
 }

@@ -13,7 +13,8 @@ public enum IDCardReaders {
     /// Every reader with a supported ID card in it.
     public static func candidates(in readers: [Reader]) -> [Candidate] {
         readers.compactMap { reader in
-            guard reader.state.contains(.present), let kind = reader.card, let profile = cardProfile(named: kind.name) else { return nil }
+            guard reader.state.contains(.present), let kind = reader.card, let profile = cardProfile(named: kind.name)
+            else { return nil }
             return Candidate(reader: reader, cardName: kind.name, profile: profile)
         }
     }
@@ -29,12 +30,17 @@ public enum IDCardReaders {
         }
         guard !readers.isEmpty else { throw CardError.noReaders }
         if let name {
-            let matches = readers.filter { $0.name == name }.isEmpty ? readers.filter { $0.name.contains(name) } : readers.filter { $0.name == name }
+            let matches =
+                readers.filter { $0.name == name }.isEmpty
+                ? readers.filter { $0.name.contains(name) } : readers.filter { $0.name == name }
             guard matches.count == 1, let reader = matches.first else {
-                throw matches.isEmpty ? CardError.readerNotFound(name) : CardError.severalCards(readers: matches.map(\.name).sorted())
+                throw matches.isEmpty
+                    ? CardError.readerNotFound(name) : CardError.severalCards(readers: matches.map(\.name).sorted())
             }
             guard reader.state.contains(.present) else { throw CardError.noCard }
-            guard let candidate = candidates(in: [reader]).first else { throw CardError.unsupportedCard(reader: reader.name, atr: reader.atrHex) }
+            guard let candidate = candidates(in: [reader]).first else {
+                throw CardError.unsupportedCard(reader: reader.name, atr: reader.atrHex)
+            }
             return candidate
         }
         let found = candidates(in: readers)

@@ -1,8 +1,8 @@
-import TamgaSupport
 import FoundationEssentials
 import Glibc
 import PCSC
 import TamgaCore
+import TamgaSupport
 
 /// Runs a profile's commands on one card: every operation inside one PC/SC transaction, every
 /// status word checked, PINs checked for length before anything is sent, PIN bytes wiped after
@@ -44,7 +44,8 @@ final class IDCardSession {
         guard response.status.isSuccess else {
             if response.status == StatusWord(0x69, 0x82) && (command.ins == 0x2A || command.ins == 0x88) {
                 // Security status not satisfied: the PIN's verification did not hold.
-                throw CardError.unexpectedStatus(response.status, command: Self.name(of: command) + " (PIN not verified)")
+                throw CardError.unexpectedStatus(
+                    response.status, command: Self.name(of: command) + " (PIN not verified)")
             }
             throw CardError.unexpectedStatus(response.status, command: Self.name(of: command))
         }
@@ -79,7 +80,8 @@ final class IDCardSession {
         }
         guard total <= 0x7FFF else { throw CardError.malformedResponse(command: "READ BINARY") }
         while bytes.count < total {
-            let block = try run(.readBinary(offset: bytes.count, length: min(profile.readBlockLength, total - bytes.count)))
+            let block = try run(
+                .readBinary(offset: bytes.count, length: min(profile.readBlockLength, total - bytes.count)))
             guard !block.isEmpty else { throw CardError.malformedResponse(command: "READ BINARY") }
             bytes += block
         }
@@ -90,7 +92,9 @@ final class IDCardSession {
         try transaction {
             for command in profile.selectApplication(for: kind) { try run(command) }
             let data = try run(profile.readRetryCounter(kind))
-            guard let counter = profile.parseRetryCounter(data) else { throw CardError.malformedResponse(command: "GET DATA (retry counter)") }
+            guard let counter = profile.parseRetryCounter(data) else {
+                throw CardError.malformedResponse(command: "GET DATA (retry counter)")
+            }
             return counter
         }
     }
@@ -117,12 +121,16 @@ final class IDCardSession {
         let status: StatusWord
         if let pin {
             var apdu = try pin.withUnsafeBytes { raw -> [UInt8] in
-                guard let template = format.template(for: Array(raw)) else { throw CardError.pinLength(kind, allowed: format.digits) }
+                guard let template = format.template(for: Array(raw)) else {
+                    throw CardError.pinLength(kind, allowed: format.digits)
+                }
                 return [0x00, 0x20, 0x00, format.reference, UInt8(template.count)] + template
             }
             status = try channel.transmitWiping(&apdu).status
         } else {
-            guard let code = channel.readerFeatures()[PINPadVerification.verifyPINDirect] else { throw CardError.cancelled }
+            guard let code = channel.readerFeatures()[PINPadVerification.verifyPINDirect] else {
+                throw CardError.cancelled
+            }
             let answer = try channel.control(code, PINPadVerification.structure(format: format))
             guard answer.count == 2 else { throw CardError.malformedResponse(command: "VERIFY (PIN pad)") }
             status = StatusWord(answer[0], answer[1])
@@ -140,7 +148,8 @@ final class IDCardSession {
     /// program can come between the PIN and the signature. `pin` nil means the PIN pad.
     func sign(hash: [UInt8], role: KeyRole, keyLength: Int, pin: SecretBytes?) throws -> [UInt8] {
         guard let steps = profile.signatureSteps(hash: hash, role: role, keyLength: keyLength) else {
-            throw CardError.unexpectedStatus(StatusWord(0x6A, 0x80), command: "PSO (a \(hash.count)-byte hash is not supported by \(profile.name))")
+            throw CardError.unexpectedStatus(
+                StatusWord(0x6A, 0x80), command: "PSO (a \(hash.count)-byte hash is not supported by \(profile.name))")
         }
         return try transaction {
             for command in steps.prepare { try run(command) }
@@ -158,13 +167,19 @@ final class IDCardSession {
             for command in profile.selectApplication(for: kind) { try run(command) }
             var apdu = try current.withUnsafeBytes { old in
                 try new.withUnsafeBytes { fresh -> [UInt8] in
-                    guard let oldTemplate = format.template(for: Array(old)) else { throw CardError.pinLength(kind, allowed: format.digits) }
-                    guard let newTemplate = format.template(for: Array(fresh)) else { throw CardError.newPINRejected(kind) }
+                    guard let oldTemplate = format.template(for: Array(old)) else {
+                        throw CardError.pinLength(kind, allowed: format.digits)
+                    }
+                    guard let newTemplate = format.template(for: Array(fresh)) else {
+                        throw CardError.newPINRejected(kind)
+                    }
                     return [0x00, 0x24, 0x00, format.reference, 24] + oldTemplate + newTemplate
                 }
             }
             let status = try channel.transmitWiping(&apdu).status
-            if let error = CardError.afterPINCommand(status, kind: kind, command: "CHANGE REFERENCE DATA") { throw error }
+            if let error = CardError.afterPINCommand(status, kind: kind, command: "CHANGE REFERENCE DATA") {
+                throw error
+            }
         }
     }
 

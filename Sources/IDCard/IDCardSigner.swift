@@ -28,7 +28,9 @@ public final class IDCardSigner: UnlockTimingSigner {
     /// Opens the card in `reader` (or the only supported card present) and reads its signing
     /// certificate. `digest` is the hash signed (SHA-256 by default, as the DigiDoc clients do;
     /// the card fits it to its key).
-    public convenience init(reader: String? = nil, key: KeyRole = .signing, pinProvider: PINProvider, digest: DigestAlgorithm = .sha256) throws {
+    public convenience init(
+        reader: String? = nil, key: KeyRole = .signing, pinProvider: PINProvider, digest: DigestAlgorithm = .sha256
+    ) throws {
         let context = try Self.context()
         let candidate = try IDCardReaders.choose(reader, context: context)
         // One PC/SC context for the signer's lifetime (pcscd round trips per signature are the
@@ -39,15 +41,19 @@ public final class IDCardSigner: UnlockTimingSigner {
     }
 
     /// With a channel factory (tests wrap the real connection to add a PIN pad).
-    public init(candidate: IDCardReaders.Candidate, key: KeyRole = .signing, pinProvider: PINProvider, digest: DigestAlgorithm = .sha256,
-                channelFactory: @escaping @Sendable (String) throws -> CardChannel) throws {
+    public init(
+        candidate: IDCardReaders.Candidate, key: KeyRole = .signing, pinProvider: PINProvider,
+        digest: DigestAlgorithm = .sha256,
+        channelFactory: @escaping @Sendable (String) throws -> CardChannel
+    ) throws {
         self.key = key
         readerName = candidate.reader.name
         cardName = candidate.cardName
         profile = candidate.profile
         self.pinProvider = pinProvider
         self.channelFactory = channelFactory
-        let session = IDCardSession(channel: try Self.mapping { try channelFactory(candidate.reader.name) }, profile: profile)
+        let session = IDCardSession(
+            channel: try Self.mapping { try channelFactory(candidate.reader.name) }, profile: profile)
         signingCertificate = try session.readCertificate(key)
         readerHasPINPad = session.hasPINPad
         guard case .ec(let curve) = signingCertificate.publicKey.type else {
@@ -77,14 +83,19 @@ public final class IDCardSigner: UnlockTimingSigner {
             if counter.isBlocked { throw CardError.pinBlocked(key.pin) }
             if !counter.isActive { throw CardError.pinNotActivated(key.pin) }
             guard !readerHasPINPad else { return nil }
-            return try await pinProvider.pin(for: PINRequest(kind: key.pin, purpose: key == .signing ? "sign" : "authenticate",
-                                                             cardName: cardName, readerName: readerName,
-                                                             triesLeft: counter.triesLeft, digits: profile.pinFormat(key.pin).digits,
-                                                             signerName: signingCertificate.commonName ?? signingCertificate.subject))
+            return try await pinProvider.pin(
+                for: PINRequest(
+                    kind: key.pin, purpose: key == .signing ? "sign" : "authenticate",
+                    cardName: cardName, readerName: readerName,
+                    triesLeft: counter.triesLeft, digits: profile.pinFormat(key.pin).digits,
+                    signerName: signingCertificate.commonName ?? signingCertificate.subject))
         }
-        guard let curve = algorithm.curve else { throw CardError.unsupportedCard(reader: readerName, atr: "") }   // init allows EC keys only
+        // init allows EC keys only
+        guard let curve = algorithm.curve else { throw CardError.unsupportedCard(reader: readerName, atr: "") }
         let raw = try session.sign(hash: Array(digest.bytes), role: key, keyLength: curve.fieldSize, pin: pin)
-        guard raw.count == 2 * curve.fieldSize else { throw CardError.malformedResponse(command: "PSO:CDS (\(raw.count) bytes)") }
+        guard raw.count == 2 * curve.fieldSize else {
+            throw CardError.malformedResponse(command: "PSO:CDS (\(raw.count) bytes)")
+        }
         return Data(raw)
     }
 }

@@ -65,13 +65,18 @@ public enum MobileIDError: Error, Equatable, CustomStringConvertible, Sendable {
         case .notBase64(let field): "\(field) is not base64 (standard or URL-safe, with or without padding)."
         case .malformedMessage(let message, let detail): "The \(message) message is malformed: \(detail)."
         case .unexpectedMessage(let expected, let got): "Expected a \(expected) message, got \(got)."
-        case .malformedTransactionCode(let code): "\"\(code)\" is not a transaction code (yyyyMMddHHmmssSSS and 8 upper-case hex digits)."
-        case .transactionMismatch(let expected, let got): "The presentation is for transaction \(got), not \(expected); it is refused."
-        case .nonceMismatch: "The presentation's nonce is missing or is not the profile's; it is refused (a replay, or another session)."
+        case .malformedTransactionCode(let code):
+            "\"\(code)\" is not a transaction code (yyyyMMddHHmmssSSS and 8 upper-case hex digits)."
+        case .transactionMismatch(let expected, let got):
+            "The presentation is for transaction \(got), not \(expected); it is refused."
+        case .nonceMismatch:
+            "The presentation's nonce is missing or is not the profile's; it is refused (a replay, or another session)."
         case .unsupportedValue(let field, let value): "vp.\(field) = \(value) is not supported."
-        case .authTypeMismatch(let required, let got): "The profile asks for \(required) authentication; the presentation has \(got.isEmpty ? "none" : got.joined(separator: ", "))."
+        case .authTypeMismatch(let required, let got):
+            "The profile asks for \(required) authentication; the presentation has \(got.isEmpty ? "none" : got.joined(separator: ", "))."
         case .unknownMode(let mode): "\"\(mode)\" is not a mode (direct, indirect, proxy, p2p)."
-        case .linkTooLong(let length): "The app-call URL would be \(length) characters; the app takes at most 1024. Leave the profile out of the M200 (the app fetches it from /mip/profile)."
+        case .linkTooLong(let length):
+            "The app-call URL would be \(length) characters; the app takes at most 1024. Leave the profile out of the M200 (the app fetches it from /mip/profile)."
         case .notAMobileIDLink(let url): "\(url) is not a mobile-ID app call or callback."
         case .appReportedFailure(let detail): "The mobile-ID app reported a failure: \(detail)."
         }

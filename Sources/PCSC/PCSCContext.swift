@@ -3,7 +3,8 @@ import Glibc
 
 /// A PC/SC context (owns `SCARDCONTEXT`; released in `deinit`). Lists readers with their
 /// state and ATR. Not thread-safe: one task uses it at a time.
-public final class PCSCContext: @unchecked Sendable {   // unchecked: used by one task at a time (pcsc-lite contexts are not for concurrent use)
+// unchecked: used by one task at a time (pcsc-lite contexts are not for concurrent use)
+public final class PCSCContext: @unchecked Sendable {
     let handle: SCardContextHandle
 
     /// Connects to pcscd. Throws `.serviceNotRunning` when there is none.

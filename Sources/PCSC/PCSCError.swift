@@ -42,14 +42,17 @@ extension PCSCError: CustomStringConvertible {
             "The PC/SC service (pcscd) is not running. Start it (systemctl start pcscd.socket) and connect the reader."
         case .noReaders: "No smart-card reader is connected. Plug one in; tamga sees it at once."
         case .noCard(let reader): "There is no card in \(reader). Insert the card."
-        case .cardRemoved(let reader): "The card was removed from \(reader) during the operation; nothing was done with it."
+        case .cardRemoved(let reader):
+            "The card was removed from \(reader) during the operation; nothing was done with it."
         case .cardReset(let reader): "The card in \(reader) was reset by another program; try again."
-        case .sharingViolation(let reader): "Another program is using the card in \(reader) exclusively. Close it and try again."
+        case .sharingViolation(let reader):
+            "Another program is using the card in \(reader) exclusively. Close it and try again."
         case .timeout: "The reader did not answer in time."
         case .cancelled: "The wait was cancelled."
         case .readerUnavailable(let reader): "\(reader) is no longer available (unplugged?)."
         case .unresponsiveCard(let reader): "The card in \(reader) does not answer; check it is inserted the right way."
-        case .failure(let call, let code): "\(call) failed with PC/SC error 0x\(String(code, radix: 16, uppercase: true))."
+        case .failure(let call, let code):
+            "\(call) failed with PC/SC error 0x\(String(code, radix: 16, uppercase: true))."
         }
     }
 }

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
-import TamgaSupport
 import TamgaCore
+import TamgaSupport
 
 /// What a token needs a PIN for, so a prompt can say it.
 public struct TokenPINRequest: Sendable {
@@ -25,7 +25,8 @@ public protocol TokenPINProvider: Sendable {
 /// is asked at the first signature, and the session stays logged in for the next ones — except
 /// for keys with `CKA_ALWAYS_AUTHENTICATE`, which take a PIN for every signature
 /// (`C_SignInit`, `C_Login(CKU_CONTEXT_SPECIFIC)`, `C_Sign`). Logs out when released.
-public final class PKCS11Signer: UnlockTimingSigner, @unchecked Sendable {   // unchecked: `loggedIn` is behind `state`; the session serialises itself
+// unchecked: `loggedIn` is behind `state`; the session serialises itself
+public final class PKCS11Signer: UnlockTimingSigner, @unchecked Sendable {
     public let token: PKCS11Tokens.Token
     public let keyID: [UInt8]
     public let algorithm: SignatureAlgorithm
@@ -34,15 +35,17 @@ public final class PKCS11Signer: UnlockTimingSigner, @unchecked Sendable {   // 
     private let pinProvider: TokenPINProvider
     public let unlockClock = UnlockClock()
     private let state = Lock()
-    nonisolated(unsafe) private var loggedIn = false   // guarded by `state`
+    nonisolated(unsafe) private var loggedIn = false  // guarded by `state`
     /// The private key's handle and whether it wants a PIN per signature, found after the first
     /// login: handles stay valid for the session's lifetime, which the signer owns.
-    nonisolated(unsafe) private var key: (handle: UInt, alwaysAuthenticate: Bool)?   // guarded by `state`
+    nonisolated(unsafe) private var key: (handle: UInt, alwaysAuthenticate: Bool)?  // guarded by `state`
 
     /// - Parameters:
     ///   - keyID: the `CKA_ID` of the key (and its certificate); nil when the token holds one certificate.
     ///   - pss: RSA keys sign with RSA-PSS (SHA-256, MGF1-SHA-256, 32-byte salt) instead of PKCS#1 v1.5.
-    public init(token: PKCS11Tokens.Token, keyID: [UInt8]? = nil, pinProvider: TokenPINProvider, pss: Bool = false) throws {
+    public init(
+        token: PKCS11Tokens.Token, keyID: [UInt8]? = nil, pinProvider: TokenPINProvider, pss: Bool = false
+    ) throws {
         self.token = token
         self.pinProvider = pinProvider
         session = try token.module.openSession(token.slot)
@@ -56,10 +59,15 @@ public final class PKCS11Signer: UnlockTimingSigner, @unchecked Sendable {   // 
         } else {
             // Several certificates: the signing one (nonRepudiation) if exactly one is.
             let signing = certificates.filter { $0.certificate.keyUsage?.contains(.nonRepudiation) ?? false }
-            if certificates.count == 1 { chosen = certificates[0] }
-            else if signing.count == 1 { chosen = signing[0] }
-            else if certificates.isEmpty { throw PKCS11Error.keyNotFound(token: token.info.label, id: nil) }
-            else { throw PKCS11Error.severalKeys(token: token.info.label, ids: certificates.map(\.idHex).sorted()) }
+            if certificates.count == 1 {
+                chosen = certificates[0]
+            } else if signing.count == 1 {
+                chosen = signing[0]
+            } else if certificates.isEmpty {
+                throw PKCS11Error.keyNotFound(token: token.info.label, id: nil)
+            } else {
+                throw PKCS11Error.severalKeys(token: token.info.label, ids: certificates.map(\.idHex).sorted())
+            }
         }
         self.keyID = chosen.id
         signingCertificate = chosen.certificate
@@ -79,13 +87,16 @@ public final class PKCS11Signer: UnlockTimingSigner, @unchecked Sendable {   // 
     private func request(forEachSignature: Bool) throws -> TokenPINRequest {
         let info = try token.module.tokenInfo(token.slot)
         if info.pinLocked { throw PKCS11Error.pinLocked }
-        return TokenPINRequest(tokenLabel: token.info.label, forEachSignature: forEachSignature, countLow: info.pinCountLow,
-                               finalTry: info.pinFinalTry, signerName: signingCertificate.commonName ?? signingCertificate.subject)
+        return TokenPINRequest(
+            tokenLabel: token.info.label, forEachSignature: forEachSignature, countLow: info.pinCountLow,
+            finalTry: info.pinFinalTry, signerName: signingCertificate.commonName ?? signingCertificate.subject)
     }
 
     /// A wrong PIN, with what the token now says about its counter.
     private func rethrowWithFlags(_ error: Error) -> Error {
-        guard case PKCS11Error.pinIncorrect = error, let info = try? token.module.tokenInfo(token.slot) else { return error }
+        guard case PKCS11Error.pinIncorrect = error, let info = try? token.module.tokenInfo(token.slot) else {
+            return error
+        }
         if info.pinLocked { return PKCS11Error.pinLocked }
         return PKCS11Error.pinIncorrect(countLow: info.pinCountLow, finalTry: info.pinFinalTry)
     }
@@ -99,7 +110,9 @@ public final class PKCS11Signer: UnlockTimingSigner, @unchecked Sendable {   // 
         } catch PKCS11Error.failure(let function, let value) {
             // Modules answer a vanished token with all sorts of codes (SoftHSM: CKR_GENERAL_ERROR):
             // if the token is no longer listed, say that.
-            let present = PKCS11Tokens.tokens(in: [token.module]).contains { $0.info.serialNumber == token.info.serialNumber && $0.info.label == token.info.label }
+            let present = PKCS11Tokens.tokens(in: [token.module]).contains {
+                $0.info.serialNumber == token.info.serialNumber && $0.info.label == token.info.label
+            }
             throw present ? PKCS11Error.failure(function: function, returnValue: value) : PKCS11Error.tokenRemoved
         }
     }
@@ -123,11 +136,12 @@ public final class PKCS11Signer: UnlockTimingSigner, @unchecked Sendable {   // 
         if let cached = state.withLock({ self.key }) {
             found = cached
         } else {
-            let keyHandles = try session.findObjects([(0x000, PKCS11Session.ulongBytes(3)), (0x102, keyID)])   // CKA_CLASS = CKO_PRIVATE_KEY, CKA_ID
+            // CKA_CLASS = CKO_PRIVATE_KEY, CKA_ID
+            let keyHandles = try session.findObjects([(0x000, PKCS11Session.ulongBytes(3)), (0x102, keyID)])
             guard let handle = keyHandles.first else {
                 throw PKCS11Error.keyNotFound(token: token.info.label, id: Hex.encode(keyID))
             }
-            found = (UInt(handle), try session.boolAttribute(0x202, of: handle))   // CKA_ALWAYS_AUTHENTICATE
+            found = (UInt(handle), try session.boolAttribute(0x202, of: handle))  // CKA_ALWAYS_AUTHENTICATE
             state.withLock { self.key = found }
         }
         let key = found.handle, alwaysAuthenticate = found.alwaysAuthenticate
@@ -135,19 +149,29 @@ public final class PKCS11Signer: UnlockTimingSigner, @unchecked Sendable {   // 
         if alwaysAuthenticate && !protectedPath {
             // The PIN just given for the token login is the one this key wants (the eID PIN2 slot);
             // otherwise ask: one PIN per signature.
-            if let pin { contextPIN = pin } else { contextPIN = try await unlockClock.measure { try await pinProvider.pin(for: request(forEachSignature: true)) } }
+            if let pin {
+                contextPIN = pin
+            } else {
+                contextPIN = try await unlockClock.measure {
+                    try await pinProvider.pin(for: request(forEachSignature: true))
+                }
+            }
         }
         let (mechanism, input, pss) = try signingInput(digest)
         let raw: [UInt8]
         do {
-            raw = try session.sign(input, key: .init(key), mechanism: mechanism, pss: pss,
-                                   reauthenticate: alwaysAuthenticate ? { [session] in try session.login(pin: contextPIN, contextSpecific: true) } : nil)
+            raw = try session.sign(
+                input, key: .init(key), mechanism: mechanism, pss: pss,
+                reauthenticate: alwaysAuthenticate
+                    ? { [session] in try session.login(pin: contextPIN, contextSpecific: true) } : nil)
         } catch {
-            state.withLock { self.key = nil }   // look the key up again next time
+            state.withLock { self.key = nil }  // look the key up again next time
             throw rethrowWithFlags(error)
         }
         if let curve = algorithm.curve {
-            guard raw.count == 2 * curve.fieldSize else { throw PKCS11Error.unsupportedKey("the token returned \(raw.count) bytes for ECDSA \(curve.rawValue)") }
+            guard raw.count == 2 * curve.fieldSize else {
+                throw PKCS11Error.unsupportedKey("the token returned \(raw.count) bytes for ECDSA \(curve.rawValue)")
+            }
         }
         return Data(raw)
     }
@@ -172,17 +196,23 @@ public final class PKCS11Signer: UnlockTimingSigner, @unchecked Sendable {   // 
     public func keyProtection() -> KeyProtection? {
         guard let key = state.withLock({ self.key }) else { return nil }
         let handle = key.handle
-        guard let sensitive = try? session.boolAttribute(0x103, of: handle),          // CKA_SENSITIVE
-              let extractable = try? session.boolAttribute(0x162, of: handle),        // CKA_EXTRACTABLE
-              let never = try? session.boolAttribute(0x164, of: handle) else { return nil }   // CKA_NEVER_EXTRACTABLE
+        guard let sensitive = try? session.boolAttribute(0x103, of: handle),  // CKA_SENSITIVE
+            let extractable = try? session.boolAttribute(0x162, of: handle),  // CKA_EXTRACTABLE
+            let never = try? session.boolAttribute(0x164, of: handle)
+        else { return nil }  // CKA_NEVER_EXTRACTABLE
         let info = try? token.module.tokenInfo(token.slot)
-        let flags = [(info?.pinCountLow, "count low"), (info?.pinFinalTry, "final try"), (info?.pinLocked, "locked")].compactMap { $0.0 == true ? $0.1 : nil }
-        return KeyProtection(sensitive: sensitive, extractable: extractable, neverExtractable: never, pinForEverySignature: key.alwaysAuthenticate,
-                             pinPad: token.info.hasProtectedAuthenticationPath, pinFlags: flags)
+        let flags = [(info?.pinCountLow, "count low"), (info?.pinFinalTry, "final try"), (info?.pinLocked, "locked")]
+            .compactMap { $0.0 == true ? $0.1 : nil }
+        return KeyProtection(
+            sensitive: sensitive, extractable: extractable, neverExtractable: never,
+            pinForEverySignature: key.alwaysAuthenticate,
+            pinPad: token.info.hasProtectedAuthenticationPath, pinFlags: flags)
     }
 
     /// The mechanism and the bytes the token signs.
-    private func signingInput(_ digest: Digest) throws -> (Mechanism, [UInt8], (hash: UInt, mgf: UInt, saltLength: Int)?) {
+    private func signingInput(
+        _ digest: Digest
+    ) throws -> (Mechanism, [UInt8], (hash: UInt, mgf: UInt, saltLength: Int)?) {
         if algorithm.isECDSA { return (.ecdsa, Array(digest.bytes), nil) }
         if algorithm.isRSAPSS {
             // CKM_SHA256 and CKG_MGF1_SHA256, salt as long as the hash.
@@ -190,9 +220,21 @@ public final class PKCS11Signer: UnlockTimingSigner, @unchecked Sendable {   // 
         }
         let prefix: [UInt8]
         switch digest.algorithm {
-        case .sha256: prefix = [0x30, 0x31, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20]
-        case .sha384: prefix = [0x30, 0x41, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x02, 0x05, 0x00, 0x04, 0x30]
-        case .sha512: prefix = [0x30, 0x51, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x03, 0x05, 0x00, 0x04, 0x40]
+        case .sha256:
+            prefix = [
+                0x30, 0x31, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00,
+                0x04, 0x20,
+            ]
+        case .sha384:
+            prefix = [
+                0x30, 0x41, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x02, 0x05, 0x00,
+                0x04, 0x30,
+            ]
+        case .sha512:
+            prefix = [
+                0x30, 0x51, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x03, 0x05, 0x00,
+                0x04, 0x40,
+            ]
         default: throw PKCS11Error.mechanismNotSupported("RSA PKCS#1 with \(digest.algorithm)")
         }
         return (.rsaPKCS, prefix + Array(digest.bytes), nil)

@@ -1,18 +1,18 @@
+import ASiC
 internal import CDeferredLibraries
+import CoSigner
+import Dispatch
 import FoundationEssentials
 import Glibc
-import Dispatch
-import TamgaSupport
-import RemoteSigning
-import MobileID
-import ASiC
-import TamgaCore
-import PCSC
-import IDCard
-import PKCS11
-import Threshold
-import CoSigner
 import HTTPService
+import IDCard
+import MobileID
+import PCSC
+import PKCS11
+import RemoteSigning
+import TamgaCore
+import TamgaSupport
+import Threshold
 
 /// The `tamga` command line as a library, so tests run commands in-process.
 public enum TamgaCommandLine {
@@ -20,10 +20,15 @@ public enum TamgaCommandLine {
 
     static let commands: [any Command.Type] = [
         ContainerCreateCommand.self, ContainerAddCommand.self, ContainerRemoveCommand.self,
-        ContainerListCommand.self, ContainerExtractCommand.self, ContainerTimestampCommand.self, SignCommand.self, ExtendCommand.self, VerifyCommand.self, CompareCommand.self, ReadersCommand.self,
+        ContainerListCommand.self, ContainerExtractCommand.self, ContainerTimestampCommand.self, SignCommand.self,
+        ExtendCommand.self, VerifyCommand.self, CompareCommand.self, ReadersCommand.self,
         CardInfoCommand.self, CardChangePINCommand.self, CardUnblockCommand.self, TokensCommand.self,
-        CoSignerServeCommand.self, CoSignerMigrateCommand.self, CoSignerIssueCodeCommand.self, CoSignerAddRelyingPartyCommand.self, CoSignerBackupCommand.self, CoSignerRestoreCommand.self, CoSignerMakeServerKeyCommand.self, CoSignerWrapServerKeyCommand.self, ThresholdEnrollCommand.self, ThresholdPendingCommand.self,
-        ThresholdInfoCommand.self, ThresholdApproveCommand.self, ThresholdActivityCommand.self, ThresholdVerifyPINCommand.self, ThresholdChangePINCommand.self, ThresholdDeleteCommand.self,
+        CoSignerServeCommand.self, CoSignerMigrateCommand.self, CoSignerIssueCodeCommand.self,
+        CoSignerAddRelyingPartyCommand.self, CoSignerBackupCommand.self, CoSignerRestoreCommand.self,
+        CoSignerMakeServerKeyCommand.self, CoSignerWrapServerKeyCommand.self, ThresholdEnrollCommand.self,
+        ThresholdPendingCommand.self,
+        ThresholdInfoCommand.self, ThresholdApproveCommand.self, ThresholdActivityCommand.self,
+        ThresholdVerifyPINCommand.self, ThresholdChangePINCommand.self, ThresholdDeleteCommand.self,
         MobileIDM200Command.self, MobileIDLinkCommand.self, MobileIDDecodeCommand.self, MobileIDCheckCommand.self,
         TrustUpdateCommand.self, TrustShowCommand.self, ValidationServeCommand.self,
     ]
@@ -92,11 +97,13 @@ public enum TamgaCommandLine {
             source.setEventHandler {
                 if serving {
                     // systemd then waits for the exit instead of counting it as a crash.
-                    ServiceManagerNotification.send("STOPPING=1", socket: getenv("NOTIFY_SOCKET").map { String(cString: $0) })
+                    ServiceManagerNotification.send(
+                        "STOPPING=1", socket: getenv("NOTIFY_SOCKET").map { String(cString: $0) })
                 }
                 let removed = TemporaryFiles.removeAll()
                 TerminalRestore.restore()
-                FileDescriptorOutput.write("\n\(interruptionMessage(removedFiles: removed))\n", to: FileDescriptorOutput.standardError)
+                FileDescriptorOutput.write(
+                    "\n\(interruptionMessage(removedFiles: removed))\n", to: FileDescriptorOutput.standardError)
                 // _exit: the command's threads are still running (in OpenSSL, say), and the
                 // libraries' exit-time clean-ups must not run under them.
                 _exit(128 + number)
@@ -114,13 +121,15 @@ public enum TamgaCommandLine {
         set { servingLock.withLock { servingFlag = newValue } }
     }
     private static let servingLock = Lock()
-    nonisolated(unsafe) private static var servingFlag = false   // guarded by `servingLock`
+    nonisolated(unsafe) private static var servingFlag = false  // guarded by `servingLock`
 
     /// What an interrupted tamga says last: a stopped server that it stopped; a run that was
     /// writing that the unfinished files were removed; otherwise only that it was interrupted.
     static func interruptionMessage(removedFiles: Int) -> String {
         if serving { return "tamga: stopped." }
-        if removedFiles > 0 { return "tamga: interrupted; the unfinished file was removed and the original is untouched." }
+        if removedFiles > 0 {
+            return "tamga: interrupted; the unfinished file was removed and the original is untouched."
+        }
         return "tamga: interrupted."
     }
 
@@ -179,11 +188,20 @@ public enum TamgaCommandLine {
             return .answered(.success)
         case "--help", "-h", "help":
             let topic = Array(words.dropFirst())
-            if topic.isEmpty { terminal.line(overview); return .answered(.success) }
-            if topic == ["--man"] { terminal.line(ManualPage.render(commands: commands, version: version, overview: overview)); return .answered(.success) }
+            if topic.isEmpty {
+                terminal.line(overview)
+                return .answered(.success)
+            }
+            if topic == ["--man"] {
+                terminal.line(ManualPage.render(commands: commands, version: version, overview: overview))
+                return .answered(.success)
+            }
             guard let command = find(topic) else {
                 // `help container` is the group's list of subcommands.
-                if topic.count == 1, let group = groupHelp(topic[0]) { terminal.line(group); return .answered(.success) }
+                if topic.count == 1, let group = groupHelp(topic[0]) {
+                    terminal.line(group)
+                    return .answered(.success)
+                }
                 let what = TerminalText.escaped(topic.joined(separator: " "))
                 terminal.error("tamga: no command \"\(what)\"\n\n\(groupHelp(topic[0]) ?? overview)")
                 return .answered(.usage)
@@ -196,17 +214,25 @@ public enum TamgaCommandLine {
         guard let (command, rest) = find(words).map({ ($0.type, Array(words.dropFirst($0.type.path.count))) }) else {
             if let group = groupHelp(first) {
                 let next = words.dropFirst().first
-                if next == "--help" || next == "-h" { terminal.line(group); return .answered(.success) }
+                if next == "--help" || next == "-h" {
+                    terminal.line(group)
+                    return .answered(.success)
+                }
                 let subcommands = commands.filter { $0.path.first == first && $0.path.count > 1 }.map { $0.path[1] }
-                let hint = next.flatMap { NearestWord.suggestion(for: $0, among: subcommands) }.map { " (did you mean \"\(first) \($0)\"?)" } ?? ""
-                let problem = next.map { "has no subcommand \"\(TerminalText.escaped($0))\"\(hint)" } ?? "needs a subcommand"
+                let hint =
+                    next.flatMap { NearestWord.suggestion(for: $0, among: subcommands) }.map {
+                        " (did you mean \"\(first) \($0)\"?)"
+                    } ?? ""
+                let problem =
+                    next.map { "has no subcommand \"\(TerminalText.escaped($0))\"\(hint)" } ?? "needs a subcommand"
                 terminal.error("tamga: \(first) \(problem)\n\n\(group)")
             } else {
                 // The first words of every command: a command's own name, or its group's.
                 var names: [String] = []
                 for command in commands where !names.contains(command.path[0]) { names.append(command.path[0]) }
                 let hint = NearestWord.suggestion(for: first, among: names).map { " Did you mean \"\($0)\"?" } ?? ""
-                terminal.error("tamga: unknown command \"\(TerminalText.escaped(first))\".\(hint) Run tamga --help for the list.")
+                terminal.error(
+                    "tamga: unknown command \"\(TerminalText.escaped(first))\".\(hint) Run tamga --help for the list.")
             }
             return .answered(.usage)
         }
@@ -220,7 +246,8 @@ public enum TamgaCommandLine {
         }
         let json = rest.contains("--json")
         do {
-            let parsed = try ParsedArguments(rest, flags: command.flags.union(["--help", "-h"]), options: command.options)
+            let parsed = try ParsedArguments(
+                rest, flags: command.flags.union(["--help", "-h"]), options: command.options)
             return .command(try command.init(parsed), path: command.path, json: json)
         } catch {
             return .answered(report(error, path: command.path, json: json, terminal))
@@ -232,7 +259,9 @@ public enum TamgaCommandLine {
     static func report(_ error: Error, path: [String], json: Bool, _ terminal: Terminal) -> ExitCode {
         if let error = error as? UsageError {
             let usage = commands.first { $0.path == path }?.usage ?? ""
-            terminal.error("tamga \(path.joined(separator: " ")): \(printable("\(error)"))\n\nUsage: tamga \(path.joined(separator: " ")) \(usage)")
+            terminal.error(
+                "tamga \(path.joined(separator: " ")): \(printable("\(error)"))\n\nUsage: tamga \(path.joined(separator: " ")) \(usage)"
+            )
             return .usage
         }
         let (code, exit) = classify(error)
@@ -251,7 +280,8 @@ public enum TamgaCommandLine {
         guard isFileError(error), let cocoa = error as? CocoaError else { return "\(error)" }
         let path = cocoa.filePath ?? cocoa.url?.path ?? "a file"
         let underlying = (cocoa.underlying as? POSIXError).map { String(cString: strerror($0.code.rawValue)) }
-        return "Cannot use \(path) (\(underlying ?? Self.reason(of: cocoa.code))); check that its folder exists and is writable, "
+        return
+            "Cannot use \(path) (\(underlying ?? Self.reason(of: cocoa.code))); check that its folder exists and is writable, "
             + "or set the XDG_* variable for it (XDG_DATA_HOME, XDG_CACHE_HOME, XDG_CONFIG_HOME) or HOME."
     }
 
@@ -297,7 +327,8 @@ public enum TamgaCommandLine {
     /// in "no /, \\, control characters" is not doubled. `--json` carries the exact text.
     static func printable(_ message: String) -> String {
         message.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            line.unicodeScalars.contains(where: TerminalText.isUnsafe) ? TerminalText.escaped(String(line)) : String(line)
+            line.unicodeScalars.contains(where: TerminalText.isUnsafe)
+                ? TerminalText.escaped(String(line)) : String(line)
         }.joined(separator: "\n")
     }
 
@@ -314,7 +345,8 @@ public enum TamgaCommandLine {
             case .ioFailure: return (e.code, .writeFailed)
             case .unreadableInput: return (e.code, .inputRejected)
             case .invalidMediaType, .invalidSignatureProperty, .invalidDataFileName: return (e.code, .usage)
-            case .signatureValueRejected, .signingCertificateUnsuitable, .noPendingSignature: return (e.code, .signingFailed)
+            case .signatureValueRejected, .signingCertificateUnsuitable, .noPendingSignature:
+                return (e.code, .signingFailed)
             default: return (e.code, .inputRejected)
             }
         case let e as CoreError:
@@ -322,7 +354,8 @@ public enum TamgaCommandLine {
             case .unreadableFile, .malformedCertificate: return (e.code, .inputRejected)
             // A refused password is a refused secret, as a card's or token's PIN: exit 9 for both.
             case .wrongPassword: return (e.code, .pinRejected)
-            case .serviceUnreachable, .serviceHTTPStatus, .serviceRefused, .serviceResponseRejected, .serviceURLMissing, .certificateNotGood:
+            case .serviceUnreachable, .serviceHTTPStatus, .serviceRefused, .serviceResponseRejected, .serviceURLMissing,
+                .certificateNotGood:
                 return (e.code, .serviceFailed)
             default: return (e.code, .signingFailed)
             }
@@ -341,13 +374,15 @@ public enum TamgaCommandLine {
         case let e as ThresholdError:
             switch e {
             case .wrongPIN, .pinTooShort, .pinTooLong, .pinBlocked: return (e.code, .pinRejected)
-            case .keyStore, .notEnrolled, .reservedName, .outdatedShareFormat, .serverKeyNotFound, .serverKeyUnsafe, .serverKeyMismatch:
+            case .keyStore, .notEnrolled, .reservedName, .outdatedShareFormat, .serverKeyNotFound, .serverKeyUnsafe,
+                .serverKeyMismatch:
                 return (e.code, .inputRejected)
             // A network loss at the co-signer: a service failure, nothing locked.
             case .sessionAbandoned, .signatureNotDelivered, .coSignerNeeded: return (e.code, .serviceFailed)
             default: return (e.code, .signingFailed)
             }
-        case let e as HTTPServerError: return (e.code, e.code == "http-library-missing" ? .libraryMissing : .serviceFailed)
+        case let e as HTTPServerError:
+            return (e.code, e.code == "http-library-missing" ? .libraryMissing : .serviceFailed)
         case let e as DatabaseError:
             switch e.kind {
             case .failed: return ("database", .writeFailed)
@@ -388,51 +423,50 @@ public enum TamgaCommandLine {
     }
 
     static let overview = """
-    tamga \(version) — sign and verify ASiC-E containers (.asice, XAdES) on Linux; read ASiC-S (.asics).
+        tamga \(version) — sign and verify ASiC-E containers (.asice, XAdES) on Linux; read ASiC-S (.asics).
 
-    Usage: tamga COMMAND [OPTIONS]
+        Usage: tamga COMMAND [OPTIONS]
 
-    Containers:
-      container create OUT.asice FILE...   pack files into a new container
-      container add CONTAINER FILE...      add data files (unsigned containers only)
-      container remove CONTAINER NAME      remove a data file (unsigned containers only)
-      container ls CONTAINER               list data files and signatures
-      container extract CONTAINER [NAME]   write data files to a folder
-      container timestamp IN OUT.asics --tsa URL   time-stamp a whole container into an ASiC-S archive
-    Signing and verifying:
-      sign CONTAINER --with key:FILE|card|pkcs11|threshold   add a XAdES signature (LT by default: --tsa URL)
-      extend CONTAINER --to LT|LTA         add time-stamps and OCSP to existing signatures
-      verify CONTAINER [--trust CA.pem]    check every signature (trust: the cache of `trust update`,
-                                           or --trust PEM anchors, or --tsl LIST.xml)
-      compare CONTAINER --with A --with B  sign the same content with each signer, verify, time phase by phase
-    Trust:
-      trust update [--lotl URL]            download and check the EU list of lists and the national lists
-      trust show [--json]                  what is cached, how fresh, services per kind
+        Containers:
+          container create OUT.asice FILE...   pack files into a new container
+          container add CONTAINER FILE...      add data files (unsigned containers only)
+          container remove CONTAINER NAME      remove a data file (unsigned containers only)
+          container ls CONTAINER               list data files and signatures
+          container extract CONTAINER [NAME]   write data files to a folder
+          container timestamp IN OUT.asics --tsa URL   time-stamp a whole container into an ASiC-S archive
+        Signing and verifying:
+          sign CONTAINER --with key:FILE|card|pkcs11|threshold   add a XAdES signature (LT by default: --tsa URL)
+          extend CONTAINER --to LT|LTA         add time-stamps and OCSP to existing signatures
+          verify CONTAINER [--trust CA.pem]    check every signature (trust: the cache of `trust update`,
+                                               or --trust PEM anchors, or --tsl LIST.xml)
+          compare CONTAINER --with A --with B  sign the same content with each signer, verify, time phase by phase
+        Trust:
+          trust update [--lotl URL]            download and check the EU list of lists and the national lists
+          trust show [--json]                  what is cached, how fresh, services per kind
 
-    Readers:
-      readers [--json] [--watch | --wait MEDIA]   PC/SC readers: state, ATR, card kind, Rutoken media family
-    Tokens:
-      tokens [--module PATH] [--login]     PKCS#11 modules, tokens, certificates and keys
-    Split key (2-of-2 threshold ECDSA):
-      threshold enroll --server URL --code CODE --account NAME   enroll; sign with --with threshold:NAME
-      threshold pending|info SESSION|approve SESSION|activity|verify-pin|change-pin|delete --account NAME
-    Co-signer (server half of threshold keys):
-      cosigner serve [--db FILE|URI] [--port N]  run the HTTP API (docs/cosigner-api.md)
-      cosigner migrate [--db FILE|URI]          bring the database's schema up to date
-      cosigner issue-code DOCUMENT-NUMBER       a one-time enrollment code
-      cosigner add-rp NAME                      register a relying party, print its API key
-    Korean mobile ID (App2App messages):
-      mobileid m200|link|decode|check      build M200 and app links, decode and check messages
-    ID cards:
-      card info [--reader NAME]            holder, document number, certificates, PIN tries left
-      card change-pin --pin1|--pin2|--puk  change a PIN with the current one
-      card unblock --pin1|--pin2           unblock a PIN with the PUK
+        Readers:
+          readers [--json] [--watch | --wait MEDIA]   PC/SC readers: state, ATR, card kind, Rutoken media family
+        Tokens:
+          tokens [--module PATH] [--login]     PKCS#11 modules, tokens, certificates and keys
+        Split key (2-of-2 threshold ECDSA):
+          threshold enroll --server URL --code CODE --account NAME   enroll; sign with --with threshold:NAME
+          threshold pending|info SESSION|approve SESSION|activity|verify-pin|change-pin|delete --account NAME
+        Co-signer (server half of threshold keys):
+          cosigner serve [--db FILE|URI] [--port N]  run the HTTP API (docs/cosigner-api.md)
+          cosigner migrate [--db FILE|URI]          bring the database's schema up to date
+          cosigner issue-code DOCUMENT-NUMBER       a one-time enrollment code
+          cosigner add-rp NAME                      register a relying party, print its API key
+        Korean mobile ID (App2App messages):
+          mobileid m200|link|decode|check      build M200 and app links, decode and check messages
+        ID cards:
+          card info [--reader NAME]            holder, document number, certificates, PIN tries left
+          card change-pin --pin1|--pin2|--puk  change a PIN with the current one
+          card unblock --pin1|--pin2           unblock a PIN with the PUK
 
-    Other: help [COMMAND | GROUP], --version. Every command takes --help.
-    Exit codes: 0 ok, 1 invalid or unsigned, 2 usage, 3 input refused, 4 signing failed,
-                5 trust not established, 6 write failed, 7 TSA/OCSP failed, 8 wait timed out,
-                9 PIN or password refused, 10 no usable card, 11 library missing, 130 cancelled
-                (docs/cli.md).
-    """
+        Other: help [COMMAND | GROUP], --version. Every command takes --help.
+        Exit codes: 0 ok, 1 invalid or unsigned, 2 usage, 3 input refused, 4 signing failed,
+                    5 trust not established, 6 write failed, 7 TSA/OCSP failed, 8 wait timed out,
+                    9 PIN or password refused, 10 no usable card, 11 library missing, 130 cancelled
+                    (docs/cli.md).
+        """
 }
-

@@ -95,7 +95,8 @@ extension CoreError: CustomStringConvertible {
             "\(operation) failed in OpenSSL: \(reason)."
         case .unreadableFile(let path, let reason):
             "Cannot read \(path): \(reason)."
-        case .serviceUnreachable(let service, let url, let reason) where reason.contains("TLS certificate is not trusted"):
+        case .serviceUnreachable(let service, let url, let reason)
+        where reason.contains("TLS certificate is not trusted"):
             "The \(service) at \(url) was reached, but \(reason). Nothing was changed; if this server is the right one, trust its certificate's CA (for the co-signer: threshold enroll --ca-file CA.pem; for a TSA, OCSP or remote service: its own certificate option, see tamga help)."
         case .serviceUnreachable(let service, let url, let reason) where reason.contains("not the one pinned"):
             "The \(service) at \(url) answered with another key than the one pinned at enrollment (\(reason)). Nothing was changed; if the co-signer's key really changed, enroll again."

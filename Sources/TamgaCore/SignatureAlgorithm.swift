@@ -73,7 +73,8 @@ public struct SignatureAlgorithm: Sendable, Hashable {
         case .ecdsa:
             "http://www.w3.org/2001/04/xmldsig-more#ecdsa-\(digest.rawValue)"
         case .rsaPKCS1:
-            digest == .sha1 ? "http://www.w3.org/2000/09/xmldsig#rsa-sha1"
+            digest == .sha1
+                ? "http://www.w3.org/2000/09/xmldsig#rsa-sha1"
                 : "http://www.w3.org/2001/04/xmldsig-more#rsa-\(digest.rawValue)"
         case .rsaPSS:
             "http://www.w3.org/2007/05/xmldsig-more#\(digest.rawValue)-rsa-MGF1"
@@ -93,7 +94,8 @@ public struct SignatureAlgorithm: Sendable, Hashable {
         } else if uri.hasPrefix(rsaPrefix), let d = DigestAlgorithm(rawValue: String(uri.dropFirst(rsaPrefix.count))) {
             self.init(kind: .rsaPKCS1, digest: d)
         } else if uri.hasPrefix(pssPrefix), uri.hasSuffix("-rsa-MGF1"),
-                  let d = DigestAlgorithm(rawValue: String(uri.dropFirst(pssPrefix.count).dropLast("-rsa-MGF1".count))) {
+            let d = DigestAlgorithm(rawValue: String(uri.dropFirst(pssPrefix.count).dropLast("-rsa-MGF1".count)))
+        {
             self.init(kind: .rsaPSS, digest: d)
         } else {
             return nil

@@ -1,6 +1,6 @@
+import Dispatch
 import FoundationEssentials
 import Glibc
-import Dispatch
 import TamgaSupport
 
 /// Anything that can produce a signature over a digest with a certified key: a software key,
@@ -19,7 +19,7 @@ public protocol Signer: Sendable {
 /// How long the last `sign(digest:)` spent unlocking the key: obtaining the PIN (typing it
 /// counts) and the unlock step a signer performs apart from the signature itself. Lets
 /// `tamga sign --json` and `tamga compare` report PIN/unlock and signature as two phases.
-public final class UnlockClock: @unchecked Sendable {   // unchecked: `total` behind `lock`
+public final class UnlockClock: @unchecked Sendable {  // unchecked: `total` behind `lock`
     private let lock = Lock()
     private var total: TimeInterval = 0
 

@@ -20,8 +20,10 @@ public struct SoftwareSigner: Signer {
     ///   - password: for an encrypted key; never retried on failure.
     ///   - algorithm: overrides the default (for example RSA-PSS, or another hash); nil picks the
     ///     key's default (`PublicKey.defaultAlgorithm`).
-    public init(key keyBytes: Data, certificate: Certificate, password: SecretBytes? = nil,
-                algorithm: SignatureAlgorithm? = nil) throws {
+    public init(
+        key keyBytes: Data, certificate: Certificate, password: SecretBytes? = nil,
+        algorithm: SignatureAlgorithm? = nil
+    ) throws {
         let key = try PKeyHandle.loadPrivateKey(keyBytes, password: password)
         try self.init(key: key, certificate: certificate, chain: [], algorithm: algorithm)
     }
@@ -29,14 +31,16 @@ public struct SoftwareSigner: Signer {
     /// Loads a PKCS#12 (.p12/.pfx) file holding the key, its certificate and optionally a chain.
     public init(pkcs12 bytes: Data, password: SecretBytes?, algorithm: SignatureAlgorithm? = nil) throws {
         let loaded = try PKeyHandle.loadPKCS12(bytes, password: password)
-        try self.init(key: loaded.key, certificate: Certificate(handle: loaded.certificate),
-                      chain: loaded.chain.map { try Certificate(handle: $0) }, algorithm: algorithm)
+        try self.init(
+            key: loaded.key, certificate: Certificate(handle: loaded.certificate),
+            chain: loaded.chain.map { try Certificate(handle: $0) }, algorithm: algorithm)
     }
 
     /// True when the bytes are a DER PKCS#12 structure (decided without a password).
     public static func isPKCS12(_ bytes: Data) -> Bool { PKeyHandle.isPKCS12(bytes) }
 
-    private init(key: PKeyHandle, certificate: Certificate, chain: [Certificate], algorithm: SignatureAlgorithm?) throws {
+    private init(key: PKeyHandle, certificate: Certificate, chain: [Certificate], algorithm: SignatureAlgorithm?) throws
+    {
         guard key.matches(certificate.publicKey.handle) else { throw CoreError.keyCertificateMismatch }
         let resolved: SignatureAlgorithm
         switch certificate.publicKey.type {

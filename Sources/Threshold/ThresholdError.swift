@@ -85,13 +85,16 @@ extension ThresholdError: CustomStringConvertible {
         case .randomnessFailed: "The system's random number generator failed; nothing was done."
         case .invalidPoint(let what): "A curve point in the exchange is invalid (\(what)); the exchange was stopped."
         case .invalidScalar(let what): "A number in the exchange is out of range (\(what)); the exchange was stopped."
-        case .invalidPaillierModulus(let what): "The Paillier modulus is not acceptable (\(what)); enrollment was refused."
+        case .invalidPaillierModulus(let what):
+            "The Paillier modulus is not acceptable (\(what)); enrollment was refused."
         case .invalidCiphertext(let what): "A Paillier ciphertext is invalid (\(what))."
         case .proofRejected(let what): "A zero-knowledge proof did not verify (\(what)); the exchange was stopped."
-        case .commitmentMismatch(let what): "A commitment did not open to the value sent (\(what)); the exchange was stopped."
+        case .commitmentMismatch(let what):
+            "A commitment did not open to the value sent (\(what)); the exchange was stopped."
         case .unexpectedMessage(let what): "A message came out of order (\(what))."
         case .signatureCheckFailed: "The joint signature did not verify; it was not released."
-        case .shareLocked: "This device's key share is locked (a failed signature, or too many wrong PINs); enroll again to sign."
+        case .shareLocked:
+            "This device's key share is locked (a failed signature, or too many wrong PINs); enroll again to sign."
         case .wrongPIN(let left):
             "Wrong PIN: \(left) \(left == 1 ? "try" : "tries") left before the PIN is blocked (by the co-signer, or by this device, which deletes its share after 10 in a row). tamga does not retry a PIN."
         case .notEnrolled: "This device has no threshold key for that account; enroll first (tamga threshold enroll)."
@@ -103,7 +106,8 @@ extension ThresholdError: CustomStringConvertible {
         case .reservedName(let what): "\(what); register the relying party under a name of its own."
         case .pinTooShort(let role, let minimum):
             "\(role) must have at least \(minimum) characters (digits or letters); choose a longer one. Nothing was sent or tried."
-        case .pinTooLong(let maximum): "A PIN has at most \(maximum) bytes; choose a shorter one. Nothing was sent or tried."
+        case .pinTooLong(let maximum):
+            "A PIN has at most \(maximum) bytes; choose a shorter one. Nothing was sent or tried."
         case .pinBlocked:
             "The co-signer has blocked this key's PIN after too many tries that were not followed by a correct PIN; enroll this device again (tamga threshold enroll) with a new code from the co-signer's operator."
         case .coSignerNeeded(let why):

@@ -8,7 +8,7 @@ import TamgaSupport
 /// SiVa's v3 REST JSON interface over tamga's validation (docs/siva.md): `POST /validate` and
 /// the monitoring endpoints. Stateless: each request's document goes to a private temporary
 /// file, is validated with the trust the service was given, and is removed before the answer.
-public final class SiVaService: @unchecked Sendable {   // unchecked: `requests` behind `lock`; the rest is immutable
+public final class SiVaService: @unchecked Sendable {  // unchecked: `requests` behind `lock`; the rest is immutable
     /// How trust is judged: the anchors or trusted lists the service was started with.
     public let options: @Sendable () -> ValidationOptions
     /// The largest document accepted, decoded (SiVa's is configurable; the default here is its
@@ -30,17 +30,24 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
     /// the largest document, plus the other fields and line breaks some clients add.
     public static func maximumBody(forDocumentSize size: Int) -> Int { (size + 2) / 3 * 4 * 77 / 76 + 64 * 1024 }
 
-    public init(maximumDocumentSize: Int = SiVaService.defaultMaximumDocumentSize, version: String,
-                options: @escaping @Sendable () -> ValidationOptions) throws {
+    public init(
+        maximumDocumentSize: Int = SiVaService.defaultMaximumDocumentSize, version: String,
+        options: @escaping @Sendable () -> ValidationOptions
+    ) throws {
         self.maximumDocumentSize = maximumDocumentSize
         self.options = options
         self.version = version
         started = Date()
         var status = stat()
-        buildTime = stat("/proc/self/exe", &status) == 0 ? Date(timeIntervalSince1970: TimeInterval(status.st_mtim.tv_sec)) : nil
+        buildTime =
+            stat("/proc/self/exe", &status) == 0
+            ? Date(timeIntervalSince1970: TimeInterval(status.st_mtim.tv_sec)) : nil
         var template = Array((FileManager.default.temporaryDirectory.path + "/tamga-validation-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else {
-            throw CoreError.unreadableFile(path: FileManager.default.temporaryDirectory.path, reason: "cannot make a private folder for documents being validated: \(String(cString: strerror(errno)))")
+            throw CoreError.unreadableFile(
+                path: FileManager.default.temporaryDirectory.path,
+                reason:
+                    "cannot make a private folder for documents being validated: \(String(cString: strerror(errno)))")
         }
         scratch = String(cString: made)
     }
@@ -58,8 +65,10 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
     /// The routes that validate (and so take a place in the admission gate).
     public static let validationRoutes: Set<String> = ["/validate", "/validateHashcode", "/getDataFiles"]
     /// Every route served, by the service or the operator's endpoints in front of it.
-    public static let knownRoutes: Set<String> = validationRoutes.union(["/monitoring/health", "/monitoring/health.json", "/monitoring/heartbeat",
-                                                                         "/monitoring/version", "/monitoring/ready", "/metrics"])
+    public static let knownRoutes: Set<String> = validationRoutes.union([
+        "/monitoring/health", "/monitoring/health.json", "/monitoring/heartbeat",
+        "/monitoring/version", "/monitoring/ready", "/metrics",
+    ])
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         var outcome: Outcome? = nil
@@ -82,13 +91,33 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
             return dataFiles(request.body, &outcome)
         case "/monitoring/health", "/monitoring/health.json":
             guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
-            return Self.json(.object([("status", .string("UP")), ("components", .object([("health", .object([
-                ("status", .string("UP")),
-                ("details", .object([("webappName", .string("tamga")), ("version", .string(version))]
-                                    + (buildTime.map { [("buildTime", JSON.Value.string(XSDDateTime.format($0)))] } ?? [])
-                                    + [("startTime", .string(XSDDateTime.format(started))),
-                                     ("currentTime", .string(XSDDateTime.format(Date())))])),
-            ]))]))]))
+            return Self.json(
+                .object([
+                    ("status", .string("UP")),
+                    (
+                        "components",
+                        .object([
+                            (
+                                "health",
+                                .object([
+                                    ("status", .string("UP")),
+                                    (
+                                        "details",
+                                        .object(
+                                            [("webappName", .string("tamga")), ("version", .string(version))]
+                                                + (buildTime.map {
+                                                    [("buildTime", JSON.Value.string(XSDDateTime.format($0)))]
+                                                } ?? [])
+                                                + [
+                                                    ("startTime", .string(XSDDateTime.format(started))),
+                                                    ("currentTime", .string(XSDDateTime.format(Date()))),
+                                                ])
+                                    ),
+                                ])
+                            )
+                        ])
+                    ),
+                ]))
         case "/monitoring/heartbeat":
             guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
             return Self.json(.object([("status", .string("UP"))]))
@@ -96,7 +125,8 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
             guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
             return Self.json(.object([("version", .string(version))]))
         default:
-            return Self.json(RequestErrors([.init(key: "endpointNotFound", message: "Endpoint not found")]).json, status: 404)
+            return Self.json(
+                RequestErrors([.init(key: "endpointNotFound", message: "Endpoint not found")]).json, status: 404)
         }
     }
 
@@ -122,16 +152,37 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
         }
         guard let kinds = Self.containerExtensions[request.fileExtension] else {
             let named = request.fileExtension.isEmpty ? "a file name without an extension" : ".\(request.fileExtension)"
-            return Self.json(RequestErrors([.init(key: "document", message: "Document type not supported: \(named); this service validates ASiC-E and BDOC (.asice, .sce, .bdoc), ASiC-S (.asics, .scs, .zip) and DigiDoc (.ddoc)")]).json, status: 400)
+            return Self.json(
+                RequestErrors([
+                    .init(
+                        key: "document",
+                        message:
+                            "Document type not supported: \(named); this service validates ASiC-E and BDOC (.asice, .sce, .bdoc), ASiC-S (.asics, .scs, .zip) and DigiDoc (.ddoc)"
+                    )
+                ]).json, status: 400)
         }
-        let tooLarge = Self.json(RequestErrors([.init(key: "document", message: "Document is larger than the \(maximumDocumentSize) bytes this service accepts")]).json, status: 413)
+        let tooLarge = Self.json(
+            RequestErrors([
+                .init(
+                    key: "document",
+                    message: "Document is larger than the \(maximumDocumentSize) bytes this service accepts")
+            ]).json, status: 413)
         guard request.documentSizeBound - 3 <= maximumDocumentSize else { return tooLarge }
-        guard let document = request.decodedDocument() else { return Self.json(RequestErrors([.documentMalformed]).json, status: 400) }
+        guard let document = request.decodedDocument() else {
+            return Self.json(RequestErrors([.documentMalformed]).json, status: 400)
+        }
         guard document.count <= maximumDocumentSize else { return tooLarge }
-        let number = lock.withLock { () -> UInt64 in requests += 1; return requests }
+        let number = lock.withLock { () -> UInt64 in
+            requests += 1
+            return requests
+        }
         let path = "\(scratch)/\(number).\(request.fileExtension)"
-        guard FileManager.default.createFile(atPath: path, contents: document, attributes: [.posixPermissions: 0o600]) else {
-            return Self.json(RequestErrors([.init(key: "document", message: "Unfortunately there was an error validating your document")]).json, status: 500)
+        guard FileManager.default.createFile(atPath: path, contents: document, attributes: [.posixPermissions: 0o600])
+        else {
+            return Self.json(
+                RequestErrors([
+                    .init(key: "document", message: "Unfortunately there was an error validating your document")
+                ]).json, status: 500)
         }
         defer { try? FileManager.default.removeItem(atPath: path) }
         let container: Container
@@ -140,10 +191,15 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
         } catch {
             return Self.json(RequestErrors([.documentMalformed]).json, status: 400)
         }
-        guard kinds.contains(container.kind) else { return Self.json(RequestErrors([.documentMalformed]).json, status: 400) }
+        guard kinds.contains(container.kind) else {
+            return Self.json(RequestErrors([.documentMalformed]).json, status: 400)
+        }
         let report = container.validate(reportOptions())
-        let conclusion = ConclusionBuilder(policy: request.policy, filename: request.filename).conclusion(report, container: container)
-        outcome = Outcome(signatures: conclusion.signaturesCount, validSignatures: conclusion.validSignaturesCount, names: [request.filename])
+        let conclusion = ConclusionBuilder(policy: request.policy, filename: request.filename).conclusion(
+            report, container: container)
+        outcome = Outcome(
+            signatures: conclusion.signaturesCount, validSignatures: conclusion.validSignaturesCount,
+            names: [request.filename])
         return Self.json(conclusion.responseJSON)
     }
 
@@ -155,7 +211,9 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
         case .success(let parsed): request = parsed
         case .failure(let errors): return Self.json(errors.json, status: 400)
         }
-        let malformed = Self.json(RequestErrors([.init(key: "signatureFiles.signature", message: "Signature file malformed")]).json, status: 400)
+        let malformed = Self.json(
+            RequestErrors([.init(key: "signatureFiles.signature", message: "Signature file malformed")]).json,
+            status: 400)
         let builder = ConclusionBuilder(policy: request.policy, filename: "", hashcode: true)
         var merged: ValidationConclusion? = nil
         var total = 0
@@ -163,11 +221,18 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
             guard let signature = ValidationRequest.decode(entry.signature) else { return malformed }
             total += signature.count
             guard total <= maximumDocumentSize else {
-                return Self.json(RequestErrors([.init(key: "signatureFiles", message: "Signature files are larger than the \(maximumDocumentSize) bytes this service accepts")]).json, status: 413)
+                return Self.json(
+                    RequestErrors([
+                        .init(
+                            key: "signatureFiles",
+                            message:
+                                "Signature files are larger than the \(maximumDocumentSize) bytes this service accepts")
+                    ]).json, status: 413)
             }
             let container: Container
             do {
-                container = try Container(detachedSignature: signature, named: "signatures\(index).xml", dataFiles: entry.dataFiles)
+                container = try Container(
+                    detachedSignature: signature, named: "signatures\(index).xml", dataFiles: entry.dataFiles)
             } catch {
                 return malformed
             }
@@ -179,12 +244,15 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
             sum.signatures += conclusion.signatures
             sum.signaturesCount += conclusion.signaturesCount
             sum.validSignaturesCount += conclusion.validSignaturesCount
-            for warning in conclusion.validationWarnings where !sum.validationWarnings.contains(warning) { sum.validationWarnings.append(warning) }
+            for warning in conclusion.validationWarnings where !sum.validationWarnings.contains(warning) {
+                sum.validationWarnings.append(warning)
+            }
             merged = sum
         }
         guard let merged else { return malformed }
-        outcome = Outcome(signatures: merged.signaturesCount, validSignatures: merged.validSignaturesCount,
-                          names: request.signatureFiles.flatMap { $0.dataFiles?.map(\.name) ?? [] })
+        outcome = Outcome(
+            signatures: merged.signaturesCount, validSignatures: merged.validSignaturesCount,
+            names: request.signatureFiles.flatMap { $0.dataFiles?.map(\.name) ?? [] })
         return Self.json(merged.responseJSON)
     }
 
@@ -197,14 +265,28 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
         case .success(let parsed): request = parsed
         case .failure(let errors): return Self.json(errors.json, status: 400)
         }
-        guard let document = request.decodedDocument() else { return Self.json(RequestErrors([.documentMalformed]).json, status: 400) }
-        guard document.count <= maximumDocumentSize else {
-            return Self.json(RequestErrors([.init(key: "document", message: "Document is larger than the \(maximumDocumentSize) bytes this service accepts")]).json, status: 413)
+        guard let document = request.decodedDocument() else {
+            return Self.json(RequestErrors([.documentMalformed]).json, status: 400)
         }
-        let number = lock.withLock { () -> UInt64 in requests += 1; return requests }
+        guard document.count <= maximumDocumentSize else {
+            return Self.json(
+                RequestErrors([
+                    .init(
+                        key: "document",
+                        message: "Document is larger than the \(maximumDocumentSize) bytes this service accepts")
+                ]).json, status: 413)
+        }
+        let number = lock.withLock { () -> UInt64 in
+            requests += 1
+            return requests
+        }
         let path = "\(scratch)/\(number).ddoc"
-        guard FileManager.default.createFile(atPath: path, contents: document, attributes: [.posixPermissions: 0o600]) else {
-            return Self.json(RequestErrors([.init(key: "document", message: "Unfortunately there was an error validating your document")]).json, status: 500)
+        guard FileManager.default.createFile(atPath: path, contents: document, attributes: [.posixPermissions: 0o600])
+        else {
+            return Self.json(
+                RequestErrors([
+                    .init(key: "document", message: "Unfortunately there was an error validating your document")
+                ]).json, status: 500)
         }
         defer { try? FileManager.default.removeItem(atPath: path) }
         guard let container = try? Container(openingAt: path), container.kind == .ddoc else {
@@ -212,8 +294,10 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
         }
         var files: [JSON.Value] = []
         for file in container.dataFiles {
-            var members: [(String, JSON.Value)] = [("filename", .string(file.name)), ("mimeType", .string(file.mediaType)),
-                                                   ("size", .integer(Int(clamping: file.size)))]
+            var members: [(String, JSON.Value)] = [
+                ("filename", .string(file.name)), ("mimeType", .string(file.mediaType)),
+                ("size", .integer(Int(clamping: file.size))),
+            ]
             var content = Data()
             do {
                 try container.read(file) { content.append(contentsOf: $0) }
@@ -227,14 +311,19 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
         }
         outcome = Outcome(names: [request.filename])
         var response = Self.json(.object([("dataFiles", .array(files))]))
-        response = HTTPResponse(status: response.status, headers: response.headers.merging(["Content-Disposition": "attachment; filename=\"api.json\""]) { $1 },
-                                body: response.body)
+        response = HTTPResponse(
+            status: response.status,
+            headers: response.headers.merging(["Content-Disposition": "attachment; filename=\"api.json\""]) { $1 },
+            body: response.body)
         return response
     }
 
     /// SiVa's answer to a body over the size limit.
     public static let requestTooLarge: @Sendable (Int) -> HTTPResponse = { limit in
-        json(RequestErrors([.init(key: "request", message: "Request body length exceeds request size limit (\(limit) bytes)")]).json, status: 413)
+        json(
+            RequestErrors([
+                .init(key: "request", message: "Request body length exceeds request size limit (\(limit) bytes)")
+            ]).json, status: 413)
     }
 
     static func isJSON(_ contentType: String?) -> Bool {
@@ -248,12 +337,21 @@ public final class SiVaService: @unchecked Sendable {   // unchecked: `requests`
     }
 
     static func methodNotAllowed(_ allowed: String) -> HTTPResponse {
-        var response = json(RequestErrors([.init(key: "methodNotAllowed", message: "Only the following request methods are supported: \(allowed)")]).json, status: 405)
-        response = HTTPResponse(status: response.status, headers: response.headers.merging(["Allow": allowed]) { $1 }, body: response.body)
+        var response = json(
+            RequestErrors([
+                .init(key: "methodNotAllowed", message: "Only the following request methods are supported: \(allowed)")
+            ]).json, status: 405)
+        response = HTTPResponse(
+            status: response.status, headers: response.headers.merging(["Allow": allowed]) { $1 }, body: response.body)
         return response
     }
 
     static func unsupportedMediaType() -> HTTPResponse {
-        json(RequestErrors([.init(key: "contentTypeNotSupported", message: "Only the following content types are supported: application/json")]).json, status: 415)
+        json(
+            RequestErrors([
+                .init(
+                    key: "contentTypeNotSupported",
+                    message: "Only the following content types are supported: application/json")
+            ]).json, status: 415)
     }
 }

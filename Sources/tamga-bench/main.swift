@@ -1,3 +1,4 @@
+import CoSigner
 // tamga-bench — in-process timings for bench/ scripts (not installed).
 //   tamga-bench card-sign READER RUNS PIN2   time IDCardSigner.sign(digest:) per signature;
 //                                            prints one line per run: seconds
@@ -20,7 +21,6 @@ import IDCard
 import PKCS11
 import TamgaCore
 import Threshold
-import CoSigner
 
 struct FixedPIN: PINProvider {
     let pin: String
@@ -34,7 +34,9 @@ struct FixedTokenPIN: TokenPINProvider {
 
 func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
 
-@concurrent func measurePKCS11(module path: String, label: String, keyID: String, pin: String, runs: Int) async throws -> [String] {
+@concurrent func measurePKCS11(
+    module path: String, label: String, keyID: String, pin: String, runs: Int
+) async throws -> [String] {
     var lines: [String] = []
     var start = DispatchTime.now().uptimeNanoseconds
     let modules = try PKCS11Tokens.modules(path: path)
@@ -48,7 +50,9 @@ func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNa
     lines.append("first-signature-with-login \(seconds(since: start))")
     // The raw loop: the same session state (the token is logged in for the whole process).
     let session = try token.module.openSession(token.slot)
-    guard let key = try session.objects().keys.first(where: { $0.id == id }) else { throw PKCS11Error.keyNotFound(token: label, id: keyID) }
+    guard let key = try session.objects().keys.first(where: { $0.id == id }) else {
+        throw PKCS11Error.keyNotFound(token: label, id: keyID)
+    }
     guard signer.algorithm.isECDSA else { throw PKCS11Error.unsupportedKey("the bench compares ECDSA keys") }
     let input = Array(digest.bytes)
     let block = max(1, runs / 10)
@@ -75,7 +79,8 @@ func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNa
 @concurrent func measureThreshold(runs: Int) async throws -> [String] {
     var lines: [String] = []
     let random = SystemRandom()
-    let clientPID = Transcript.taggedHash("bench", [Array("client".utf8)]), serverPID = Transcript.taggedHash("bench", [Array("server".utf8)])
+    let clientPID = Transcript.taggedHash("bench", [Array("client".utf8)]),
+        serverPID = Transcript.taggedHash("bench", [Array("server".utf8)])
     let ringPedersen = try RingPedersenSecret.generate(random: random)
     let server = try ServerParty(pid: serverPID, ringPedersen: ringPedersen)
     var share: (ClientKeyShare, ServerKeyShare)? = nil
@@ -103,8 +108,14 @@ func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNa
         var blum: PaillierBlumProof?, fac: NoSmallFactorProof?, nProof: PaillierModulusProof?
         try time("pimod-prove") { blum = try PaillierBlumProof.prove(secretKey: key, sid: sid, random: random) }
         try time("pimod-verify") { try blum?.verify(n: n, sid: sid) }
-        try time("pifac-prove") { fac = try NoSmallFactorProof.prove(n0: n, p: key.p, q: key.q, ringPedersen: ringPedersen.parameters, sid: sid, pid: clientPID, random: random) }
-        try time("pifac-verify") { try fac?.verify(n0: n, ringPedersen: ringPedersen.parameters, sid: sid, pid: clientPID) }
+        try time("pifac-prove") {
+            fac = try NoSmallFactorProof.prove(
+                n0: n, p: key.p, q: key.q, ringPedersen: ringPedersen.parameters, sid: sid, pid: clientPID,
+                random: random)
+        }
+        try time("pifac-verify") {
+            try fac?.verify(n0: n, ringPedersen: ringPedersen.parameters, sid: sid, pid: clientPID)
+        }
         try time("nicorrectkey-prove") { nProof = try PaillierModulusProof.prove(secretKey: key, sid: sid) }
         try time("nicorrectkey-verify") { try nProof?.verify(n: n, sid: sid) }
     }
@@ -145,7 +156,8 @@ func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNa
         let keyFile = NSTemporaryDirectory() + "tamga-bench-device-\(UUID().uuidString).key"
         defer { unlink(keyFile) }
         let device = ThresholdClient(server: url, attestation: DeviceAttestation(key: try DeviceKey(file: keyFile)))
-        let (share, registration) = try await device.enrollShare(code: code, role: .sign, clientPID: Transcript.taggedHash("bench", [Array(document.utf8)]))
+        let (share, registration) = try await device.enrollShare(
+            code: code, role: .sign, clientPID: Transcript.taggedHash("bench", [Array(document.utf8)]))
         return (share, registration.deviceToken, device)
     }
     var devices: [(ClientKeyShare, String, ThresholdClient)] = []
@@ -156,10 +168,15 @@ func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNa
     }
     func signOnce(_ device: (ClientKeyShare, String, ThresholdClient), _ label: String) async throws -> Double {
         let digest = Array(Digest.compute(.sha256, over: Data(label.utf8)).bytes)
-        let session = try await client.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(device.0.keyID), "digest": WireFormat.hex(digest), "displayText": label],
-                                            apiKey: apiKey)
+        let session = try await client.call(
+            "POST", "v3/rp/session",
+            ["keyID": WireFormat.hex(device.0.keyID), "digest": WireFormat.hex(digest), "displayText": label],
+            apiKey: apiKey)
         let start = DispatchTime.now().uptimeNanoseconds
-        _ = try await device.2.approve(sessionID: session["sessionID"] as? String ?? "", digest: digest, share: device.0.publicShare, token: device.1, guard: NoGuard()) { device.0.secretKey }
+        _ = try await device.2.approve(
+            sessionID: session["sessionID"] as? String ?? "", digest: digest, share: device.0.publicShare,
+            token: device.1, guard: NoGuard()
+        ) { device.0.secretKey }
         return seconds(since: start)
     }
     for index in 0..<runs { lines.append("approve \(try await signOnce(devices[0], "approve \(index)"))") }
@@ -170,12 +187,18 @@ func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNa
     let start = DispatchTime.now().uptimeNanoseconds
     try await withThrowingTaskGroup(of: Void.self) { group in
         for (index, device) in devices.enumerated() {
-            group.addTask { for n in 0..<(total / 8 + (index < total % 8 ? 1 : 0)) { _ = try await signOnce(device, "load \(index) \(n)") } }
+            group.addTask {
+                for n in 0..<(total / 8 + (index < total % 8 ? 1 : 0)) {
+                    _ = try await signOnce(device, "load \(index) \(n)")
+                }
+            }
         }
         try await group.waitForAll()
     }
     lines.append("throughput \(Double(total) / seconds(since: start))")
-    for (name, seconds) in watched.sample().difference(from: before) { lines.append("cpu-\(name) \(seconds / Double(total))") }
+    for (name, seconds) in watched.sample().difference(from: before) {
+        lines.append("cpu-\(name) \(seconds / Double(total))")
+    }
     return lines
 }
 
@@ -200,7 +223,8 @@ struct CPUWatch {
     /// command name's closing parenthesis); 0 when it is gone.
     static func processSeconds(_ pid: String) -> Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return 0 }
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
         return (user + system) / ticksPerSecond
@@ -208,15 +232,17 @@ struct CPUWatch {
     /// Busy time of all CPUs (everything in /proc/stat's first line but idle and iowait).
     static func machineSeconds() -> Double {
         guard let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
-              let first = stat.split(separator: "\n").first else { return 0 }
+            let first = stat.split(separator: "\n").first
+        else { return 0 }
         let values = first.split(separator: " ").dropFirst().compactMap { Double($0) }
         guard values.count > 4 else { return 0 }
         return (values.reduce(0, +) - values[3] - values[4]) / ticksPerSecond
     }
     func sample() -> Sample {
         guard !processes.isEmpty else { return Sample(seconds: []) }
-        return Sample(seconds: processes.map { ($0.name, Self.processSeconds($0.pid)) }
-                      + [("client", Self.processSeconds("self")), ("machine", Self.machineSeconds())])
+        return Sample(
+            seconds: processes.map { ($0.name, Self.processSeconds($0.pid)) }
+                + [("client", Self.processSeconds("self")), ("machine", Self.machineSeconds())])
     }
 }
 
@@ -227,7 +253,8 @@ struct CPUWatch {
 /// trips, done by hand with the same public API.
 func measurePINUnlock(_ device: (ClientKeyShare, String, ThresholdClient), runs: Int) async throws -> [String] {
     var lines: [String] = []
-    let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("tamga-bench-pin-\(UUID().uuidString)")
+    let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+        "tamga-bench-pin-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: root) }
     let store = try ShareKeyStore(account: "bench", root: root)
     let hardening = CoSignerPINHardening(client: device.2, token: device.1)
@@ -246,8 +273,11 @@ func measurePINUnlock(_ device: (ClientKeyShare, String, ThresholdClient), runs:
         lines.append("pin-evaluate \(seconds(since: start))")
         var keys = try PINKeys.derive(pin: pin, salt: salt, hardened: hardened)
         start = DispatchTime.now().uptimeNanoseconds
-        try await hardening.confirm(.init(keyID: device.0.keyID, attempt: answer.attempt,
-                                          proof: PINKeys.proof(authKey: keys.authKey, keyID: device.0.keyID, attempt: answer.attempt), verifier: nil))
+        try await hardening.confirm(
+            .init(
+                keyID: device.0.keyID, attempt: answer.attempt,
+                proof: PINKeys.proof(authKey: keys.authKey, keyID: device.0.keyID, attempt: answer.attempt),
+                verifier: nil))
         lines.append("pin-confirm \(seconds(since: start))")
         keys.erase()
     }
@@ -255,7 +285,9 @@ func measurePINUnlock(_ device: (ClientKeyShare, String, ThresholdClient), runs:
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.first == "cosigner", arguments.count == 4 || arguments.count == 5, let url = URL(string: arguments[1]), let runs = Int(arguments[3]) {
+if arguments.first == "cosigner", arguments.count == 4 || arguments.count == 5, let url = URL(string: arguments[1]),
+    let runs = Int(arguments[3])
+{
     let key = arguments.count == 5 ? arguments[4] : arguments[2] + ".key"
     for line in try await measureCoSigner(url: url, database: arguments[2], key: key, runs: runs) { print(line) }
     exit(0)
@@ -269,11 +301,14 @@ if arguments.first == "pkcs11-sign" {
         FileHandle.standardError.write(Data("usage: tamga-bench pkcs11-sign MODULE LABEL KEY-ID PIN RUNS\n".utf8))
         exit(2)
     }
-    for line in try await measurePKCS11(module: arguments[1], label: arguments[2], keyID: arguments[3], pin: arguments[4], runs: runs) { print(line) }
+    for line in try await measurePKCS11(
+        module: arguments[1], label: arguments[2], keyID: arguments[3], pin: arguments[4], runs: runs)
+    { print(line) }
     exit(0)
 }
 guard arguments.count == 4, arguments[0] == "card-sign", let runs = Int(arguments[2]) else {
-    FileHandle.standardError.write(Data("usage: tamga-bench card-sign READER RUNS PIN2 | pkcs11-sign MODULE LABEL KEY-ID PIN RUNS\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: tamga-bench card-sign READER RUNS PIN2 | pkcs11-sign MODULE LABEL KEY-ID PIN RUNS\n".utf8))
     exit(2)
 }
 /// The timing loop runs off the main actor, on the executor `sign` itself runs on, so the

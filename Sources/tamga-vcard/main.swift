@@ -1,3 +1,5 @@
+import Foundation
+
 // tamga-vcard — a virtual smart card for the vsmartcard `vpcd` reader driver, for the tests and
 // the demo. pcscd's vpcd listens on PORT (reader.conf DEVICENAME "/dev/null:PORT"); the card
 // connects to 127.0.0.1:PORT, which is "inserting" it, and exiting removes it.
@@ -8,19 +10,19 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 enum Profile: String, CaseIterable {
     case idemia, thales, finEID = "fineid", rutokenECP = "rutoken-ecp", unknown
 
     var atr: [UInt8] {
-        let hex: String = switch self {
-        case .idemia: "3BDB960080B1FE451F830012233F536549440F9000F1"
-        case .thales: "3BFF9600008031FE438031B85365494464B085051012233F1D"
-        case .finEID: "3B7F9600008031B865B08504021B1200F6829000"
-        case .rutokenECP: "3B8B015275746F6B656E20445320C1"
-        case .unknown: "3B951381018073FF01000B"
-        }
+        let hex: String =
+            switch self {
+            case .idemia: "3BDB960080B1FE451F830012233F536549440F9000F1"
+            case .thales: "3BFF9600008031FE438031B85365494464B085051012233F1D"
+            case .finEID: "3B7F9600008031B865B08504021B1200F6829000"
+            case .rutokenECP: "3B8B015275746F6B656E20445320C1"
+            case .unknown: "3B951381018073FF01000B"
+            }
         return stride(from: 0, to: hex.count, by: 2).map {
             let start = hex.index(hex.startIndex, offsetBy: $0)
             return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)!
@@ -36,13 +38,13 @@ func fail(_ message: String) -> Never {
 }
 
 let usage = """
-usage: tamga-vcard [--port PORT] [--profile \(Profile.allCases.map(\.rawValue).joined(separator: "|"))] [--t0]
-                   [--applet id|transport] [--keys FOLDER] [--state FILE] [--pin2-inactive]
-  --keys FOLDER     sign/auth .key.pem and .cert.der (default Fixtures/card/<profile> beside the package)
-  --state FILE      keep PIN values and retry counters in FILE across insertions
-  --pin2-inactive   Thales: PIN2 still the issuance value, refused until changed once
-Default PINs: PIN1 1234, PIN2 12345 (FinEID 123456), PUK 17258403 — TEST ONLY.
-"""
+    usage: tamga-vcard [--port PORT] [--profile \(Profile.allCases.map(\.rawValue).joined(separator: "|"))] [--t0]
+                       [--applet id|transport] [--keys FOLDER] [--state FILE] [--pin2-inactive]
+      --keys FOLDER     sign/auth .key.pem and .cert.der (default Fixtures/card/<profile> beside the package)
+      --state FILE      keep PIN values and retry counters in FILE across insertions
+      --pin2-inactive   Thales: PIN2 still the issuance value, refused until changed once
+    Default PINs: PIN1 1234, PIN2 12345 (FinEID 123456), PUK 17258403 — TEST ONLY.
+    """
 
 var port: UInt16 = 0x8C7B
 var t0 = false
@@ -55,7 +57,9 @@ var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
     case "--port":
-        guard let value = arguments.next(), let parsed = value.hasPrefix("0x") ? UInt16(value.dropFirst(2), radix: 16) : UInt16(value) else {
+        guard let value = arguments.next(),
+            let parsed = value.hasPrefix("0x") ? UInt16(value.dropFirst(2), radix: 16) : UInt16(value)
+        else {
             fail("--port takes a TCP port number")
         }
         port = parsed
@@ -66,7 +70,9 @@ while let argument = arguments.next() {
         profile = chosen
     case "--t0": t0 = true
     case "--applet":
-        guard let value = arguments.next(), ["id", "transport"].contains(value) else { fail("--applet takes id or transport") }
+        guard let value = arguments.next(), ["id", "transport"].contains(value) else {
+            fail("--applet takes id or transport")
+        }
         appletChoice = value
     case "--keys":
         guard let value = arguments.next() else { fail("--keys takes a folder") }
@@ -75,7 +81,9 @@ while let argument = arguments.next() {
         guard let value = arguments.next() else { fail("--state takes a file") }
         stateFile = URL(fileURLWithPath: value)
     case "--pin2-inactive": pin2Inactive = true
-    case "--help": print(usage); exit(0)
+    case "--help":
+        print(usage)
+        exit(0)
     default: fail("unknown argument \(argument)\n\(usage)")
     }
 }
@@ -95,8 +103,9 @@ func defaultKeysFolder(_ profile: Profile) -> URL {
     let signing = try CardKey(folder: folder, role: "sign"), authentication = try CardKey(folder: folder, role: "auth")
     switch profile {
     case .idemia:
-        let holder = CardHolder(surname: "TESTCARD IDEMIA", givenNames: "JAAK-KRISTJAN", sex: "M", citizenship: "EST",
-                                birth: "08.01.1980 EST", personalCode: "38001085718", documentNumber: "AS0012345", expiry: "24.06.2030")
+        let holder = CardHolder(
+            surname: "TESTCARD IDEMIA", givenNames: "JAAK-KRISTJAN", sex: "M", citizenship: "EST",
+            birth: "08.01.1980 EST", personalCode: "38001085718", documentNumber: "AS0012345", expiry: "24.06.2030")
         let state = CardState(defaults: IDEMIAApplet.defaultPINs(), file: stateFile)
         return IDEMIAApplet(signingKey: signing, authenticationKey: authentication, holder: holder, state: state)
     case .thales, .finEID:

@@ -1,7 +1,8 @@
-import XCTest
-@testable import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@testable import ASiC
 
 /// The DigiDoc `SignedContainer` operations: add, remove, list, extract, and their refusals.
 final class ContainerOperationTests: ContainerTestCase {
@@ -17,15 +18,21 @@ final class ContainerOperationTests: ContainerTestCase {
 
     func testDuplicateNamesEmptyFilesAndBadNamesAreRefused() throws {
         let container = try makeContainer()
-        XCTAssertThrowsError(try container.addDataFile(path: path("b.txt"))) { XCTAssertEqual(($0 as? ContainerError)?.code, "data-file-exists") }
+        XCTAssertThrowsError(try container.addDataFile(path: path("b.txt"))) {
+            XCTAssertEqual(($0 as? ContainerError)?.code, "data-file-exists")
+        }
         try Data().write(to: folder.appendingPathComponent("empty.txt"))
-        XCTAssertThrowsError(try container.addDataFile(path: path("empty.txt"))) { XCTAssertEqual(($0 as? ContainerError)?.code, "empty-data-file") }
+        XCTAssertThrowsError(try container.addDataFile(path: path("empty.txt"))) {
+            XCTAssertEqual(($0 as? ContainerError)?.code, "empty-data-file")
+        }
         for bad in ["mimetype", "a/b.txt", "a\\b.txt", "..", "tab\there"] {
             XCTAssertThrowsError(try container.addDataFile(path: path("b.txt"), name: bad), bad) {
                 XCTAssertEqual(($0 as? ContainerError)?.code, "invalid-data-file-name")
             }
         }
-        XCTAssertThrowsError(try container.addDataFile(path: path("missing.txt"))) { XCTAssertEqual(($0 as? ContainerError)?.code, "file-not-found") }
+        XCTAssertThrowsError(try container.addDataFile(path: path("missing.txt"))) {
+            XCTAssertEqual(($0 as? ContainerError)?.code, "file-not-found")
+        }
     }
 
     func testRemovingAFileRewritesTheContainer() throws {
@@ -33,7 +40,9 @@ final class ContainerOperationTests: ContainerTestCase {
         try container.removeDataFile(named: "b.txt")
         XCTAssertEqual(try container.save(), .written)
         XCTAssertEqual(try Container(openingAt: container.path).dataFiles.map(\.name), ["my file ö #1.txt"])
-        XCTAssertThrowsError(try container.removeDataFile(named: "nope")) { XCTAssertEqual(($0 as? ContainerError)?.code, "data-file-not-found") }
+        XCTAssertThrowsError(try container.removeDataFile(named: "nope")) {
+            XCTAssertEqual(($0 as? ContainerError)?.code, "data-file-not-found")
+        }
     }
 
     func testRemovingTheLastFileDeletesTheContainer() throws {
@@ -46,10 +55,13 @@ final class ContainerOperationTests: ContainerTestCase {
     func testSignedContainerRefusesAddAndRemove() async throws {
         let container = try await signedContainer()
         let before = try TestEnvironment.bytes(container.path)
-        XCTAssertThrowsError(try container.addDataFile(path: TestEnvironment.write("x", named: "new.txt", in: folder))) {
+        XCTAssertThrowsError(try container.addDataFile(path: TestEnvironment.write("x", named: "new.txt", in: folder)))
+        {
             XCTAssertEqual($0 as? ContainerError, .containerSigned)
         }
-        XCTAssertThrowsError(try container.removeDataFile(named: "b.txt")) { XCTAssertEqual($0 as? ContainerError, .containerSigned) }
+        XCTAssertThrowsError(try container.removeDataFile(named: "b.txt")) {
+            XCTAssertEqual($0 as? ContainerError, .containerSigned)
+        }
         XCTAssertEqual(try TestEnvironment.bytes(container.path), before)
     }
 
@@ -58,10 +70,15 @@ final class ContainerOperationTests: ContainerTestCase {
         let out = folder.appendingPathComponent("out")
         let written = try container.extract(to: out.path)
         XCTAssertEqual(written.count, 2)
-        XCTAssertEqual(try String(contentsOf: out.appendingPathComponent("my file ö #1.txt"), encoding: .utf8), "hello\n")
+        XCTAssertEqual(
+            try String(contentsOf: out.appendingPathComponent("my file ö #1.txt"), encoding: .utf8), "hello\n")
         try Data("keep me".utf8).write(to: out.appendingPathComponent("b.txt"))
-        XCTAssertThrowsError(try container.extract(to: out.path)) { XCTAssertEqual(($0 as? ContainerError)?.code, "would-overwrite") }
-        XCTAssertEqual(try String(contentsOf: out.appendingPathComponent("b.txt"), encoding: .utf8), "keep me", "nothing written on refusal")
+        XCTAssertThrowsError(try container.extract(to: out.path)) {
+            XCTAssertEqual(($0 as? ContainerError)?.code, "would-overwrite")
+        }
+        XCTAssertEqual(
+            try String(contentsOf: out.appendingPathComponent("b.txt"), encoding: .utf8), "keep me",
+            "nothing written on refusal")
         try container.extract(["b.txt"], to: out.path, overwrite: true)
         XCTAssertEqual(try String(contentsOf: out.appendingPathComponent("b.txt"), encoding: .utf8), "second file\n")
     }
@@ -70,19 +87,21 @@ final class ContainerOperationTests: ContainerTestCase {
         // A data file in a sub-folder whose name is, in the target, a symlink to elsewhere.
         let zipPath = path("sub.asice")
         let script = """
-        import sys, zipfile
-        z = zipfile.ZipFile(sys.argv[1], "w")
-        z.writestr(zipfile.ZipInfo("mimetype"), "application/vnd.etsi.asic-e+zip")
-        z.writestr("dir/a.txt", "payload")
-        z.writestr("META-INF/manifest.xml", '<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"><manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.etsi.asic-e+zip"/><manifest:file-entry manifest:full-path="dir/a.txt" manifest:media-type="text/plain"/></manifest:manifest>')
-        """
+            import sys, zipfile
+            z = zipfile.ZipFile(sys.argv[1], "w")
+            z.writestr(zipfile.ZipInfo("mimetype"), "application/vnd.etsi.asic-e+zip")
+            z.writestr("dir/a.txt", "payload")
+            z.writestr("META-INF/manifest.xml", '<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"><manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.etsi.asic-e+zip"/><manifest:file-entry manifest:full-path="dir/a.txt" manifest:media-type="text/plain"/></manifest:manifest>')
+            """
         XCTAssertEqual(try TestEnvironment.run("/usr/bin/python3", ["-c", script, zipPath]).status, 0)
         let container = try Container(openingAt: zipPath)
         let out = folder.appendingPathComponent("out2"), elsewhere = folder.appendingPathComponent("elsewhere")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(at: out.appendingPathComponent("dir"), withDestinationURL: elsewhere)
-        XCTAssertThrowsError(try container.extract(to: out.path)) { XCTAssertEqual(($0 as? ContainerError)?.code, "unsafe-entry-name") }
+        XCTAssertThrowsError(try container.extract(to: out.path)) {
+            XCTAssertEqual(($0 as? ContainerError)?.code, "unsafe-entry-name")
+        }
         XCTAssertFalse(FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("a.txt").path))
     }
 
@@ -100,12 +119,16 @@ final class ContainerOperationTests: ContainerTestCase {
         try FileManager.default.removeItem(atPath: source)
         XCTAssertThrowsError(try container.save())
         XCTAssertEqual(try TestEnvironment.bytes(container.path), before)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains(".tamga-") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+            $0.contains(".tamga-")
+        }
         XCTAssertEqual(leftovers, [])
     }
 
     func testCreatingWithoutFilesIsRefused() {
-        XCTAssertThrowsError(try Container(creatingAt: path("none.asice")).save()) { XCTAssertEqual($0 as? ContainerError, .noDataFiles) }
+        XCTAssertThrowsError(try Container(creatingAt: path("none.asice")).save()) {
+            XCTAssertEqual($0 as? ContainerError, .noDataFiles)
+        }
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("none.asice")))
     }
 }
@@ -138,14 +161,16 @@ final class LeftoverTemporaryFileTests: ContainerTestCase {
             XCTAssertTrue(FileManager.default.fileExists(atPath: kept), kept)
         }
         XCTAssertEqual(AtomicOutputFile.temporaryPrefix(for: "c.asice"), ".c.asice.tamga-")
-        XCTAssertLessThanOrEqual(AtomicOutputFile.temporaryPrefix(for: String(repeating: "ö", count: 300)).utf8.count, 210)
+        XCTAssertLessThanOrEqual(
+            AtomicOutputFile.temporaryPrefix(for: String(repeating: "ö", count: 300)).utf8.count, 210)
     }
 }
 
 /// Formats people still receive that are not ZIPs are read as what they are, not called truncated.
 final class NonZipFormatTests: ContainerTestCase {
     func testADDOCFileIsReadAsDDOC() throws {
-        let ddoc = try TestEnvironment.write("""
+        let ddoc = try TestEnvironment.write(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <SignedDoc format="DIGIDOC-XML" version="1.3" xmlns="http://www.sk.ee/DigiDoc/v1.3.0#"><DataFile Id="D0">YWJj</DataFile></SignedDoc>
             """, named: "old.ddoc", in: folder)
@@ -160,4 +185,3 @@ final class NonZipFormatTests: ContainerTestCase {
         }
     }
 }
-

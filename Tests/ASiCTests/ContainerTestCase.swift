@@ -1,7 +1,8 @@
-import XCTest
-@testable import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@testable import ASiC
 
 /// Base for container tests: a fresh folder per test and helpers to make signed containers.
 class ContainerTestCase: XCTestCase {
@@ -26,7 +27,9 @@ class ContainerTestCase: XCTestCase {
     }
 
     /// A container with two small data files, one with spaces, `#` and non-ASCII in its name.
-    func makeContainer(_ name: String = "c.asice", files: [String: String] = ["my file ö #1.txt": "hello\n", "b.txt": "second file\n"]) throws -> Container {
+    func makeContainer(
+        _ name: String = "c.asice", files: [String: String] = ["my file ö #1.txt": "hello\n", "b.txt": "second file\n"]
+    ) throws -> Container {
         let container = Container(creatingAt: path(name))
         for (fileName, content) in files.sorted(by: { $0.key < $1.key }) {
             try container.addDataFile(path: TestEnvironment.write(content, named: fileName, in: folder))
@@ -35,8 +38,10 @@ class ContainerTestCase: XCTestCase {
         return try Container(openingAt: path(name))
     }
 
-    func signedContainer(_ key: String = "ec-p256", options: SignatureOptions = .baselineB,
-                         algorithm: SignatureAlgorithm? = nil, name: String = "signed.asice") async throws -> Container {
+    func signedContainer(
+        _ key: String = "ec-p256", options: SignatureOptions = .baselineB,
+        algorithm: SignatureAlgorithm? = nil, name: String = "signed.asice"
+    ) async throws -> Container {
         let container = try makeContainer(name)
         try await container.sign(with: TestEnvironment.signer(key, algorithm: algorithm), options: options)
         return try Container(openingAt: container.path)
@@ -51,13 +56,13 @@ class ContainerTestCase: XCTestCase {
     func withSignatureBytes(_ bytes: Data, base: Container, name: String = "replaced.asice") throws -> String {
         let out = path(name)
         let script = """
-        import sys, zipfile
-        src = zipfile.ZipFile(sys.argv[1]); dst = zipfile.ZipFile(sys.argv[2], "w")
-        for info in src.infolist():
-            data = sys.stdin.buffer.read() if info.filename == "META-INF/signatures0.xml" else src.read(info.filename)
-            dst.writestr(info, data, compress_type=info.compress_type)
-        dst.close()
-        """
+            import sys, zipfile
+            src = zipfile.ZipFile(sys.argv[1]); dst = zipfile.ZipFile(sys.argv[2], "w")
+            for info in src.infolist():
+                data = sys.stdin.buffer.read() if info.filename == "META-INF/signatures0.xml" else src.read(info.filename)
+                dst.writestr(info, data, compress_type=info.compress_type)
+            dst.close()
+            """
         let result = try TestEnvironment.run("/usr/bin/python3", ["-c", script, base.path, out], input: bytes)
         XCTAssertEqual(result.status, 0, result.error)
         return out
@@ -68,20 +73,31 @@ class ContainerTestCase: XCTestCase {
     }
 
     /// Asserts the external checker exits 0 on the container.
-    func assertExternalCheckPasses(_ executable: String, _ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+    func assertExternalCheckPasses(
+        _ executable: String, _ arguments: [String], file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let result = try TestEnvironment.run(executable, arguments)
-        XCTAssertEqual(result.status, 0, "\(executable) \(arguments.joined(separator: " ")):\n\(result.output)\n\(result.error)", file: file, line: line)
+        XCTAssertEqual(
+            result.status, 0, "\(executable) \(arguments.joined(separator: " ")):\n\(result.output)\n\(result.error)",
+            file: file, line: line)
     }
 
-    func assertXMLSecVerifies(_ container: String, certificate: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        try assertExternalCheckPasses("/bin/bash", [TestEnvironment.script("xmlsec-check.sh"), container, TestEnvironment.pki("\(certificate).cert.pem")],
-                                      file: file, line: line)
+    func assertXMLSecVerifies(
+        _ container: String, certificate: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        try assertExternalCheckPasses(
+            "/bin/bash",
+            [TestEnvironment.script("xmlsec-check.sh"), container, TestEnvironment.pki("\(certificate).cert.pem")],
+            file: file, line: line)
     }
 
     func assertPyasiceVerifies(_ container: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        XCTAssertTrue(FileManager.default.fileExists(atPath: TestEnvironment.pyasicePython),
-                      "pyasice venv missing: run scripts/setup-pyasice.sh (make test does)", file: file, line: line)
-        try assertExternalCheckPasses(TestEnvironment.pyasicePython, [TestEnvironment.script("pyasice-check.py"), "--require-raw-ecdsa", container],
-                                      file: file, line: line)
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: TestEnvironment.pyasicePython),
+            "pyasice venv missing: run scripts/setup-pyasice.sh (make test does)", file: file, line: line)
+        try assertExternalCheckPasses(
+            TestEnvironment.pyasicePython,
+            [TestEnvironment.script("pyasice-check.py"), "--require-raw-ecdsa", container],
+            file: file, line: line)
     }
 }

@@ -1,10 +1,11 @@
 import CoSigner
-import HTTPService
 import Foundation
+import HTTPService
 import TamgaCore
 import TamgaTestSupport
 import Threshold
 import XCTest
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -30,7 +31,8 @@ final class AbuseTests: CoSignerHTTPTestCase {
         // Real requests from another address, while the attack goes on (a byte every 0.3 s).
         for round in 0..<8 {
             for fd in attackers { _ = RawConnection.send(fd, "X") }
-            let (status, body) = try RawConnection.request(port: echo.port, "GET /v3/attestation/challenge HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let (status, body) = try RawConnection.request(
+                port: echo.port, "GET /v3/attestation/challenge HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             XCTAssertEqual(status, 200, "round \(round): \(body)")
             if status == 200 { answered += 1 }
             try await Task.sleep(nanoseconds: 300_000_000)
@@ -64,10 +66,13 @@ final class AbuseTests: CoSignerHTTPTestCase {
     func testTricklingFromManyAddressesIsCutAtTheDeadline() async throws {
         let addresses = (2...21).map { "127.0.0.\($0)" }
         let report = try await trickleAttack(addresses: addresses, perAddress: 15) { index in
-            index % 2 == 0 ? "POST /v3/rp/session HTTP/1.1\r\nHost: x\r\n"
-                           : "POST /v3/rp/session HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n{"
+            index % 2 == 0
+                ? "POST /v3/rp/session HTTP/1.1\r\nHost: x\r\n"
+                : "POST /v3/rp/session HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n{"
         }
-        XCTAssertEqual(report.answeredAfterDeadline, report.roundsAfterDeadline, "real requests after the deadline are answered: \(report)")
+        XCTAssertEqual(
+            report.answeredAfterDeadline, report.roundsAfterDeadline,
+            "real requests after the deadline are answered: \(report)")
         XCTAssertGreaterThan(report.roundsAfterDeadline, 0, "\(report)")
         XCTAssertEqual(report.cut, report.attackers, "every trickling connection is closed at the deadline: \(report)")
     }
@@ -103,7 +108,10 @@ final class AbuseTests: CoSignerHTTPTestCase {
         for _ in 0..<10 {
             for fd in attackers { _ = RawConnection.send(fd, "X") }
             let afterDeadline = Date().timeIntervalSince(started) > deadline + 0.5
-            let status = (try? RawConnection.request(port: echo.port, "GET /v3/attestation/challenge HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))?.0
+            let status =
+                (try? RawConnection.request(
+                    port: echo.port, "GET /v3/attestation/challenge HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))?
+                .0
             report.rounds += 1
             if status == 200 { report.answered += 1 }
             if afterDeadline {
@@ -123,11 +131,14 @@ final class AbuseTests: CoSignerHTTPTestCase {
 
     func testOversizedURLsAndHeadersAnswerJSON() throws {
         let longPath = "/v3/" + String(repeating: "a", count: 4000)
-        let (status1, body1) = try RawConnection.request(port: server.port, "GET \(longPath) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        let (status1, body1) = try RawConnection.request(
+            port: server.port, "GET \(longPath) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         XCTAssertEqual(status1, 414)
         XCTAssertTrue(body1.contains("\"url-too-long\""), body1)
         let bigHeader = "X-Filler: " + String(repeating: "b", count: 20_000) + "\r\n"
-        let (status2, body2) = try RawConnection.request(port: server.port, "GET /v3/attestation/challenge HTTP/1.1\r\nHost: x\r\n\(bigHeader)Connection: close\r\n\r\n")
+        let (status2, body2) = try RawConnection.request(
+            port: server.port,
+            "GET /v3/attestation/challenge HTTP/1.1\r\nHost: x\r\n\(bigHeader)Connection: close\r\n\r\n")
         XCTAssertEqual(status2, 431)
         XCTAssertTrue(body2.contains("\"headers-too-large\""), body2)
     }
@@ -136,17 +147,21 @@ final class AbuseTests: CoSignerHTTPTestCase {
         let (share, _) = try await enroll(document: "38001085718")
         let digest = WireFormat.hex([UInt8](repeating: 9, count: 32))
         for text in ["Pay 10 EUR\u{202E}000", "ok\u{1B}[2K\u{1B}[1Asign", "line\nbreak", "a\u{2066}b", "c1 \u{9B}31m"] {
-            let (status, _) = try await call("POST", "/v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": digest, "displayText": text])
+            let (status, _) = try await call(
+                "POST", "/v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": digest, "displayText": text])
             XCTAssertEqual(status, 400, text.debugDescription)
         }
-        let (status, _) = try await call("POST", "/v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": digest, "displayText": "Pay 10 EUR — Ülikooli 18"])
+        let (status, _) = try await call(
+            "POST", "/v3/rp/session",
+            ["keyID": WireFormat.hex(share.keyID), "digest": digest, "displayText": "Pay 10 EUR — Ülikooli 18"])
         XCTAssertEqual(status, 200)
     }
 
     func testRelyingPartyNamesAreCheckedAtRegistration() throws {
         XCTAssertThrowsError(try service.store.addRelyingParty(name: "Bank\u{1B}]0;x\u{07}"))
         XCTAssertThrowsError(try service.store.addRelyingParty(name: "Bank\u{202E}knaB"))
-        XCTAssertThrowsError(try service.store.addRelyingParty(name: "test  BANK"), "differs from Test Bank only in case and spacing")
+        XCTAssertThrowsError(
+            try service.store.addRelyingParty(name: "test  BANK"), "differs from Test Bank only in case and spacing")
         XCTAssertThrowsError(try service.store.addRelyingParty(name: " Test Bank"))
         XCTAssertNoThrow(try service.store.addRelyingParty(name: "Test Bank 2"))
     }
@@ -154,9 +169,13 @@ final class AbuseTests: CoSignerHTTPTestCase {
     func testSessionsPerPersonAndPerRelyingPartyAreCappedAndRateLimited() async throws {
         let folder = try TestEnvironment.temporaryFolder("caps")
         defer { TestEnvironment.removeFolder(folder) }
-        let store = try CoSignerStore(path: folder.appendingPathComponent("cosigner.db").path, serverKey: [UInt8](repeating: 5, count: 32))
-        let capped = CoSignerService(store: store, party: try ServerParty(pid: Transcript.taggedHash("svc", [[2]]), ringPedersen: CoSignerStoreTests.ringPedersen),
-                                     limits: .init(perRelyingParty: 5, perPerson: 3, creationRate: 0.001, creationBurst: 8))
+        let store = try CoSignerStore(
+            path: folder.appendingPathComponent("cosigner.db").path, serverKey: [UInt8](repeating: 5, count: 32))
+        let capped = CoSignerService(
+            store: store,
+            party: try ServerParty(
+                pid: Transcript.taggedHash("svc", [[2]]), ringPedersen: CoSignerStoreTests.ringPedersen),
+            limits: .init(perRelyingParty: 5, perPerson: 3, creationRate: 0.001, creationBurst: 8))
         let shop = try store.addRelyingParty(name: "Shop")
         // Keys of two people, enrolled in process.
         var keys: [String] = []
@@ -166,8 +185,14 @@ final class AbuseTests: CoSignerHTTPTestCase {
             keys.append(WireFormat.hex(share.keyID))
         }
         func open(_ key: String) -> Int {
-            let body = try? JSONSerialization.data(withJSONObject: ["keyID": key, "digest": WireFormat.hex([UInt8](repeating: 1, count: 32))])
-            return capped.handle(HTTPRequest(method: "POST", path: "/v3/rp/session", headers: ["authorization": "Bearer \(shop)"], body: Array(body ?? Data()))).status
+            let body = try? JSONSerialization.data(withJSONObject: [
+                "keyID": key, "digest": WireFormat.hex([UInt8](repeating: 1, count: 32)),
+            ])
+            return capped.handle(
+                HTTPRequest(
+                    method: "POST", path: "/v3/rp/session", headers: ["authorization": "Bearer \(shop)"],
+                    body: Array(body ?? Data()))
+            ).status
         }
         XCTAssertEqual((0..<3).map { _ in open(keys[0]) }, [200, 200, 200])
         XCTAssertEqual(open(keys[0]), 429, "a fourth session waiting for the same person")
@@ -188,9 +213,14 @@ final class AbuseTests: CoSignerHTTPTestCase {
         func open(_ apiKey: String, _ index: Int) async -> Int {
             let client = ThresholdClient(server: URL(string: base)!, transport: transport)
             do {
-                _ = try await client.call("POST", "v3/rp/session", ["documentNumber": "38001085718", "displayText": "\(index)",
-                                                                  "digest": WireFormat.hex(Array(Digest.compute(.sha256, over: Data("\(apiKey) \(index)".utf8)).bytes))],
-                                          apiKey: apiKey)
+                _ = try await client.call(
+                    "POST", "v3/rp/session",
+                    [
+                        "documentNumber": "38001085718", "displayText": "\(index)",
+                        "digest": WireFormat.hex(
+                            Array(Digest.compute(.sha256, over: Data("\(apiKey) \(index)".utf8)).bytes)),
+                    ],
+                    apiKey: apiKey)
                 return 200
             } catch CoreError.serviceRefused(_, _, let status, let code, _) {
                 XCTAssertEqual(code, "too-many-sessions")
@@ -202,7 +232,8 @@ final class AbuseTests: CoSignerHTTPTestCase {
         }
         var statuses: [Int: Int] = [:]
         for index in 0..<200 { statuses[await open(rpKey, index), default: 0] += 1 }
-        XCTAssertEqual(statuses, [200: 5, 429: 195], "Test Bank gets its share of the person's pending sessions, no more")
+        XCTAssertEqual(
+            statuses, [200: 5, 429: 195], "Test Bank gets its share of the person's pending sessions, no more")
         // Three more relying parties fill the person's 20 with their shares.
         for name in ["Shop A", "Shop B", "Shop C"] {
             let key = try service.store.addRelyingParty(name: name)
@@ -220,7 +251,9 @@ final class AbuseTests: CoSignerHTTPTestCase {
         XCTAssertEqual(second, 429)
         let (_, pending) = try await call("GET", "/v3/mobile/pending/38001085718", token: token)
         XCTAssertEqual(pending["total"] as? Int, 21)
-        let byParty = Dictionary(grouping: (pending["sessions"] as? [[String: Any]] ?? []).compactMap { $0["rpName"] as? String }, by: { $0 }).mapValues(\.count)
+        let byParty = Dictionary(
+            grouping: (pending["sessions"] as? [[String: Any]] ?? []).compactMap { $0["rpName"] as? String }, by: { $0 }
+        ).mapValues(\.count)
         XCTAssertEqual(byParty, ["Test Bank": 5, "Shop A": 5, "Shop B": 5, "Shop C": 5, "Late Shop": 1])
     }
 
@@ -228,15 +261,23 @@ final class AbuseTests: CoSignerHTTPTestCase {
     func testOwnSessionsAreLimitedPerPersonNotAcrossEveryDevice() async throws {
         let (shareA, tokenA) = try await enroll(document: "1001")
         let (shareB, tokenB) = try await enroll(document: "1002")
-        let capped = CoSignerService(store: service.store, party: service.party,
-                                     limits: .init(perRelyingParty: 1, perPerson: 20, creationRate: 0.001, creationBurst: 2))
+        let capped = CoSignerService(
+            store: service.store, party: service.party,
+            limits: .init(perRelyingParty: 1, perPerson: 20, creationRate: 0.001, creationBurst: 2))
         let cappedServer = try HTTPServer { capped.handle($0) }
         defer { cappedServer.stop() }
         func open(_ share: ClientKeyShare, _ token: String, _ index: UInt8) async throws -> Int {
-            let client = ThresholdClient(server: URL(string: "http://127.0.0.1:\(cappedServer.port)")!, transport: transport, attestation: devices[token])
+            let client = ThresholdClient(
+                server: URL(string: "http://127.0.0.1:\(cappedServer.port)")!, transport: transport,
+                attestation: devices[token])
             do {
-                _ = try await client.call("POST", "v3/mobile/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex([UInt8](repeating: index, count: 32))],
-                                          token: token)
+                _ = try await client.call(
+                    "POST", "v3/mobile/session",
+                    [
+                        "keyID": WireFormat.hex(share.keyID),
+                        "digest": WireFormat.hex([UInt8](repeating: index, count: 32)),
+                    ],
+                    token: token)
                 return 200
             } catch CoreError.serviceRefused(_, _, let status, _, _) {
                 return status
@@ -253,16 +294,24 @@ final class AbuseTests: CoSignerHTTPTestCase {
     func testThePendingListIsPaged() async throws {
         let (share, token) = try await enroll(document: "38001085718")
         for index in 0..<5 {
-            let (status, _) = try await call("POST", "/v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex([UInt8](repeating: UInt8(index), count: 32)),
-                                                                        "displayText": "session \(index)"])
+            let (status, _) = try await call(
+                "POST", "/v3/rp/session",
+                [
+                    "keyID": WireFormat.hex(share.keyID),
+                    "digest": WireFormat.hex([UInt8](repeating: UInt8(index), count: 32)),
+                    "displayText": "session \(index)",
+                ])
             XCTAssertEqual(status, 200)
         }
         let (_, first) = try await call("GET", "/v3/mobile/pending/38001085718?limit=2", token: token)
-        XCTAssertEqual((first["sessions"] as? [[String: Any]])?.compactMap { $0["displayText"] as? String }, ["session 0", "session 1"])
+        XCTAssertEqual(
+            (first["sessions"] as? [[String: Any]])?.compactMap { $0["displayText"] as? String },
+            ["session 0", "session 1"])
         XCTAssertEqual(first["total"] as? Int, 5)
         XCTAssertEqual(first["next"] as? Int, 2)
         let (_, last) = try await call("GET", "/v3/mobile/pending/38001085718?limit=2&offset=4", token: token)
-        XCTAssertEqual((last["sessions"] as? [[String: Any]])?.compactMap { $0["displayText"] as? String }, ["session 4"])
+        XCTAssertEqual(
+            (last["sessions"] as? [[String: Any]])?.compactMap { $0["displayText"] as? String }, ["session 4"])
         XCTAssertNil(last["next"])
     }
 }

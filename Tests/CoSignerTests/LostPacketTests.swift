@@ -1,10 +1,11 @@
-@testable import CoSigner
-@testable import HTTPService
 import Foundation
 import TamgaCore
 import TamgaTestSupport
 import Threshold
 import XCTest
+
+@testable import CoSigner
+@testable import HTTPService
 
 /// One lost segment costs at most a retry, never a lock (a lost `finish` once locked the key).
 /// A real co-signer (SQLite file, HTTP on loopback) behind `LossyProxy`, which drops the request
@@ -31,7 +32,10 @@ final class LostPacketTests: XCTestCase {
         // The process's shared ring-Pedersen parameters, stored as a first start stores its own
         // (two 1,024-bit safe primes take seconds to find; a restart reads them back).
         let identity = try store.serverIdentity { _ in CoSignerStoreTests.ringPedersen }
-        let service = CoSignerService(store: store, party: try ServerParty(pid: identity.pid, ringPedersen: identity.ringPedersen, sessionLifetime: partyLifetime))
+        let service = CoSignerService(
+            store: store,
+            party: try ServerParty(
+                pid: identity.pid, ringPedersen: identity.ringPedersen, sessionLifetime: partyLifetime))
         self.service = service
         server = try HTTPServer { service.handle($0) }
     }
@@ -61,41 +65,56 @@ final class LostPacketTests: XCTestCase {
     }
 
     /// The device straight to the co-signer (for what is not under test).
-    var direct: ThresholdClient { ThresholdClient(server: URL(string: "http://127.0.0.1:\(server.port)")!, attestation: device) }
+    var direct: ThresholdClient {
+        ThresholdClient(server: URL(string: "http://127.0.0.1:\(server.port)")!, attestation: device)
+    }
     /// The device through the lossy link; short pauses between its resends.
     var lossy: ThresholdClient {
-        ThresholdClient(server: proxy.url, transport: HTTPTransport(timeout: 10), attestation: device, retry: RetryPolicy(attempts: 4, firstDelay: 0.05))
+        ThresholdClient(
+            server: proxy.url, transport: HTTPTransport(timeout: 10), attestation: device,
+            retry: RetryPolicy(attempts: 4, firstDelay: 0.05))
     }
 
     /// A relying party's SIGN session for the key (opened on the co-signer directly).
     func newSession(_ label: String) async throws -> (String, [UInt8]) {
         let digest = Array(Digest.compute(.sha256, over: Data(label.utf8)).bytes)
-        let answer = try await direct.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(digest), "displayText": label],
-                                           apiKey: rpKey)
+        let answer = try await direct.call(
+            "POST", "v3/rp/session",
+            ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(digest), "displayText": label],
+            apiKey: rpKey)
         return (try XCTUnwrap(answer["sessionID"] as? String), digest)
     }
 
     /// Approves a new session through the proxy.
     func approve(_ label: String) async throws -> (id: String, digest: [UInt8], approval: Approval) {
         let (id, digest) = try await newSession(label)
-        let approval = try await lossy.approveSession(sessionID: id, digest: digest, share: share.publicShare, token: registration.deviceToken,
-                                                      guard: guardian) { self.share.secretKey }
+        let approval = try await lossy.approveSession(
+            sessionID: id, digest: digest, share: share.publicShare, token: registration.deviceToken,
+            guard: guardian
+        ) { self.share.secretKey }
         return (id, digest, approval)
     }
 
-    func state(_ id: String) throws -> String? { try service.store.database.query("SELECT state FROM sessions WHERE id = ?", [.text(id)]).first?.first?.text }
+    func state(_ id: String) throws -> String? {
+        try service.store.database.query("SELECT state FROM sessions WHERE id = ?", [.text(id)]).first?.first?.text
+    }
 
     func verifies(_ approval: Approval, _ digest: [UInt8]) throws -> Bool {
-        TwoPartySigning.verify(r: approval.r, s: approval.s, digest: try Digest(algorithm: .sha256, bytes: Data(digest)), publicKey: share.publicKey)
+        TwoPartySigning.verify(
+            r: approval.r, s: approval.s, digest: try Digest(algorithm: .sha256, bytes: Data(digest)),
+            publicKey: share.publicKey)
     }
 
     /// Neither side locked, and the co-signer answered at most one prove of `session` (one c3
     /// for its one k2).
     func assertNothingLocked(_ session: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        XCTAssertEqual(try service.store.loadKey(share.keyID)?.locked, false, "the co-signer locked the key", file: file, line: line)
+        XCTAssertEqual(
+            try service.store.loadKey(share.keyID)?.locked, false, "the co-signer locked the key", file: file,
+            line: line)
         XCTAssertFalse(try guardian.isLocked(), "the device locked its share", file: file, line: line)
         let proves = proxy.log.filter { $0.path.contains("\(session)/sign/prove") && $0.serverStatus != nil }
-        XCTAssertLessThanOrEqual(proves.count, 1, "prove reached the co-signer more than once: \(proves)", file: file, line: line)
+        XCTAssertLessThanOrEqual(
+            proves.count, 1, "prove reached the co-signer more than once: \(proves)", file: file, line: line)
         XCTAssertLessThanOrEqual(proves.filter { $0.serverStatus == 200 }.count, 1, file: file, line: line)
     }
 
@@ -111,8 +130,10 @@ final class LostPacketTests: XCTestCase {
     func approveAbandoned(_ label: String, file: StaticString = #filePath, line: UInt = #line) async throws -> String {
         let (id, digest) = try await newSession(label)
         do {
-            _ = try await lossy.approveSession(sessionID: id, digest: digest, share: share.publicShare, token: registration.deviceToken,
-                                               guard: guardian) { self.share.secretKey }
+            _ = try await lossy.approveSession(
+                sessionID: id, digest: digest, share: share.publicShare, token: registration.deviceToken,
+                guard: guardian
+            ) { self.share.secretKey }
             XCTFail("signed although a segment was lost", file: file, line: line)
         } catch ThresholdError.sessionAbandoned(let why) {
             XCTAssertFalse(why.isEmpty, file: file, line: line)
@@ -161,9 +182,14 @@ final class LostPacketTests: XCTestCase {
     func testALostProveAnswerEndsTheSessionUnlockedWithoutASecondC3() async throws {
         proxy.inject(.dropAnswer(), whenPathContains: "/sign/prove")
         let id = try await approveAbandoned("prove answer lost")
-        XCTAssertEqual(proxy.log.filter { $0.path.contains("/sign/prove") }.map(\.serverStatus), [200], "one c3 computed, none delivered")
+        XCTAssertEqual(
+            proxy.log.filter { $0.path.contains("/sign/prove") }.map(\.serverStatus), [200],
+            "one c3 computed, none delivered")
         XCTAssertEqual(try state(id), "ABANDONED")
-        XCTAssertTrue(try service.store.activity(documentNumber: "38001085718").contains { $0.event == "session-abandoned" && $0.detail.contains("after c3") })
+        XCTAssertTrue(
+            try service.store.activity(documentNumber: "38001085718").contains {
+                $0.event == "session-abandoned" && $0.detail.contains("after c3")
+            })
         try assertNothingLocked(id)
         try await assertNextSigningWorks()
     }
@@ -174,12 +200,18 @@ final class LostPacketTests: XCTestCase {
         let (id, digest) = try await newSession("twice")
         let signing = try ClientSigning(share: share.publicShare, digest: digest, guard: MemoryGuardForService())
         let base = "v3/mobile/session/\(id)/sign/"
-        let commit = try await direct.call("POST", base + "commit", ["message": WireFormat.encode(signing.commitRequest)], token: registration.deviceToken)
-        let prove = ["message": WireFormat.encode(try signing.prove(WireFormat.decodeSignCommitResponse(commit["message"] as? [String: String] ?? [:])))]
+        let commit = try await direct.call(
+            "POST", base + "commit", ["message": WireFormat.encode(signing.commitRequest)],
+            token: registration.deviceToken)
+        let prove = [
+            "message": WireFormat.encode(
+                try signing.prove(WireFormat.decodeSignCommitResponse(commit["message"] as? [String: String] ?? [:])))
+        ]
         _ = try await direct.call("POST", base + "prove", prove, token: registration.deviceToken)
         for step in ["again while PROVED", "again after abandon"] {
             if step.hasSuffix("abandon") {
-                _ = try await direct.call("POST", base + "abandon", ["reason": "c3-not-received"], token: registration.deviceToken)
+                _ = try await direct.call(
+                    "POST", base + "abandon", ["reason": "c3-not-received"], token: registration.deviceToken)
             }
             do {
                 _ = try await direct.call("POST", base + "prove", prove, token: registration.deviceToken)
@@ -193,7 +225,9 @@ final class LostPacketTests: XCTestCase {
         // reported with finish, which locks).
         let (other, _) = try await newSession("reason")
         do {
-            _ = try await direct.call("POST", "v3/mobile/session/\(other)/sign/abandon", ["reason": "crypto_fail"], token: registration.deviceToken)
+            _ = try await direct.call(
+                "POST", "v3/mobile/session/\(other)/sign/abandon", ["reason": "crypto_fail"],
+                token: registration.deviceToken)
             XCTFail("abandon with another reason")
         } catch CoreError.serviceRefused(_, _, let status, let code, _) {
             XCTAssertEqual(status, 400)
@@ -225,8 +259,10 @@ final class LostPacketTests: XCTestCase {
         XCTAssertTrue(try verifies(signed.approval, signed.digest))
         XCTAssertEqual(try state(signed.id), "COMPLETE")
         let answer = try await direct.call("GET", "v3/rp/session/\(signed.id)", nil, apiKey: rpKey)
-        XCTAssertEqual(answer["signature"] as? String, WireFormat.hex(Scalar.encode(signed.approval.r) + Scalar.encode(signed.approval.s)),
-                       "the relying party has the very signature the device returned")
+        XCTAssertEqual(
+            answer["signature"] as? String,
+            WireFormat.hex(Scalar.encode(signed.approval.r) + Scalar.encode(signed.approval.s)),
+            "the relying party has the very signature the device returned")
         try assertNothingLocked(signed.id)
         try await assertNextSigningWorks()
     }
@@ -236,10 +272,14 @@ final class LostPacketTests: XCTestCase {
     func testAFinishAnswerThatTimesOutIsResent() async throws {
         proxy.inject(.dropAnswer(before: { usleep(4_000_000) }), whenPathContains: "/sign/finish")
         let (id, digest) = try await newSession("finish times out")
-        let impatient = ThresholdClient(server: proxy.url, transport: HTTPTransport(timeout: 2), attestation: device, retry: RetryPolicy(attempts: 4, firstDelay: 0.05))
+        let impatient = ThresholdClient(
+            server: proxy.url, transport: HTTPTransport(timeout: 2), attestation: device,
+            retry: RetryPolicy(attempts: 4, firstDelay: 0.05))
         let started = Date()
-        let approval = try await impatient.approveSession(sessionID: id, digest: digest, share: share.publicShare, token: registration.deviceToken,
-                                                          guard: guardian) { self.share.secretKey }
+        let approval = try await impatient.approveSession(
+            sessionID: id, digest: digest, share: share.publicShare, token: registration.deviceToken,
+            guard: guardian
+        ) { self.share.secretKey }
         XCTAssertLessThan(Date().timeIntervalSince(started), 4, "the device did not wait for the stalled answer")
         XCTAssertNil(approval.notDelivered)
         XCTAssertTrue(try verifies(approval, digest))
@@ -261,22 +301,29 @@ final class LostPacketTests: XCTestCase {
     /// the database works again completes it. (Before the fix any error but "unavailable" at
     /// finish locked the key, as if the signature had been wrong.)
     func testADatabaseErrorAtFinishLocksNothingAndTheFinishCanBeSentAgain() async throws {
-        try service.store.database.executeScript("""
+        try service.store.database.executeScript(
+            """
             CREATE TRIGGER refuse_complete BEFORE UPDATE OF state ON sessions WHEN NEW.state = 'COMPLETE'
             BEGIN SELECT RAISE(ABORT, 'injected failure'); END;
             """)
         let (id, digest) = try await newSession("database fails at finish")
-        let client = ThresholdClient(server: URL(string: "http://127.0.0.1:\(server.port)")!, attestation: device, retry: RetryPolicy(attempts: 2, firstDelay: 0.05))
-        let approval = try await client.approveSession(sessionID: id, digest: digest, share: share.publicShare, token: registration.deviceToken,
-                                                       guard: guardian) { self.share.secretKey }
+        let client = ThresholdClient(
+            server: URL(string: "http://127.0.0.1:\(server.port)")!, attestation: device,
+            retry: RetryPolicy(attempts: 2, firstDelay: 0.05))
+        let approval = try await client.approveSession(
+            sessionID: id, digest: digest, share: share.publicShare, token: registration.deviceToken,
+            guard: guardian
+        ) { self.share.secretKey }
         XCTAssertNotNil(approval.notDelivered, "the co-signer could not record it")
         XCTAssertTrue(try verifies(approval, digest))
         XCTAssertEqual(try state(id), "PROVED")
         XCTAssertEqual(try service.store.loadKey(share.keyID)?.locked, false, "a database error locked the key")
         XCTAssertFalse(try guardian.isLocked())
         try service.store.database.executeScript("DROP TRIGGER refuse_complete")
-        _ = try await direct.call("POST", "v3/mobile/session/\(id)/sign/finish",
-                                  ["message": WireFormat.encode(ThresholdMessage.SignFinishRequest(signature: approval.signature))], token: registration.deviceToken)
+        _ = try await direct.call(
+            "POST", "v3/mobile/session/\(id)/sign/finish",
+            ["message": WireFormat.encode(ThresholdMessage.SignFinishRequest(signature: approval.signature))],
+            token: registration.deviceToken)
         XCTAssertEqual(try state(id), "COMPLETE")
         try await assertNextSigningWorks()
     }
@@ -295,9 +342,13 @@ final class LostPacketTests: XCTestCase {
         let (id, digest) = try await newSession("relying party, undelivered")
         // The first session stays open (one per key, held in the database, across restarts)
         // until its deadline: move the deadline to move on quickly.
-        try service.store.database.execute("UPDATE sessions SET open_until = ? WHERE id = ?", [.integer(CoSignerStore.now() - 1), .text(signed.id)])
+        try service.store.database.execute(
+            "UPDATE sessions SET open_until = ? WHERE id = ?", [.integer(CoSignerStore.now() - 1), .text(signed.id)])
         do {
-            _ = try await lossy.approve(sessionID: id, digest: digest, share: share.publicShare, token: registration.deviceToken, guard: guardian) { self.share.secretKey }
+            _ = try await lossy.approve(
+                sessionID: id, digest: digest, share: share.publicShare, token: registration.deviceToken,
+                guard: guardian
+            ) { self.share.secretKey }
             XCTFail("approve returned a signature the relying party never got")
         } catch ThresholdError.signatureNotDelivered(let why) {
             XCTAssertTrue(why.contains("finish"), why)
@@ -309,26 +360,36 @@ final class LostPacketTests: XCTestCase {
     /// own checks, so the device locks its share (before decrypting) and reports crypto_fail,
     /// which locks the key on the co-signer.
     func testATamperedC3StillLocksBothSides() async throws {
-        proxy.inject(.rewriteAnswer { answer in
-            var bytes = answer
-            let marker = Array("\"c3\":\"".utf8)
-            guard let start = (0...(bytes.count - marker.count)).first(where: { bytes[$0..<$0 + marker.count].elementsEqual(marker) }) else { return bytes }
-            let digit = start + marker.count + 200
-            bytes[digit] = bytes[digit] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
-            return bytes
-        }, whenPathContains: "/sign/prove")
+        proxy.inject(
+            .rewriteAnswer { answer in
+                var bytes = answer
+                let marker = Array("\"c3\":\"".utf8)
+                guard
+                    let start = (0...(bytes.count - marker.count)).first(where: {
+                        bytes[$0..<$0 + marker.count].elementsEqual(marker)
+                    })
+                else { return bytes }
+                let digit = start + marker.count + 200
+                bytes[digit] = bytes[digit] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
+                return bytes
+            }, whenPathContains: "/sign/prove")
         let (id, digest) = try await newSession("tampered")
         do {
-            _ = try await lossy.approveSession(sessionID: id, digest: digest, share: share.publicShare, token: registration.deviceToken,
-                                               guard: guardian) { self.share.secretKey }
+            _ = try await lossy.approveSession(
+                sessionID: id, digest: digest, share: share.publicShare, token: registration.deviceToken,
+                guard: guardian
+            ) { self.share.secretKey }
             XCTFail("signed with a tampered c3")
         } catch let error as ThresholdError {
-            XCTAssertNotEqual(error.code, ThresholdError.sessionAbandoned("").code, "a c3 that arrived and failed is not a lost packet")
+            XCTAssertNotEqual(
+                error.code, ThresholdError.sessionAbandoned("").code,
+                "a c3 that arrived and failed is not a lost packet")
         }
         XCTAssertEqual(proxy.log.filter { $0.path.contains("/sign/prove") }.map(\.fault), ["rewriteAnswer"])
         XCTAssertTrue(try guardian.isLocked(), "the device's share is locked")
         XCTAssertEqual(try state(id), "FAILED")
-        XCTAssertEqual(try service.store.loadKey(share.keyID)?.locked, true, "crypto_fail locked the key on the co-signer")
+        XCTAssertEqual(
+            try service.store.loadKey(share.keyID)?.locked, true, "crypto_fail locked the key on the co-signer")
     }
 
     // MARK: restarts and expiry
@@ -355,11 +416,13 @@ final class LostPacketTests: XCTestCase {
         let id = try await approveAbandoned("restart, abandon lost")
         XCTAssertEqual(try state(id), "PROVED")
         // The restart did not end the session (its state is in the database): it ends at its deadline.
-        try service.store.database.execute("UPDATE sessions SET expires_at = ?, open_until = ? WHERE id = ?",
-                                           [.integer(CoSignerStore.now() - 10_000), .integer(CoSignerStore.now() - 10_000), .text(id)])
+        try service.store.database.execute(
+            "UPDATE sessions SET expires_at = ?, open_until = ? WHERE id = ?",
+            [.integer(CoSignerStore.now() - 10_000), .integer(CoSignerStore.now() - 10_000), .text(id)])
         try await assertNextSigningWorks()
         XCTAssertEqual(try state(id), "EXPIRED")
-        XCTAssertTrue(try service.store.activity(documentNumber: "38001085718").contains { $0.event == "session-expired" })
+        XCTAssertTrue(
+            try service.store.activity(documentNumber: "38001085718").contains { $0.event == "session-expired" })
         try assertNothingLocked(id)
     }
 
@@ -376,8 +439,9 @@ final class LostPacketTests: XCTestCase {
         // The deadlines in the past outright: they are whole seconds, and "open past its deadline"
         // is a strict comparison, so 2.5 s after a commit is not always past a 2 s lifetime
         // (a commit at x.0–x.4 s has open_until x+2, and x+2.5…x+2.9 still reads as x+2).
-        try service.store.database.execute("UPDATE sessions SET expires_at = ?, open_until = ? WHERE id = ?",
-                                           [.integer(CoSignerStore.now() - 10_000), .integer(CoSignerStore.now() - 10_000), .text(id)])
+        try service.store.database.execute(
+            "UPDATE sessions SET expires_at = ?, open_until = ? WHERE id = ?",
+            [.integer(CoSignerStore.now() - 10_000), .integer(CoSignerStore.now() - 10_000), .text(id)])
         try await assertNextSigningWorks()
         XCTAssertEqual(try state(id), "EXPIRED")
         try assertNothingLocked(id)
@@ -386,7 +450,8 @@ final class LostPacketTests: XCTestCase {
 
 /// Restarts the test's co-signer from the proxy's thread, between a dropped answer and the
 /// client's next request.
-final class RestartHook: @unchecked Sendable {   // unchecked: `failure` is written once, on the proxy's thread, before the client goes on
+// unchecked: `failure` is written once, on the proxy's thread, before the client goes on
+final class RestartHook: @unchecked Sendable {
     private let test: LostPacketTests
     private(set) var failure: Error?
     init(_ test: LostPacketTests) { self.test = test }
@@ -405,19 +470,35 @@ final class AbandonedStateMigrationTests: XCTestCase {
         let rebuild = try XCTUnwrap(CoSignerStore.migrations.firstIndex { $0.sqlite.contains("sessions_new") })
         do {
             let old = try Database(path: path, migrations: Array(CoSignerStore.migrations.prefix(rebuild)))
-            try old.execute("INSERT INTO keys (key_id, document_number, role, share, public_key, created_at) VALUES ('k', 'd', 'sign', x'00', x'00', 1)")
-            try old.execute("""
+            try old.execute(
+                "INSERT INTO keys (key_id, document_number, role, share, public_key, created_at) VALUES ('k', 'd', 'sign', x'00', x'00', 1)"
+            )
+            try old.execute(
+                """
                 INSERT INTO sessions (id, key_id, kind, digest, rp_name, display_text, state, created_at, expires_at, signature, rp_challenge)
                 VALUES ('s', 'k', 'AUTH', x'01', 'rp', 'text', 'PROVED', 2, 3, x'02', x'03')
                 """)
-            XCTAssertThrowsError(try old.execute("UPDATE sessions SET state = 'ABANDONED' WHERE id = 's'"), "the old CHECK refuses it")
+            XCTAssertThrowsError(
+                try old.execute("UPDATE sessions SET state = 'ABANDONED' WHERE id = 's'"), "the old CHECK refuses it")
         }
         let store = try CoSignerStore(path: path, serverKey: [UInt8](repeating: 1, count: 32))
-        XCTAssertEqual(try store.database.query("SELECT id, key_id, kind, digest, rp_name, display_text, state, created_at, expires_at, signature, rp_challenge FROM sessions"),
-                       [[.text("s"), .text("k"), .text("AUTH"), .blob([1]), .text("rp"), .text("text"), .text("PROVED"), .integer(2), .integer(3), .blob([2]), .blob([3])]])
+        XCTAssertEqual(
+            try store.database.query(
+                "SELECT id, key_id, kind, digest, rp_name, display_text, state, created_at, expires_at, signature, rp_challenge FROM sessions"
+            ),
+            [
+                [
+                    .text("s"), .text("k"), .text("AUTH"), .blob([1]), .text("rp"), .text("text"), .text("PROVED"),
+                    .integer(2), .integer(3), .blob([2]), .blob([3]),
+                ]
+            ])
         XCTAssertEqual(try store.database.execute("UPDATE sessions SET state = 'ABANDONED' WHERE id = 's'"), 1)
-        XCTAssertThrowsError(try store.database.execute("UPDATE sessions SET state = 'LOST' WHERE id = 's'"), "still checked")
+        XCTAssertThrowsError(
+            try store.database.execute("UPDATE sessions SET state = 'LOST' WHERE id = 's'"), "still checked")
         XCTAssertEqual(try store.database.query("PRAGMA integrity_check").first?.first?.text, "ok")
-        XCTAssertEqual(try store.database.query("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'sessions_by_key'").first?.first, .integer(1))
+        XCTAssertEqual(
+            try store.database.query(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'sessions_by_key'"
+            ).first?.first, .integer(1))
     }
 }

@@ -1,6 +1,6 @@
 import CoSigner
-import HTTPService
 import Foundation
+import HTTPService
 import TamgaCore
 import TamgaTestSupport
 import Threshold
@@ -28,11 +28,17 @@ class OperationsEndpointTests: CoSignerHTTPTestCase {
 
     /// One GET with curl: the status line, Content-Type and body as they came.
     func get(_ path: String) throws -> Answer {
-        let result = try TestEnvironment.run("/usr/bin/curl", ["-sS", "--max-time", "20", "-o", "-", "-w", "\n%{http_code} %{content_type}", base + path])
+        let result = try TestEnvironment.run(
+            "/usr/bin/curl",
+            ["-sS", "--max-time", "20", "-o", "-", "-w", "\n%{http_code} %{content_type}", base + path])
         XCTAssertEqual(result.status, 0, result.error)
-        guard let split = result.output.range(of: "\n", options: .backwards) else { return Answer(status: 0, contentType: "", body: "") }
+        guard let split = result.output.range(of: "\n", options: .backwards) else {
+            return Answer(status: 0, contentType: "", body: "")
+        }
         let trailer = result.output[split.upperBound...].split(separator: " ", maxSplits: 1).map(String.init)
-        return Answer(status: Int(trailer.first ?? "") ?? 0, contentType: trailer.count > 1 ? trailer[1] : "", body: String(result.output[..<split.lowerBound]))
+        return Answer(
+            status: Int(trailer.first ?? "") ?? 0, contentType: trailer.count > 1 ? trailer[1] : "",
+            body: String(result.output[..<split.lowerBound]))
     }
 
     func testHealthIsLiveAndReadyFollowsTheDatabaseSchema() throws {
@@ -48,7 +54,8 @@ class OperationsEndpointTests: CoSignerHTTPTestCase {
         // A newer co-signer migrated the shared database: this one must stop taking requests
         // (503 with the API's error shape), while it still lives.
         // (The store's own location: a file, or on PostgreSQL the URI, which has no password here.)
-        _ = try Database(url: service.store.database.path, migrations: Array(repeating: "SELECT 1;", count: current + 1))
+        _ = try Database(
+            url: service.store.database.path, migrations: Array(repeating: "SELECT 1;", count: current + 1))
         let stale = try get("/v3/ready")
         XCTAssertEqual(stale.status, 503, stale.body)
         XCTAssertTrue(stale.contentType.hasPrefix("application/json"), stale.contentType)
@@ -63,40 +70,67 @@ class OperationsEndpointTests: CoSignerHTTPTestCase {
     func testMetricsAreValidPrometheusTextWithRoutePatternsAndDatabaseCounts() async throws {
         let (share, token) = try await enroll(document: "38001085718")
         let digest = Array(Digest.compute(.sha256, over: Data("metrics".utf8)).bytes)
-        let (status, created) = try await call("POST", "/v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(digest), "displayText": "m"])
+        let (status, created) = try await call(
+            "POST", "/v3/rp/session",
+            ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(digest), "displayText": "m"])
         XCTAssertEqual(status, 200)
         let sessionID = try XCTUnwrap(created["sessionID"] as? String)
         let client = ThresholdClient(server: URL(string: base)!, transport: transport, attestation: devices[token])
-        _ = try await client.approve(sessionID: sessionID, digest: digest, share: share.publicShare, token: token, guard: MemoryGuardForService()) { share.secretKey }
-        _ = try await call("POST", "/v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(digest), "displayText": "left pending"])
-        _ = try get("/v3/rp/session/\(sessionID)")                  // 401: no API key
-        _ = try get("/no/such/path/\(UUID().uuidString)")           // 404
+        _ = try await client.approve(
+            sessionID: sessionID, digest: digest, share: share.publicShare, token: token, guard: MemoryGuardForService()
+        ) { share.secretKey }
+        _ = try await call(
+            "POST", "/v3/rp/session",
+            ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(digest), "displayText": "left pending"])
+        _ = try get("/v3/rp/session/\(sessionID)")  // 401: no API key
+        _ = try get("/no/such/path/\(UUID().uuidString)")  // 404
 
         let scrape = try get("/metrics")
         XCTAssertEqual(scrape.status, 200)
         XCTAssertEqual(scrape.contentType, "text/plain; version=0.0.4; charset=utf-8")
         let samples = try PrometheusText.parse(scrape.body)
-        func value(_ name: String, _ labels: [String: String]) -> Double? { samples.first { $0.name == name && $0.labels == labels }?.value }
+        func value(_ name: String, _ labels: [String: String]) -> Double? {
+            samples.first { $0.name == name && $0.labels == labels }?.value
+        }
 
-        XCTAssertEqual(value("tamga_cosigner_http_requests_total", ["method": "POST", "route": "/v3/mobile/session/{id}/sign/commit", "status": "200"]), 1)
-        XCTAssertEqual(value("tamga_cosigner_http_requests_total", ["method": "POST", "route": "/v3/mobile/session/{id}/sign/finish", "status": "200"]), 1)
-        XCTAssertEqual(value("tamga_cosigner_http_requests_total", ["method": "POST", "route": "/v3/rp/session", "status": "200"]), 2)
-        XCTAssertEqual(value("tamga_cosigner_http_requests_total", ["method": "GET", "route": "/v3/rp/session/{id}", "status": "401"]), 1)
-        XCTAssertEqual(value("tamga_cosigner_http_requests_total", ["method": "GET", "route": "other", "status": "404"]), 1)
+        XCTAssertEqual(
+            value(
+                "tamga_cosigner_http_requests_total",
+                ["method": "POST", "route": "/v3/mobile/session/{id}/sign/commit", "status": "200"]), 1)
+        XCTAssertEqual(
+            value(
+                "tamga_cosigner_http_requests_total",
+                ["method": "POST", "route": "/v3/mobile/session/{id}/sign/finish", "status": "200"]), 1)
+        XCTAssertEqual(
+            value(
+                "tamga_cosigner_http_requests_total", ["method": "POST", "route": "/v3/rp/session", "status": "200"]), 2
+        )
+        XCTAssertEqual(
+            value(
+                "tamga_cosigner_http_requests_total",
+                ["method": "GET", "route": "/v3/rp/session/{id}", "status": "401"]), 1)
+        XCTAssertEqual(
+            value("tamga_cosigner_http_requests_total", ["method": "GET", "route": "other", "status": "404"]), 1)
         XCTAssertFalse(scrape.body.contains(sessionID), "no session id in a label")
         XCTAssertFalse(scrape.body.contains("/no/such"), "unknown paths are not labels")
 
         // Each histogram: cumulative buckets, +Inf equal to _count, and _count equal to the
         // requests counted for that route.
-        let histograms = Set(samples.filter { $0.name.hasSuffix("_bucket") }.map { $0.labels.filter { $0.key != "le" } })
+        let histograms = Set(
+            samples.filter { $0.name.hasSuffix("_bucket") }.map { $0.labels.filter { $0.key != "le" } })
         XCTAssertGreaterThan(histograms.count, 5)
         for labels in histograms {
-            let buckets = samples.filter { $0.name == "tamga_cosigner_http_request_duration_seconds_bucket" && $0.labels.filter { $0.key != "le" } == labels }
+            let buckets = samples.filter {
+                $0.name == "tamga_cosigner_http_request_duration_seconds_bucket"
+                    && $0.labels.filter { $0.key != "le" } == labels
+            }
             XCTAssertEqual(buckets.last?.labels["le"], "+Inf")
             XCTAssertEqual(buckets.map(\.value), buckets.map(\.value).sorted(), "cumulative: \(labels)")
             let count = value("tamga_cosigner_http_request_duration_seconds_count", labels)
             XCTAssertEqual(buckets.last?.value, count)
-            let requests = samples.filter { $0.name == "tamga_cosigner_http_requests_total" && $0.labels.filter { $0.key != "status" } == labels }.map(\.value).reduce(0, +)
+            let requests = samples.filter {
+                $0.name == "tamga_cosigner_http_requests_total" && $0.labels.filter { $0.key != "status" } == labels
+            }.map(\.value).reduce(0, +)
             XCTAssertEqual(count, requests, "\(labels)")
             XCTAssertNotNil(value("tamga_cosigner_http_request_duration_seconds_sum", labels))
         }
@@ -120,9 +154,15 @@ class OperationsEndpointTests: CoSignerHTTPTestCase {
             try await group.waitForAll()
         }
         let samples = try PrometheusText.parse(try get("/metrics").body)
-        let counted = samples.first { $0.name == "tamga_cosigner_http_requests_total" && $0.labels == ["method": "GET", "route": "/v3/health", "status": "200"] }
+        let counted = samples.first {
+            $0.name == "tamga_cosigner_http_requests_total"
+                && $0.labels == ["method": "GET", "route": "/v3/health", "status": "200"]
+        }
         XCTAssertEqual(counted?.value, 400)
-        let histogram = samples.first { $0.name == "tamga_cosigner_http_request_duration_seconds_count" && $0.labels == ["method": "GET", "route": "/v3/health"] }
+        let histogram = samples.first {
+            $0.name == "tamga_cosigner_http_request_duration_seconds_count"
+                && $0.labels == ["method": "GET", "route": "/v3/health"]
+        }
         XCTAssertEqual(histogram?.value, 400)
     }
 
@@ -143,8 +183,16 @@ class OperationsEndpointTests: CoSignerHTTPTestCase {
 /// `name{label="value",…} value` with a valid name, quoted and escaped label values and a
 /// number. Anything else fails.
 enum PrometheusText {
-    struct Sample: Equatable { let name: String; let labels: [String: String]; let value: Double }
-    struct Malformed: Error, CustomStringConvertible { let line: String; let why: String; var description: String { "\(why): \(line)" } }
+    struct Sample: Equatable {
+        let name: String
+        let labels: [String: String]
+        let value: Double
+    }
+    struct Malformed: Error, CustomStringConvertible {
+        let line: String
+        let why: String
+        var description: String { "\(why): \(line)" }
+    }
 
     static func parse(_ text: String) throws -> [Sample] {
         XCTAssertTrue(text.hasSuffix("\n"), "the text ends with a line feed")
@@ -153,12 +201,17 @@ enum PrometheusText {
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) where !line.isEmpty {
             if line.hasPrefix("#") {
                 let words = line.split(separator: " ", maxSplits: 3).map(String.init)
-                guard words.count >= 3, words[0] == "#" else { throw Malformed(line: line, why: "a comment that is neither HELP nor TYPE") }
+                guard words.count >= 3, words[0] == "#" else {
+                    throw Malformed(line: line, why: "a comment that is neither HELP nor TYPE")
+                }
                 guard isName(words[2]) else { throw Malformed(line: line, why: "bad metric name") }
                 if words[1] == "TYPE" {
-                    guard words.count == 4, ["counter", "gauge", "histogram", "summary", "untyped"].contains(words[3]) else { throw Malformed(line: line, why: "bad type") }
+                    guard words.count == 4, ["counter", "gauge", "histogram", "summary", "untyped"].contains(words[3])
+                    else { throw Malformed(line: line, why: "bad type") }
                     guard typed[words[2]] == nil else { throw Malformed(line: line, why: "TYPE given twice") }
-                    guard !samples.contains(where: { family($0.name, typed: [words[2]: words[3]]) == words[2] }) else { throw Malformed(line: line, why: "TYPE after samples") }
+                    guard !samples.contains(where: { family($0.name, typed: [words[2]: words[3]]) == words[2] }) else {
+                        throw Malformed(line: line, why: "TYPE after samples")
+                    }
                     typed[words[2]] = words[3]
                 } else if words[1] != "HELP" {
                     throw Malformed(line: line, why: "a comment that is neither HELP nor TYPE")
@@ -166,7 +219,9 @@ enum PrometheusText {
                 continue
             }
             samples.append(try sample(line))
-            guard family(samples[samples.count - 1].name, typed: typed) != nil else { throw Malformed(line: line, why: "a sample without a TYPE") }
+            guard family(samples[samples.count - 1].name, typed: typed) != nil else {
+                throw Malformed(line: line, why: "a sample without a TYPE")
+            }
         }
         return samples
     }
@@ -182,8 +237,11 @@ enum PrometheusText {
     }
 
     static func isName(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, first.properties.isAlphabetic || first == "_" || first == ":" else { return false }
-        return name.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "_" || $0 == ":" }
+        guard let first = name.unicodeScalars.first, first.properties.isAlphabetic || first == "_" || first == ":"
+        else { return false }
+        return name.unicodeScalars.allSatisfy {
+            ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "_" || $0 == ":"
+        }
     }
 
     static func sample(_ line: String) throws -> Sample {
@@ -196,7 +254,9 @@ enum PrometheusText {
             rest = rest.dropFirst()
             while rest.first != "}" {
                 let label = String(rest.prefix { $0 != "=" })
-                guard isName(label), !label.contains(":"), labels[label] == nil else { throw Malformed(line: line, why: "bad or repeated label name") }
+                guard isName(label), !label.contains(":"), labels[label] == nil else {
+                    throw Malformed(line: line, why: "bad or repeated label name")
+                }
                 rest = rest.dropFirst(label.count)
                 guard rest.hasPrefix("=\"") else { throw Malformed(line: line, why: "a label value must be quoted") }
                 rest = rest.dropFirst(2)
@@ -219,13 +279,19 @@ enum PrometheusText {
                 guard rest.first == "\"" else { throw Malformed(line: line, why: "unterminated label value") }
                 rest = rest.dropFirst()
                 labels[label] = value
-                if rest.first == "," { rest = rest.dropFirst() } else if rest.first != "}" { throw Malformed(line: line, why: "expected , or }") }
+                if rest.first == "," {
+                    rest = rest.dropFirst()
+                } else if rest.first != "}" {
+                    throw Malformed(line: line, why: "expected , or }")
+                }
             }
             rest = rest.dropFirst()
         }
         guard rest.first == " " else { throw Malformed(line: line, why: "no value") }
         let fields = rest.dropFirst().split(separator: " ", omittingEmptySubsequences: false)
-        guard (1...2).contains(fields.count), let value = number(String(fields[0])), fields.count == 1 || Int64(fields[1]) != nil else {
+        guard (1...2).contains(fields.count), let value = number(String(fields[0])),
+            fields.count == 1 || Int64(fields[1]) != nil
+        else {
             throw Malformed(line: line, why: "bad value or timestamp")
         }
         return Sample(name: name, labels: labels, value: value)
@@ -253,7 +319,8 @@ final class ServerIdentityTests: XCTestCase {
     func testInstancesRacingOnAnEmptyDatabaseShareTheFirstInsertedIdentity() throws {
         let path = folder.appendingPathComponent("shared.db").path
         let key = [UInt8](repeating: 7, count: 32)
-        let first = try CoSignerStore(path: path, serverKey: key), second = try CoSignerStore(path: path, serverKey: key)
+        let first = try CoSignerStore(path: path, serverKey: key),
+            second = try CoSignerStore(path: path, serverKey: key)
         // Same primes, fresh t and λ: two distinct parameter sets, as two instances would make.
         let mine = CoSignerStoreTests.ringPedersen
         var winner: (pid: [UInt8], ringPedersen: RingPedersenSecret)?
@@ -263,18 +330,24 @@ final class ServerIdentityTests: XCTestCase {
             return mine
         }
         let stored = try XCTUnwrap(winner)
-        XCTAssertNotEqual(stored.ringPedersen.parameters, mine.parameters, "the sets differ, so the test can tell whose won")
+        XCTAssertNotEqual(
+            stored.ringPedersen.parameters, mine.parameters, "the sets differ, so the test can tell whose won")
         XCTAssertEqual(loser.pid, stored.pid)
-        XCTAssertEqual(loser.ringPedersen.parameters, stored.ringPedersen.parameters, "the loser serves the winner's parameters")
+        XCTAssertEqual(
+            loser.ringPedersen.parameters, stored.ringPedersen.parameters, "the loser serves the winner's parameters")
         XCTAssertEqual(try first.database.query("SELECT COUNT(*) FROM server_identity").first?.first?.integer, 1)
         // And a restart of either reads the same, without making any.
-        let again = try CoSignerStore(path: path, serverKey: key).serverIdentity { _ in XCTFail("made parameters again"); return mine }
+        let again = try CoSignerStore(path: path, serverKey: key).serverIdentity { _ in
+            XCTFail("made parameters again")
+            return mine
+        }
         XCTAssertEqual(again.ringPedersen.parameters, stored.ringPedersen.parameters)
     }
 
     /// Parameters on the same primes with new t and λ (the primes are the slow part).
     static func fresh(from secret: RingPedersenSecret, random: RandomSource) throws -> RingPedersenSecret {
         let bytes = secret.storageBytes
-        return try RingPedersenSecret(p: BigInt(bytes: bytes[0..<128]), q: BigInt(bytes: bytes[128..<256]), random: random)
+        return try RingPedersenSecret(
+            p: BigInt(bytes: bytes[0..<128]), q: BigInt(bytes: bytes[128..<256]), random: random)
     }
 }

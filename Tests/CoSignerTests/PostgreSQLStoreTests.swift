@@ -9,47 +9,85 @@ import XCTest
 // fails when one is missing).
 final class PostgreSQLCoSignerServiceTests: CoSignerServiceTests {
     override class var storeKind: TestStoreKind { .postgresql }
-    override func testEnrollThenARelyingPartySessionIsSignedByTheDevice() async throws { try await super.testEnrollThenARelyingPartySessionIsSignedByTheDevice() }
-    override func testHostileRequestsGet4xxAndChangeNothing() async throws { try await super.testHostileRequestsGet4xxAndChangeNothing() }
+    override func testEnrollThenARelyingPartySessionIsSignedByTheDevice() async throws {
+        try await super.testEnrollThenARelyingPartySessionIsSignedByTheDevice()
+    }
+    override func testHostileRequestsGet4xxAndChangeNothing() async throws {
+        try await super.testHostileRequestsGet4xxAndChangeNothing()
+    }
 }
 
 final class PostgreSQLDeviceAttestationTests: DeviceAttestationTests {
     override class var storeKind: TestStoreKind { .postgresql }
-    override func testEveryDeviceCallMustBeSignedByTheEnrolledKeyOverAFreshNonce() async throws { try await super.testEveryDeviceCallMustBeSignedByTheEnrolledKeyOverAFreshNonce() }
-    override func testANonceHandedToOneDeviceIsUselessToAnother() async throws { try await super.testANonceHandedToOneDeviceIsUselessToAnother() }
-    override func testEnrollmentRegistersOnlyAKeyTheDeviceProvesItHolds() async throws { try await super.testEnrollmentRegistersOnlyAKeyTheDeviceProvesItHolds() }
-    override func testOneCodeEnrollsAnAuthAndASignKeyEachOnce() async throws { try await super.testOneCodeEnrollsAnAuthAndASignKeyEachOnce() }
+    override func testEveryDeviceCallMustBeSignedByTheEnrolledKeyOverAFreshNonce() async throws {
+        try await super.testEveryDeviceCallMustBeSignedByTheEnrolledKeyOverAFreshNonce()
+    }
+    override func testANonceHandedToOneDeviceIsUselessToAnother() async throws {
+        try await super.testANonceHandedToOneDeviceIsUselessToAnother()
+    }
+    override func testEnrollmentRegistersOnlyAKeyTheDeviceProvesItHolds() async throws {
+        try await super.testEnrollmentRegistersOnlyAKeyTheDeviceProvesItHolds()
+    }
+    override func testOneCodeEnrollsAnAuthAndASignKeyEachOnce() async throws {
+        try await super.testOneCodeEnrollsAnAuthAndASignKeyEachOnce()
+    }
 }
 
 final class PostgreSQLAuthenticationSessionTests: AuthenticationSessionTests {
     override class var storeKind: TestStoreKind { .postgresql }
-    override func testAnAuthSessionIsSignedOverTheChallengeAndTheDevicesOwnKey() async throws { try await super.testAnAuthSessionIsSignedOverTheChallengeAndTheDevicesOwnKey() }
-    override func testTheDeviceRefusesAnAuthDigestItDidNotComputeItself() async throws { try await super.testTheDeviceRefusesAnAuthDigestItDidNotComputeItself() }
+    override func testAnAuthSessionIsSignedOverTheChallengeAndTheDevicesOwnKey() async throws {
+        try await super.testAnAuthSessionIsSignedOverTheChallengeAndTheDevicesOwnKey()
+    }
+    override func testTheDeviceRefusesAnAuthDigestItDidNotComputeItself() async throws {
+        try await super.testTheDeviceRefusesAnAuthDigestItDidNotComputeItself()
+    }
 }
 
 final class PostgreSQLSessionIsolationTests: SessionIsolationTests {
     override class var storeKind: TestStoreKind { .postgresql }
-    override func testACancelSentToAnotherSessionDoesNotEndTheOpenOne() async throws { try await super.testACancelSentToAnotherSessionDoesNotEndTheOpenOne() }
-    override func testACryptoFailureAtFinishFailsTheSessionAndLocksTheKeyDurably() async throws { try await super.testACryptoFailureAtFinishFailsTheSessionAndLocksTheKeyDurably() }
-    override func testADeviceReachesOnlyTheKeysItEnrolledAndReEnrollmentRevokesTheOldDevice() async throws { try await super.testADeviceReachesOnlyTheKeysItEnrolledAndReEnrollmentRevokesTheOldDevice() }
+    override func testACancelSentToAnotherSessionDoesNotEndTheOpenOne() async throws {
+        try await super.testACancelSentToAnotherSessionDoesNotEndTheOpenOne()
+    }
+    override func testACryptoFailureAtFinishFailsTheSessionAndLocksTheKeyDurably() async throws {
+        try await super.testACryptoFailureAtFinishFailsTheSessionAndLocksTheKeyDurably()
+    }
+    override func testADeviceReachesOnlyTheKeysItEnrolledAndReEnrollmentRevokesTheOldDevice() async throws {
+        try await super.testADeviceReachesOnlyTheKeysItEnrolledAndReEnrollmentRevokesTheOldDevice()
+    }
 }
 
 final class PostgreSQLPINHardeningTests: PINHardeningTests {
     override class var storeKind: TestStoreKind { .postgresql }
-    override func testACopiedFolderWithTheRightPINDoesNotOpenWithoutTheCoSigner() async throws { try await super.testACopiedFolderWithTheRightPINDoesNotOpenWithoutTheCoSigner() }
-    override func testAWrongPINSeriesHitsTheCoSignersLockout() async throws { try await super.testAWrongPINSeriesHitsTheCoSignersLockout() }
-    override func testTheCoSignersCounterResetsAfterTheRightPINOnly() async throws { try await super.testTheCoSignersCounterResetsAfterTheRightPINOnly() }
-    override func testShortPINsAreRefusedBeforeAnyRequest() async throws { try await super.testShortPINsAreRefusedBeforeAnyRequest() }
-    override func testWrongPINTriesAreRateLimitedPerKey() async throws { try await super.testWrongPINTriesAreRateLimitedPerKey() }
+    override func testACopiedFolderWithTheRightPINDoesNotOpenWithoutTheCoSigner() async throws {
+        try await super.testACopiedFolderWithTheRightPINDoesNotOpenWithoutTheCoSigner()
+    }
+    override func testAWrongPINSeriesHitsTheCoSignersLockout() async throws {
+        try await super.testAWrongPINSeriesHitsTheCoSignersLockout()
+    }
+    override func testTheCoSignersCounterResetsAfterTheRightPINOnly() async throws {
+        try await super.testTheCoSignersCounterResetsAfterTheRightPINOnly()
+    }
+    override func testShortPINsAreRefusedBeforeAnyRequest() async throws {
+        try await super.testShortPINsAreRefusedBeforeAnyRequest()
+    }
+    override func testWrongPINTriesAreRateLimitedPerKey() async throws {
+        try await super.testWrongPINTriesAreRateLimitedPerKey()
+    }
 }
 
 /// `/v3/health`, `/v3/ready` (a schema migrated past this program's answers 503) and the
 /// metrics' database counts, on PostgreSQL.
 final class PostgreSQLOperationsEndpointTests: OperationsEndpointTests {
     override class var storeKind: TestStoreKind { .postgresql }
-    override func testHealthIsLiveAndReadyFollowsTheDatabaseSchema() throws { try super.testHealthIsLiveAndReadyFollowsTheDatabaseSchema() }
-    override func testMetricsAreValidPrometheusTextWithRoutePatternsAndDatabaseCounts() async throws { try await super.testMetricsAreValidPrometheusTextWithRoutePatternsAndDatabaseCounts() }
-    override func testConcurrentRequestsAreEachCountedOnce() async throws { try await super.testConcurrentRequestsAreEachCountedOnce() }
+    override func testHealthIsLiveAndReadyFollowsTheDatabaseSchema() throws {
+        try super.testHealthIsLiveAndReadyFollowsTheDatabaseSchema()
+    }
+    override func testMetricsAreValidPrometheusTextWithRoutePatternsAndDatabaseCounts() async throws {
+        try await super.testMetricsAreValidPrometheusTextWithRoutePatternsAndDatabaseCounts()
+    }
+    override func testConcurrentRequestsAreEachCountedOnce() async throws {
+        try await super.testConcurrentRequestsAreEachCountedOnce()
+    }
     override func testMetricsAreOffUnlessAskedFor() throws { try super.testMetricsAreOffUnlessAskedFor() }
 }
 
@@ -59,7 +97,9 @@ final class PostgreSQLOperationsEndpointTests: OperationsEndpointTests {
 final class PostgreSQLCoSignerLoadTests: CoSignerLoadTests {
     override class var storeKind: TestStoreKind { .postgresql }
     override class var signatures: Int { 200 }
-    override func testEightClientsFiveHundredSignatures() async throws { try await super.testEightClientsFiveHundredSignatures() }
+    override func testEightClientsFiveHundredSignatures() async throws {
+        try await super.testEightClientsFiveHundredSignatures()
+    }
 }
 
 /// Each PostgreSQL subclass names every test of its SQLite class: a test added there and not
@@ -70,7 +110,8 @@ final class BothStoresCoverageTests: XCTestCase {
         let sources = try ["CoSignerServiceTests.swift", "PINHardeningTests.swift", "OperationsTests.swift"].map {
             try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8)
         }.joined(separator: "\n")
-        let mirror = try String(contentsOf: folder.appendingPathComponent("PostgreSQLStoreTests.swift"), encoding: .utf8)
+        let mirror = try String(
+            contentsOf: folder.appendingPathComponent("PostgreSQLStoreTests.swift"), encoding: .utf8)
         let mirrored = Self.classBodies(mirror, prefix: "final class PostgreSQL")
         XCTAssertEqual(mirrored.count, 7)
         for (name, body) in mirrored {
@@ -85,12 +126,16 @@ final class BothStoresCoverageTests: XCTestCase {
         var bodies: [String: String] = [:]
         for chunk in text.components(separatedBy: "\n" + prefix).dropFirst() {
             let name = String(chunk.prefix { $0.isLetter || $0.isNumber })
-            bodies[(prefix.hasSuffix("PostgreSQL") ? "PostgreSQL" : "") + name] = chunk.components(separatedBy: "\n}\n").first ?? ""
+            bodies[(prefix.hasSuffix("PostgreSQL") ? "PostgreSQL" : "") + name] =
+                chunk.components(separatedBy: "\n}\n").first ?? ""
         }
         return bodies
     }
 
     static func tests(_ body: String) -> Set<String> {
-        Set(body.components(separatedBy: "func test").dropFirst().map { String($0.prefix { $0.isLetter || $0.isNumber }) })
+        Set(
+            body.components(separatedBy: "func test").dropFirst().map {
+                String($0.prefix { $0.isLetter || $0.isNumber })
+            })
     }
 }

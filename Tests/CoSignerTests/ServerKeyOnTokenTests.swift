@@ -17,7 +17,8 @@ final class ServerKeyOnTokenTests: XCTestCase {
     /// none seals with a key of its own.
     func testInstancesStartingTogetherOnAnEmptyDatabaseAgreeOnOneKey() throws {
         _ = try SoftHSMToken.shared.get()
-        let token = try PKCS11Tokens.choose(label: SoftHSMToken.label, in: PKCS11Tokens.modules(path: SoftHSMToken.module))
+        let token = try PKCS11Tokens.choose(
+            label: SoftHSMToken.label, in: PKCS11Tokens.modules(path: SoftHSMToken.module))
         let pin = SecretBytes(Array(SoftHSMToken.pin.utf8))
         let label = "server-\(UUID().uuidString)"
         try TokenKeyWrapper.makeKey(token: token, label: label, pin: pin)
@@ -25,10 +26,13 @@ final class ServerKeyOnTokenTests: XCTestCase {
         let wrapper = try TokenKeyWrapper(token: token, keyLabel: label, pin: pin)
         for round in 0..<8 {
             let path = folder.appendingPathComponent("round-\(round).db").path
-            _ = try CoSignerStore.openDatabase(path: path)   // migrated once, as `cosigner migrate` would
+            _ = try CoSignerStore.openDatabase(path: path)  // migrated once, as `cosigner migrate` would
             let results = Results()
             DispatchQueue.concurrentPerform(iterations: 4) { _ in
-                results.add(Result { try CoSignerStore.sealingKey(in: CoSignerStore.openDatabase(path: path), wrapper: wrapper) })
+                results.add(
+                    Result {
+                        try CoSignerStore.sealingKey(in: CoSignerStore.openDatabase(path: path), wrapper: wrapper)
+                    })
             }
             let keys = try results.all.map { try $0.get() }
             XCTAssertEqual(keys.count, 4)
@@ -38,7 +42,7 @@ final class ServerKeyOnTokenTests: XCTestCase {
     }
 }
 
-private final class Results: @unchecked Sendable {   // unchecked: `lock` guards `all`
+private final class Results: @unchecked Sendable {  // unchecked: `lock` guards `all`
     private let lock = NSLock()
     private(set) var all: [Result<[UInt8], Error>] = []
     func add(_ result: Result<[UInt8], Error>) { lock.withLock { all.append(result) } }

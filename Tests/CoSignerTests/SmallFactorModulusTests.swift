@@ -16,7 +16,9 @@ final class SmallFactorModulusTests: CoSignerHTTPTestCase {
     static func blumPrime(bits: Int) throws -> BigInt {
         let random = SystemRandom()
         while true {
-            var candidate = try random.integer(below: BigInt.one.shiftedLeft(bits - 2), label: "test.prime") + BigInt(UInt(3)).shiftedLeft(bits - 2)
+            var candidate =
+                try random.integer(below: BigInt.one.shiftedLeft(bits - 2), label: "test.prime")
+                + BigInt(UInt(3)).shiftedLeft(bits - 2)
             candidate = candidate - BigInt(UInt(candidate.remainder(dividingBy: 4))) + BigInt(UInt(3))
             for _ in 0..<20_000 where candidate.bitWidth == bits {
                 if candidate.isProbablePrime(rounds: 30) { return candidate }
@@ -55,7 +57,8 @@ final class SmallFactorModulusTests: CoSignerHTTPTestCase {
                     var root = BigInt.zero, modulus = BigInt.one
                     for prime in primes {
                         let quarter = (prime + 1) / BigInt(UInt(4))
-                        let local = target.modulo(prime).power((quarter * quarter).modulo(prime - 1), modulo: prime, exponentIsSecret: false)
+                        let local = target.modulo(prime).power(
+                            (quarter * quarter).modulo(prime - 1), modulo: prime, exponentIsSecret: false)
                         // root ≡ root (mod modulus), ≡ local (mod prime)
                         let inverse = try XCTUnwrap(modulus.inverse(modulo: prime))
                         let step = ((local + prime - root.modulo(prime)) * inverse).modulo(prime)
@@ -86,31 +89,41 @@ final class SmallFactorModulusTests: CoSignerHTTPTestCase {
         let nonce = try random.bytes(32, label: "test.nonce"), blind = try random.bytes(32, label: "test.blind")
         let x1 = try random.nonZeroInteger(below: P256.order, label: "test.x1")
         let q1 = try P256.multiplyGenerator(x1)
-        let initRequest = ThresholdMessage.EnrollInitRequest(clientPID: pid, clientNonce: nonce,
-                                                             commitmentQ1: Commitment(pid: pid, nonce: nonce, label: "keygen/Q1", payload: q1.compressed, blind: blind))
-        let first = try await client.call("POST", "v3/enrollment/init", ["code": code, "role": "sign", "message": WireFormat.encode(initRequest)])
+        let initRequest = ThresholdMessage.EnrollInitRequest(
+            clientPID: pid, clientNonce: nonce,
+            commitmentQ1: Commitment(pid: pid, nonce: nonce, label: "keygen/Q1", payload: q1.compressed, blind: blind))
+        let first = try await client.call(
+            "POST", "v3/enrollment/init", ["code": code, "role": "sign", "message": WireFormat.encode(initRequest)])
         let m1 = try XCTUnwrap(first["message"] as? [String: Any])
-        let initResponse = try WireFormat.decodeEnrollInitResponse(m1.compactMapValues { $0 as? String }, m1.compactMapValues { $0 as? [String] })
-        let sid = Transcript.sessionID(phase: "keygen", clientPID: pid, serverPID: initResponse.serverPID, keyID: [],
-                                       clientNonce: nonce, serverNonce: initResponse.serverNonce)
+        let initResponse = try WireFormat.decodeEnrollInitResponse(
+            m1.compactMapValues { $0 as? String }, m1.compactMapValues { $0 as? [String] })
+        let sid = Transcript.sessionID(
+            phase: "keygen", clientPID: pid, serverPID: initResponse.serverPID, keyID: [],
+            clientNonce: nonce, serverNonce: initResponse.serverNonce)
 
         let paillier = PaillierPublicKey(n: n0)
         let rho = try paillier.randomizer(random, label: "test.rho")
         let ckey = paillier.encrypt(x1, randomizer: rho)
-        let statement = PDLProof.Statement(paillier: paillier, ciphertext: ckey, point: q1, ringPedersen: initResponse.ringPedersen)
+        let statement = PDLProof.Statement(
+            paillier: paillier, ciphertext: ckey, point: q1, ringPedersen: initResponse.ringPedersen)
         let request = ThresholdMessage.EnrollCompleteRequest(
-            q1: q1, blind: blind, proofQ1: try SchnorrProof.prove(secret: x1, statement: q1, sid: sid, label: "keygen/Q1", pid: pid, random: random),
+            q1: q1, blind: blind,
+            proofQ1: try SchnorrProof.prove(
+                secret: x1, statement: q1, sid: sid, label: "keygen/Q1", pid: pid, random: random),
             paillierN: n0, ckey: ckey,
             proofN: try PaillierModulusProof.prove(n: n0, phi: (small - 1) * (big1 - 1) * (big2 - 1), sid: sid),
             proofMod: try Self.bestEffortBlumProof(primes: [small, big1, big2], n: n0, sid: sid),
-            proofFac: try NoSmallFactorProof.prove(n0: n0, p: small * big1, q: big2, ringPedersen: initResponse.ringPedersen, sid: sid, pid: pid, random: random),
+            proofFac: try NoSmallFactorProof.prove(
+                n0: n0, p: small * big1, q: big2, ringPedersen: initResponse.ringPedersen, sid: sid, pid: pid,
+                random: random),
             proofPDL: try PDLProof.prove(statement, x: x1, rho: rho, sid: sid, pid: pid, random: random))
 
         // Every proof but Π^mod holds for this modulus: without Π^mod the enrollment passed.
         XCTAssertNoThrow(try request.proofN.verify(n: n0, sid: sid), "NiCorrectKey")
         XCTAssertNoThrow(try request.proofPDL.verify(statement, sid: sid, pid: pid), "Π^log*")
-        XCTAssertNoThrow(try request.proofFac.verify(n0: n0, ringPedersen: initResponse.ringPedersen, sid: sid, pid: pid),
-                         "Π^fac alone: the split (p·P, Q) has two halves of fitting size")
+        XCTAssertNoThrow(
+            try request.proofFac.verify(n0: n0, ringPedersen: initResponse.ringPedersen, sid: sid, pid: pid),
+            "Π^fac alone: the split (p·P, Q) has two halves of fitting size")
         XCTAssertThrowsError(try request.proofMod.verify(n: n0, sid: sid)) {
             XCTAssertTrue("\($0)".contains("Π^mod: round"), "\($0)")
         }
@@ -119,8 +132,12 @@ final class SmallFactorModulusTests: CoSignerHTTPTestCase {
         var message: [String: Any] = object
         for (key, value) in lists { message[key] = value }
         do {
-            _ = try await client.call("POST", "v3/enrollment/complete", ["code": code, "role": "sign", "clientNonce": WireFormat.hex(nonce),
-                                                                        "deviceKey": WireFormat.hex(Array(device.key.subjectPublicKeyInfo)), "message": message])
+            _ = try await client.call(
+                "POST", "v3/enrollment/complete",
+                [
+                    "code": code, "role": "sign", "clientNonce": WireFormat.hex(nonce),
+                    "deviceKey": WireFormat.hex(Array(device.key.subjectPublicKeyInfo)), "message": message,
+                ])
             XCTFail("the co-signer enrolled a modulus with a 20-bit factor")
         } catch CoreError.serviceRefused(_, _, let status, let code, let text) {
             XCTAssertEqual(status, 422)

@@ -1,9 +1,11 @@
-@testable import CoSigner
-@testable import HTTPService
 import Foundation
 import TamgaCore
 import TamgaTestSupport
 import XCTest
+
+@testable import CoSigner
+@testable import HTTPService
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,15 +26,20 @@ final class StarvationTests: XCTestCase {
     }
 
     /// Runs the attack against `server` and the probes `probe` makes; the report.
-    private func starve(_ server: HTTPServer, openings: [SlowClients.Opening], probe: () async -> (Int?, String?)) async throws -> ProbeReport {
+    private func starve(
+        _ server: HTTPServer, openings: [SlowClients.Opening], probe: () async -> (Int?, String?)
+    ) async throws -> ProbeReport {
         let attack = SlowClients(port: server.port, addresses: Self.attackers, perAddress: 10, openings: openings)
         attack.start()
         defer { attack.stop() }
         // The attack takes the slots first: the server is under pressure before the first check.
         let pressure = server.slots.limits.pressureAt
         let filling = Date()
-        while server.slots.count() < pressure, Date().timeIntervalSince(filling) < 10 { try await Task.sleep(nanoseconds: 50_000_000) }
-        XCTAssertGreaterThanOrEqual(server.slots.count(), pressure, "the attack took three quarters of the slots: \(attack.current)")
+        while server.slots.count() < pressure, Date().timeIntervalSince(filling) < 10 {
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        XCTAssertGreaterThanOrEqual(
+            server.slots.count(), pressure, "the attack took three quarters of the slots: \(attack.current)")
         var report = ProbeReport()
         var underPressure = 0
         for _ in 0..<100 {
@@ -40,7 +47,12 @@ final class StarvationTests: XCTestCase {
             let (status, failure) = await probe()
             let elapsed = Date().timeIntervalSince(started)
             report.latencies.append(min(elapsed, 1))
-            if status == 200, elapsed <= 1 { report.succeeded += 1 } else { report.failures.append(failure ?? "status \(status.map(String.init) ?? "none") after \(Int(elapsed * 1000)) ms") }
+            if status == 200, elapsed <= 1 {
+                report.succeeded += 1
+            } else {
+                report.failures.append(
+                    failure ?? "status \(status.map(String.init) ?? "none") after \(Int(elapsed * 1000)) ms")
+            }
             if server.slots.count() >= pressure { underPressure += 1 }
             try await Task.sleep(nanoseconds: 100_000_000)
         }
@@ -64,11 +76,19 @@ final class StarvationTests: XCTestCase {
 
     /// Makes a self-signed certificate for 127.0.0.1 in `folder`: (key PEM, certificate PEM, its file).
     private func certificate(in folder: URL) throws -> (key: String, certificate: String, file: String) {
-        let key = folder.appendingPathComponent("tls.key").path, certificate = folder.appendingPathComponent("tls.pem").path
-        let made = try TestEnvironment.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
-                                                               "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate])
+        let key = folder.appendingPathComponent("tls.key").path,
+            certificate = folder.appendingPathComponent("tls.pem").path
+        let made = try TestEnvironment.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate,
+            ])
         XCTAssertEqual(made.status, 0, made.error)
-        return (try String(contentsOfFile: key, encoding: .utf8), try String(contentsOfFile: certificate, encoding: .utf8), certificate)
+        return (
+            try String(contentsOfFile: key, encoding: .utf8), try String(contentsOfFile: certificate, encoding: .utf8),
+            certificate
+        )
     }
 
     /// libmicrohttpd 0.9.75's epoll loop spun a whole core for each TLS connection whose first
@@ -85,14 +105,16 @@ final class StarvationTests: XCTestCase {
         defer { held.forEach { close($0) } }
         for index in 0..<8 {
             let fd = try RawConnection.open(from: "127.0.3.\(index + 1)", port: server.port)
-            _ = RawConnection.send(fd, String(decoding: [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03], as: UTF8.self))
+            _ = RawConnection.send(
+                fd, String(decoding: [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03], as: UTF8.self))
             held.append(fd)
         }
         try await Task.sleep(nanoseconds: 300_000_000)
         func processorSeconds() -> Double {
             var usage = rusage()
             getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-            return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+            return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(
+                usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
         }
         let before = processorSeconds()
         try await Task.sleep(nanoseconds: 2_000_000_000)

@@ -1,10 +1,11 @@
-@testable import CoSigner
-@testable import HTTPService
-import Threshold
 import Foundation
 import TamgaCore
 import TamgaTestSupport
+import Threshold
 import XCTest
+
+@testable import CoSigner
+@testable import HTTPService
 
 final class DatabaseTests: XCTestCase {
     var folder: URL!
@@ -25,11 +26,15 @@ final class DatabaseTests: XCTestCase {
         }
         let database = try Database(path: path, migrations: migrations)
         XCTAssertEqual(database.schemaVersion, 2)
-        XCTAssertEqual(try database.query("SELECT share FROM keys WHERE id = ?", [.text("k1")]).first?.first, .blob([1, 2, 3]))
+        XCTAssertEqual(
+            try database.query("SELECT share FROM keys WHERE id = ?", [.text("k1")]).first?.first, .blob([1, 2, 3]))
         XCTAssertEqual(try database.query("PRAGMA journal_mode").first?.first?.text, "wal")
         XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int, 0o600)
-        XCTAssertThrowsError(try Database(path: path, migrations: Array(migrations.prefix(1))), "a newer schema is refused")
-        XCTAssertThrowsError(try database.execute("INSERT INTO sessions VALUES ('s', 'no-such-key', 'COMMITTED')"), "foreign keys are enforced")
+        XCTAssertThrowsError(
+            try Database(path: path, migrations: Array(migrations.prefix(1))), "a newer schema is refused")
+        XCTAssertThrowsError(
+            try database.execute("INSERT INTO sessions VALUES ('s', 'no-such-key', 'COMMITTED')"),
+            "foreign keys are enforced")
     }
 
     /// Two connections opening one new file at the same moment (two instances starting on an
@@ -40,39 +45,47 @@ final class DatabaseTests: XCTestCase {
         let migrations = self.migrations
         for round in 0..<100 {
             let path = folder.appendingPathComponent("race-\(round).db").path
-            final class Results: @unchecked Sendable { var failures: [String?] = [nil, nil] }   // unchecked: each thread writes its own slot
+            // unchecked: each thread writes its own slot
+            final class Results: @unchecked Sendable { var failures: [String?] = [nil, nil] }
             let results = Results()
             DispatchQueue.concurrentPerform(iterations: 2) { index in
                 do {
                     let database = try Database(path: path, migrations: migrations)
-                    if database.schemaVersion != 2 { results.failures[index] = "schema version \(database.schemaVersion)" }
+                    if database.schemaVersion != 2 {
+                        results.failures[index] = "schema version \(database.schemaVersion)"
+                    }
                 } catch {
                     results.failures[index] = "\(error)"
                 }
             }
             XCTAssertEqual(results.failures.compactMap { $0 }, [], "round \(round)")
-            XCTAssertEqual(try Database(path: path, migrations: migrations).query("PRAGMA journal_mode").first?.first?.text, "wal")
+            XCTAssertEqual(
+                try Database(path: path, migrations: migrations).query("PRAGMA journal_mode").first?.first?.text, "wal")
         }
     }
 
     /// The retry gives up after its time and says what SQLite said.
     func testTheWALSwitchGivesUpWhenTheDatabaseStaysBusy() {
         var tries = 0
-        XCTAssertThrowsError(try SQLiteBackend.switchingToWAL(timeout: 0.05) { () -> Int in
-            tries += 1
-            throw DatabaseError(code: 5, message: "database is locked")
-        }) { XCTAssertEqual(($0 as? DatabaseError)?.message, "database is locked") }
+        XCTAssertThrowsError(
+            try SQLiteBackend.switchingToWAL(timeout: 0.05) { () -> Int in
+                tries += 1
+                throw DatabaseError(code: 5, message: "database is locked")
+            }
+        ) { XCTAssertEqual(($0 as? DatabaseError)?.message, "database is locked") }
         XCTAssertGreaterThan(tries, 2)
-        XCTAssertThrowsError(try SQLiteBackend.switchingToWAL { () -> Int in throw DatabaseError(code: 1, message: "other") })
+        XCTAssertThrowsError(
+            try SQLiteBackend.switchingToWAL { () -> Int in throw DatabaseError(code: 1, message: "other") })
     }
 
     func testATransactionThatThrowsLeavesNothingBehind() throws {
         let database = try Database(path: folder.appendingPathComponent("t.db").path, migrations: migrations)
         struct Abort: Error {}
-        XCTAssertThrowsError(try database.transaction {
-            try database.execute("INSERT INTO keys VALUES ('a', x'00')")
-            throw Abort()
-        })
+        XCTAssertThrowsError(
+            try database.transaction {
+                try database.execute("INSERT INTO keys VALUES ('a', x'00')")
+                throw Abort()
+            })
         XCTAssertEqual(try database.query("SELECT count(*) FROM keys").first?.first, .integer(0))
         try database.transaction { _ = try database.execute("INSERT INTO keys VALUES ('b', x'01')") }
         XCTAssertEqual(try database.query("SELECT count(*) FROM keys").first?.first, .integer(1))
@@ -84,18 +97,20 @@ final class DatabaseTests: XCTestCase {
         let database = try Database(path: folder.appendingPathComponent("n.db").path, migrations: migrations)
         struct Abort: Error {}
         // Inner succeeds, outer fails afterwards: nothing stays.
-        XCTAssertThrowsError(try database.transaction {
-            try database.transaction { _ = try database.execute("INSERT INTO keys VALUES ('inner', x'00')") }
-            try database.execute("INSERT INTO keys VALUES ('outer', x'00')")
-            throw Abort()
-        })
+        XCTAssertThrowsError(
+            try database.transaction {
+                try database.transaction { _ = try database.execute("INSERT INTO keys VALUES ('inner', x'00')") }
+                try database.execute("INSERT INTO keys VALUES ('outer', x'00')")
+                throw Abort()
+            })
         XCTAssertEqual(try database.query("SELECT count(*) FROM keys").first?.first, .integer(0))
         // Inner fails and the outer carries on: only the outer's row stays.
         try database.transaction {
-            XCTAssertThrowsError(try database.transaction {
-                try database.execute("INSERT INTO keys VALUES ('inner', x'00')")
-                throw Abort()
-            })
+            XCTAssertThrowsError(
+                try database.transaction {
+                    try database.execute("INSERT INTO keys VALUES ('inner', x'00')")
+                    throw Abort()
+                })
             try database.execute("INSERT INTO keys VALUES ('outer', x'00')")
         }
         XCTAssertEqual(try database.query("SELECT id FROM keys").map { $0[0].text ?? "" }, ["outer"])
@@ -108,7 +123,8 @@ final class HTTPServerTests: XCTestCase {
         let server = try HTTPServer(maximumBody: 1024) { request in
             calls.increment()
             if request.path == "/echo" {
-                return HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: request.body)
+                return HTTPResponse(
+                    status: 200, headers: ["Content-Type": "application/octet-stream"], body: request.body)
             }
             if request.path == "/token" {
                 return .json(["token": request.headers["x-device-token"] ?? "none"])
@@ -119,11 +135,14 @@ final class HTTPServerTests: XCTestCase {
         XCTAssertNotEqual(server.port, 0)
         let base = "http://127.0.0.1:\(server.port)"
         let transport = HTTPTransport(timeout: 5)
-        let echoed = try await transport.post(Data([1, 2, 3, 0, 255]), to: URL(string: base + "/echo")!, contentType: "application/octet-stream",
-                                              accept: "*/*", service: "test")
+        let echoed = try await transport.post(
+            Data([1, 2, 3, 0, 255]), to: URL(string: base + "/echo")!, contentType: "application/octet-stream",
+            accept: "*/*", service: "test")
         XCTAssertEqual(Array(echoed), [1, 2, 3, 0, 255])
         do {
-            _ = try await transport.post(Data(count: 4096), to: URL(string: base + "/echo")!, contentType: "application/octet-stream", accept: "*/*", service: "test")
+            _ = try await transport.post(
+                Data(count: 4096), to: URL(string: base + "/echo")!, contentType: "application/octet-stream",
+                accept: "*/*", service: "test")
             XCTFail("an oversized body was accepted")
         } catch CoreError.serviceHTTPStatus(_, _, let status) {
             XCTAssertEqual(status, 413)
@@ -138,7 +157,7 @@ final class HTTPServerTests: XCTestCase {
     }
 }
 
-final class Counter: @unchecked Sendable {   // unchecked: `lock` guards `count`
+final class Counter: @unchecked Sendable {  // unchecked: `lock` guards `count`
     private let lock = NSLock()
     private var count = 0
     func increment() { lock.withLock { count += 1 } }
@@ -151,7 +170,8 @@ final class CoSignerStoreTests: XCTestCase {
     override func tearDown() { TestEnvironment.removeFolder(folder) }
 
     func testEnrollmentCodesAreSingleUsePerRoleAndExpire() throws {
-        let store = try CoSignerStore(path: folder.appendingPathComponent("c.db").path, serverKey: [UInt8](repeating: 7, count: 32))
+        let store = try CoSignerStore(
+            path: folder.appendingPathComponent("c.db").path, serverKey: [UInt8](repeating: 7, count: 32))
         let code = try store.issueEnrollmentCode(documentNumber: "38001085718")
         XCTAssertEqual(code.count, 12)
         XCTAssertEqual(try store.consumeEnrollmentCode(code, role: .sign), "38001085718")
@@ -159,12 +179,15 @@ final class CoSignerStoreTests: XCTestCase {
         XCTAssertEqual(try store.enrollmentCode(code, allows: .auth), "38001085718", "still good for the auth key")
         XCTAssertEqual(try store.consumeEnrollmentCode(code, role: .auth), "38001085718")
         XCTAssertNil(try store.consumeEnrollmentCode(code, role: .auth), "spent")
-        XCTAssertNotNil(try store.database.query("SELECT used_at FROM enrollment_codes").first?.first?.integer, "marked used")
+        XCTAssertNotNil(
+            try store.database.query("SELECT used_at FROM enrollment_codes").first?.first?.integer, "marked used")
         XCTAssertNil(try store.consumeEnrollmentCode("NOSUCHCODE12", role: .sign))
         let expired = try store.issueEnrollmentCode(documentNumber: "x", lifetime: -1)
         XCTAssertNil(try store.consumeEnrollmentCode(expired, role: .sign), "expired")
-        XCTAssertEqual(try store.database.query("SELECT count(*) FROM enrollment_codes WHERE code_hash = ?", [.text(code)]).first?.first, .integer(0),
-                       "only the hash is stored")
+        XCTAssertEqual(
+            try store.database.query("SELECT count(*) FROM enrollment_codes WHERE code_hash = ?", [.text(code)]).first?
+                .first, .integer(0),
+            "only the hash is stored")
     }
 
     func testServerSharesAreSealedAtRestAndBoundToTheirKeyID() throws {
@@ -181,13 +204,17 @@ final class CoSignerStoreTests: XCTestCase {
         XCTAssertEqual(loaded.share.storageBytes, share.storageBytes)
         XCTAssertEqual(loaded.role, .sign)
         // The file does not hold the share in the clear.
-        let raw = try Data(contentsOf: URL(fileURLWithPath: path)) + ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data())
+        let raw =
+            try Data(contentsOf: URL(fileURLWithPath: path))
+            + ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data())
         XCTAssertNil(raw.range(of: Data(share.storageBytes[64..<96])), "x2 is not stored in the clear")
         // Another server key cannot open it; a sealed share moved to another key id does not open.
-        XCTAssertThrowsError(try CoSignerStore(path: path, serverKey: [UInt8](repeating: 1, count: 32)).loadKey(share.keyID))
+        XCTAssertThrowsError(
+            try CoSignerStore(path: path, serverKey: [UInt8](repeating: 1, count: 32)).loadKey(share.keyID))
         let sealed = try XCTUnwrap(store.database.query("SELECT share FROM keys").first?.first)
-        try store.database.execute("INSERT INTO keys (key_id, document_number, role, share, public_key, created_at) VALUES (?, 'x', 'sign', ?, x'00', 0)",
-                                   [.text(String(repeating: "ab", count: 32)), sealed])
+        try store.database.execute(
+            "INSERT INTO keys (key_id, document_number, role, share, public_key, created_at) VALUES (?, 'x', 'sign', ?, x'00', 0)",
+            [.text(String(repeating: "ab", count: 32)), sealed])
         XCTAssertThrowsError(try store.loadKey([UInt8](repeating: 0xAB, count: 32)))
         try store.lockKey(share.keyID, reason: "test")
         XCTAssertEqual(try store.loadKey(share.keyID)?.locked, true)
@@ -212,10 +239,13 @@ final class AttestationNoncesTests: XCTestCase {
     func testSingleUseDeviceBoundAcrossInstancesAndStateless() throws {
         let folder = try TestEnvironment.temporaryFolder("nonces")
         defer { TestEnvironment.removeFolder(folder) }
-        let store = try CoSignerStore(path: folder.appendingPathComponent("cosigner.db").path, serverKey: [UInt8](repeating: 5, count: 32))
+        let store = try CoSignerStore(
+            path: folder.appendingPathComponent("cosigner.db").path, serverKey: [UInt8](repeating: 5, count: 32))
         // Two instances on one database with one server key.
-        let nonces = AttestationNonces(serverKey: [UInt8](repeating: 5, count: 32), database: store.database, random: SystemRandom(), lifetime: 60)
-        let other = AttestationNonces(serverKey: [UInt8](repeating: 5, count: 32), database: store.database, random: SystemRandom(), lifetime: 60)
+        let nonces = AttestationNonces(
+            serverKey: [UInt8](repeating: 5, count: 32), database: store.database, random: SystemRandom(), lifetime: 60)
+        let other = AttestationNonces(
+            serverKey: [UInt8](repeating: 5, count: 32), database: store.database, random: SystemRandom(), lifetime: 60)
         let forDevice = try nonces.issue(for: "device-a")
         let open = try nonces.issue(for: nil)
         XCTAssertFalse(try other.consume(forDevice, device: "device-b"), "another device")
@@ -235,10 +265,12 @@ final class AttestationNoncesTests: XCTestCase {
         var changed = try nonces.issue(for: nil)
         changed[3] ^= 1
         XCTAssertFalse(try nonces.consume(changed, device: nil), "a changed expiry")
-        let stranger = AttestationNonces(serverKey: [UInt8](repeating: 6, count: 32), database: store.database, random: SystemRandom(), lifetime: 60)
+        let stranger = AttestationNonces(
+            serverKey: [UInt8](repeating: 6, count: 32), database: store.database, random: SystemRandom(), lifetime: 60)
         XCTAssertFalse(try nonces.consume(try stranger.issue(for: nil), device: nil), "another server key")
         XCTAssertFalse(try nonces.consume(Array(try nonces.issue(for: nil).prefix(31)), device: nil), "short")
-        let expired = AttestationNonces(serverKey: [UInt8](repeating: 5, count: 32), database: store.database, random: SystemRandom(), lifetime: -1)
+        let expired = AttestationNonces(
+            serverKey: [UInt8](repeating: 5, count: 32), database: store.database, random: SystemRandom(), lifetime: -1)
         XCTAssertFalse(try expired.consume(try expired.issue(for: nil), device: nil), "expired")
     }
 }

@@ -12,11 +12,13 @@ import XCTest
 final class UnauthenticatedWriteTests: CoSignerHTTPTestCase {
     /// Rows in every table of the SQLite store.
     func rowCounts() throws -> [String: Int64] {
-        let tables = try service.store.database.query("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0.first?.text }
+        let tables = try service.store.database.query("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap
+        { $0.first?.text }
         XCTAssertTrue(tables.contains("used_nonces"), "\(tables)")
         var counts: [String: Int64] = [:]
         for table in tables {
-            counts[table] = try service.store.database.query("SELECT count(*) FROM \"\(table)\"").first?.first?.integer ?? -1
+            counts[table] =
+                try service.store.database.query("SELECT count(*) FROM \"\(table)\"").first?.first?.integer ?? -1
         }
         return counts
     }
@@ -36,7 +38,7 @@ final class UnauthenticatedWriteTests: CoSignerHTTPTestCase {
     /// (over a fresh challenge nonce, so the signature check passes) but with a wrong code: each
     /// is 403 `bad-enrollment-code`, and no table gains a row — not `used_nonces` either.
     func testEnrollmentCompleteWithAWrongCodeWritesNothing() async throws {
-        _ = try service.store.issueEnrollmentCode(documentNumber: "38001085718")   // a real code exists
+        _ = try service.store.issueEnrollmentCode(documentNumber: "38001085718")  // a real code exists
         let before = try rowCounts()
         let device = try newDevice()
         let client = ThresholdClient(server: URL(string: base)!, transport: transport, attestation: device)
@@ -45,8 +47,12 @@ final class UnauthenticatedWriteTests: CoSignerHTTPTestCase {
         for index in 0..<300 {
             let nonce = WireFormat.hex(Array(Digest.compute(.sha256, over: Data("client nonce \(index)".utf8)).bytes))
             let answer = await refusal {
-                _ = try await client.call("POST", "v3/enrollment/complete", ["code": "WRONG\(100_000 + index)", "role": index % 2 == 0 ? "sign" : "auth",
-                                                                             "clientNonce": nonce, "deviceKey": deviceKey, "message": [:]])
+                _ = try await client.call(
+                    "POST", "v3/enrollment/complete",
+                    [
+                        "code": "WRONG\(100_000 + index)", "role": index % 2 == 0 ? "sign" : "auth",
+                        "clientNonce": nonce, "deviceKey": deviceKey, "message": [:],
+                    ])
             }
             answers[answer, default: 0] += 1
         }
@@ -64,21 +70,38 @@ final class UnauthenticatedWriteTests: CoSignerHTTPTestCase {
         let digest = WireFormat.hex([UInt8](repeating: 7, count: 32))
         for index in 0..<50 {
             let anonymous = ThresholdClient(server: URL(string: base)!, transport: transport)
-            answers[await refusal { _ = try await anonymous.call("GET", "v3/attestation/challenge", nil) }, default: 0] += 1
-            answers[await refusal {
-                _ = try await anonymous.call("POST", "v3/enrollment/init", ["code": "WRONG\(index)", "role": "sign", "message": [:]])
-            }, default: 0] += 1
-            answers[await refusal {
-                _ = try await anonymous.call("POST", "v3/rp/session", ["documentNumber": "38001085718", "digest": digest], apiKey: "not-a-key-\(index)")
-            }, default: 0] += 1
-            answers[await refusal {
-                _ = try await anonymous.call("GET", "v3/mobile/pending/38001085718", nil, token: String(repeating: "a", count: 64))
-            }, default: 0] += 1
+            answers[
+                await refusal { _ = try await anonymous.call("GET", "v3/attestation/challenge", nil) }, default: 0] += 1
+            answers[
+                await refusal {
+                    _ = try await anonymous.call(
+                        "POST", "v3/enrollment/init", ["code": "WRONG\(index)", "role": "sign", "message": [:]])
+                }, default: 0] += 1
+            answers[
+                await refusal {
+                    _ = try await anonymous.call(
+                        "POST", "v3/rp/session", ["documentNumber": "38001085718", "digest": digest],
+                        apiKey: "not-a-key-\(index)")
+                }, default: 0] += 1
+            answers[
+                await refusal {
+                    _ = try await anonymous.call(
+                        "GET", "v3/mobile/pending/38001085718", nil, token: String(repeating: "a", count: 64))
+                }, default: 0] += 1
             // The enrolled device's token with a signature of another key: the nonce is not used.
-            let stranger = ThresholdClient(server: URL(string: base)!, transport: transport, attestation: try newDevice())
-            answers[await refusal { _ = try await stranger.call("GET", "v3/mobile/pending/38001085718", nil, token: token) }, default: 0] += 1
+            let stranger = ThresholdClient(
+                server: URL(string: base)!, transport: transport, attestation: try newDevice())
+            answers[
+                await refusal {
+                    _ = try await stranger.call("GET", "v3/mobile/pending/38001085718", nil, token: token)
+                }, default: 0] += 1
         }
-        XCTAssertEqual(answers, ["200": 50, "403 bad-enrollment-code": 50, "401 rp-auth-required": 50, "403 bad-device-token": 50, "401 bad-attestation": 50])
+        XCTAssertEqual(
+            answers,
+            [
+                "200": 50, "403 bad-enrollment-code": 50, "401 rp-auth-required": 50, "403 bad-device-token": 50,
+                "401 bad-attestation": 50,
+            ])
         XCTAssertEqual(try rowCounts(), before, "nothing written")
     }
 }

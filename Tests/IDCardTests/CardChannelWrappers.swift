@@ -24,7 +24,7 @@ final class CardRemovedAfterVERIFY: CardChannel {
         if !removed {
             removed = true
             removeCard()
-            usleep(1_500_000)   // pcscd notices a vpcd card leaving within about a second
+            usleep(1_500_000)  // pcscd notices a vpcd card leaving within about a second
         }
         return response
     }
@@ -58,15 +58,28 @@ final class PINPadReaderMock: CardChannel {
     func readerFeatures() -> [UInt8: UInt32] { [0x06: Self.verifyPINDirectCode] }
 
     func control(_ code: UInt32, _ input: [UInt8]) throws -> [UInt8] {
-        guard code == Self.verifyPINDirectCode else { problems.append("unknown control code \(code)"); return [0x6B, 0x00] }
+        guard code == Self.verifyPINDirectCode else {
+            problems.append("unknown control code \(code)")
+            return [0x6B, 0x00]
+        }
         structures.append(input)
-        guard input.count >= 19 else { problems.append("structure too short"); return [0x6B, 0x80] }
+        guard input.count >= 19 else {
+            problems.append("structure too short")
+            return [0x6B, 0x80]
+        }
         let formatString = input[2], minimum = Int(input[6]), maximum = Int(input[5])
         let dataLength = Int(input[15]) | Int(input[16]) << 8 | Int(input[17]) << 16 | Int(input[18]) << 24
         var apdu = Array(input[19...])
-        guard apdu.count == dataLength, apdu.count >= 5 else { problems.append("ulDataLength \(dataLength) but \(apdu.count) APDU bytes"); return [0x6B, 0x80] }
-        guard formatString & 0x03 == 0x02 else { problems.append("PIN format is not ASCII"); return [0x6B, 0x80] }
-        guard (minimum...maximum).contains(keypadPIN.count) else { return [0x64, 0x03] }   // the pad refuses a wrong length
+        guard apdu.count == dataLength, apdu.count >= 5 else {
+            problems.append("ulDataLength \(dataLength) but \(apdu.count) APDU bytes")
+            return [0x6B, 0x80]
+        }
+        guard formatString & 0x03 == 0x02 else {
+            problems.append("PIN format is not ASCII")
+            return [0x6B, 0x80]
+        }
+        // the pad refuses a wrong length
+        guard (minimum...maximum).contains(keypadPIN.count) else { return [0x64, 0x03] }
         let position = 5 + Int(formatString >> 3 & 0x0F)
         for (index, digit) in keypadPIN.utf8.enumerated() { apdu[position + index] = digit }
         return try connection.transmitWiping(&apdu).bytesOfStatus
@@ -78,7 +91,7 @@ extension ResponseAPDU {
 }
 
 /// Collects what the signer's channel factory made, across its threads.
-final class Collected<Item>: @unchecked Sendable {   // unchecked: `lock` guards `items`
+final class Collected<Item>: @unchecked Sendable {  // unchecked: `lock` guards `items`
     private let lock = NSLock()
     private var items: [Item] = []
     func append(_ item: Item) { lock.withLock { items.append(item) } }

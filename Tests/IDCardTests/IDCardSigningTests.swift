@@ -1,10 +1,11 @@
 import ASiC
 import Foundation
-@testable import IDCard
 import PCSC
 import TamgaCore
 import TamgaTestSupport
 import XCTest
+
+@testable import IDCard
 
 /// Signing ASiC-E containers with the virtual ID cards through the real pcscd.
 final class IDCardSigningTests: IDCardTestCase {
@@ -14,13 +15,17 @@ final class IDCardSigningTests: IDCardTestCase {
         defer { services.stop() }
         let pins = ScriptedPINs(pin)
         let signer = try IDCardSigner(pinProvider: pins)
-        XCTAssertEqual(signer.algorithm, .ecdsa(try XCTUnwrap(signer.algorithm.curve), .sha256), "SHA-256, as the DigiDoc clients sign")
+        XCTAssertEqual(
+            signer.algorithm, .ecdsa(try XCTUnwrap(signer.algorithm.curve), .sha256),
+            "SHA-256, as the DigiDoc clients sign")
         let container = try makeContainer()
         let transport = HTTPTransport(timeout: 5)
-        try await container.sign(with: signer, options: SignatureOptions(profile: .LT),
-                                 services: LongTermServices(timeStamping: TimeStampClient(url: services.url("tsa"), transport: transport),
-                                                            ocsp: OCSPClient(transport: transport), ocspURL: services.url("ocsp"),
-                                                            issuerCandidates: [try TestEnvironment.certificate("issuing-ca")], transport: transport))
+        try await container.sign(
+            with: signer, options: SignatureOptions(profile: .LT),
+            services: LongTermServices(
+                timeStamping: TimeStampClient(url: services.url("tsa"), transport: transport),
+                ocsp: OCSPClient(transport: transport), ocspURL: services.url("ocsp"),
+                issuerCandidates: [try TestEnvironment.certificate("issuing-ca")], transport: transport))
         XCTAssertEqual(pins.asked.count, 1, "one PIN2 per signature")
         XCTAssertEqual(pins.asked.first?.kind, .pin2)
         XCTAssertEqual(pins.asked.first?.triesLeft, card.hasPrefix("fineid") ? 5 : 3, "tries left shown before asking")
@@ -28,8 +33,9 @@ final class IDCardSigningTests: IDCardTestCase {
         XCTAssertEqual(report.signatures.first?.status, .valid, "\(report)")
         XCTAssertEqual(report.signatures.first?.profile, "LT")
         // Independent check: pyasice (with the raw r‖s ECDSA form) verifies the signature.
-        let check = try TestEnvironment.run(TestEnvironment.pyasicePython,
-                                            [TestEnvironment.script("pyasice-check.py"), "--require-raw-ecdsa", container.path])
+        let check = try TestEnvironment.run(
+            TestEnvironment.pyasicePython,
+            [TestEnvironment.script("pyasice-check.py"), "--require-raw-ecdsa", container.path])
         XCTAssertEqual(check.status, 0, check.output + check.error)
     }
 
@@ -62,10 +68,15 @@ final class IDCardSigningTests: IDCardTestCase {
         let original = try TestEnvironment.bytes(container.path)
         let pins = ScriptedPINs("54321", "54321", "54321")
         let signer = try IDCardSigner(pinProvider: pins)
-        await assertCardError(.wrongPIN(.pin2, triesLeft: 2)) { try await container.sign(with: signer, options: .baselineB) }
-        await assertCardError(.wrongPIN(.pin2, triesLeft: 1)) { try await container.sign(with: signer, options: .baselineB) }
+        await assertCardError(.wrongPIN(.pin2, triesLeft: 2)) {
+            try await container.sign(with: signer, options: .baselineB)
+        }
+        await assertCardError(.wrongPIN(.pin2, triesLeft: 1)) {
+            try await container.sign(with: signer, options: .baselineB)
+        }
         XCTAssertEqual(pins.asked.map(\.triesLeft), [3, 2], "each prompt is told the tries left")
-        XCTAssertEqual(try TestEnvironment.bytes(container.path), original, "a failed signature leaves the container as it was")
+        XCTAssertEqual(
+            try TestEnvironment.bytes(container.path), original, "a failed signature leaves the container as it was")
         await assertCardError(.pinBlocked(.pin2)) { try await container.sign(with: signer, options: .baselineB) }
         // Blocked: the card says so before any PIN is asked for.
         await assertCardError(.pinBlocked(.pin2)) { try await container.sign(with: signer, options: .baselineB) }
@@ -74,7 +85,10 @@ final class IDCardSigningTests: IDCardTestCase {
         XCTAssertEqual(try TestEnvironment.bytes(container.path), original)
 
         // A wrong PUK counts against the PUK, then the right one unblocks with a new PIN2.
-        XCTAssertThrowsError(try IDCardPINs.unblock(.pin2, puk: SecretBytes(Array("11111111".utf8)), new: SecretBytes(Array("24680".utf8)))) {
+        XCTAssertThrowsError(
+            try IDCardPINs.unblock(
+                .pin2, puk: SecretBytes(Array("11111111".utf8)), new: SecretBytes(Array("24680".utf8)))
+        ) {
             XCTAssertEqual($0 as? CardError, .wrongPIN(.puk, triesLeft: 2))
         }
         try IDCardPINs.unblock(.pin2, puk: SecretBytes(Array("17258403".utf8)), new: SecretBytes(Array("24680".utf8)))
@@ -100,7 +114,9 @@ final class IDCardSigningTests: IDCardTestCase {
         try startRig([("Card Reader", ["thales+pin2-inactive", nil])])
         let container = try makeContainer()
         let pins = ScriptedPINs("12345")
-        await assertCardError(.pinNotActivated(.pin2)) { try await container.sign(with: IDCardSigner(pinProvider: pins), options: .baselineB) }
+        await assertCardError(.pinNotActivated(.pin2)) {
+            try await container.sign(with: IDCardSigner(pinProvider: pins), options: .baselineB)
+        }
         XCTAssertTrue(pins.asked.isEmpty, "no PIN is asked for a PIN2 the card will refuse")
         try IDCardPINs.change(.pin2, current: SecretBytes(Array("12345".utf8)), new: SecretBytes(Array("97531".utf8)))
         XCTAssertEqual(try IDCardPINs.retryCounter(.pin2).isActive, true)
@@ -123,7 +139,9 @@ final class IDCardSigningTests: IDCardTestCase {
         let chosen = try IDCardSigner(reader: "Second Reader 00 00", pinProvider: ScriptedPINs())
         XCTAssertEqual(chosen.cardName, "FinEID")
         XCTAssertThrowsError(try IDCardSigner(reader: "Second Reader 00 01", pinProvider: ScriptedPINs())) {
-            XCTAssertEqual($0 as? CardError, .unsupportedCard(reader: "Second Reader 00 01", atr: "3B8B015275746F6B656E20445320C1"))
+            XCTAssertEqual(
+                $0 as? CardError, .unsupportedCard(reader: "Second Reader 00 01", atr: "3B8B015275746F6B656E20445320C1")
+            )
         }
         XCTAssertThrowsError(try IDCardSigner(reader: "No Such Reader", pinProvider: ScriptedPINs())) {
             XCTAssertEqual($0 as? CardError, .readerNotFound("No Such Reader"))
@@ -151,7 +169,9 @@ final class IDCardSigningTests: IDCardTestCase {
         XCTAssertEqual(idemia.retryCounters[.pin1]?.triesLeft, 3)
         XCTAssertEqual(idemia.retryCounters[.puk]?.maximumTries, 3)
         let thales = try IDCardInfo.read(reader: "Card Reader 00 01")
-        XCTAssertEqual(thales.holder["givenNames"], "MARY ÄNN", "from the certificate: Thales cards have no personal data file here")
+        XCTAssertEqual(
+            thales.holder["givenNames"], "MARY ÄNN",
+            "from the certificate: Thales cards have no personal data file here")
         XCTAssertNil(thales.documentNumber)
     }
 }
@@ -170,14 +190,20 @@ final class IDCardChannelTests: IDCardTestCase {
         let port = rig.port(reader: 0)
         let wrappers = Collected<CardRemovedAfterVERIFY>()
         let signer = try IDCardSigner(candidate: candidate(), pinProvider: ScriptedPINs("12345")) { name in
-            let wrapper = CardRemovedAfterVERIFY(try CardConnection(context: PCSCContext(), reader: name)) { rig.removeCard(port: port) }
+            let wrapper = CardRemovedAfterVERIFY(try CardConnection(context: PCSCContext(), reader: name)) {
+                rig.removeCard(port: port)
+            }
             wrappers.append(wrapper)
             return wrapper
         }
-        await assertCardError(.cardRemoved(reader: "Card Reader 00 00")) { try await container.sign(with: signer, options: .baselineB) }
+        await assertCardError(.cardRemoved(reader: "Card Reader 00 00")) {
+            try await container.sign(with: signer, options: .baselineB)
+        }
         XCTAssertTrue(wrappers.all.contains { $0.removed }, "the card was pulled after VERIFY")
         XCTAssertEqual(try TestEnvironment.bytes(container.path), original, "nothing was written")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".tamga-") }, [], "no temporary file left")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".tamga-") }, [],
+            "no temporary file left")
     }
 
     func testAPINPadReaderTakesThePINAndTheHostNeverSeesIt() async throws {
@@ -209,7 +235,9 @@ final class IDCardChannelTests: IDCardTestCase {
         let signer = try IDCardSigner(candidate: candidate(), pinProvider: ScriptedPINs()) { name in
             PINPadReaderMock(try CardConnection(context: PCSCContext(), reader: name), keypadPIN: "99999")
         }
-        await assertCardError(.wrongPIN(.pin2, triesLeft: 2)) { try await container.sign(with: signer, options: .baselineB) }
+        await assertCardError(.wrongPIN(.pin2, triesLeft: 2)) {
+            try await container.sign(with: signer, options: .baselineB)
+        }
     }
 }
 
@@ -221,10 +249,13 @@ final class IDCardAuthenticationTests: IDCardTestCase {
         let pins = ScriptedPINs(pin1)
         let signer = try IDCardSigner(key: .authentication, pinProvider: pins)
         let certificate = try await signer.certificate()
-        XCTAssertEqual(certificate.keyUsage?.contains(.nonRepudiation), false, "the authentication certificate, not the signing one")
+        XCTAssertEqual(
+            certificate.keyUsage?.contains(.nonRepudiation), false,
+            "the authentication certificate, not the signing one")
         let challenge = Digest.compute(.sha256, over: Data("relying party challenge".utf8))
         let signature = try await signer.sign(digest: challenge)
-        XCTAssertTrue(certificate.publicKey.verify(signature: signature, digest: challenge, algorithm: signer.algorithm))
+        XCTAssertTrue(
+            certificate.publicKey.verify(signature: signature, digest: challenge, algorithm: signer.algorithm))
         XCTAssertEqual(pins.asked.map(\.kind), [.pin1])
         XCTAssertEqual(pins.asked.first?.purpose, "authenticate")
     }
@@ -234,11 +265,16 @@ final class IDCardAuthenticationTests: IDCardTestCase {
 
     func testChangingPIN1WithAWrongCurrentPINCountsATry() throws {
         try startRig([("Card Reader", ["idemia", nil])])
-        XCTAssertThrowsError(try IDCardPINs.change(.pin1, current: SecretBytes(Array("0000".utf8)), new: SecretBytes(Array("4321".utf8)))) {
+        XCTAssertThrowsError(
+            try IDCardPINs.change(.pin1, current: SecretBytes(Array("0000".utf8)), new: SecretBytes(Array("4321".utf8)))
+        ) {
             XCTAssertEqual($0 as? CardError, .wrongPIN(.pin1, triesLeft: 2))
         }
-        XCTAssertThrowsError(try IDCardPINs.change(.pin1, current: SecretBytes(Array("1234".utf8)), new: SecretBytes(Array("12".utf8)))) {
-            XCTAssertEqual($0 as? CardError, .newPINRejected(.pin1), "a new PIN of the wrong length is refused before it is sent")
+        XCTAssertThrowsError(
+            try IDCardPINs.change(.pin1, current: SecretBytes(Array("1234".utf8)), new: SecretBytes(Array("12".utf8)))
+        ) {
+            XCTAssertEqual(
+                $0 as? CardError, .newPINRejected(.pin1), "a new PIN of the wrong length is refused before it is sent")
         }
         try IDCardPINs.change(.pin1, current: SecretBytes(Array("1234".utf8)), new: SecretBytes(Array("4321".utf8)))
         XCTAssertEqual(try IDCardPINs.retryCounter(.pin1).triesLeft, 3)

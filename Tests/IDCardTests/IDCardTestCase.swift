@@ -1,14 +1,15 @@
 import ASiC
 import Foundation
-@testable import IDCard
 import PCSC
 import TamgaCore
 import TamgaTestSupport
 import XCTest
 
+@testable import IDCard
+
 /// Hands out PINs from a list, one per request, and records what it was asked. The signer must
 /// ask at most once per operation; an exhausted list fails the test.
-final class ScriptedPINs: PINProvider, @unchecked Sendable {   // unchecked: the lock guards both arrays
+final class ScriptedPINs: PINProvider, @unchecked Sendable {  // unchecked: the lock guards both arrays
     private let lock = NSLock()
     private var pins: [String]
     private var requests: [PINRequest] = []
@@ -47,18 +48,22 @@ class IDCardTestCase: XCTestCase {
 
     func makeContainer(_ name: String = "card.asice") throws -> Container {
         let container = Container(creatingAt: folder.appendingPathComponent(name).path)
-        try container.addDataFile(path: TestEnvironment.write("signed with a card\n", named: "document.txt", in: folder))
+        try container.addDataFile(
+            path: TestEnvironment.write("signed with a card\n", named: "document.txt", in: folder))
         try container.save()
         return try Container(openingAt: container.path)
     }
 
     func validate(_ path: String, minimum: SignatureProfile = .B) throws -> ValidationReport {
-        try Container(openingAt: path).validate(ValidationOptions(trust: TestEnvironment.testTrust(), minimumProfile: minimum))
+        try Container(openingAt: path).validate(
+            ValidationOptions(trust: TestEnvironment.testTrust(), minimumProfile: minimum))
     }
 
     /// Asserts `body` throws exactly `expected`.
-    func assertCardError<T>(_ expected: CardError, file: StaticString = #filePath, line: UInt = #line,
-                            _ body: () async throws -> T) async {
+    func assertCardError<T>(
+        _ expected: CardError, file: StaticString = #filePath, line: UInt = #line,
+        _ body: () async throws -> T
+    ) async {
         do {
             _ = try await body()
             XCTFail("expected \(expected), nothing was thrown", file: file, line: line)

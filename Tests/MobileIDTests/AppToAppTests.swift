@@ -7,8 +7,10 @@ import XCTest
 final class AppToAppTests: XCTestCase {
     /// The guide's M200, field for field (its profile is cut in the guide; a short one stands in).
     let guideM200: [String: Any] = [
-        "ci": false, "cmd": "200", "host": "https://sp.example/apis", "image": "https://www.mobileid.go.kr/resources/images/main/mdl_ico_homepage.ico",
-        "mode": "indirect", "profile": "eyJlbmNvZGluZyI6IlVURi04In0", "telno": false, "trxcode": "20240813025840401CBEAB157",
+        "ci": false, "cmd": "200", "host": "https://sp.example/apis",
+        "image": "https://www.mobileid.go.kr/resources/images/main/mdl_ico_homepage.ico",
+        "mode": "indirect", "profile": "eyJlbmNvZGluZyI6IlVURi04In0", "telno": false,
+        "trxcode": "20240813025840401CBEAB157",
         "type": "mip", "version": "1.0.0",
     ]
 
@@ -20,11 +22,14 @@ final class AppToAppTests: XCTestCase {
         XCTAssertFalse(m200.telno)
         XCTAssertEqual(m200.version, "1.0.0")
         XCTAssertEqual(try M200(base64: m200.base64), m200, "encode then decode")
-        XCTAssertFalse(m200.base64.contains("=") || m200.base64.contains("+") || m200.base64.contains("/"), "unpadded base64url")
+        XCTAssertFalse(
+            m200.base64.contains("=") || m200.base64.contains("+") || m200.base64.contains("/"), "unpadded base64url")
         // The guide's fragments (cut with "…" there; decoded up to the last whole 4-character group):
         // the response data is a T530, the profile UTF-8 JSON, m200Base64 an M200.
         func fragment(_ text: String) throws -> String {
-            String(decoding: try Base64URL.decode(String(text.prefix(text.count / 4 * 4)), field: "fragment"), as: UTF8.self)
+            String(
+                decoding: try Base64URL.decode(String(text.prefix(text.count / 4 * 4)), field: "fragment"),
+                as: UTF8.self)
         }
         XCTAssertTrue(try fragment("eyJjbWQiOiI1MzAiLCJtb2RlIjoiZGly").hasPrefix(#"{"cmd":"530","mode":"dir"#))
         XCTAssertTrue(try fragment("eyJlbmNvZGluZyI6IlVURi04IiwiaW").hasPrefix(#"{"encoding":"UTF-8","#))
@@ -42,9 +47,11 @@ final class AppToAppTests: XCTestCase {
     }
 
     func testA2022UniversalLinkInStandardPaddedBase64StillDecodes() throws {
-        let json = #"{"mode":"direct","ci":false,"host":"http://10.0.0.159:7201/apis/v1","type":"mip","version":"1.0.0","cmd":"200","trxcode":"20220711161455371E5E8EA20"}"#
-        let standard = Data(json.utf8).base64EncodedString()   // as found: standard alphabet, padded
-        let link = "https://mobileid.go.kr/verify.html?mode=direct&data=\(standard.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&clientScheme="
+        let json =
+            #"{"mode":"direct","ci":false,"host":"http://10.0.0.159:7201/apis/v1","type":"mip","version":"1.0.0","cmd":"200","trxcode":"20220711161455371E5E8EA20"}"#
+        let standard = Data(json.utf8).base64EncodedString()  // as found: standard alphabet, padded
+        let link =
+            "https://mobileid.go.kr/verify.html?mode=direct&data=\(standard.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&clientScheme="
         let call = try AppLink.parseCall(link)
         XCTAssertEqual(call.m200.host, "http://10.0.0.159:7201/apis/v1")
         XCTAssertEqual(call.m200.transactionCode, "20220711161455371E5E8EA20")
@@ -53,7 +60,10 @@ final class AppToAppTests: XCTestCase {
         // All four base64 spellings of the same bytes decode alike.
         let bytes = Data(json.utf8)
         let url = Base64URL.encode(bytes)
-        for variant in [standard, standard.replacingOccurrences(of: "=", with: ""), url, url + String(repeating: "=", count: (4 - url.count % 4) % 4)] {
+        for variant in [
+            standard, standard.replacingOccurrences(of: "=", with: ""), url,
+            url + String(repeating: "=", count: (4 - url.count % 4) % 4),
+        ] {
             XCTAssertEqual(try Base64URL.decode(variant, field: "data"), bytes, variant)
         }
     }
@@ -63,7 +73,8 @@ final class AppToAppTests: XCTestCase {
         let scheme = try AppLink.scheme(m200, clientScheme: "spDemo")
         XCTAssertTrue(scheme.hasPrefix("MobileID://verify?clientScheme=spDemo&data="), scheme)
         XCTAssertTrue(scheme.hasSuffix("&mode=indirect"))
-        XCTAssertTrue(try AppLink.scheme(m200, clientScheme: "spDemo", environment: .testbed).hasPrefix("tMobileID://verify?"))
+        XCTAssertTrue(
+            try AppLink.scheme(m200, clientScheme: "spDemo", environment: .testbed).hasPrefix("tMobileID://verify?"))
         m200.mode = .direct
         let universal = try AppLink.universal(m200, clientScheme: "spDemo")
         XCTAssertTrue(universal.hasPrefix("https://mobileid.go.kr/verify.html?mode=direct&data="), universal)
@@ -84,20 +95,30 @@ final class AppToAppTests: XCTestCase {
         let longCall = "MobileID://verify?clientScheme=spDemo&data=\(short.base64)&mode=indirect"
         XCTAssertGreaterThan(longCall.count, 1024)
         XCTAssertNoThrow(try M200(base64: short.base64))
-        XCTAssertThrowsError(try AppLink.parseCall(longCall)) { XCTAssertEqual($0 as? MobileIDError, .linkTooLong(length: longCall.count)) }
+        XCTAssertThrowsError(try AppLink.parseCall(longCall)) {
+            XCTAssertEqual($0 as? MobileIDError, .linkTooLong(length: longCall.count))
+        }
         // The link's mode must be its M200's.
         var plain = try M200(object: guideM200)
         plain.mode = .direct
         let direct = try AppLink.universal(plain, clientScheme: "spDemo")
-        XCTAssertThrowsError(try AppLink.parseCall(direct.replacingOccurrences(of: "mode=direct", with: "mode=indirect"))) {
+        XCTAssertThrowsError(
+            try AppLink.parseCall(direct.replacingOccurrences(of: "mode=direct", with: "mode=indirect"))
+        ) {
             XCTAssertEqual(($0 as? MobileIDError)?.code, "mobileid-malformed-message")
         }
-        XCTAssertThrowsError(try AppLink.parseCall("https://evil.example/verify.html?data=abc")) { XCTAssertEqual(($0 as? MobileIDError)?.code, "mobileid-not-a-link") }
+        XCTAssertThrowsError(try AppLink.parseCall("https://evil.example/verify.html?data=abc")) {
+            XCTAssertEqual(($0 as? MobileIDError)?.code, "mobileid-not-a-link")
+        }
     }
 
-    func presentation(nonce: String? = "5a1f", authType: [String] = ["pin"], presentType: M400.PresentType = .didVP) -> M400 {
-        M400(transactionCode: "20240813025840401CBEAB157", presentType: presentType, encryptType: .aes256, keyType: .rsa, authType: authType,
-             did: "did:kr:mobileid:abc", nonce: nonce, timezone: "Asia/Seoul", data: "a1b2c3")
+    func presentation(
+        nonce: String? = "5a1f", authType: [String] = ["pin"], presentType: M400.PresentType = .didVP
+    ) -> M400 {
+        M400(
+            transactionCode: "20240813025840401CBEAB157", presentType: presentType, encryptType: .aes256, keyType: .rsa,
+            authType: authType,
+            did: "did:kr:mobileid:abc", nonce: nonce, timezone: "Asia/Seoul", data: "a1b2c3")
     }
 
     func testTheIndirectCallbackCarriesTheM400AndTheSPChecksIt() throws {
@@ -126,13 +147,25 @@ final class AppToAppTests: XCTestCase {
                 XCTAssertEqual((error as? MobileIDError)?.spErrorCode, spCode)
             }
         }
-        refuses("mobileid-trxcode-mismatch", spCode: 10104) { try good.check(transactionCode: "20240813025840401CBEAB158", nonce: "5a1f") }
-        refuses("mobileid-nonce-mismatch", spCode: 10111) { try good.check(transactionCode: good.transactionCode, nonce: "5a1e") }
-        refuses("mobileid-nonce-mismatch", spCode: 10111) { try self.presentation(nonce: nil).check(transactionCode: good.transactionCode, nonce: "5a1f") }
-        refuses("mobileid-authtype-mismatch", spCode: 10112) { try good.check(transactionCode: good.transactionCode, nonce: "5a1f", requiredAuthType: ["pin", "face"]) }
-        refuses("mobileid-authtype-mismatch", spCode: 10112) { try self.presentation(authType: ["face"]).check(transactionCode: good.transactionCode, nonce: "5a1f") }
-        XCTAssertNoThrow(try presentation(authType: ["PIN", "Face"]).check(transactionCode: good.transactionCode, nonce: "5a1f", requiredAuthType: ["pin", "face"]),
-                         "authType is case-insensitive")
+        refuses("mobileid-trxcode-mismatch", spCode: 10104) {
+            try good.check(transactionCode: "20240813025840401CBEAB158", nonce: "5a1f")
+        }
+        refuses("mobileid-nonce-mismatch", spCode: 10111) {
+            try good.check(transactionCode: good.transactionCode, nonce: "5a1e")
+        }
+        refuses("mobileid-nonce-mismatch", spCode: 10111) {
+            try self.presentation(nonce: nil).check(transactionCode: good.transactionCode, nonce: "5a1f")
+        }
+        refuses("mobileid-authtype-mismatch", spCode: 10112) {
+            try good.check(transactionCode: good.transactionCode, nonce: "5a1f", requiredAuthType: ["pin", "face"])
+        }
+        refuses("mobileid-authtype-mismatch", spCode: 10112) {
+            try self.presentation(authType: ["face"]).check(transactionCode: good.transactionCode, nonce: "5a1f")
+        }
+        XCTAssertNoThrow(
+            try presentation(authType: ["PIN", "Face"]).check(
+                transactionCode: good.transactionCode, nonce: "5a1f", requiredAuthType: ["pin", "face"]),
+            "authType is case-insensitive")
         // Unknown VP values, missing fields, wrong messages, bad base64, bad transaction codes.
         var object = try XCTUnwrap(JSONSerialization.jsonObject(with: good.json) as? [String: Any])
         var vp = try XCTUnwrap(object["vp"] as? [String: Any])
@@ -145,14 +178,20 @@ final class AppToAppTests: XCTestCase {
         refuses("mobileid-unsupported-value", spCode: 10106) { _ = try M400(object: object) }
         vp["keyType"] = 1
         object["vp"] = vp
-        refuses("mobileid-unsupported-value", spCode: 10106) { try M400(object: object).check(transactionCode: good.transactionCode, nonce: "5a1f") }
+        refuses("mobileid-unsupported-value", spCode: 10106) {
+            try M400(object: object).check(transactionCode: good.transactionCode, nonce: "5a1f")
+        }
         vp.removeValue(forKey: "data")
         object["vp"] = vp
         refuses("mobileid-malformed-message", spCode: 10001) { _ = try M400(object: object) }
-        refuses("mobileid-unexpected-message", spCode: 10001) { _ = try M400(object: ["type": "mip", "cmd": "200", "version": "1.0.0"]) }
+        refuses("mobileid-unexpected-message", spCode: 10001) {
+            _ = try M400(object: ["type": "mip", "cmd": "200", "version": "1.0.0"])
+        }
         refuses("mobileid-not-base64", spCode: 10003) { _ = try M200(base64: "not base64 at all!") }
         refuses("mobileid-not-base64", spCode: 10003) { _ = try Base64URL.decode("abcde", field: "data") }
-        refuses("mobileid-malformed-message", spCode: 10001) { _ = try M200(base64: Base64URL.encode(Data("[1,2]".utf8))) }
+        refuses("mobileid-malformed-message", spCode: 10001) {
+            _ = try M200(base64: Base64URL.encode(Data("[1,2]".utf8)))
+        }
         var m200 = guideM200
         m200["trxcode"] = "2024081302584040"
         refuses("mobileid-malformed-trxcode", spCode: 10104) { _ = try M200(object: m200) }
@@ -168,7 +207,7 @@ final class AppToAppTests: XCTestCase {
     }
 
     func testTransactionCodesHaveTheSPSamplesShape() {
-        let date = Date(timeIntervalSince1970: 1_723_513_120.401)   // 2024-08-13 10:38:40.401 KST
+        let date = Date(timeIntervalSince1970: 1_723_513_120.401)  // 2024-08-13 10:38:40.401 KST
         let code = TransactionCode.make(at: date, random: [0xCB, 0xEA, 0xB1, 0x57])
         XCTAssertEqual(code, "20240813103840401CBEAB157")
         XCTAssertTrue(TransactionCode.isValid(code))
@@ -176,8 +215,10 @@ final class AppToAppTests: XCTestCase {
         XCTAssertFalse(TransactionCode.isValid("20241313025840401CBEAB157"), "month 13")
         XCTAssertTrue(TransactionCode.isValid("20220711161455371E5E8EA20"), "24-hour hours, as a real 2022 code")
         XCTAssertFalse(TransactionCode.isValid("20240813245840401CBEAB157"), "hour 24")
-        XCTAssertEqual(TransactionCode.make(at: Date(timeIntervalSince1970: 1_723_550_000), random: [0, 0, 0, 1]).dropFirst(8).prefix(2), "20",
-                       "written with the 24-hour clock (20:53 KST)")
+        XCTAssertEqual(
+            TransactionCode.make(at: Date(timeIntervalSince1970: 1_723_550_000), random: [0, 0, 0, 1]).dropFirst(8)
+                .prefix(2), "20",
+            "written with the 24-hour clock (20:53 KST)")
         XCTAssertEqual(TransactionCode.make().count, 25)
     }
 }

@@ -1,6 +1,7 @@
-import XCTest
-@testable import PCSC
 import TamgaTestSupport
+import XCTest
+
+@testable import PCSC
 
 /// Against a real pcscd with vpcd readers and tamga-vcard cards (no mock).
 final class ReaderListingTests: XCTestCase {
@@ -31,9 +32,16 @@ final class ReaderListingTests: XCTestCase {
         ])
         rig!.use()
         // pcscd lists reader.conf.d entries in directory order: compare by name.
-        let readers = try PCSCContext().readers().sorted { ReaderName($0.name).product.hasPrefix("Aktiv") && !ReaderName($1.name).product.hasPrefix("Aktiv") || ($0.name < $1.name && ReaderName($0.name).product == ReaderName($1.name).product) }
-        XCTAssertEqual(readers.map(\.name), ["Aktiv Rutoken ECP 00 00", "Aktiv Rutoken ECP 00 01",
-                                             "ACS ACR39U ICC Reader 00 00", "ACS ACR39U ICC Reader 00 01"])
+        let readers = try PCSCContext().readers().sorted {
+            ReaderName($0.name).product.hasPrefix("Aktiv") && !ReaderName($1.name).product.hasPrefix("Aktiv")
+                || ($0.name < $1.name && ReaderName($0.name).product == ReaderName($1.name).product)
+        }
+        XCTAssertEqual(
+            readers.map(\.name),
+            [
+                "Aktiv Rutoken ECP 00 00", "Aktiv Rutoken ECP 00 01",
+                "ACS ACR39U ICC Reader 00 00", "ACS ACR39U ICC Reader 00 01",
+            ])
         XCTAssertEqual(readers.map(\.state.summary), ["present", "empty", "present", "present"])
         XCTAssertEqual(readers.map { $0.card?.name }, ["Rutoken ECP", nil, "EstEID IDEMIA", "EstEID Thales"])
         XCTAssertEqual(readers.map(\.mediaFamily), ["rutoken_ecp", "rutoken_ecp", nil, nil])

@@ -1,6 +1,7 @@
-import XCTest
-@testable import PCSC
 import TamgaTestSupport
+import XCTest
+
+@testable import PCSC
 
 /// Insertions and removals arrive in order while watching.
 final class ReaderMonitorTests: XCTestCase {
@@ -22,7 +23,9 @@ final class ReaderMonitorTests: XCTestCase {
         var iterator = monitor.events().makeAsyncIterator()
         var seen: [String] = []
         // The starting snapshot: both slots, empty.
-        for _ in 0..<2 { if let event = try await iterator.next() { seen.append("\(event.kind.rawValue) \(event.reader.name)") } }
+        for _ in 0..<2 {
+            if let event = try await iterator.next() { seen.append("\(event.kind.rawValue) \(event.reader.name)") }
+        }
         XCTAssertEqual(Set(seen), ["reader-present Watched Reader 00 00", "reader-present Watched Reader 00 01"])
         try rig.insertCard("idemia", port: rig.port(reader: 0))
         let inserted = try await iterator.next()
@@ -39,4 +42,3 @@ final class ReaderMonitorTests: XCTestCase {
         monitor.stop()
     }
 }
-

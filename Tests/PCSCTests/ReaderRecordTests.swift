@@ -1,10 +1,12 @@
 import XCTest
+
 @testable import PCSC
 
 /// The PP_ENUMREADERS record parser: well-formed, truncated and unterminated input, and why the
 /// seed's parser (advancing past the media by the *name's* length, in UTF-16 units) is wrong.
 final class ReaderRecordTests: XCTestCase {
-    let sample = ReaderRecord(nickname: "Aktiv Rutoken lite 01 00", name: "Rutoken lite", media: "rutoken_lt_40d27c56", flags: 0x05)
+    let sample = ReaderRecord(
+        nickname: "Aktiv Rutoken lite 01 00", name: "Rutoken lite", media: "rutoken_lt_40d27c56", flags: 0x05)
 
     func testWellFormedRecordsAndConsecutiveRecords() throws {
         let cloud = ReaderRecord(nickname: "CLOUD", name: "Облако", media: "NO_MEDIA", flags: 0x01)
@@ -19,11 +21,14 @@ final class ReaderRecordTests: XCTestCase {
 
     func testTruncatedAndUnterminatedInputGiveClearErrors() {
         let bytes = sample.encoded
-        XCTAssertThrowsError(try ReaderRecord.parse(Array(bytes.dropLast()))) { XCTAssertEqual($0 as? ReaderRecord.ParseError, .missingFlags) }
+        XCTAssertThrowsError(try ReaderRecord.parse(Array(bytes.dropLast()))) {
+            XCTAssertEqual($0 as? ReaderRecord.ParseError, .missingFlags)
+        }
         XCTAssertThrowsError(try ReaderRecord.parse(Array(bytes.prefix(10)))) {
             XCTAssertEqual($0 as? ReaderRecord.ParseError, .missingTerminator(field: "nickname"))
         }
-        let unterminatedMedia = Array(sample.nickname.utf8) + [0] + Array(sample.name.utf8) + [0] + Array(sample.media.utf8)
+        let unterminatedMedia =
+            Array(sample.nickname.utf8) + [0] + Array(sample.name.utf8) + [0] + Array(sample.media.utf8)
         XCTAssertThrowsError(try ReaderRecord.parse(unterminatedMedia)) {
             XCTAssertEqual($0 as? ReaderRecord.ParseError, .missingTerminator(field: "media"))
         }
@@ -39,9 +44,12 @@ final class ReaderRecordTests: XCTestCase {
             let end = bytes[pointer...].firstIndex(of: 0) ?? bytes.count
             return String(decoding: bytes[pointer..<end], as: UTF8.self)
         }
-        let nickname = read(); pointer += 1 + nickname.utf16.count
-        let name = read(); pointer += 1 + name.utf16.count
-        let media = read(); pointer += 1 + name.utf16.count   // the bug: name, not media
+        let nickname = read()
+        pointer += 1 + nickname.utf16.count
+        let name = read()
+        pointer += 1 + name.utf16.count
+        let media = read()
+        pointer += 1 + name.utf16.count  // the bug: name, not media
         return (media, pointer < bytes.count ? bytes[pointer] : nil)
     }
 
@@ -53,7 +61,8 @@ final class ReaderRecordTests: XCTestCase {
         XCTAssertNotEqual(seed.flags, sample.flags)
         XCTAssertEqual(try ReaderRecord.parse(sample.encoded).record.flags, 0x05)
         // A non-ASCII name: UTF-16 length and byte length differ, so even the name step is wrong.
-        let cyrillic = ReaderRecord(nickname: "Считыватель 00 00", name: "Рутокен", media: "rutoken_ecp_00c0ffee", flags: 0x02)
+        let cyrillic = ReaderRecord(
+            nickname: "Считыватель 00 00", name: "Рутокен", media: "rutoken_ecp_00c0ffee", flags: 0x02)
         XCTAssertNotEqual(seedParse(cyrillic.encoded).media, cyrillic.media)
         XCTAssertEqual(try ReaderRecord.parse(cyrillic.encoded).record, cyrillic)
     }

@@ -9,8 +9,9 @@ final class VirtualCardTraceTests: XCTestCase {
     private func trace(_ card: String, profile: String, extra: [String] = []) throws -> [String: Any] {
         let rig = try PCSCRig(readers: [.init(name: "Trace Reader", cards: [card, nil])])
         defer { rig.stop() }
-        let result = try TestEnvironment.run("/usr/bin/python3", [TestEnvironment.script("vcard-trace-check.py"), "Trace Reader", profile] + extra,
-                                             environment: rig.environment)
+        let result = try TestEnvironment.run(
+            "/usr/bin/python3", [TestEnvironment.script("vcard-trace-check.py"), "Trace Reader", profile] + extra,
+            environment: rig.environment)
         let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
         XCTAssertEqual(result.status, 0, result.output + result.error)
         return try XCTUnwrap(object, result.output + result.error)
@@ -49,8 +50,9 @@ final class VirtualCardTraceTests: XCTestCase {
     func testThalesCardFreshFromIssuanceRefusesPIN2UntilChanged() throws {
         let rig = try PCSCRig(readers: [.init(name: "Trace Reader", cards: ["thales+pin2-inactive", nil])])
         defer { rig.stop() }
-        let result = try TestEnvironment.run("/usr/bin/python3", [TestEnvironment.script("vcard-trace-check.py"), "Trace Reader", "thales"],
-                                             environment: rig.environment)
+        let result = try TestEnvironment.run(
+            "/usr/bin/python3", [TestEnvironment.script("vcard-trace-check.py"), "Trace Reader", "thales"],
+            environment: rig.environment)
         XCTAssertEqual(result.status, 2)
         XCTAssertTrue(result.output.contains("6984"), result.output)
     }

@@ -1,12 +1,13 @@
 import ASiC
 import Foundation
-@testable import PKCS11
 import TamgaCore
 import TamgaTestSupport
 import XCTest
 
+@testable import PKCS11
+
 /// Gives the same PIN each time and counts the requests.
-final class FixedTokenPIN: TokenPINProvider, @unchecked Sendable {   // unchecked: the lock guards `requests`
+final class FixedTokenPIN: TokenPINProvider, @unchecked Sendable {  // unchecked: the lock guards `requests`
     private let pin: String
     private let lock = NSLock()
     private var requests: [TokenPINRequest] = []
@@ -46,10 +47,12 @@ final class PKCS11SigningTests: XCTestCase {
         XCTAssertEqual(signer.algorithm, expected)
         let container = try makeContainer("key\(keyID)\(pss ? "-pss" : "").asice")
         try await container.sign(with: signer, options: .baselineB)
-        let report = try Container(openingAt: container.path).validate(ValidationOptions(trust: TestEnvironment.testTrust(), minimumProfile: .B))
+        let report = try Container(openingAt: container.path).validate(
+            ValidationOptions(trust: TestEnvironment.testTrust(), minimumProfile: .B))
         XCTAssertEqual(report.signatures.first?.status, .valid, "\(report)")
-        if !pss {   // pyasice does not implement RSA-PSS (docs/design/asice.md); openssl checks it below
-            let check = try TestEnvironment.run(TestEnvironment.pyasicePython, [TestEnvironment.script("pyasice-check.py"), container.path])
+        if !pss {  // pyasice does not implement RSA-PSS (docs/design/asice.md); openssl checks it below
+            let check = try TestEnvironment.run(
+                TestEnvironment.pyasicePython, [TestEnvironment.script("pyasice-check.py"), container.path])
             XCTAssertEqual(check.status, 0, check.output + check.error)
         }
         // The raw signature, checked by the openssl command line against the certificate.
@@ -57,12 +60,17 @@ final class PKCS11SigningTests: XCTestCase {
         let raw = try await signer.sign(digest: digest)
         let certificate = try await signer.certificate()
         let der = expected.curve.map { try? ECDSASignature.der(fromRaw: raw, curve: $0) } ?? raw
-        let files = (folder.appendingPathComponent("d.bin"), folder.appendingPathComponent("s.bin"), folder.appendingPathComponent("c.pem"))
+        let files = (
+            folder.appendingPathComponent("d.bin"), folder.appendingPathComponent("s.bin"),
+            folder.appendingPathComponent("c.pem")
+        )
         try digest.bytes.write(to: files.0)
         try XCTUnwrap(der).write(to: files.1)
         try certificate.pem.write(to: files.2, atomically: true, encoding: .utf8)
-        var arguments = ["pkeyutl", "-verify", "-certin", "-inkey", files.2.path, "-in", files.0.path, "-sigfile", files.1.path,
-                         "-pkeyopt", "digest:\(expected.digest.rawValue)"]
+        var arguments = [
+            "pkeyutl", "-verify", "-certin", "-inkey", files.2.path, "-in", files.0.path, "-sigfile", files.1.path,
+            "-pkeyopt", "digest:\(expected.digest.rawValue)",
+        ]
         if pss { arguments += ["-pkeyopt", "rsa_padding_mode:pss", "-pkeyopt", "rsa_pss_saltlen:32"] }
         let openssl = try TestEnvironment.run("/usr/bin/openssl", arguments)
         XCTAssertTrue(openssl.output.contains("Signature Verified Successfully"), openssl.output + openssl.error)
@@ -90,14 +98,17 @@ final class PKCS11SigningTests: XCTestCase {
         let container = try makeContainer("pin2.asice")
         try await container.sign(with: signer, options: .baselineB)
         XCTAssertEqual(pins.asked.count, 3, "a PIN for this signature too")
-        let report = try Container(openingAt: container.path).validate(ValidationOptions(trust: TestEnvironment.testTrust(), minimumProfile: .B))
+        let report = try Container(openingAt: container.path).validate(
+            ValidationOptions(trust: TestEnvironment.testTrust(), minimumProfile: .B))
         XCTAssertEqual(report.signatures.first?.status, .valid, "\(report)")
-        let check = try TestEnvironment.run(TestEnvironment.pyasicePython, [TestEnvironment.script("pyasice-check.py"), container.path])
+        let check = try TestEnvironment.run(
+            TestEnvironment.pyasicePython, [TestEnvironment.script("pyasice-check.py"), container.path])
         XCTAssertEqual(check.status, 0, check.output + check.error)
     }
 
     func testWrongPINIsReportedAndNotRetried() async throws {
-        let spare = try PKCS11Tokens.choose(label: SoftHSMToken.spareLabel, in: PKCS11Tokens.modules(path: SoftHSMToken.module))
+        let spare = try PKCS11Tokens.choose(
+            label: SoftHSMToken.spareLabel, in: PKCS11Tokens.modules(path: SoftHSMToken.module))
         let pins = FixedTokenPIN("000000")
         let signer = try PKCS11Signer(token: spare, pinProvider: pins)
         do {
@@ -108,13 +119,15 @@ final class PKCS11SigningTests: XCTestCase {
         }
         XCTAssertEqual(pins.asked.count, 1, "asked once, never retried")
         // The right PIN still works (SoftHSM has no retry limit) and clears the flag.
-        _ = try await PKCS11Signer(token: spare, pinProvider: FixedTokenPIN(SoftHSMToken.sparePIN)).sign(digest: Digest.compute(.sha256, over: Data()))
+        _ = try await PKCS11Signer(token: spare, pinProvider: FixedTokenPIN(SoftHSMToken.sparePIN)).sign(
+            digest: Digest.compute(.sha256, over: Data()))
     }
 
     func testTheRegisteredModuleAndTheModuleByPathShowTheSameToken() throws {
         let registered = PKCS11Tokens.tokens(in: try PKCS11Module.registered())
         let byPath = PKCS11Tokens.tokens(in: try PKCS11Tokens.modules(path: SoftHSMToken.module))
-        let inRegistry = try XCTUnwrap(registered.first { $0.info.label == SoftHSMToken.label }, "Debian registers softhsm2 with p11-kit")
+        let inRegistry = try XCTUnwrap(
+            registered.first { $0.info.label == SoftHSMToken.label }, "Debian registers softhsm2 with p11-kit")
         let loaded = try XCTUnwrap(byPath.first { $0.info.label == SoftHSMToken.label })
         XCTAssertEqual(inRegistry.info.serialNumber, loaded.info.serialNumber)
         XCTAssertEqual(inRegistry.module.name, "softhsm2")
@@ -139,8 +152,12 @@ final class PKCS11SigningTests: XCTestCase {
     }
 
     func testWhatPkcs11ToolListsWeList() throws {
-        let listing = try TestEnvironment.run("/usr/bin/pkcs11-tool", ["--module", SoftHSMToken.module, "--token-label", SoftHSMToken.label,
-                                                                      "--login", "--pin", SoftHSMToken.pin, "-O"])
+        let listing = try TestEnvironment.run(
+            "/usr/bin/pkcs11-tool",
+            [
+                "--module", SoftHSMToken.module, "--token-label", SoftHSMToken.label,
+                "--login", "--pin", SoftHSMToken.pin, "-O",
+            ])
         XCTAssertEqual(listing.status, 0, listing.error)
         let token = try testToken()
         let session = try token.module.openSession(token.slot)
@@ -152,7 +169,9 @@ final class PKCS11SigningTests: XCTestCase {
             var result: [String] = [], inKind = false
             for line in listing.output.split(separator: "\n") {
                 if !line.hasPrefix(" ") { inKind = line.hasPrefix(kind) }
-                if inKind, line.contains("ID:") { result.append(line.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) }
+                if inKind, line.contains("ID:") {
+                    result.append(line.split(separator: ":").last!.trimmingCharacters(in: .whitespaces))
+                }
             }
             return result.sorted()
         }
@@ -172,7 +191,8 @@ final class PKCS11SigningTests: XCTestCase {
             _ = try await signer.sign(digest: Digest.compute(.sha256, over: Data("gone".utf8)))
             XCTFail("signed with a removed token")
         } catch let error as PKCS11Error {
-            XCTAssertTrue([.tokenRemoved, .keyNotFound(token: SoftHSMToken.removableLabel, id: "01")].contains(error), "\(error)")
+            XCTAssertTrue(
+                [.tokenRemoved, .keyNotFound(token: SoftHSMToken.removableLabel, id: "01")].contains(error), "\(error)")
         }
         XCTAssertThrowsError(try PKCS11Tokens.choose(label: SoftHSMToken.removableLabel, in: modules)) {
             XCTAssertEqual($0 as? PKCS11Error, .tokenNotFound(label: SoftHSMToken.removableLabel))

@@ -6,7 +6,7 @@ import TamgaTestSupport
 import XCTest
 
 /// Collects the verification codes a signer shows (the test compares them with the phone's).
-final class ShownCodes: @unchecked Sendable {   // unchecked: `codes` behind `lock`
+final class ShownCodes: @unchecked Sendable {  // unchecked: `codes` behind `lock`
     private let lock = NSLock()
     private var codes: [String] = []
     var all: [String] { lock.withLock { codes } }
@@ -21,7 +21,8 @@ class RemoteSignerTestCase: XCTestCase {
     var folder: URL!
 
     override func setUpWithError() throws {
-        (simulator, base) = try TestEnvironment.startListeningServer("remote-signing-sim.py", ["--pki", TestEnvironment.fixture("pki"), "--exit-with-parent"])
+        (simulator, base) = try TestEnvironment.startListeningServer(
+            "remote-signing-sim.py", ["--pki", TestEnvironment.fixture("pki"), "--exit-with-parent"])
         folder = try TestEnvironment.temporaryFolder("remote")
     }
     override func tearDown() {
@@ -29,8 +30,11 @@ class RemoteSignerTestCase: XCTestCase {
         TestEnvironment.removeFolder(folder)
     }
 
-    func configuration(_ path: String, name: String = "DEMO", uuid: String = "00000000-0000-0000-0000-000000000000") -> RemoteServiceConfiguration {
-        var configuration = RemoteServiceConfiguration(url: base.appendingPathComponent(path), relyingPartyUUID: uuid, relyingPartyName: name)
+    func configuration(
+        _ path: String, name: String = "DEMO", uuid: String = "00000000-0000-0000-0000-000000000000"
+    ) -> RemoteServiceConfiguration {
+        var configuration = RemoteServiceConfiguration(
+            url: base.appendingPathComponent(path), relyingPartyUUID: uuid, relyingPartyName: name)
         configuration.pollSeconds = 2
         configuration.overallTimeout = 6
         configuration.displayText = "Sign the lease"
@@ -39,7 +43,8 @@ class RemoteSignerTestCase: XCTestCase {
 
     /// The code the simulated phone shows for a session.
     func phoneCode(_ session: String?) async throws -> String {
-        let data = try await HTTPTransport(timeout: 5).get(base.appendingPathComponent("_sim/code/\(try XCTUnwrap(session))"), service: "sim")
+        let data = try await HTTPTransport(timeout: 5).get(
+            base.appendingPathComponent("_sim/code/\(try XCTUnwrap(session))"), service: "sim")
         return try XCTUnwrap((try JSONSerialization.jsonObject(with: data) as? [String: String])?["code"])
     }
 
@@ -58,19 +63,29 @@ class RemoteSignerTestCase: XCTestCase {
         defer { services.stop() }
         let container = try makeContainer()
         let transport = HTTPTransport(timeout: 5)
-        try await container.sign(with: signer, options: SignatureOptions(profile: .LT),
-                                 services: LongTermServices(timeStamping: TimeStampClient(url: services.url("tsa"), transport: transport),
-                                                            ocsp: OCSPClient(transport: transport), ocspURL: services.url("ocsp"),
-                                                            issuerCandidates: [try TestEnvironment.certificate("issuing-ca")], transport: transport))
-        let report = try Container(openingAt: container.path).validate(ValidationOptions(trust: TestEnvironment.testTrust(), minimumProfile: .LT))
+        try await container.sign(
+            with: signer, options: SignatureOptions(profile: .LT),
+            services: LongTermServices(
+                timeStamping: TimeStampClient(url: services.url("tsa"), transport: transport),
+                ocsp: OCSPClient(transport: transport), ocspURL: services.url("ocsp"),
+                issuerCandidates: [try TestEnvironment.certificate("issuing-ca")], transport: transport))
+        let report = try Container(openingAt: container.path).validate(
+            ValidationOptions(trust: TestEnvironment.testTrust(), minimumProfile: .LT))
         XCTAssertEqual(report.signatures.first?.status, .valid, "\(report)")
-        let check = try TestEnvironment.run(TestEnvironment.pyasicePython, [TestEnvironment.script("pyasice-check.py"), "-v"] + (rawECDSA ? ["--require-raw-ecdsa"] : []) + [container.path])
+        let check = try TestEnvironment.run(
+            TestEnvironment.pyasicePython,
+            [TestEnvironment.script("pyasice-check.py"), "-v"] + (rawECDSA ? ["--require-raw-ecdsa"] : []) + [
+                container.path
+            ])
         XCTAssertEqual(check.status, 0, check.output + check.error)
         return (container.path, check.output + check.error)
     }
 
     /// `body` must throw exactly `expected`, and leave the container as it was.
-    func assertFails(_ expected: RemoteSigningError, file: StaticString = #filePath, line: UInt = #line, _ body: () async throws -> Void) async {
+    func assertFails(
+        _ expected: RemoteSigningError, file: StaticString = #filePath, line: UInt = #line,
+        _ body: () async throws -> Void
+    ) async {
         do {
             try await body()
             XCTFail("no error; expected \(expected)", file: file, line: line)
@@ -83,9 +98,13 @@ class RemoteSignerTestCase: XCTestCase {
 }
 
 final class MobileIDSignerTests: RemoteSignerTestCase {
-    func connect(_ phone: String, _ id: String, _ codes: ShownCodes, configuration: RemoteServiceConfiguration? = nil) async throws -> MobileIDSigner {
-        try await MobileIDSigner.connect(phoneNumber: phone, nationalIdentityNumber: id, configuration: configuration ?? self.configuration("mid-api"),
-                                         showVerificationCode: { codes.show($0) })
+    func connect(
+        _ phone: String, _ id: String, _ codes: ShownCodes, configuration: RemoteServiceConfiguration? = nil
+    ) async throws -> MobileIDSigner {
+        try await MobileIDSigner.connect(
+            phoneNumber: phone, nationalIdentityNumber: id,
+            configuration: configuration ?? self.configuration("mid-api"),
+            showVerificationCode: { codes.show($0) })
     }
 
     func testECAndRSAPersonasSignLTContainersAndTheCodeIsThePhones() async throws {
@@ -110,9 +129,16 @@ final class MobileIDSignerTests: RemoteSignerTestCase {
             ("+37201200266", "60001019972", .simError),
             ("+37200000666", "60001019961", .signatureHashMismatch),
             ("+37066000266", "50001018908", .timedOut(service: "Mobile-ID")),
-            ("+37200009991", "60001019991", .malformedResponse(service: "Mobile-ID", detail: "the answer is not a JSON object")),
+            (
+                "+37200009991", "60001019991",
+                .malformedResponse(service: "Mobile-ID", detail: "the answer is not a JSON object")
+            ),
             ("+37200009992", "60001019992", .timedOut(service: "Mobile-ID")),
-            ("+37200009993", "60001019993", .signatureInvalid(service: "Mobile-ID", detail: "it does not verify under the certificate for this hash")),
+            (
+                "+37200009993", "60001019993",
+                .signatureInvalid(
+                    service: "Mobile-ID", detail: "it does not verify under the certificate for this hash")
+            ),
             ("+37200009994", "60001019994", .timedOut(service: "Mobile-ID")),
         ]
         let container = try makeContainer()
@@ -122,18 +148,30 @@ final class MobileIDSignerTests: RemoteSignerTestCase {
             await assertFails(expected) { _ = try await container.sign(with: signer, options: .baselineB) }
             XCTAssertEqual(try TestEnvironment.bytes(container.path), before, "\(phone): nothing written")
         }
-        await assertFails(.notAClient(service: "Mobile-ID", who: "+37200000366 / 60001019928")) { _ = try await self.connect("+37200000366", "60001019928", ShownCodes()) }
-        await assertFails(.serviceRefused(service: "Mobile-ID", status: 401, meaning: "the relying party's name, UUID or address is not authorised")) {
-            _ = try await self.connect("+37200000766", "30303039914", ShownCodes(), configuration: self.configuration("mid-api", name: "Somebody Else"))
+        await assertFails(.notAClient(service: "Mobile-ID", who: "+37200000366 / 60001019928")) {
+            _ = try await self.connect("+37200000366", "60001019928", ShownCodes())
+        }
+        await assertFails(
+            .serviceRefused(
+                service: "Mobile-ID", status: 401,
+                meaning: "the relying party's name, UUID or address is not authorised")
+        ) {
+            _ = try await self.connect(
+                "+37200000766", "30303039914", ShownCodes(),
+                configuration: self.configuration("mid-api", name: "Somebody Else"))
         }
         // A certificate of somebody else than the person asked for is refused before anything is signed.
-        await assertFails(.certificateMismatch(service: "Mobile-ID", detail: "its serialNumber is PNOEE-30303039914, not 60001019906")) {
+        await assertFails(
+            .certificateMismatch(service: "Mobile-ID", detail: "its serialNumber is PNOEE-30303039914, not 60001019906")
+        ) {
             _ = try await self.connect("+37200000766", "60001019906", ShownCodes())
         }
         // Plain HTTP only to this machine.
         var remote = configuration("mid-api")
         remote.url = URL(string: "http://mid.example/mid-api")!
-        await assertFails(.notConfigured(service: "Mobile-ID", missing: "an https URL (plain http is allowed to this machine only)")) {
+        await assertFails(
+            .notConfigured(service: "Mobile-ID", missing: "an https URL (plain http is allowed to this machine only)")
+        ) {
             _ = try await self.connect("+37200000766", "30303039914", ShownCodes(), configuration: remote)
         }
     }
@@ -145,9 +183,12 @@ final class MobileIDSignerTests: RemoteSignerTestCase {
         remote.overallTimeout = 3
         let signer = try await connect("+37200009995", "60001019995", ShownCodes(), configuration: remote)
         let started = Date()
-        await assertFails(.timedOut(service: "Mobile-ID")) { _ = try await signer.sign(digest: Digest.compute(.sha256, over: Data("x".utf8))) }
+        await assertFails(.timedOut(service: "Mobile-ID")) {
+            _ = try await signer.sign(digest: Digest.compute(.sha256, over: Data("x".utf8)))
+        }
         XCTAssertLessThan(Date().timeIntervalSince(started), 6)
-        let data = try await HTTPTransport(timeout: 5).get(base.appendingPathComponent("_sim/polls/\(try XCTUnwrap(signer.lastSessionID))"), service: "sim")
+        let data = try await HTTPTransport(timeout: 5).get(
+            base.appendingPathComponent("_sim/polls/\(try XCTUnwrap(signer.lastSessionID))"), service: "sim")
         let polls = try XCTUnwrap((try JSONSerialization.jsonObject(with: data) as? [String: Int])?["polls"])
         XCTAssertLessThanOrEqual(polls, 5, "about one poll a second for 3 s")
         XCTAssertGreaterThanOrEqual(polls, 2)
@@ -159,7 +200,8 @@ final class MobileIDSignerTests: RemoteSignerTestCase {
         let russian = MobileIDSigner.displayText("Подписать договор аренды квартиры на Ülikooli улице в Тарту, 2026")
         XCTAssertEqual(russian.format, "UCS-2", "Cyrillic is not GSM-7: sent as UCS-2, not blanked")
         XCTAssertEqual(russian.text.count, 50)
-        XCTAssertEqual(MobileIDSigner.displayText("Leping õpetajaga").format, "UCS-2", "õ is not in GSM-7 (ä, ö, ü are)")
+        XCTAssertEqual(
+            MobileIDSigner.displayText("Leping õpetajaga").format, "UCS-2", "õ is not in GSM-7 (ä, ö, ü are)")
         XCTAssertEqual(MobileIDSigner.displayText("Äri ja öö ümber").format, "GSM-7")
         XCTAssertEqual(MobileIDSigner.displayText("{[€]}|~^€").text, "{[€]}", "at most five extension characters")
         XCTAssertEqual(MobileIDSigner.displayText("two\u{7}bells\u{1B}").text, "twobells", "control characters dropped")
@@ -168,8 +210,12 @@ final class MobileIDSignerTests: RemoteSignerTestCase {
 
 final class SmartIDSignerTests: RemoteSignerTestCase {
     static func meaning(_ status: Int) -> String {
-        [471: "no suitable account of the requested level (the person has others)", 472: "the person should open the Smart-ID app or portal first",
-         480: "this client is too old for the service", 403: "the relying party may not do this (certificate level or capability)"][status]!
+        [
+            471: "no suitable account of the requested level (the person has others)",
+            472: "the person should open the Smart-ID app or portal first",
+            480: "this client is too old for the service",
+            403: "the relying party may not do this (certificate level or capability)",
+        ][status]!
     }
 
     func v2Configuration() -> RemoteServiceConfiguration {
@@ -179,8 +225,9 @@ final class SmartIDSignerTests: RemoteSignerTestCase {
     }
 
     func connect(_ identity: String, _ codes: ShownCodes, country: String = "EE") async throws -> SmartIDSigner {
-        try await SmartIDSigner.connect(country: country, identityCode: identity, configuration: v2Configuration(),
-                                        showVerificationCode: { codes.show($0) })
+        try await SmartIDSigner.connect(
+            country: country, identityCode: identity, configuration: v2Configuration(),
+            showVerificationCode: { codes.show($0) })
     }
 
     func testTheCertificateChoiceThenAnLTSignatureWithThePhonesCode() async throws {
@@ -211,9 +258,16 @@ final class SmartIDSignerTests: RemoteSignerTestCase {
             ("30403039950", .userRefused(service: "Smart-ID", stage: "at the confirmation with code choice")),
             ("30403039972", .wrongVerificationCode),
             ("30403039994", .malformedResponse(service: "Smart-ID", detail: "the answer is not a JSON object")),
-            ("30403039995", .serviceRefused(service: "Smart-ID", status: 580, meaning: "the service is under maintenance; try again later")),
+            (
+                "30403039995",
+                .serviceRefused(
+                    service: "Smart-ID", status: 580, meaning: "the service is under maintenance; try again later")
+            ),
             ("30403039996", .timedOut(service: "Smart-ID")),
-            ("30403039997", .signatureInvalid(service: "Smart-ID", detail: "it does not verify under the certificate for this hash")),
+            (
+                "30403039997",
+                .signatureInvalid(service: "Smart-ID", detail: "it does not verify under the certificate for this hash")
+            ),
         ]
         let container = try makeContainer()
         let before = try TestEnvironment.bytes(container.path)
@@ -223,20 +277,33 @@ final class SmartIDSignerTests: RemoteSignerTestCase {
             XCTAssertEqual(try TestEnvironment.bytes(container.path), before, "\(identity): nothing written")
         }
         // Refusals and timeouts already at the certificate choice; an unknown person.
-        await assertFails(.userRefused(service: "Smart-ID", stage: "")) { _ = try await self.connect("30403039917", ShownCodes()) }
+        await assertFails(.userRefused(service: "Smart-ID", stage: "")) {
+            _ = try await self.connect("30403039917", ShownCodes())
+        }
         await assertFails(.timedOut(service: "Smart-ID")) { _ = try await self.connect("30403039983", ShownCodes()) }
-        await assertFails(.notAClient(service: "Smart-ID", who: "PNOEE-39912319997")) { _ = try await self.connect("39912319997", ShownCodes()) }
+        await assertFails(.notAClient(service: "Smart-ID", who: "PNOEE-39912319997")) {
+            _ = try await self.connect("39912319997", ShownCodes())
+        }
         // The documented HTTP statuses of the certificate choice, each with its meaning.
-        for (identity, status) in [("30403039990", 471), ("30403039991", 472), ("30403039992", 480), ("30403039993", 403)] {
-            await assertFails(.serviceRefused(service: "Smart-ID", status: status, meaning: SmartIDSignerTests.meaning(status))) {
+        for (identity, status) in [
+            ("30403039990", 471), ("30403039991", 472), ("30403039992", 480), ("30403039993", 403),
+        ] {
+            await assertFails(
+                .serviceRefused(service: "Smart-ID", status: status, meaning: SmartIDSignerTests.meaning(status))
+            ) {
                 _ = try await self.connect(identity, ShownCodes())
             }
         }
         // An ADVANCED certificate when QUALIFIED was asked for; a certificate of another country's person.
-        await assertFails(.certificateMismatch(service: "Smart-ID", detail: "certificate level ADVANCED, QUALIFIED was asked for")) {
+        await assertFails(
+            .certificateMismatch(service: "Smart-ID", detail: "certificate level ADVANCED, QUALIFIED was asked for")
+        ) {
             _ = try await self.connect("30403039998", ShownCodes())
         }
-        await assertFails(.certificateMismatch(service: "Smart-ID", detail: "its serialNumber is PNOEE-30303039914, not PNOLT-30303039914")) {
+        await assertFails(
+            .certificateMismatch(
+                service: "Smart-ID", detail: "its serialNumber is PNOEE-30303039914, not PNOLT-30303039914")
+        ) {
             _ = try await self.connect("30303039914", ShownCodes(), country: "LT")
         }
     }

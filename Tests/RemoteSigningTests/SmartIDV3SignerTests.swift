@@ -11,15 +11,20 @@ import XCTest
 final class SmartIDV3SignerTests: RemoteSignerTestCase {
     static let demoUUID = "00000000-0000-4000-8000-000000000000"
 
-    func v3Configuration(name: String = "DEMO", uuid: String = SmartIDV3SignerTests.demoUUID, text: String = "Sign the lease") -> RemoteServiceConfiguration {
+    func v3Configuration(
+        name: String = "DEMO", uuid: String = SmartIDV3SignerTests.demoUUID, text: String = "Sign the lease"
+    ) -> RemoteServiceConfiguration {
         var configuration = configuration("smart-id-rp/v3", name: name, uuid: uuid)
         configuration.displayText = text
         return configuration
     }
 
-    func connect(_ identity: String, _ codes: ShownCodes = ShownCodes(), configuration: RemoteServiceConfiguration? = nil) async throws -> SmartIDSigner {
-        try await SmartIDSigner.connect(country: "EE", identityCode: identity, configuration: configuration ?? v3Configuration(),
-                                        showVerificationCode: { codes.show($0) })
+    func connect(
+        _ identity: String, _ codes: ShownCodes = ShownCodes(), configuration: RemoteServiceConfiguration? = nil
+    ) async throws -> SmartIDSigner {
+        try await SmartIDSigner.connect(
+            country: "EE", identityCode: identity, configuration: configuration ?? v3Configuration(),
+            showVerificationCode: { codes.show($0) })
     }
 
     /// SK's demo OK account, an RSA-6144 key: the certificate choice, then an LT signature with
@@ -36,11 +41,21 @@ final class SmartIDV3SignerTests: RemoteSignerTestCase {
 
         let (path, pyasice) = try await signLTAndVerify(signer, rawECDSA: false)
         XCTAssertTrue(pyasice.contains("RSA-PSS"), "pyasice's canonical form, cryptography's PSS: " + pyasice)
-        let unzipped = try TestEnvironment.run("/usr/bin/python3", ["-c", "import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read('META-INF/signatures0.xml').decode())", path])
-        XCTAssertTrue(unzipped.output.contains("Algorithm=\"http://www.w3.org/2007/05/xmldsig-more#sha256-rsa-MGF1\""), "the PSS URI")
-        let xmlsec = try TestEnvironment.run(TestEnvironment.xmlsec13Python, [TestEnvironment.script("xmlsec13-check.py"), path])
+        let unzipped = try TestEnvironment.run(
+            "/usr/bin/python3",
+            [
+                "-c",
+                "import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read('META-INF/signatures0.xml').decode())",
+                path,
+            ])
+        XCTAssertTrue(
+            unzipped.output.contains("Algorithm=\"http://www.w3.org/2007/05/xmldsig-more#sha256-rsa-MGF1\""),
+            "the PSS URI")
+        let xmlsec = try TestEnvironment.run(
+            TestEnvironment.xmlsec13Python, [TestEnvironment.script("xmlsec13-check.py"), path])
         XCTAssertEqual(xmlsec.status, 0, xmlsec.output + xmlsec.error)
-        XCTAssertTrue(xmlsec.output.contains("ok (http://www.w3.org/2007/05/xmldsig-more#sha256-rsa-MGF1)"), xmlsec.output)
+        XCTAssertTrue(
+            xmlsec.output.contains("ok (http://www.w3.org/2007/05/xmldsig-more#sha256-rsa-MGF1)"), xmlsec.output)
 
         let phone = try await phoneCode(signer.lastSessionID)
         XCTAssertEqual(codes.all, [phone], "the service's code, shown once")
@@ -58,13 +73,31 @@ final class SmartIDV3SignerTests: RemoteSignerTestCase {
             ("30403039803", .serviceError(service: "Smart-ID")),
             ("30403039806", .interactionNotSupported),
             ("30403039994", .malformedResponse(service: "Smart-ID", detail: "the answer is not a JSON object")),
-            ("30403039995", .serviceRefused(service: "Smart-ID", status: 580, meaning: "the service is under maintenance; try again later")),
+            (
+                "30403039995",
+                .serviceRefused(
+                    service: "Smart-ID", status: 580, meaning: "the service is under maintenance; try again later")
+            ),
             ("30403039996", .timedOut(service: "Smart-ID")),
             ("30403039808", .userRefused(service: "Smart-ID", stage: "")),
             ("30403039809", .timedOut(service: "Smart-ID")),
             ("30403039810", .unexpectedResult(service: "Smart-ID", result: "SOMETHING_NEW")),
-            ("30403039824", .serviceRefused(service: "Smart-ID", status: 400, meaning: "a parameter is missing or invalid; the service says: Bad Request: Invalid request parameters found; parameters: interactions")),
-            ("30403039825", .serviceRefused(service: "Smart-ID", status: 404, meaning: "no such account, or the session is unknown or expired; the service says: Not Found: Session not found")),
+            (
+                "30403039824",
+                .serviceRefused(
+                    service: "Smart-ID", status: 400,
+                    meaning:
+                        "a parameter is missing or invalid; the service says: Bad Request: Invalid request parameters found; parameters: interactions"
+                )
+            ),
+            (
+                "30403039825",
+                .serviceRefused(
+                    service: "Smart-ID", status: 404,
+                    meaning:
+                        "no such account, or the session is unknown or expired; the service says: Not Found: Session not found"
+                )
+            ),
         ]
         let container = try makeContainer()
         let before = try TestEnvironment.bytes(container.path)
@@ -81,17 +114,39 @@ final class SmartIDV3SignerTests: RemoteSignerTestCase {
             ("30403039804", .documentUnusable),
             ("30403039805", .documentUnusable),
             ("39912319997", .notAClient(service: "Smart-ID", who: "PNOEE-39912319997")),
-            ("30403039998", .certificateMismatch(service: "Smart-ID", detail: "certificate level ADVANCED, QUALIFIED was asked for")),
+            (
+                "30403039998",
+                .certificateMismatch(service: "Smart-ID", detail: "certificate level ADVANCED, QUALIFIED was asked for")
+            ),
             // v3.2: v2's 471 is a 404 whose problem body says NO_SUITABLE_ACCOUNT_FOUND.
-            ("30403039990", .serviceRefused(service: "Smart-ID", status: 404, meaning: "no suitable account of the requested level (the person has others); the service says: Not Found: No suitable account of requested type found, but user has some other accounts (NO_SUITABLE_ACCOUNT_FOUND)")),
-            ("30403039992", .serviceRefused(service: "Smart-ID", status: 480, meaning: "this client is too old for the service")),
-            ("30403039993", .serviceRefused(service: "Smart-ID", status: 403, meaning: "the relying party may not do this (certificate level or capability)")),
+            (
+                "30403039990",
+                .serviceRefused(
+                    service: "Smart-ID", status: 404,
+                    meaning:
+                        "no suitable account of the requested level (the person has others); the service says: Not Found: No suitable account of requested type found, but user has some other accounts (NO_SUITABLE_ACCOUNT_FOUND)"
+                )
+            ),
+            (
+                "30403039992",
+                .serviceRefused(service: "Smart-ID", status: 480, meaning: "this client is too old for the service")
+            ),
+            (
+                "30403039993",
+                .serviceRefused(
+                    service: "Smart-ID", status: 403,
+                    meaning: "the relying party may not do this (certificate level or capability)")
+            ),
         ]
         for (identity, expected) in atChoice {
             await assertFails(expected) { _ = try await self.connect(identity) }
         }
-        await assertFails(.serviceRefused(service: "Smart-ID", status: 401, meaning: "the relying party is not authenticated (UUID or address)")) {
-            _ = try await self.connect("40504040001", configuration: self.v3Configuration(uuid: "00000000-0000-0000-0000-000000000000"))
+        await assertFails(
+            .serviceRefused(
+                service: "Smart-ID", status: 401, meaning: "the relying party is not authenticated (UUID or address)")
+        ) {
+            _ = try await self.connect(
+                "40504040001", configuration: self.v3Configuration(uuid: "00000000-0000-0000-0000-000000000000"))
         }
     }
 
@@ -116,12 +171,16 @@ final class SmartIDV3SignerTests: RemoteSignerTestCase {
         let before = try TestEnvironment.bytes(container.path)
         for (identity, detail) in cases {
             let signer = try await connect(identity)
-            await assertFails(.signatureInvalid(service: "Smart-ID", detail: detail)) { _ = try await container.sign(with: signer, options: .baselineB) }
+            await assertFails(.signatureInvalid(service: "Smart-ID", detail: detail)) {
+                _ = try await container.sign(with: signer, options: .baselineB)
+            }
             XCTAssertEqual(try TestEnvironment.bytes(container.path), before, "\(identity): nothing written")
         }
         let codes = ShownCodes()
         let badCode = try await connect("30403039820", codes)
-        await assertFails(.malformedResponse(service: "Smart-ID", detail: "no four-digit verification code (vc) with the session")) {
+        await assertFails(
+            .malformedResponse(service: "Smart-ID", detail: "no four-digit verification code (vc) with the session")
+        ) {
             _ = try await container.sign(with: badCode, options: .baselineB)
         }
         XCTAssertEqual(codes.all, [], "a malformed code is never shown")
@@ -147,23 +206,50 @@ final class SmartIDV3SignerTests: RemoteSignerTestCase {
     /// What the service would refuse, refused here before anything is sent; the text fitted to
     /// the limits as the service counts them (UTF-16 code units).
     func testTheRelyingPartyAndTheTextsAreCheckedAsTheServiceChecksThem() async throws {
-        await assertFails(.badConfiguration(service: "Smart-ID", detail: "the relying party name is 33 bytes of UTF-8; the service takes 1 to 32")) {
-            _ = try await self.connect("40504040001", configuration: self.v3Configuration(name: String(repeating: "Ä", count: 16) + "x"))
+        await assertFails(
+            .badConfiguration(
+                service: "Smart-ID", detail: "the relying party name is 33 bytes of UTF-8; the service takes 1 to 32")
+        ) {
+            _ = try await self.connect(
+                "40504040001", configuration: self.v3Configuration(name: String(repeating: "Ä", count: 16) + "x"))
         }
-        await assertFails(.badConfiguration(service: "Smart-ID", detail: "the relying party UUID \"00000000-0000-4000-8000-00000000000\" is not of the form 00000000-0000-4000-8000-000000000000")) {
-            _ = try await self.connect("40504040001", configuration: self.v3Configuration(uuid: "00000000-0000-4000-8000-00000000000"))
+        await assertFails(
+            .badConfiguration(
+                service: "Smart-ID",
+                detail:
+                    "the relying party UUID \"00000000-0000-4000-8000-00000000000\" is not of the form 00000000-0000-4000-8000-000000000000"
+            )
+        ) {
+            _ = try await self.connect(
+                "40504040001", configuration: self.v3Configuration(uuid: "00000000-0000-4000-8000-00000000000"))
         }
         var v2URL = v3Configuration()
         v2URL.url = URL(string: "https://sid.demo.sk.ee/smart-id-rp/v2")!
-        await assertFails(.badConfiguration(service: "Smart-ID", detail: "the URL \"https://sid.demo.sk.ee/smart-id-rp/v2\" is the v2 API but v3 is asked for (tamga speaks v3 unless --smart-id-api v2 or \"apiVersion\": \"v2\" says otherwise)")) {
+        await assertFails(
+            .badConfiguration(
+                service: "Smart-ID",
+                detail:
+                    "the URL \"https://sid.demo.sk.ee/smart-id-rp/v2\" is the v2 API but v3 is asked for (tamga speaks v3 unless --smart-id-api v2 or \"apiVersion\": \"v2\" says otherwise)"
+            )
+        ) {
             _ = try await self.connect("40504040001", configuration: v2URL)
         }
         var unversioned = v3Configuration()
         unversioned.url = URL(string: "https://sid.demo.sk.ee/smart-id-rp")!
-        await assertFails(.badConfiguration(service: "Smart-ID", detail: "the URL \"https://sid.demo.sk.ee/smart-id-rp\" is not an API version (it should end in /v3) but v3 is asked for (tamga speaks v3 unless --smart-id-api v2 or \"apiVersion\": \"v2\" says otherwise)")) {
+        await assertFails(
+            .badConfiguration(
+                service: "Smart-ID",
+                detail:
+                    "the URL \"https://sid.demo.sk.ee/smart-id-rp\" is not an API version (it should end in /v3) but v3 is asked for (tamga speaks v3 unless --smart-id-api v2 or \"apiVersion\": \"v2\" says otherwise)"
+            )
+        ) {
             _ = try await self.connect("40504040001", configuration: unversioned)
         }
-        await assertFails(.badConfiguration(service: "Smart-ID", detail: "the display text is empty or its first character is over 60 UTF-16 units (--display-text)")) {
+        await assertFails(
+            .badConfiguration(
+                service: "Smart-ID",
+                detail: "the display text is empty or its first character is over 60 UTF-16 units (--display-text)")
+        ) {
             _ = try await self.connect("40504040001", configuration: self.v3Configuration(text: ""))
         }
         // 30 mathematical letters (2 UTF-16 units each) and 150 more: 60 + 150 units. The simulator

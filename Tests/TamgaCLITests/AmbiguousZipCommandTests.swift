@@ -1,6 +1,7 @@
-import XCTest
-@testable import TamgaCLI
 import TamgaTestSupport
+import XCTest
+
+@testable import TamgaCLI
 
 /// The command line meets an archive with two readings as a user would: `verify` refuses it
 /// (exit 3, `ambiguous-zip`, the reason in words), never VALID; `container ls` and `extract`
@@ -19,8 +20,10 @@ final class AmbiguousZipCommandTests: XCTestCase {
         let container = path("alice.asice")
         var (code, _, err) = await runTamgaInProcess(["container", "create", container, contract, "-q"])
         XCTAssertEqual(code, .success, err)
-        (code, _, err) = await runTamgaInProcess(["sign", container, "--with", "key:\(TestEnvironment.pki("ec-p256.key.pem"))",
-                                                  "--cert", TestEnvironment.pki("ec-p256.cert.pem"), "--profile", "B", "-q"])
+        (code, _, err) = await runTamgaInProcess([
+            "sign", container, "--with", "key:\(TestEnvironment.pki("ec-p256.key.pem"))",
+            "--cert", TestEnvironment.pki("ec-p256.cert.pem"), "--profile", "B", "-q",
+        ])
         XCTAssertEqual(code, .success, err)
         let (valid, out, _) = await runTamgaInProcess(["verify", container] + trust)
         XCTAssertEqual(valid, .success, out)
@@ -31,8 +34,12 @@ final class AmbiguousZipCommandTests: XCTestCase {
         let alice = try await signedAlice()
         for shape in ["appended", "appended-missing-comment-byte", "zip64-locator"] {
             let file = path("\(shape).asice")
-            let made = try TestEnvironment.run("/usr/bin/python3", [TestEnvironment.script("make-ambiguous-zip.py"), shape, alice, file,
-                                                                    "Pay 999999 EUR to Mallory."])
+            let made = try TestEnvironment.run(
+                "/usr/bin/python3",
+                [
+                    TestEnvironment.script("make-ambiguous-zip.py"), shape, alice, file,
+                    "Pay 999999 EUR to Mallory.",
+                ])
             XCTAssertEqual(made.status, 0, made.error)
             let before = try TestEnvironment.bytes(file)
 
@@ -57,8 +64,10 @@ final class AmbiguousZipCommandTests: XCTestCase {
     func testTheBinaryExitsWithThree() async throws {
         let alice = try await signedAlice()
         let file = path("appended.asice")
-        _ = try TestEnvironment.run("/usr/bin/python3", [TestEnvironment.script("make-ambiguous-zip.py"), "appended", alice, file, "Mallory"])
-        let result = try TestEnvironment.run(TestEnvironment.productsDirectory.appendingPathComponent("tamga").path, ["verify", file] + trust)
+        _ = try TestEnvironment.run(
+            "/usr/bin/python3", [TestEnvironment.script("make-ambiguous-zip.py"), "appended", alice, file, "Mallory"])
+        let result = try TestEnvironment.run(
+            TestEnvironment.productsDirectory.appendingPathComponent("tamga").path, ["verify", file] + trust)
         XCTAssertEqual(result.status, 3, result.output + result.error)
     }
 }

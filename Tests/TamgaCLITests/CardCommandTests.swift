@@ -21,7 +21,9 @@ final class CardCommandTests: XCTestCase {
         return environment
     }
 
-    private func tamga(_ arguments: [String], pin: String? = nil, newPIN: String? = nil) throws -> TestEnvironment.ProcessResult {
+    private func tamga(
+        _ arguments: [String], pin: String? = nil, newPIN: String? = nil
+    ) throws -> TestEnvironment.ProcessResult {
         try TestEnvironment.run(binary, arguments, environment: environment(pin: pin, newPIN: newPIN))
     }
 
@@ -32,8 +34,12 @@ final class CardCommandTests: XCTestCase {
         let container = folder.appendingPathComponent("card.asice").path
         let document = try TestEnvironment.write("a contract\n", named: "contract.txt", in: folder)
         let pinFile = try TestEnvironment.write("12345\n", named: "pin2", in: folder)
-        let signed = try tamga(["sign", container, document, "--with", "card", "--pin-file", pinFile, "--tsa", services.url("tsa").absoluteString,
-                                "--ocsp", services.url("ocsp").absoluteString, "--certs", TestEnvironment.pki("issuing-ca.cert.pem"), "--json"])
+        let signed = try tamga([
+            "sign", container, document, "--with", "card", "--pin-file", pinFile, "--tsa",
+            services.url("tsa").absoluteString,
+            "--ocsp", services.url("ocsp").absoluteString, "--certs", TestEnvironment.pki("issuing-ca.cert.pem"),
+            "--json",
+        ])
         XCTAssertEqual(signed.status, 0, signed.error)
         XCTAssertTrue(signed.output.contains("TESTCARD IDEMIA"), signed.output)
         XCTAssertTrue(signed.output.contains("\"profile\" : \"LT\""), signed.output)
@@ -95,7 +101,8 @@ final class CardCommandTests: XCTestCase {
         rig = try PCSCRig(readers: [.init(name: "Card Reader", cards: ["idemia", nil])])
         let wrong = try tamga(["card", "change-pin", "--pin1"], pin: "9999", newPIN: "4321")
         XCTAssertEqual(wrong.status, 9, wrong.error)
-        XCTAssertTrue(wrong.error.contains("Wrong PIN1: 2 tries left before it is blocked. Nothing was changed"), wrong.error)
+        XCTAssertTrue(
+            wrong.error.contains("Wrong PIN1: 2 tries left before it is blocked. Nothing was changed"), wrong.error)
         XCTAssertFalse(wrong.error.lowercased().contains("signed"), wrong.error)
         let json = try tamga(["card", "change-pin", "--pin1", "--json"], pin: "9999", newPIN: "4321")
         XCTAssertTrue(json.output.contains("\"code\" : \"wrong-pin\""), json.output)
@@ -120,14 +127,19 @@ final class CardCommandTests: XCTestCase {
     }
 
     func testSeveralCardsWithoutATerminalNeedTheReaderNamed() throws {
-        rig = try PCSCRig(readers: [.init(name: "Reader A", cards: ["idemia", nil]), .init(name: "Reader B", cards: ["fineid", nil])])
+        rig = try PCSCRig(readers: [
+            .init(name: "Reader A", cards: ["idemia", nil]), .init(name: "Reader B", cards: ["fineid", nil]),
+        ])
         let container = folder.appendingPathComponent("c.asice").path
         let document = try TestEnvironment.write("x\n", named: "x.txt", in: folder)
         // TAMGA_PIN set: tamga asks nothing on a terminal, so it must refuse and say how to choose.
         let ambiguous = try tamga(["sign", container, document, "--with", "card", "--profile", "B"], pin: "123456")
         XCTAssertEqual(ambiguous.status, 10, ambiguous.error)
-        XCTAssertTrue(ambiguous.error.contains("Reader A 00 00, Reader B 00 00") && ambiguous.error.contains("--with card:READER"), ambiguous.error)
-        let chosen = try tamga(["sign", container, document, "--with", "card:Reader B 00 00", "--profile", "B", "--json"], pin: "123456")
+        XCTAssertTrue(
+            ambiguous.error.contains("Reader A 00 00, Reader B 00 00")
+                && ambiguous.error.contains("--with card:READER"), ambiguous.error)
+        let chosen = try tamga(
+            ["sign", container, document, "--with", "card:Reader B 00 00", "--profile", "B", "--json"], pin: "123456")
         XCTAssertEqual(chosen.status, 0, chosen.error)
         XCTAssertTrue(chosen.output.contains("SPECIMEN TESTI"), chosen.output)
     }

@@ -17,9 +17,12 @@ struct CoSignerFixture {
     }
 
     var serveArguments: [String] {
-        ["cosigner", "serve", "--db", database, "--ca-cert", pki.appendingPathComponent("issuing-ca.cert.pem").path,
-         "--ca-key", pki.appendingPathComponent("issuing-ca.key.pem").path, "--ca-index", pki.appendingPathComponent("issuing-ca.index.txt").path,
-         "--ocsp", services.url("ocsp").absoluteString]
+        [
+            "cosigner", "serve", "--db", database, "--ca-cert", pki.appendingPathComponent("issuing-ca.cert.pem").path,
+            "--ca-key", pki.appendingPathComponent("issuing-ca.key.pem").path, "--ca-index",
+            pki.appendingPathComponent("issuing-ca.index.txt").path,
+            "--ocsp", services.url("ocsp").absoluteString,
+        ]
     }
 
     func stop() { services.stop() }

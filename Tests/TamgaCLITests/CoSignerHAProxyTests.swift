@@ -1,12 +1,13 @@
+import CoSigner
 import Foundation
+import TamgaCore
+import TamgaTestSupport
+import Threshold
+import XCTest
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TamgaCore
-import TamgaTestSupport
-import CoSigner
-import Threshold
-import XCTest
 
 /// The shape operators run when one machine is not enough: two `tamga cosigner serve` processes
 /// on one PostgreSQL database behind HAProxy (Debian `haproxy`, health-checking `/v3/ready`),
@@ -25,7 +26,9 @@ final class CoSignerHAProxyTests: XCTestCase {
     override func setUpWithError() throws {
         // make test installs haproxy (CHECK_PACKAGES): without it the set-up is broken, and the
         // test fails rather than passing unseen.
-        guard FileManager.default.isExecutableFile(atPath: Self.haproxy) else { throw Self.setupFailure("haproxy is not installed (apt-get install haproxy)") }
+        guard FileManager.default.isExecutableFile(atPath: Self.haproxy) else {
+            throw Self.setupFailure("haproxy is not installed (apt-get install haproxy)")
+        }
         folder = try TestEnvironment.temporaryFolder("cosigner-haproxy")
     }
 
@@ -37,8 +40,10 @@ final class CoSignerHAProxyTests: XCTestCase {
     /// An instance behind HAProxy: it believes the PROXY protocol header of HAProxy's address
     /// only, and counts its limits against the client the header names.
     private func serve(_ database: String, standardError: Pipe? = nil) throws -> (process: Process, url: URL) {
-        let started = try TestEnvironment.startListening(executable: binary, ["cosigner", "serve", "--db", database, "--key", keyFile, "--trusted-proxy", "127.0.0.1"],
-                                                         standardError: standardError)
+        let started = try TestEnvironment.startListening(
+            executable: binary,
+            ["cosigner", "serve", "--db", database, "--key", keyFile, "--trusted-proxy", "127.0.0.1"],
+            standardError: standardError)
         processes.append(started.process)
         return started
     }
@@ -60,7 +65,9 @@ final class CoSignerHAProxyTests: XCTestCase {
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
+            }
         }
         guard bound else { throw Self.setupFailure("cannot bind a loopback port (errno \(errno))") }
         return Int(UInt16(bigEndian: address.sin_port))
@@ -77,11 +84,17 @@ final class CoSignerHAProxyTests: XCTestCase {
     /// serves one client connection and closes with it (`http-reuse never`, as the README's
     /// sample does): with a PROXY header HAProxy could reuse it only for the same client address
     /// and port, so a pooled one would just hold an instance's slot.
-    private func startHAProxy(_ backends: [URL], maxconn: Int = 512, checks: String = "inter 200ms fall 1 rise 2") throws -> URL {
+    private func startHAProxy(
+        _ backends: [URL], maxconn: Int = 512, checks: String = "inter 200ms fall 1 rise 2"
+    ) throws -> URL {
         // The free port is picked, then bound by HAProxy: another process may take it between
         // the two, so a start that does not answer is tried again on another port.
         for attempt in 1...3 {
-            if let url = try startHAProxy(backends, port: Self.freePort(), maxconn: maxconn, checks: checks, lastAttempt: attempt == 3) { return url }
+            if let url = try startHAProxy(
+                backends, port: Self.freePort(), maxconn: maxconn, checks: checks, lastAttempt: attempt == 3)
+            {
+                return url
+            }
         }
         throw Self.setupFailure("haproxy did not start")
     }
@@ -90,9 +103,14 @@ final class CoSignerHAProxyTests: XCTestCase {
         NSError(domain: "CoSignerHAProxyTests", code: 2, userInfo: [NSLocalizedDescriptionKey: message])
     }
 
-    private func startHAProxy(_ backends: [URL], port: Int, maxconn: Int, checks: String, lastAttempt: Bool) throws -> URL? {
-        let servers = backends.enumerated().map { "    server cosigner\($0.offset) 127.0.0.1:\($0.element.port ?? 0) check send-proxy-v2" }.joined(separator: "\n")
-        let config = try TestEnvironment.write("""
+    private func startHAProxy(
+        _ backends: [URL], port: Int, maxconn: Int, checks: String, lastAttempt: Bool
+    ) throws -> URL? {
+        let servers = backends.enumerated().map {
+            "    server cosigner\($0.offset) 127.0.0.1:\($0.element.port ?? 0) check send-proxy-v2"
+        }.joined(separator: "\n")
+        let config = try TestEnvironment.write(
+            """
             global
                 maxconn \(maxconn)
             defaults
@@ -129,7 +147,9 @@ final class CoSignerHAProxyTests: XCTestCase {
         let deadline = Date().addingTimeInterval(30)
         var answered = 0
         while Date() < deadline, answered < 2 * backends.count {
-            let ready = try TestEnvironment.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", url.appendingPathComponent("v3/ready").absoluteString])
+            let ready = try TestEnvironment.run(
+                "/usr/bin/curl",
+                ["-s", "-o", "/dev/null", "-w", "%{http_code}", url.appendingPathComponent("v3/ready").absoluteString])
             answered = ready.output == "200" ? answered + 1 : 0
             usleep(200_000)
         }
@@ -169,7 +189,8 @@ final class CoSignerHAProxyTests: XCTestCase {
             usleep(1_500_000)
             try? rig.start()
         }
-        XCTAssertGreaterThan(outcome.statuses[503, default: 0], 0, "some request met the stopped database: \(outcome.statuses)")
+        XCTAssertGreaterThan(
+            outcome.statuses[503, default: 0], 0, "some request met the stopped database: \(outcome.statuses)")
         try check(outcome, database: rig, name: database)
     }
 
@@ -187,17 +208,22 @@ final class CoSignerHAProxyTests: XCTestCase {
         // is about the co-signer's slots, not HAProxy's queue or a check taking the instance out.
         let proxy = try startHAProxy([instance.url], maxconn: 4096, checks: "inter 2s fall 2 rise 2")
         let port = try XCTUnwrap(proxy.port.map(UInt16.init))
-        let attack = SlowClients(port: port, addresses: (1...50).map { "127.0.1.\($0)" }, perAddress: 10, openings: [.body])
+        let attack = SlowClients(
+            port: port, addresses: (1...50).map { "127.0.1.\($0)" }, perAddress: 10, openings: [.body])
         attack.start()
         defer { attack.stop() }
-        try await Task.sleep(nanoseconds: 3_000_000_000)   // the attack takes the slots first
+        try await Task.sleep(nanoseconds: 3_000_000_000)  // the attack takes the slots first
         var report = ProbeReport()
         for _ in 0..<100 {
             let started = Date()
             let (status, failure) = timedGet("/v3/health", port: port, from: "127.0.2.1", within: 1)
             let elapsed = Date().timeIntervalSince(started)
             report.latencies.append(min(elapsed, 1))
-            if status == 200, elapsed <= 1 { report.succeeded += 1 } else { report.failures.append(failure ?? "status \(status.map(String.init) ?? "none")") }
+            if status == 200, elapsed <= 1 {
+                report.succeeded += 1
+            } else {
+                report.failures.append(failure ?? "status \(status.map(String.init) ?? "none")")
+            }
             try await Task.sleep(nanoseconds: 100_000_000)
         }
         let held = attack.current
@@ -207,8 +233,12 @@ final class CoSignerHAProxyTests: XCTestCase {
         print("starvation through haproxy: \(report); attack: \(held)")
         XCTAssertGreaterThanOrEqual(report.succeeded, 99, "\(report)")
         XCTAssertGreaterThan(held.closedByServer, 500, "the slow clients were cut and came back: \(held)")
-        XCTAssertTrue(said.contains("refused a connection from 127.0.1."), "the co-signer refused slow clients by their own addresses: \(said.suffix(2000))")
-        XCTAssertFalse(said.contains("proxy-header"), "every connection from HAProxy had a valid PROXY header: \(said.suffix(2000))")
+        XCTAssertTrue(
+            said.contains("refused a connection from 127.0.1."),
+            "the co-signer refused slow clients by their own addresses: \(said.suffix(2000))")
+        XCTAssertFalse(
+            said.contains("proxy-header"),
+            "every connection from HAProxy had a valid PROXY header: \(said.suffix(2000))")
     }
 
     // MARK: The clients
@@ -227,18 +257,26 @@ final class CoSignerHAProxyTests: XCTestCase {
         var eventDone = false
         var outcome = Outcome()
         func enrolled(_ key: String) { outcome.enrolledKeys.append(key) }
-        func signed(_ session: String, _ r: BigInt) { outcome.signatures.append((session, r)); completed += 1; if eventDone { outcome.after += 1 } else { outcome.before += 1 } }
+        func signed(_ session: String, _ r: BigInt) {
+            outcome.signatures.append((session, r))
+            completed += 1
+            if eventDone { outcome.after += 1 } else { outcome.before += 1 }
+        }
         func failed(_ error: Error) {
             let status: Int
             switch error {
-            case CoreError.serviceRefused(_, _, let code, _, _), CoreError.serviceHTTPStatus(_, _, let code): status = code
-            case ThresholdError.sessionAbandoned(let why): status = why.contains("503") ? 503 : why.contains("502") ? 502 : 0
+            case CoreError.serviceRefused(_, _, let code, _, _), CoreError.serviceHTTPStatus(_, _, let code):
+                status = code
+            case ThresholdError.sessionAbandoned(let why):
+                status = why.contains("503") ? 503 : why.contains("502") ? 502 : 0
             default: status = 0
             }
             outcome.statuses[status, default: 0] += 1
         }
         func markEvent() { eventDone = true }
-        func isTimeForTheEvent(signatures: Int, devices: Int) -> Bool { completed >= signatures && outcome.enrolledKeys.count >= devices }
+        func isTimeForTheEvent(signatures: Int, devices: Int) -> Bool {
+            completed >= signatures && outcome.enrolledKeys.count >= devices
+        }
     }
 
     /// Eight devices, each enrolling through the proxy and then signing `signaturesEach` relying
@@ -246,7 +284,9 @@ final class CoSignerHAProxyTests: XCTestCase {
     /// attempt fails (no answer, 5xx, the session abandoned) tries a new session, as a person
     /// would press "sign" again; a session it could not abandon (the co-signer unreachable just
     /// then) it abandons before the next one, so the key's one open session is freed.
-    private func signFromEightClients(database: String, proxy: URL, signaturesEach: Int, event: @escaping @Sendable () throws -> Void) async throws -> Outcome {
+    private func signFromEightClients(
+        database: String, proxy: URL, signaturesEach: Int, event: @escaping @Sendable () throws -> Void
+    ) async throws -> Outcome {
         let rpKey = try cli(["cosigner", "add-rp", "rp"], database)
         let codes = try (0..<8).map { try cli(["cosigner", "issue-code", "3800108571\($0)"], database) }
         let progress = Progress()
@@ -254,7 +294,9 @@ final class CoSignerHAProxyTests: XCTestCase {
         let watcher = Task {
             // After every device has enrolled (an enrollment cut by a failure is the device's to
             // start again with a new code; kill -9 during enrollments is CoSignerProcessTests').
-            while await !progress.isTimeForTheEvent(signatures: total / 3, devices: 8) { try await Task.sleep(nanoseconds: 20_000_000) }
+            while await !progress.isTimeForTheEvent(signatures: total / 3, devices: 8) {
+                try await Task.sleep(nanoseconds: 20_000_000)
+            }
             try event()
             await progress.markEvent()
         }
@@ -262,36 +304,54 @@ final class CoSignerHAProxyTests: XCTestCase {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<8 {
                 group.addTask {
-                    let device = DeviceAttestation(key: try DeviceKey(file: folder.appendingPathComponent("device\(index).key").path))
-                    let client = ThresholdClient(server: proxy, attestation: device, retry: RetryPolicy(attempts: 6, firstDelay: 0.2))
-                    let (share, registration) = try await client.enrollShare(code: codes[index], role: .sign,
-                                                                            clientPID: Transcript.taggedHash("device", [[UInt8(index)]]))
+                    let device = DeviceAttestation(
+                        key: try DeviceKey(file: folder.appendingPathComponent("device\(index).key").path))
+                    let client = ThresholdClient(
+                        server: proxy, attestation: device, retry: RetryPolicy(attempts: 6, firstDelay: 0.2))
+                    let (share, registration) = try await client.enrollShare(
+                        code: codes[index], role: .sign,
+                        clientPID: Transcript.taggedHash("device", [[UInt8(index)]]))
                     await progress.enrolled(WireFormat.hex(share.keyID))
                     var signed = 0, attempts = 0
                     var unfinished: String?
                     while signed < signaturesEach {
                         attempts += 1
                         guard attempts <= signaturesEach + 40 else {
-                            throw NSError(domain: "CoSignerHAProxyTests", code: 1, userInfo: [NSLocalizedDescriptionKey: "client \(index): \(attempts) attempts for \(signed) signatures"])
+                            throw NSError(
+                                domain: "CoSignerHAProxyTests", code: 1,
+                                userInfo: [
+                                    NSLocalizedDescriptionKey:
+                                        "client \(index): \(attempts) attempts for \(signed) signatures"
+                                ])
                         }
                         if let open = unfinished {
                             // Free the key: the earlier session's c3 never arrived.
                             do {
-                                _ = try await client.call("POST", "v3/mobile/session/\(open)/sign/abandon", ["reason": "c3-not-received"], token: registration.deviceToken)
+                                _ = try await client.call(
+                                    "POST", "v3/mobile/session/\(open)/sign/abandon", ["reason": "c3-not-received"],
+                                    token: registration.deviceToken)
                                 unfinished = nil
-                            } catch CoreError.serviceRefused(_, _, let status, _, _) where (400..<500).contains(status) {
-                                unfinished = nil   // it had ended already
+                            } catch CoreError.serviceRefused(_, _, let status, _, _) where (400..<500).contains(status)
+                            {
+                                unfinished = nil  // it had ended already
                             } catch {
                                 await progress.failed(error)
                                 try await Task.sleep(nanoseconds: 300_000_000)
                                 continue
                             }
                         }
-                        let digest = Array(Digest.compute(.sha256, over: Data("client \(index) signature \(signed) attempt \(attempts)".utf8)).bytes)
+                        let digest = Array(
+                            Digest.compute(
+                                .sha256, over: Data("client \(index) signature \(signed) attempt \(attempts)".utf8)
+                            ).bytes)
                         let session: String
                         do {
-                            let answer = try await client.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(digest),
-                                                                                        "displayText": "\(signed)"], apiKey: rpKey)
+                            let answer = try await client.call(
+                                "POST", "v3/rp/session",
+                                [
+                                    "keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(digest),
+                                    "displayText": "\(signed)",
+                                ], apiKey: rpKey)
                             session = try XCTUnwrap(answer["sessionID"] as? String)
                         } catch {
                             await progress.failed(error)
@@ -299,10 +359,16 @@ final class CoSignerHAProxyTests: XCTestCase {
                             continue
                         }
                         do {
-                            let approval = try await client.approveSession(sessionID: session, digest: digest, share: share.publicShare,
-                                                                           token: registration.deviceToken, guard: HAProxyShareGuard()) { share.secretKey }
-                            XCTAssertTrue(TwoPartySigning.verify(r: approval.r, s: approval.s, digest: try Digest(algorithm: .sha256, bytes: Data(digest)), publicKey: share.publicKey),
-                                          "client \(index): a signature handed to the device verifies")
+                            let approval = try await client.approveSession(
+                                sessionID: session, digest: digest, share: share.publicShare,
+                                token: registration.deviceToken, guard: HAProxyShareGuard()
+                            ) { share.secretKey }
+                            XCTAssertTrue(
+                                TwoPartySigning.verify(
+                                    r: approval.r, s: approval.s,
+                                    digest: try Digest(algorithm: .sha256, bytes: Data(digest)),
+                                    publicKey: share.publicKey),
+                                "client \(index): a signature handed to the device verifies")
                             if approval.delivered {
                                 await progress.signed(session, approval.r)
                                 signed += 1
@@ -311,10 +377,20 @@ final class CoSignerHAProxyTests: XCTestCase {
                                 unfinished = nil
                                 // Deliver it again until the co-signer confirms, as the caller must.
                                 for _ in 0..<50 {
-                                    if (try? await client.call("POST", "v3/mobile/session/\(session)/sign/finish",
-                                                               ["message": WireFormat.encode(ThresholdMessage.SignFinishRequest(signature: approval.signature))],
-                                                               token: registration.deviceToken)) != nil { break }
-                                    let state = try? await client.call("GET", "v3/mobile/session/\(session)", nil, token: registration.deviceToken)["state"] as? String
+                                    if (try? await client.call(
+                                        "POST", "v3/mobile/session/\(session)/sign/finish",
+                                        [
+                                            "message": WireFormat.encode(
+                                                ThresholdMessage.SignFinishRequest(signature: approval.signature))
+                                        ],
+                                        token: registration.deviceToken)) != nil
+                                    {
+                                        break
+                                    }
+                                    let state =
+                                        try? await client.call(
+                                            "GET", "v3/mobile/session/\(session)", nil, token: registration.deviceToken)[
+                                            "state"] as? String
                                     if state == "COMPLETE" { break }
                                     try await Task.sleep(nanoseconds: 300_000_000)
                                 }
@@ -338,21 +414,37 @@ final class CoSignerHAProxyTests: XCTestCase {
     }
 
     private func check(_ outcome: Outcome, database rig: PostgreSQLRig, name: String) throws {
-        print("haproxy: \(outcome.before) signatures before the failure, \(outcome.after) after; failed attempts by status: \(outcome.statuses.sorted { $0.key < $1.key })")
+        print(
+            "haproxy: \(outcome.before) signatures before the failure, \(outcome.after) after; failed attempts by status: \(outcome.statuses.sorted { $0.key < $1.key })"
+        )
         let databaseName = try XCTUnwrap(URL(string: name)?.path.dropFirst().description)
         XCTAssertEqual(outcome.signatures.count, 64, "every client got its eight signatures")
         XCTAssertGreaterThan(outcome.before, 0)
         XCTAssertGreaterThan(outcome.after, 0, "signing went on after the failure")
-        XCTAssertEqual(Set(outcome.signatures.map { Scalar.encode($0.r) }).count, outcome.signatures.count, "no r twice: no nonce share used twice")
+        XCTAssertEqual(
+            Set(outcome.signatures.map { Scalar.encode($0.r) }).count, outcome.signatures.count,
+            "no r twice: no nonce share used twice")
         // Every enrollment answered is kept, with nothing locked.
-        let keys = Set(try rig.psql(databaseName, "SELECT key_id FROM keys WHERE locked = 0").split(separator: "\n").map(String.init))
+        let keys = Set(
+            try rig.psql(databaseName, "SELECT key_id FROM keys WHERE locked = 0").split(separator: "\n").map(
+                String.init))
         XCTAssertEqual(keys, Set(outcome.enrolledKeys))
         // Every signature handed out is a COMPLETE session holding it; nothing is left open.
-        let complete = Set(try rig.psql(databaseName, "SELECT id FROM sessions WHERE state = 'COMPLETE' AND signature IS NOT NULL").split(separator: "\n").map(String.init))
-        XCTAssertEqual(complete, Set(outcome.signatures.map(\.session)), "the sessions COMPLETE are the signatures the devices hold")
-        XCTAssertEqual(try rig.psql(databaseName, "SELECT count(*) FROM sessions WHERE state IN ('COMMITTED', 'PROVED') OR protocol_state IS NOT NULL"), "0",
-                       "no session left open or holding a nonce share")
-        XCTAssertEqual(try rig.psql(databaseName, "SELECT count(*) FROM sessions WHERE state = 'FAILED'"), "0", "a failure of the service locks nothing")
+        let complete = Set(
+            try rig.psql(databaseName, "SELECT id FROM sessions WHERE state = 'COMPLETE' AND signature IS NOT NULL")
+                .split(separator: "\n").map(String.init))
+        XCTAssertEqual(
+            complete, Set(outcome.signatures.map(\.session)),
+            "the sessions COMPLETE are the signatures the devices hold")
+        XCTAssertEqual(
+            try rig.psql(
+                databaseName,
+                "SELECT count(*) FROM sessions WHERE state IN ('COMMITTED', 'PROVED') OR protocol_state IS NOT NULL"),
+            "0",
+            "no session left open or holding a nonce share")
+        XCTAssertEqual(
+            try rig.psql(databaseName, "SELECT count(*) FROM sessions WHERE state = 'FAILED'"), "0",
+            "a failure of the service locks nothing")
     }
 }
 

@@ -1,8 +1,9 @@
-@testable import CoSigner
 import Foundation
-@testable import TamgaCLI
 import TamgaTestSupport
 import XCTest
+
+@testable import CoSigner
+@testable import TamgaCLI
 
 /// The co-signer's commands with `--db postgresql://…`: `migrate` brings the schema up to date
 /// and says so, `issue-code` and `serve` work on the same database, a password in the URI is
@@ -21,7 +22,9 @@ final class CoSignerPostgreSQLCommandTests: XCTestCase {
 
         let (migrated, out, err) = await runTamgaInProcess(["cosigner", "migrate", "--db", secretURL])
         XCTAssertEqual(migrated, .success, err)
-        XCTAssertTrue(out.contains("schema version \(count) (\(count) migrations applied): postgresql://postgres:***@/\(name)"), out)
+        XCTAssertTrue(
+            out.contains("schema version \(count) (\(count) migrations applied): postgresql://postgres:***@/\(name)"),
+            out)
         let (_, again, _) = await runTamgaInProcess(["cosigner", "migrate", "--db", secretURL, "--json"])
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(again.utf8)) as? [String: Any], again)
         XCTAssertEqual(json["schemaVersion"] as? Int, count)
@@ -29,29 +32,42 @@ final class CoSignerPostgreSQLCommandTests: XCTestCase {
         XCTAssertFalse((out + err + again).contains("s3cret-pw"))
 
         // Every instance needs the same key: with a URI it is not guessed.
-        let (noKey, _, noKeyError) = await runTamgaInProcess(["cosigner", "issue-code", "38001085718", "--db", secretURL])
+        let (noKey, _, noKeyError) = await runTamgaInProcess([
+            "cosigner", "issue-code", "38001085718", "--db", secretURL,
+        ])
         XCTAssertEqual(noKey, .usage)
         XCTAssertTrue(noKeyError.contains("give --key FILE") && !noKeyError.contains("s3cret-pw"), noKeyError)
-        let (issued, code, issuedError) = await runTamgaInProcess(["cosigner", "issue-code", "38001085718", "--db", secretURL, "--key", key, "--create"])
+        let (issued, code, issuedError) = await runTamgaInProcess([
+            "cosigner", "issue-code", "38001085718", "--db", secretURL, "--key", key, "--create",
+        ])
         XCTAssertEqual(issued, .success, issuedError)
         XCTAssertEqual(code.trimmingCharacters(in: .whitespacesAndNewlines).count, 12, code)
         XCTAssertFalse(issuedError.contains("s3cret-pw"), issuedError)
         XCTAssertEqual(try rig.psql(name, "SELECT COUNT(*) FROM enrollment_codes"), "1")
 
         // serve on the same database and key: it starts, and answers a relying party registered by add-rp.
-        let (added, apiKey, _) = await runTamgaInProcess(["cosigner", "add-rp", "Test Bank", "--db", secretURL, "--key", key])
+        let (added, apiKey, _) = await runTamgaInProcess([
+            "cosigner", "add-rp", "Test Bank", "--db", secretURL, "--key", key,
+        ])
         XCTAssertEqual(added, .success)
         let binary = TestEnvironment.productsDirectory.appendingPathComponent("tamga").path
-        let (server, base) = try TestEnvironment.startListening(executable: binary, ["cosigner", "serve", "--db", secretURL, "--key", key])
+        let (server, base) = try TestEnvironment.startListening(
+            executable: binary, ["cosigner", "serve", "--db", secretURL, "--key", key])
         defer { TestEnvironment.terminate(server) }
-        let answer = try TestEnvironment.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H",
-                                                               "Authorization: Bearer \(apiKey.trimmingCharacters(in: .whitespacesAndNewlines))",
-                                                               base.appendingPathComponent("v3/rp/session/unknown").absoluteString])
+        let answer = try TestEnvironment.run(
+            "/usr/bin/curl",
+            [
+                "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H",
+                "Authorization: Bearer \(apiKey.trimmingCharacters(in: .whitespacesAndNewlines))",
+                base.appendingPathComponent("v3/rp/session/unknown").absoluteString,
+            ])
         XCTAssertEqual(answer.output, "404")
 
         // A schema from a newer tamga: refused, named, and left as it is.
         try rig.psql(name, "UPDATE tamga_schema SET version = 99")
-        let (newer, newerOutput, newerError) = await runTamgaInProcess(["cosigner", "migrate", "--db", secretURL, "--json"])
+        let (newer, newerOutput, newerError) = await runTamgaInProcess([
+            "cosigner", "migrate", "--db", secretURL, "--json",
+        ])
         XCTAssertEqual(newer, .inputRejected)
         XCTAssertTrue(newerOutput.contains("\"database-schema-newer\""), newerOutput + newerError)
         let refused = try TestEnvironment.run(binary, ["cosigner", "serve", "--db", secretURL, "--key", key])
@@ -60,8 +76,10 @@ final class CoSignerPostgreSQLCommandTests: XCTestCase {
         XCTAssertEqual(try rig.psql(name, "SELECT version FROM tamga_schema"), "99")
 
         // An unreachable database: a service failure that says so, without the password.
-        let (unreachable, unreachableOutput, unreachableError) = await runTamgaInProcess(["cosigner", "migrate", "--db",
-                                                                          "postgresql://postgres:s3cret-pw@/no_such_db?host=\(rig.socketDirectory)", "--json"])
+        let (unreachable, unreachableOutput, unreachableError) = await runTamgaInProcess([
+            "cosigner", "migrate", "--db",
+            "postgresql://postgres:s3cret-pw@/no_such_db?host=\(rig.socketDirectory)", "--json",
+        ])
         XCTAssertEqual(unreachable, .serviceFailed)
         XCTAssertTrue(unreachableOutput.contains("\"database-unavailable\""), unreachableOutput)
         XCTAssertFalse((unreachableOutput + unreachableError).contains("s3cret-pw"), unreachableError)

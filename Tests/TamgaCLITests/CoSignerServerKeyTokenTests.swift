@@ -28,8 +28,11 @@ final class CoSignerServerKeyTokenTests: XCTestCase {
     }
 
     /// Runs tamga (at most 120 s: a co-signer that wrongly starts must not hang the test).
-    private func tamga(_ arguments: [String], pin: String? = SoftHSMServerKeyTokens.pin) throws -> TestEnvironment.ProcessResult {
-        try TestEnvironment.run("/usr/bin/timeout", ["120", binary] + arguments, environment: tokens.environment(pin: pin))
+    private func tamga(
+        _ arguments: [String], pin: String? = SoftHSMServerKeyTokens.pin
+    ) throws -> TestEnvironment.ProcessResult {
+        try TestEnvironment.run(
+            "/usr/bin/timeout", ["120", binary] + arguments, environment: tokens.environment(pin: pin))
     }
 
     private func makeServerKey(_ label: String = "server-key", token: String = SoftHSMServerKeyTokens.label) throws {
@@ -38,13 +41,15 @@ final class CoSignerServerKeyTokenTests: XCTestCase {
     }
 
     private func serve(_ key: [String]) throws -> (Process, URL) {
-        try TestEnvironment.startListening(executable: binary, ["cosigner", "serve", "--db", database] + key, environment: tokens.environment())
+        try TestEnvironment.startListening(
+            executable: binary, ["cosigner", "serve", "--db", database] + key, environment: tokens.environment())
     }
 
     /// The database's files (the database and any WAL beside it) and their contents.
     private func databaseFiles() throws -> [String: Data] {
         var files: [String: Data] = [:]
-        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasPrefix("cosigner.db") {
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasPrefix("cosigner.db")
+        {
             files[name] = try Data(contentsOf: folder.appendingPathComponent(name))
         }
         return files
@@ -58,7 +63,8 @@ final class CoSignerServerKeyTokenTests: XCTestCase {
 
     /// Enrolls a sign key through `base` (the code issued with the server key options `key`).
     private func enroll(at base: URL, key: [String], pid: UInt8) async throws -> Enrolled {
-        let code = try tamga(["cosigner", "issue-code", "38001085718", "--db", database] + key).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let code = try tamga(["cosigner", "issue-code", "38001085718", "--db", database] + key).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)
         XCTAssertEqual(code.count, 12, code)
         let device = DeviceAttestation(key: try DeviceKey(file: folder.appendingPathComponent("device.key").path))
         let (share, registration) = try await ThresholdClient(server: base, attestation: device)
@@ -70,14 +76,21 @@ final class CoSignerServerKeyTokenTests: XCTestCase {
     private func sign(with key: Enrolled, at signer: URL, rpKey: String, _ text: String) async throws {
         let client = ThresholdClient(server: signer, attestation: key.device)
         let digest = Array(Digest.compute(.sha256, over: Data(text.utf8)).bytes)
-        let session = try await client.call("POST", "v3/rp/session", ["keyID": WireFormat.hex(key.share.keyID), "digest": WireFormat.hex(digest), "displayText": "t"],
-                                            apiKey: rpKey)
+        let session = try await client.call(
+            "POST", "v3/rp/session",
+            ["keyID": WireFormat.hex(key.share.keyID), "digest": WireFormat.hex(digest), "displayText": "t"],
+            apiKey: rpKey)
         let id = try XCTUnwrap(session["sessionID"] as? String)
         let share = key.share
-        let signature = try await client.approve(sessionID: id, digest: digest, share: share.publicShare, token: key.registration.deviceToken,
-                                                 guard: ShareStateFile(path: folder.appendingPathComponent("guard-\(UUID().uuidString)").path)) { share.secretKey }
-        XCTAssertTrue(TwoPartySigning.verify(r: signature.r, s: signature.s, digest: try Digest(algorithm: .sha256, bytes: Data(digest)), publicKey: share.publicKey),
-                      "signature \(text)")
+        let signature = try await client.approve(
+            sessionID: id, digest: digest, share: share.publicShare, token: key.registration.deviceToken,
+            guard: ShareStateFile(path: folder.appendingPathComponent("guard-\(UUID().uuidString)").path)
+        ) { share.secretKey }
+        XCTAssertTrue(
+            TwoPartySigning.verify(
+                r: signature.r, s: signature.s, digest: try Digest(algorithm: .sha256, bytes: Data(digest)),
+                publicKey: share.publicKey),
+            "signature \(text)")
     }
 
     /// Started with a token key it enrolls and signs; the server key is in the database, only
@@ -86,14 +99,16 @@ final class CoSignerServerKeyTokenTests: XCTestCase {
     func testATokenGuardedServerKeySignsAcrossRestartsAndInstances() async throws {
         try makeServerKey()
         let (first, firstURL) = try serve(tokenKey())
-        let rpKey = try tamga(["cosigner", "add-rp", "Bank", "--db", database] + tokenKey()).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let rpKey = try tamga(["cosigner", "add-rp", "Bank", "--db", database] + tokenKey()).output.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         XCTAssertEqual(rpKey.count, 64, rpKey)
         let enrolled = try await enroll(at: firstURL, key: tokenKey(), pid: 1)
         try await sign(with: enrolled, at: firstURL, rpKey: rpKey, "first")
         TestEnvironment.terminate(first)
 
         XCTAssertFalse(FileManager.default.fileExists(atPath: database + ".key"), "no key file is made")
-        let stored = try XCTUnwrap(try CoSignerStore.tokenWrappedServerKey(in: CoSignerStore.openDatabase(path: database)))
+        let stored = try XCTUnwrap(
+            try CoSignerStore.tokenWrappedServerKey(in: CoSignerStore.openDatabase(path: database)))
         XCTAssertEqual(stored.label, "server-key")
         XCTAssertEqual(stored.wrapped.count, 1 + 12 + 32 + 16, "format byte, IV, the wrapped 32 bytes, tag")
 
@@ -114,7 +129,8 @@ final class CoSignerServerKeyTokenTests: XCTestCase {
     /// database left as it was and no key file made.
     func testEveryWrongServerKeyIsRefusedAndChangesNothing() throws {
         try makeServerKey()
-        XCTAssertEqual(try tamga(["cosigner", "issue-code", "38001085718", "--db", database, "--create"] + tokenKey()).status, 0)
+        XCTAssertEqual(
+            try tamga(["cosigner", "issue-code", "38001085718", "--db", database, "--create"] + tokenKey()).status, 0)
         let before = try databaseFiles()
         let wrapped = try CoSignerStore.tokenWrappedServerKey(in: CoSignerStore.openDatabase(path: database))?.wrapped
         XCTAssertNotNil(wrapped)
@@ -122,23 +138,49 @@ final class CoSignerServerKeyTokenTests: XCTestCase {
         try tokens.pkcs11Tool(["--keygen", "--key-type", "AES:32", "--label", "extractable", "--extractable"])
         try tokens.pkcs11Tool(["--keygen", "--key-type", "AES:32", "--label", "readable"])
         try tokens.pkcs11Tool(["--keygen", "--key-type", "AES:16", "--label", "short", "--sensitive"])
-        for _ in 0..<2 { try tokens.pkcs11Tool(["--keygen", "--key-type", "AES:32", "--label", "twice", "--sensitive"]) }
+        for _ in 0..<2 {
+            try tokens.pkcs11Tool(["--keygen", "--key-type", "AES:32", "--label", "twice", "--sensitive"])
+        }
         try makeServerKey(token: SoftHSMServerKeyTokens.otherLabel)
         try makeServerKey("server-key-2")
 
         let cases: [(what: String, key: [String], pin: String?, exit: Int32, code: String, says: String)] = [
-            ("no such label", tokenKey("nope"), SoftHSMServerKeyTokens.pin, 3, "cosigner-server-key-not-found", "no secret key labelled nope"),
+            (
+                "no such label", tokenKey("nope"), SoftHSMServerKeyTokens.pin, 3, "cosigner-server-key-not-found",
+                "no secret key labelled nope"
+            ),
             // SoftHSM sets CKF_USER_PIN_COUNT_LOW after a failure: the message says it.
-            ("two keys under one label", tokenKey("twice"), SoftHSMServerKeyTokens.pin, 3, "cosigner-server-key-not-found", "2 secret keys labelled twice"),
-            ("wrong PIN", tokenKey(), "999999", 9, "wrong-pin", "failed tries were counted; it may lock the PIN soon. It was tried once and not again"),
+            (
+                "two keys under one label", tokenKey("twice"), SoftHSMServerKeyTokens.pin, 3,
+                "cosigner-server-key-not-found", "2 secret keys labelled twice"
+            ),
+            (
+                "wrong PIN", tokenKey(), "999999", 9, "wrong-pin",
+                "failed tries were counted; it may lock the PIN soon. It was tried once and not again"
+            ),
             ("no PIN", tokenKey(), nil, 2, "usage", "TAMGA_COSIGNER_TOKEN_PIN"),
-            ("extractable", tokenKey("extractable"), SoftHSMServerKeyTokens.pin, 3, "cosigner-server-key-unsafe", "CKA_EXTRACTABLE"),
-            ("not sensitive", tokenKey("readable"), SoftHSMServerKeyTokens.pin, 3, "cosigner-server-key-unsafe", "CKA_SENSITIVE"),
+            (
+                "extractable", tokenKey("extractable"), SoftHSMServerKeyTokens.pin, 3, "cosigner-server-key-unsafe",
+                "CKA_EXTRACTABLE"
+            ),
+            (
+                "not sensitive", tokenKey("readable"), SoftHSMServerKeyTokens.pin, 3, "cosigner-server-key-unsafe",
+                "CKA_SENSITIVE"
+            ),
             ("AES-128", tokenKey("short"), SoftHSMServerKeyTokens.pin, 3, "cosigner-server-key-unsafe", "AES-128"),
-            ("another token's key", tokenKey(token: SoftHSMServerKeyTokens.otherLabel), SoftHSMServerKeyTokens.pin, 3, "cosigner-server-key-mismatch",
-             "on token other-hsm does not open it"),
-            ("another key on the token", tokenKey("server-key-2"), SoftHSMServerKeyTokens.pin, 3, "cosigner-server-key-mismatch", "labelled server-key-2"),
-            ("a key file", ["--key", database + ".key"], nil, 3, "cosigner-server-key-mismatch", "--server-key pkcs11:server-key"),
+            (
+                "another token's key", tokenKey(token: SoftHSMServerKeyTokens.otherLabel), SoftHSMServerKeyTokens.pin,
+                3, "cosigner-server-key-mismatch",
+                "on token other-hsm does not open it"
+            ),
+            (
+                "another key on the token", tokenKey("server-key-2"), SoftHSMServerKeyTokens.pin, 3,
+                "cosigner-server-key-mismatch", "labelled server-key-2"
+            ),
+            (
+                "a key file", ["--key", database + ".key"], nil, 3, "cosigner-server-key-mismatch",
+                "--server-key pkcs11:server-key"
+            ),
             ("the default key file", [], nil, 3, "cosigner-server-key-mismatch", "--server-key pkcs11:server-key"),
         ]
         for refused in cases {
@@ -146,16 +188,21 @@ final class CoSignerServerKeyTokenTests: XCTestCase {
             XCTAssertEqual(result.status, refused.exit, "\(refused.what): \(result.error)")
             // A usage error (exit 2) says itself on stderr only, with the usage line.
             if refused.code != "usage" {
-                XCTAssertTrue(result.output.contains("\"code\":\"\(refused.code)\"") || result.output.contains("\"code\" : \"\(refused.code)\""),
-                              "\(refused.what): \(result.output)")
+                XCTAssertTrue(
+                    result.output.contains("\"code\":\"\(refused.code)\"")
+                        || result.output.contains("\"code\" : \"\(refused.code)\""),
+                    "\(refused.what): \(result.output)")
             }
             XCTAssertTrue(result.error.contains(refused.says), "\(refused.what): \(result.error)")
             XCTAssertEqual(try databaseFiles(), before, "\(refused.what): the database is unchanged")
-            XCTAssertFalse(FileManager.default.fileExists(atPath: database + ".key"), "\(refused.what): no key file is made")
+            XCTAssertFalse(
+                FileManager.default.fileExists(atPath: database + ".key"), "\(refused.what): no key file is made")
         }
-        XCTAssertEqual(try CoSignerStore.tokenWrappedServerKey(in: CoSignerStore.openDatabase(path: database))?.wrapped, wrapped)
+        XCTAssertEqual(
+            try CoSignerStore.tokenWrappedServerKey(in: CoSignerStore.openDatabase(path: database))?.wrapped, wrapped)
         // A label already taken is not made twice (two keys under one label could not be told apart).
-        let again = try tamga(["cosigner", "make-server-key", "pkcs11:server-key", "--token", SoftHSMServerKeyTokens.label] + module)
+        let again = try tamga(
+            ["cosigner", "make-server-key", "pkcs11:server-key", "--token", SoftHSMServerKeyTokens.label] + module)
         XCTAssertEqual(again.status, 3, again.error)
         XCTAssertTrue(again.error.contains("already taken"), again.error)
     }
@@ -167,8 +214,9 @@ final class CoSignerServerKeyTokenTests: XCTestCase {
         XCTAssertEqual(try tamga(["cosigner", "issue-code", "38001085718", "--db", database, "--create"]).status, 0)
         // What the first start of a file-key co-signer writes (its sealed ring-Pedersen
         // parameters), without the seconds of making real ones: the refusal looks only at rows.
-        try CoSignerStore.openDatabase(path: database).execute("INSERT INTO server_identity (id, pid, ring_pedersen, created_at) VALUES (1, ?, ?, 0)",
-                                                               [.blob([1]), .blob([2])])
+        try CoSignerStore.openDatabase(path: database).execute(
+            "INSERT INTO server_identity (id, pid, ring_pedersen, created_at) VALUES (1, ?, ?, 0)",
+            [.blob([1]), .blob([2])])
         let before = try databaseFiles()
         let result = try tamga(["cosigner", "serve", "--db", database, "--json"] + tokenKey())
         XCTAssertEqual(result.status, 3, result.error)
@@ -184,7 +232,8 @@ final class CoSignerServerKeyTokenTests: XCTestCase {
     func testAKeyFileDatabaseMovesToATokenKey() async throws {
         try makeServerKey()
         let (first, firstURL) = try serve([])
-        let rpKey = try tamga(["cosigner", "add-rp", "Bank", "--db", database]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let rpKey = try tamga(["cosigner", "add-rp", "Bank", "--db", database]).output.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let enrolled = try await enroll(at: firstURL, key: [], pid: 3)
         try await sign(with: enrolled, at: firstURL, rpKey: rpKey, "with the key file")
         TestEnvironment.terminate(first)
@@ -223,9 +272,16 @@ final class CoSignerServerKeyTokenTests: XCTestCase {
     func testAWrongPINIsTriedOnceAndALockedOneNotAtAll() throws {
         try makeServerKey()
         let mock = folder.appendingPathComponent("mock-token.so").path
-        let compilers = ["/opt/swift/usr/bin/clang", "/usr/bin/clang", "/usr/bin/gcc", "/usr/bin/cc"].filter { FileManager.default.isExecutableFile(atPath: $0) }
+        let compilers = ["/opt/swift/usr/bin/clang", "/usr/bin/clang", "/usr/bin/gcc", "/usr/bin/cc"].filter {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
         let compiler = try XCTUnwrap(compilers.first, "a C compiler (the Swift toolchain's clang)")
-        let built = try TestEnvironment.run(compiler, ["-shared", "-fPIC", "-I/usr/include/p11-kit-1", "-o", mock, TestEnvironment.fixture("mock/mock-token-pkcs11.c"), "-ldl"])
+        let built = try TestEnvironment.run(
+            compiler,
+            [
+                "-shared", "-fPIC", "-I/usr/include/p11-kit-1", "-o", mock,
+                TestEnvironment.fixture("mock/mock-token-pkcs11.c"), "-ldl",
+            ])
         XCTAssertEqual(built.status, 0, built.error)
         let log = folder.appendingPathComponent("logins.txt")
         func serve(_ variables: [String: String]) throws -> (result: TestEnvironment.ProcessResult, logins: Int) {
@@ -233,8 +289,12 @@ final class CoSignerServerKeyTokenTests: XCTestCase {
             var environment = tokens.environment(pin: "999999")
             environment["MOCK_LOGIN_LOG"] = log.path
             for (name, value) in variables { environment[name] = value }
-            let result = try TestEnvironment.run("/usr/bin/timeout", ["120", binary, "cosigner", "serve", "--db", database, "--json", "--server-key", "pkcs11:server-key",
-                                                                      "--token", SoftHSMServerKeyTokens.label, "--module", mock], environment: environment)
+            let result = try TestEnvironment.run(
+                "/usr/bin/timeout",
+                [
+                    "120", binary, "cosigner", "serve", "--db", database, "--json", "--server-key", "pkcs11:server-key",
+                    "--token", SoftHSMServerKeyTokens.label, "--module", mock,
+                ], environment: environment)
             let logins = (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n").count ?? 0
             return (result, logins)
         }
@@ -250,6 +310,7 @@ final class CoSignerServerKeyTokenTests: XCTestCase {
         XCTAssertEqual(locked.result.status, 9, locked.result.error)
         XCTAssertTrue(locked.result.output.contains("pin-blocked"), locked.result.output)
         XCTAssertEqual(locked.logins, 0, "a locked PIN is not tried")
-        XCTAssertFalse(FileManager.default.fileExists(atPath: database), "no database is made by a start that fails at the token")
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: database), "no database is made by a start that fails at the token")
     }
 }

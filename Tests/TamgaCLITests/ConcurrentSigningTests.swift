@@ -18,17 +18,21 @@ final class ConcurrentSigningTests: XCTestCase {
         let document = try TestEnvironment.write("signed by \(count) at once\n", named: "doc.txt", in: folder)
         let created = try TestEnvironment.run(binary, ["container", "create", container, document, "-q"])
         XCTAssertEqual(created.status, 0, created.error)
-        let key = TestEnvironment.fixture("pki/ec-p256.key.pem"), certificate = TestEnvironment.fixture("pki/ec-p256.cert.pem")
+        let key = TestEnvironment.fixture("pki/ec-p256.key.pem"),
+            certificate = TestEnvironment.fixture("pki/ec-p256.cert.pem")
         let script = """
-        for i in $(seq \(count)); do
-          "$0" sign "$1" --with "key:$2" --cert "$3" --profile B --role "signer $i" -q > "$4/out.$i" 2>&1 &
-        done
-        status=0
-        for job in $(jobs -p); do wait "$job" || status=1; done
-        exit $status
-        """
-        let result = try TestEnvironment.run("/bin/bash", ["-c", script, binary, container, key, certificate, folder.path])
-        let outputs = (1...count).map { (try? String(contentsOf: folder.appendingPathComponent("out.\($0)"), encoding: .utf8)) ?? "" }
+            for i in $(seq \(count)); do
+              "$0" sign "$1" --with "key:$2" --cert "$3" --profile B --role "signer $i" -q > "$4/out.$i" 2>&1 &
+            done
+            status=0
+            for job in $(jobs -p); do wait "$job" || status=1; done
+            exit $status
+            """
+        let result = try TestEnvironment.run(
+            "/bin/bash", ["-c", script, binary, container, key, certificate, folder.path])
+        let outputs = (1...count).map {
+            (try? String(contentsOf: folder.appendingPathComponent("out.\($0)"), encoding: .utf8)) ?? ""
+        }
         XCTAssertEqual(result.status, 0, outputs.joined(separator: "\n"))
         let opened = try Container(openingAt: container)
         XCTAssertEqual(opened.signatures.count, count, "every signature is kept")

@@ -1,14 +1,17 @@
 import Foundation
-@testable import TamgaCLI
 import TamgaTestSupport
 import XCTest
+
+@testable import TamgaCLI
 
 /// `$XDG_CONFIG_HOME/tamga/config.json`: what people set once (TSA, trust, PKCS#11 module,
 /// co-signer), used when no option says otherwise; a file that cannot be used names itself and
 /// the key.
 final class ConfigurationTests: XCTestCase {
     private var folder: URL!
-    private var environment: [String: String] { ["XDG_CONFIG_HOME": folder.appendingPathComponent("config").path, "HOME": folder.path] }
+    private var environment: [String: String] {
+        ["XDG_CONFIG_HOME": folder.appendingPathComponent("config").path, "HOME": folder.path]
+    }
     override func setUpWithError() throws { folder = try TestEnvironment.temporaryFolder("config") }
     override func tearDown() { TestEnvironment.removeFolder(folder) }
 
@@ -22,11 +25,16 @@ final class ConfigurationTests: XCTestCase {
         await runTamgaInProcess(words, environment: environment)
     }
 
-    private func signedContainer(profile: String = "B", extra: [String] = []) async throws -> (ExitCode, String, String) {
+    private func signedContainer(profile: String = "B", extra: [String] = []) async throws -> (ExitCode, String, String)
+    {
         let data = try TestEnvironment.write("x\n", named: "x.txt", in: folder)
         let pin = try TestEnvironment.write("test1234\n", named: "pin", in: folder)
-        return await tamga(["sign", folder.appendingPathComponent("c.asice").path, data, "--force", "--with", "key:\(TestEnvironment.pki("ec-p256.p12"))",
-                            "--pin-file", pin, "--profile", profile] + extra)
+        return await tamga(
+            [
+                "sign", folder.appendingPathComponent("c.asice").path, data, "--force", "--with",
+                "key:\(TestEnvironment.pki("ec-p256.p12"))",
+                "--pin-file", pin, "--profile", profile,
+            ] + extra)
     }
 
     func testTheTSAComesFromTheFileAndTheOptionWins() async throws {
@@ -37,7 +45,8 @@ final class ConfigurationTests: XCTestCase {
         XCTAssertEqual(code, .success, err)
         XCTAssertTrue(out.contains("profile T"), out)
         // --tsa wins over the file: a TSA that refuses fails the signature.
-        let (refused, _, refusedErr) = try await signedContainer(profile: "T", extra: ["--tsa", services.url("tsa/unavailable").absoluteString])
+        let (refused, _, refusedErr) = try await signedContainer(
+            profile: "T", extra: ["--tsa", services.url("tsa/unavailable").absoluteString])
         XCTAssertEqual(refused, .serviceFailed, refusedErr)
     }
 
@@ -48,13 +57,20 @@ final class ConfigurationTests: XCTestCase {
         let (unconfigured, _, _) = await tamga(["verify", container, "--min-profile", "B"])
         XCTAssertEqual(unconfigured, .trustNotEstablished)
         // Anchor files named relative to the configuration's folder.
-        try FileManager.default.createDirectory(at: folder.appendingPathComponent("config/tamga"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: TestEnvironment.pki("root.cert.pem"), toPath: folder.appendingPathComponent("config/tamga/root.pem").path)
-        try configure(#"{ "trust": { "anchors": ["root.pem"], "intermediates": ["\#(TestEnvironment.pki("issuing-ca.cert.pem"))"] } }"#)
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("config/tamga"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: TestEnvironment.pki("root.cert.pem"),
+            toPath: folder.appendingPathComponent("config/tamga/root.pem").path)
+        try configure(
+            #"{ "trust": { "anchors": ["root.pem"], "intermediates": ["\#(TestEnvironment.pki("issuing-ca.cert.pem"))"] } }"#
+        )
         let (configured, out, _) = await tamga(["verify", container, "--min-profile", "B"])
         XCTAssertEqual(configured, .success, out)
         // --trust wins: another anchor, and the signature is no longer trusted.
-        let (overridden, _, _) = await tamga(["verify", container, "--min-profile", "B", "--trust", TestEnvironment.pki("tsa.cert.pem")])
+        let (overridden, _, _) = await tamga([
+            "verify", container, "--min-profile", "B", "--trust", TestEnvironment.pki("tsa.cert.pem"),
+        ])
         XCTAssertEqual(overridden, .trustNotEstablished)
         try configure(#"{ "trust": "cache" }"#)
         let (cache, _, cacheErr) = await tamga(["verify", container, "--min-profile", "B"])
@@ -69,7 +85,8 @@ final class ConfigurationTests: XCTestCase {
         try configure(#"{ "cosigner": "http://127.0.0.1:9", "pkcs11Module": "/nonexistent/libmissing-pkcs11.so" }"#)
         var withPIN = environment
         withPIN["TAMGA_PIN"] = "24680"
-        let (enroll, _, enrollErr) = await runTamgaInProcess(["threshold", "enroll", "--code", "X", "--account", "me"], environment: withPIN)
+        let (enroll, _, enrollErr) = await runTamgaInProcess(
+            ["threshold", "enroll", "--code", "X", "--account", "me"], environment: withPIN)
         XCTAssertEqual(enroll, .serviceFailed, enrollErr)
         XCTAssertTrue(enrollErr.contains("127.0.0.1:9"), enrollErr)
         let (tokens, _, tokensErr) = await tamga(["tokens"])
@@ -79,9 +96,11 @@ final class ConfigurationTests: XCTestCase {
 
     func testAFileThatCannotBeUsedNamesTheFileAndTheKey() async throws {
         let file = folder.appendingPathComponent("config/tamga/config.json").path
-        for (json, key) in [("{ not json", nil), (#"{ "tsaa": "http://x" }"#, "tsaa"), (#"{ "tsa": 5 }"#, "tsa"),
-                            (#"{ "trust": { "anchor": ["a.pem"] } }"#, "trust.anchor"), (#"{ "trust": "everything" }"#, "trust"),
-                            (#"{ "mobileID": [] }"#, "mobileID")] as [(String, String?)] {
+        for (json, key) in [
+            ("{ not json", nil), (#"{ "tsaa": "http://x" }"#, "tsaa"), (#"{ "tsa": 5 }"#, "tsa"),
+            (#"{ "trust": { "anchor": ["a.pem"] } }"#, "trust.anchor"), (#"{ "trust": "everything" }"#, "trust"),
+            (#"{ "mobileID": [] }"#, "mobileID"),
+        ] as [(String, String?)] {
             try configure(json)
             let (code, out, err) = await tamga(["verify", "/nonexistent.asice", "--json"])
             XCTAssertEqual(code, .inputRejected, json)
@@ -90,8 +109,10 @@ final class ConfigurationTests: XCTestCase {
             XCTAssertTrue(out.contains("\"code\" : \"config-malformed\""), out)
         }
         // Commands that need nothing from it are not stopped by it.
-        let (listed, _, _) = await tamga(["container", "create", folder.appendingPathComponent("d.asice").path,
-                                          try TestEnvironment.write("y", named: "y.txt", in: folder)])
+        let (listed, _, _) = await tamga([
+            "container", "create", folder.appendingPathComponent("d.asice").path,
+            try TestEnvironment.write("y", named: "y.txt", in: folder),
+        ])
         XCTAssertEqual(listed, .success)
     }
 }

@@ -1,8 +1,9 @@
-import XCTest
-@testable import TamgaCLI
 import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@testable import TamgaCLI
 
 /// `container timestamp`, and ASiC-S in `container ls`, `container extract` and `verify`, run
 /// in-process with the loopback TSA.
@@ -37,13 +38,17 @@ final class ContainerTimestampCommandTests: XCTestCase {
         return path("x.asice")
     }
 
-    private var trust: [String] { ["--trust", TestEnvironment.pki("root.cert.pem"), "--certs", TestEnvironment.pki("issuing-ca.cert.pem")] }
+    private var trust: [String] {
+        ["--trust", TestEnvironment.pki("root.cert.pem"), "--certs", TestEnvironment.pki("issuing-ca.cert.pem")]
+    }
 
     func testTimestampThenListVerifyAndExtract() async throws {
         let input = try await makeContainer()
         let before = try TestEnvironment.bytes(input)
         let output = path("x.asice.asics")
-        let (code, out, err) = await tamga(["container", "timestamp", input, output, "--tsa", services.url("tsa").absoluteString, "--json"])
+        let (code, out, err) = await tamga([
+            "container", "timestamp", input, output, "--tsa", services.url("tsa").absoluteString, "--json",
+        ])
         XCTAssertEqual(code, .success, err)
         let listing = try json(out)
         XCTAssertEqual(listing["type"] as? String, "ASiC-S")
@@ -82,8 +87,9 @@ final class ContainerTimestampCommandTests: XCTestCase {
     func testVerifyExitCodes() async throws {
         let input = try await makeContainer()
         let output = path("v.asics")
-        let (code, _, err) = await tamga(["container", "timestamp", input, output, "-q"],
-                                         environment: ["TAMGA_TSA_URL": services.url("tsa").absoluteString])
+        let (code, _, err) = await tamga(
+            ["container", "timestamp", input, output, "-q"],
+            environment: ["TAMGA_TSA_URL": services.url("tsa").absoluteString])
         XCTAssertEqual(code, .success, err)
         // No trust: intact, TSA not trusted.
         let (untrusted, untrustedOut, _) = await tamga(["verify", output])
@@ -94,10 +100,13 @@ final class ContainerTimestampCommandTests: XCTestCase {
     func testTSAFailureExitsSevenAndWritesNothing() async throws {
         let input = try await makeContainer()
         let output = path("f.asics")
-        let (code, _, err) = await tamga(["container", "timestamp", input, output, "--tsa", services.url("tsa/unavailable").absoluteString])
+        let (code, _, err) = await tamga([
+            "container", "timestamp", input, output, "--tsa", services.url("tsa/unavailable").absoluteString,
+        ])
         XCTAssertEqual(code, .serviceFailed, err)
         XCTAssertFalse(FileManager.default.fileExists(atPath: output))
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".tamga-") }, [])
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".tamga-") }, [])
     }
 
     func testUsageAndRefusals() async throws {
@@ -118,7 +127,9 @@ final class ContainerTimestampCommandTests: XCTestCase {
         let (exists, _, existsErr) = await tamga(["container", "timestamp", input, existing, "--tsa", tsa])
         XCTAssertEqual(exists, .inputRejected, existsErr)
         XCTAssertEqual(try TestEnvironment.bytes(existing), Data("keep".utf8))
-        let (forced, _, forcedErr) = await tamga(["container", "timestamp", input, existing, "--tsa", tsa, "--force", "-q"])
+        let (forced, _, forcedErr) = await tamga([
+            "container", "timestamp", input, existing, "--tsa", tsa, "--force", "-q",
+        ])
         XCTAssertEqual(forced, .success, forcedErr)
         let (addCode, _, addErr) = await tamga(["container", "add", existing, input, "--json"])
         XCTAssertEqual(addCode, .inputRejected)

@@ -1,9 +1,10 @@
 import Foundation
+import TamgaTestSupport
+import XCTest
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TamgaTestSupport
-import XCTest
 
 /// libpq and libmicrohttpd are loaded when the co-signer first needs them, and OpenSSL, libxml2,
 /// SQLite and p11-kit when a command first calls one of their functions
@@ -22,9 +23,12 @@ final class DeferredLibrariesTests: XCTestCase {
         let dynamic = try TestEnvironment.run("/usr/bin/readelf", ["-d", binary])
         XCTAssertEqual(dynamic.status, 0, dynamic.error)
         let needed = dynamic.output.split(separator: "\n").filter { $0.contains("(NEEDED)") }
-        XCTAssertTrue(needed.contains { $0.contains("libpcsclite.so.1") }, "a library it does link is listed: \(needed)")
-        for deferred in ["libpq.so", "libmicrohttpd.so", "libgnutls", "libkrb5", "libldap",
-                         "libssl.so", "libcrypto.so", "libxml2.so", "libsqlite3.so", "libp11-kit.so", "libicuuc.so"] {
+        XCTAssertTrue(
+            needed.contains { $0.contains("libpcsclite.so.1") }, "a library it does link is listed: \(needed)")
+        for deferred in [
+            "libpq.so", "libmicrohttpd.so", "libgnutls", "libkrb5", "libldap",
+            "libssl.so", "libcrypto.so", "libxml2.so", "libsqlite3.so", "libp11-kit.so", "libicuuc.so",
+        ] {
             XCTAssertFalse(needed.contains { $0.contains(deferred) }, "\(deferred) is loaded at start-up: \(needed)")
         }
     }
@@ -46,11 +50,16 @@ final class DeferredLibrariesTests: XCTestCase {
     /// command that verifies a container loads OpenSSL and libxml2 (and ICU with it), and still
     /// not SQLite or p11-kit.
     func testShortCommandsLoadNoneOfTheLazyLibraries() throws {
-        let lazy = ["libssl.so.3", "libcrypto.so.3", "libxml2.so.2", "libsqlite3.so.0", "libp11-kit.so.0", "libicuuc.so"]
+        let lazy = [
+            "libssl.so.3", "libcrypto.so.3", "libxml2.so.2", "libsqlite3.so.0", "libp11-kit.so.0", "libicuuc.so",
+        ]
         for arguments in [["--version"], ["--version", "--json"], ["help"], ["readers", "--json"], ["readers"]] {
-            let loaded = try loadedLibraries(arguments, environment: ["PCSCLITE_CSOCK_NAME": folder.appendingPathComponent("no-pcscd").path])
+            let loaded = try loadedLibraries(
+                arguments, environment: ["PCSCLITE_CSOCK_NAME": folder.appendingPathComponent("no-pcscd").path])
             XCTAssertTrue(loaded.contains { $0.hasPrefix("libpcsclite.so") }, "the loader's report was read: \(loaded)")
-            for library in lazy { XCTAssertFalse(loaded.contains { $0.hasPrefix(library) }, "\(arguments) loaded \(library): \(loaded)") }
+            for library in lazy {
+                XCTAssertFalse(loaded.contains { $0.hasPrefix(library) }, "\(arguments) loaded \(library): \(loaded)")
+            }
         }
         let data = try TestEnvironment.write("lazy\n", named: "data.txt", in: folder)
         let container = folder.appendingPathComponent("c.asice").path
@@ -60,7 +69,8 @@ final class DeferredLibrariesTests: XCTestCase {
             XCTAssertTrue(verifying.contains { $0.hasPrefix(library) }, "verify loads \(library): \(verifying)")
         }
         for library in ["libsqlite3.so.0", "libp11-kit.so.0"] {
-            XCTAssertFalse(verifying.contains { $0.hasPrefix(library) }, "verify does not load \(library): \(verifying)")
+            XCTAssertFalse(
+                verifying.contains { $0.hasPrefix(library) }, "verify does not load \(library): \(verifying)")
         }
     }
 
@@ -73,8 +83,10 @@ final class DeferredLibrariesTests: XCTestCase {
         XCTAssertTrue(version.output.hasPrefix("tamga "), version.output)
         let libraries = try runWithout("libcrypto.so.3", ["--version", "--libraries"])
         XCTAssertEqual(libraries.status, 0, libraries.error)
-        XCTAssertTrue(libraries.output.contains("OpenSSL: cannot be loaded (/usr/lib/x86_64-linux-gnu/libcrypto.so.3:")
-                      || libraries.output.contains("OpenSSL: cannot be loaded (/lib/x86_64-linux-gnu/libcrypto.so.3:"), libraries.output)
+        XCTAssertTrue(
+            libraries.output.contains("OpenSSL: cannot be loaded (/usr/lib/x86_64-linux-gnu/libcrypto.so.3:")
+                || libraries.output.contains("OpenSSL: cannot be loaded (/lib/x86_64-linux-gnu/libcrypto.so.3:"),
+            libraries.output)
         let data = try TestEnvironment.write("needs OpenSSL\n", named: "data.txt", in: folder)
         let container = folder.appendingPathComponent("c.asice").path
         let create = try runWithout("libcrypto.so.3", ["container", "create", container, data])
@@ -83,7 +95,9 @@ final class DeferredLibrariesTests: XCTestCase {
         XCTAssertTrue(create.error.contains("Install the libssl3 package."), create.error)
         XCTAssertFalse(FileManager.default.fileExists(atPath: container), "nothing was written")
         // `.c.asice.tamga-lock` stays by design (ContainerLock); a `.c.asice.tamga-XXXXXX` would be a half-written container.
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains(".tamga-") && !$0.hasSuffix(".tamga-lock") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+            $0.contains(".tamga-") && !$0.hasSuffix(".tamga-lock")
+        }
         XCTAssertEqual(leftovers, [], "no temporary file is left")
     }
 
@@ -93,9 +107,12 @@ final class DeferredLibrariesTests: XCTestCase {
         let version = try TestEnvironment.run(binary, ["--version"])
         XCTAssertEqual(version.status, 0, version.error)
         let database = folder.appendingPathComponent("cosigner.db").path
-        let (process, url) = try TestEnvironment.startListening(executable: binary, ["cosigner", "serve", "--db", database])
+        let (process, url) = try TestEnvironment.startListening(
+            executable: binary, ["cosigner", "serve", "--db", database])
         defer { TestEnvironment.terminate(process) }
-        let health = try TestEnvironment.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", url.appendingPathComponent("v3/health").absoluteString])
+        let health = try TestEnvironment.run(
+            "/usr/bin/curl",
+            ["-s", "-o", "/dev/null", "-w", "%{http_code}", url.appendingPathComponent("v3/health").absoluteString])
         XCTAssertEqual(health.output, "200")
         // Through cat: /proc files report no size, and a read by size sees nothing.
         let maps = try TestEnvironment.run("/bin/cat", ["/proc/\(process.processIdentifier)/maps"]).output
@@ -111,16 +128,19 @@ final class DeferredLibrariesTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: path), "\(path) is installed (make test installs it)")
         let empty = try TestEnvironment.write("", named: "empty.so", in: folder)
         let quoted = ([binary] + arguments).map { "'\($0)'" }.joined(separator: " ")
-        return try TestEnvironment.run("/usr/bin/unshare", ["-m", "/bin/sh", "-c", "mount --bind '\(empty)' '\(path)' && exec \(quoted)"])
+        return try TestEnvironment.run(
+            "/usr/bin/unshare", ["-m", "/bin/sh", "-c", "mount --bind '\(empty)' '\(path)' && exec \(quoted)"])
     }
 
     func testAMissingLibpqIsNamedWithItsPackage() throws {
-        let result = try runWithout("libpq.so.5", ["cosigner", "migrate", "--db", "postgresql:///tamga?host=\(folder.path)"])
+        let result = try runWithout(
+            "libpq.so.5", ["cosigner", "migrate", "--db", "postgresql:///tamga?host=\(folder.path)"])
         XCTAssertNotEqual(result.status, 0)
         XCTAssertTrue(result.error.contains("PostgreSQL needs libpq, which cannot be loaded"), result.error)
         XCTAssertTrue(result.error.contains("install the libpq5 package"), result.error)
         // With the library there, the same command gets as far as connecting.
-        let connecting = try TestEnvironment.run(binary, ["cosigner", "migrate", "--db", "postgresql:///tamga?host=\(folder.path)"])
+        let connecting = try TestEnvironment.run(
+            binary, ["cosigner", "migrate", "--db", "postgresql:///tamga?host=\(folder.path)"])
         XCTAssertNotEqual(connecting.status, 0)
         XCTAssertTrue(connecting.error.contains("cannot connect to PostgreSQL"), connecting.error)
     }

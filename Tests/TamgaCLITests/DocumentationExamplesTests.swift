@@ -1,8 +1,9 @@
 import Foundation
 import TamgaCore
-@testable import TamgaCLI
 import TamgaTestSupport
 import XCTest
+
+@testable import TamgaCLI
 
 /// Every command example of README.md and docs/*.md — a ```sh or ```console block that runs
 /// tamga — is run here against the test services, in document order in one folder, or is marked
@@ -47,8 +48,12 @@ final class DocumentationExamplesTests: XCTestCase {
         var place: String { "\(file):\(line)" }
     }
 
-    static let documents = ["README.md"] + ((try? FileManager.default.contentsOfDirectory(
-        atPath: TestEnvironment.repository.appendingPathComponent("docs").path)) ?? []).filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+    static let documents =
+        ["README.md"]
+        + ((try? FileManager.default.contentsOfDirectory(
+            atPath: TestEnvironment.repository.appendingPathComponent("docs").path)) ?? []).filter {
+            $0.hasSuffix(".md")
+        }.sorted().map { "docs/" + $0 }
 
     /// The fenced sh/console blocks of `file` that invoke tamga.
     static func examples(in file: String) throws -> [Example] {
@@ -58,25 +63,38 @@ final class DocumentationExamplesTests: XCTestCase {
         var index = 0
         while index < lines.count {
             let fence = lines[index]
-            guard fence.hasPrefix("```") else { index += 1; continue }
+            guard fence.hasPrefix("```") else {
+                index += 1
+                continue
+            }
             let language = String(fence.dropFirst(3)).trimmingCharacters(in: .whitespaces)
             let start = index
             var body: [String] = []
             index += 1
-            while index < lines.count, !lines[index].hasPrefix("```") { body.append(lines[index]); index += 1 }
+            while index < lines.count, !lines[index].hasPrefix("```") {
+                body.append(lines[index])
+                index += 1
+            }
             index += 1
             guard ["sh", "console", "shell", "bash"].contains(language),
-                  body.contains(where: { $0.range(of: #"(^|\$ |[ =])tamga "#, options: .regularExpression) != nil }) else { continue }
+                body.contains(where: { $0.range(of: #"(^|\$ |[ =])tamga "#, options: .regularExpression) != nil })
+            else { continue }
             var reason: String? = nil
             var rigs: [String] = []
-            if start > 0, let match = lines[start - 1].range(of: #"^<!-- not run: (.+) -->$"#, options: .regularExpression) {
-                reason = String(lines[start - 1][match]).dropFirst("<!-- not run: ".count).dropLast(" -->".count).trimmingCharacters(in: .whitespaces)
+            if start > 0,
+                let match = lines[start - 1].range(of: #"^<!-- not run: (.+) -->$"#, options: .regularExpression)
+            {
+                reason = String(lines[start - 1][match]).dropFirst("<!-- not run: ".count).dropLast(" -->".count)
+                    .trimmingCharacters(in: .whitespaces)
             }
-            if start > 0, let match = lines[start - 1].range(of: #"^<!-- run with: (.+) -->$"#, options: .regularExpression) {
+            if start > 0,
+                let match = lines[start - 1].range(of: #"^<!-- run with: (.+) -->$"#, options: .regularExpression)
+            {
                 rigs = String(lines[start - 1][match]).dropFirst("<!-- run with: ".count).dropLast(" -->".count)
                     .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             }
-            examples.append(Example(file: file, line: start + 1, language: language, lines: body, notRun: reason, rigs: rigs))
+            examples.append(
+                Example(file: file, line: start + 1, language: language, lines: body, notRun: reason, rigs: rigs))
         }
         return examples
     }
@@ -86,9 +104,17 @@ final class DocumentationExamplesTests: XCTestCase {
         for file in Self.documents {
             for example in try Self.examples(in: file) {
                 count += 1
-                XCTAssertTrue(["sh", "console"].contains(example.language), "\(example.place): use ```sh (commands) or ```console ($ commands and output)")
-                if let reason = example.notRun { XCTAssertFalse(reason.isEmpty, "\(example.place): say why it is not run") }
-                for rig in example.rigs { XCTAssertTrue(Self.rigNames.contains(rig), "\(example.place): no test rig \(rig) (there are \(Self.rigNames.sorted()))") }
+                XCTAssertTrue(
+                    ["sh", "console"].contains(example.language),
+                    "\(example.place): use ```sh (commands) or ```console ($ commands and output)")
+                if let reason = example.notRun {
+                    XCTAssertFalse(reason.isEmpty, "\(example.place): say why it is not run")
+                }
+                for rig in example.rigs {
+                    XCTAssertTrue(
+                        Self.rigNames.contains(rig),
+                        "\(example.place): no test rig \(rig) (there are \(Self.rigNames.sorted()))")
+                }
             }
         }
         XCTAssertGreaterThan(count, 5)
@@ -122,35 +148,51 @@ final class DocumentationExamplesTests: XCTestCase {
         let pki = folder.appendingPathComponent(".pki")
         try FileManager.default.copyItem(atPath: TestEnvironment.fixture("pki"), toPath: pki.path)
         services = try TestServices(port: 8788, pki: pki.path)
-        for (name, text) in [("contract.pdf", "%PDF-1.4 a contract\n"), ("annex.xlsx", "PK annex"), ("photo.jpg", "\u{FF}\u{D8} a photo"),
-                             ("report.pdf", "%PDF-1.4 a report\n"), ("data.csv", "a,b\n1,2\n"), ("pin.txt", "test1234\n")] {
+        for (name, text) in [
+            ("contract.pdf", "%PDF-1.4 a contract\n"), ("annex.xlsx", "PK annex"),
+            ("photo.jpg", "\u{FF}\u{D8} a photo"),
+            ("report.pdf", "%PDF-1.4 a report\n"), ("data.csv", "a,b\n1,2\n"), ("pin.txt", "test1234\n"),
+        ] {
             try TestEnvironment.write(text, named: name, in: folder)
         }
-        for (name, fixture) in [("signer.p12", "ec-p256.p12"), ("key.pem", "ec-p256.key.pem"), ("cert.pem", "ec-p256.cert.pem"),
-                                ("issuing-ca.pem", "issuing-ca.cert.pem"), ("tsa-root.pem", "root.cert.pem"), ("root.cert.pem", "root.cert.pem"),
-                                ("issuing-ca.cert.pem", "issuing-ca.cert.pem")] {
-            try FileManager.default.copyItem(atPath: TestEnvironment.pki(fixture), toPath: folder.appendingPathComponent(name).path)
+        for (name, fixture) in [
+            ("signer.p12", "ec-p256.p12"), ("key.pem", "ec-p256.key.pem"), ("cert.pem", "ec-p256.cert.pem"),
+            ("issuing-ca.pem", "issuing-ca.cert.pem"), ("tsa-root.pem", "root.cert.pem"),
+            ("root.cert.pem", "root.cert.pem"),
+            ("issuing-ca.cert.pem", "issuing-ca.cert.pem"),
+        ] {
+            try FileManager.default.copyItem(
+                atPath: TestEnvironment.pki(fixture), toPath: folder.appendingPathComponent(name).path)
         }
         // What a mobile-ID app sends back (App2App guide): an M400 presentation, as the SP's
         // file and inside the app's callback URL (its base64url, unpadded), written out here
         // and not with tamga's own encoder.
-        let m400 = #"{"cmd":"400","request":"presentation","trxcode":"20240813025840401CBEAB157","type":"mip","version":"1.0.0","#
+        let m400 =
+            #"{"cmd":"400","request":"presentation","trxcode":"20240813025840401CBEAB157","type":"mip","version":"1.0.0","#
             + #""vp":{"authType":["pin","face"],"data":"a1b2c3","did":"did:kr:mobileid:abc","encryptType":2,"keyType":2,"nonce":"5a1f","presentType":1,"type":"VERIFY"}}"#
         try TestEnvironment.write(m400, named: "m400.json", in: folder)
-        let data = Data(m400.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        let data = Data(m400.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(
+            of: "/", with: "_"
+        )
+        .replacingOccurrences(of: "=", with: "")
         try TestEnvironment.write("spDemo://verify?success=true&data=\(data)\n", named: "callback.txt", in: folder)
         let home = folder.appendingPathComponent("home")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         // The password a person would type at the prompt.
-        return ["PATH": TestEnvironment.productsDirectory.path + ":/usr/bin:/bin", "HOME": home.path, "TAMGA_PIN": "test1234", "LC_ALL": "C.UTF-8"]
+        return [
+            "PATH": TestEnvironment.productsDirectory.path + ":/usr/bin:/bin", "HOME": home.path,
+            "TAMGA_PIN": "test1234", "LC_ALL": "C.UTF-8",
+        ]
     }
 
     /// The example's text with the services it names replaced by the test services.
     private func local(_ text: String) -> String {
         let tsa = services.url("tsa").absoluteString
-        var text = text.replacingOccurrences(of: "https://tsa.example/tsa", with: tsa).replacingOccurrences(of: "https://tsa.example/", with: tsa)
-        if let cosigner { text = text.replacingOccurrences(of: "http://127.0.0.1:41899", with: cosigner.url.absoluteString) }
+        var text = text.replacingOccurrences(of: "https://tsa.example/tsa", with: tsa).replacingOccurrences(
+            of: "https://tsa.example/", with: tsa)
+        if let cosigner {
+            text = text.replacingOccurrences(of: "http://127.0.0.1:41899", with: cosigner.url.absoluteString)
+        }
         return text
     }
 
@@ -158,15 +200,22 @@ final class DocumentationExamplesTests: XCTestCase {
     private func masked(_ text: String) -> String {
         text.replacingOccurrences(of: folder.path, with: "<folder>")
             .replacingOccurrences(of: folder.resolvingSymlinksInPath().path, with: "<folder>")
-            .replacingOccurrences(of: #"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"#, with: "<time>", options: .regularExpression)
-            .replacingOccurrences(of: #"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"#, with: "<uuid>", options: .regularExpression)
+            .replacingOccurrences(
+                of: #"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"#, with: "<time>", options: .regularExpression
+            )
+            .replacingOccurrences(
+                of: #"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"#, with: "<uuid>",
+                options: .regularExpression
+            )
             .replacingOccurrences(of: #"sign key [0-9a-f]{16}"#, with: "sign key <keyID>", options: .regularExpression)
             // compare's table: milliseconds and the signature file's size (it holds the OCSP
             // response and the certificate issued in this run), with the padding after them,
             // which follows their width.
             .replacingOccurrences(of: #"(?m)\d+\.\d / \d+\.\d( +|$)"#, with: "<ms> ", options: .regularExpression)
             .replacingOccurrences(of: #"(?m), \d+ B XML( +|$)"#, with: ", <n> B XML ", options: .regularExpression)
-            .replacingOccurrences(of: #"serial [0-9a-f]{16}, slot "SoftHSM slot ID 0x[0-9a-f]+""#, with: "serial <serial>, slot <slot>", options: .regularExpression)
+            .replacingOccurrences(
+                of: #"serial [0-9a-f]{16}, slot "SoftHSM slot ID 0x[0-9a-f]+""#, with: "serial <serial>, slot <slot>",
+                options: .regularExpression)
     }
 
     /// Starts the rigs `example` asks for that are not running yet; the environment it runs in.
@@ -177,7 +226,8 @@ final class DocumentationExamplesTests: XCTestCase {
             environment.merge(rigEnvironment[rig] ?? [:]) { $1 }
         }
         // The signer's PIN: the last rig named that has one decides (card, token, cosigner).
-        for (rig, pin) in [("card", "12345"), ("token", "123456"), ("cosigner", "24680")] where example.rigs.contains(rig) { environment["TAMGA_PIN"] = pin }
+        for (rig, pin) in [("card", "12345"), ("token", "123456"), ("cosigner", "24680")]
+        where example.rigs.contains(rig) { environment["TAMGA_PIN"] = pin }
         if !example.rigs.isEmpty { environment["TAMGA_TSA_URL"] = services.url("tsa").absoluteString }
         return environment
     }
@@ -192,71 +242,121 @@ final class DocumentationExamplesTests: XCTestCase {
         case "token":
             // A token of this run's own, named and filled as make demo does (scripts/demo.sh).
             let softhsm = folder.appendingPathComponent(".softhsm")
-            try FileManager.default.createDirectory(at: softhsm.appendingPathComponent("tokens"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: softhsm.appendingPathComponent("tokens"), withIntermediateDirectories: true)
             let configuration = softhsm.appendingPathComponent("softhsm2.conf").path
-            try "directories.tokendir = \(softhsm.appendingPathComponent("tokens").path)\nobjectstore.backend = file\nlog.level = ERROR\nslots.removable = false\n"
+            try
+                "directories.tokendir = \(softhsm.appendingPathComponent("tokens").path)\nobjectstore.backend = file\nlog.level = ERROR\nslots.removable = false\n"
                 .write(toFile: configuration, atomically: true, encoding: .utf8)
             let environment = ["SOFTHSM2_CONF": configuration, "PATH": "/usr/bin:/bin"]
-            for (program, arguments) in [("/usr/bin/softhsm2-util", ["--init-token", "--free", "--label", "demo-token", "--so-pin", "12345678", "--pin", "123456"]),
-                                         ("/usr/bin/pkcs11-tool", ["--module", SoftHSMToken.module, "--token-label", "demo-token", "--login", "--pin", "123456",
-                                                                   "--write-object", TestEnvironment.pki("other-ec-p256.key.pem"), "--type", "privkey",
-                                                                   "--id", "01", "--label", "demo-key", "--usage-sign"]),
-                                         ("/usr/bin/pkcs11-tool", ["--module", SoftHSMToken.module, "--token-label", "demo-token", "--login", "--pin", "123456",
-                                                                   "--write-object", TestEnvironment.pki("other-ec-p256.cert.der"), "--type", "cert",
-                                                                   "--id", "01", "--label", "demo-key"])] {
+            for (program, arguments) in [
+                (
+                    "/usr/bin/softhsm2-util",
+                    ["--init-token", "--free", "--label", "demo-token", "--so-pin", "12345678", "--pin", "123456"]
+                ),
+                (
+                    "/usr/bin/pkcs11-tool",
+                    [
+                        "--module", SoftHSMToken.module, "--token-label", "demo-token", "--login", "--pin", "123456",
+                        "--write-object", TestEnvironment.pki("other-ec-p256.key.pem"), "--type", "privkey",
+                        "--id", "01", "--label", "demo-key", "--usage-sign",
+                    ]
+                ),
+                (
+                    "/usr/bin/pkcs11-tool",
+                    [
+                        "--module", SoftHSMToken.module, "--token-label", "demo-token", "--login", "--pin", "123456",
+                        "--write-object", TestEnvironment.pki("other-ec-p256.cert.der"), "--type", "cert",
+                        "--id", "01", "--label", "demo-key",
+                    ]
+                ),
+            ] {
                 let result = try TestEnvironment.run(program, arguments, environment: environment)
                 XCTAssertEqual(result.status, 0, "\(program): \(result.output)\(result.error)")
             }
             return ["SOFTHSM2_CONF": configuration]
         case "cosigner":
             let pki = folder.appendingPathComponent(".pki")
-            cosigner = try TestEnvironment.startListening(executable: tamga, [
-                "cosigner", "serve", "--db", folder.appendingPathComponent("cosigner.db").path,
-                "--ca-cert", pki.appendingPathComponent("issuing-ca.cert.pem").path, "--ca-key", pki.appendingPathComponent("issuing-ca.key.pem").path,
-                "--ca-index", pki.appendingPathComponent("issuing-ca.index.txt").path, "--ocsp", services.url("ocsp").absoluteString])
+            cosigner = try TestEnvironment.startListening(
+                executable: tamga,
+                [
+                    "cosigner", "serve", "--db", folder.appendingPathComponent("cosigner.db").path,
+                    "--ca-cert", pki.appendingPathComponent("issuing-ca.cert.pem").path, "--ca-key",
+                    pki.appendingPathComponent("issuing-ca.key.pem").path,
+                    "--ca-index", pki.appendingPathComponent("issuing-ca.index.txt").path, "--ocsp",
+                    services.url("ocsp").absoluteString,
+                ])
             return [:]
         case "rp-session":
             guard let cosigner else { throw RigError("rp-session needs the cosigner rig first") }
             let database = folder.appendingPathComponent("cosigner.db").path
-            let key = try TestEnvironment.run(tamga, ["cosigner", "add-rp", "Test Bank", "--db", database]).output.trimmingCharacters(in: .whitespacesAndNewlines)
-            let publicShare = URL(fileURLWithPath: base["HOME"] ?? "").appendingPathComponent(".local/share/tamga/threshold/38001085718/sign.public")
-            let keyID = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(contentsOf: publicShare)) as? [String: Any])?["keyID"] as? String,
-                                      "rp-session: no split key enrolled for 38001085718 by an earlier example")
+            let key = try TestEnvironment.run(tamga, ["cosigner", "add-rp", "Test Bank", "--db", database]).output
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let publicShare = URL(fileURLWithPath: base["HOME"] ?? "").appendingPathComponent(
+                ".local/share/tamga/threshold/38001085718/sign.public")
+            let keyID = try XCTUnwrap(
+                (try JSONSerialization.jsonObject(with: Data(contentsOf: publicShare)) as? [String: Any])?["keyID"]
+                    as? String,
+                "rp-session: no split key enrolled for 38001085718 by an earlier example")
             let digest = Digest.compute(.sha256, over: Data("a loan agreement".utf8)).hex
-            let created = try TestEnvironment.run("/usr/bin/curl", ["-s", "-X", "POST", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer \(key)",
-                                                                    "-d", "{\"keyID\":\"\(keyID)\",\"digest\":\"\(digest)\",\"displayText\":\"Open an account\"}",
-                                                                    cosigner.url.absoluteString + "/v3/rp/session"])
-            session = try XCTUnwrap((try? JSONSerialization.jsonObject(with: Data(created.output.utf8)) as? [String: Any])?["sessionID"] as? String, created.output)
+            let created = try TestEnvironment.run(
+                "/usr/bin/curl",
+                [
+                    "-s", "-X", "POST", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer \(key)",
+                    "-d", "{\"keyID\":\"\(keyID)\",\"digest\":\"\(digest)\",\"displayText\":\"Open an account\"}",
+                    cosigner.url.absoluteString + "/v3/rp/session",
+                ])
+            session = try XCTUnwrap(
+                (try? JSONSerialization.jsonObject(with: Data(created.output.utf8)) as? [String: Any])?["sessionID"]
+                    as? String, created.output)
             return [:]
         case "demo.asice":
             // As make demo leaves it before the card signs: three files, two signatures.
             let files = folder.appendingPathComponent(".demo-files")
             try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
-            for (name, text) in [("agreement ö #1.txt", "We agree.\n"), ("invoice.json", "{\"total\": 100}\n"), ("scan.bin", "\u{0}\u{1}\u{2} a scan")] {
+            for (name, text) in [
+                ("agreement ö #1.txt", "We agree.\n"), ("invoice.json", "{\"total\": 100}\n"),
+                ("scan.bin", "\u{0}\u{1}\u{2} a scan"),
+            ] {
                 try TestEnvironment.write(text, named: name, in: files)
             }
             let demo = folder.appendingPathComponent("demo.asice").path
             var environment = base
             environment["TAMGA_TSA_URL"] = services.url("tsa").absoluteString
-            for arguments in [["container", "create", demo] + ["agreement ö #1.txt", "invoice.json", "scan.bin"].map { files.appendingPathComponent($0).path },
-                              ["container", "create", folder.appendingPathComponent("compare.asice").path] + ["agreement ö #1.txt", "invoice.json"].map { files.appendingPathComponent($0).path },
-                              ["sign", demo, "--with", "key:" + TestEnvironment.pki("ec-p256.p12"), "--role", "Tenant"],
-                              ["sign", demo, "--with", "key:" + TestEnvironment.pki("rsa-2048.key.pem"), "--cert", TestEnvironment.pki("rsa-2048.cert.pem"), "--role", "Landlord"]] {
+            for arguments in [
+                ["container", "create", demo]
+                    + ["agreement ö #1.txt", "invoice.json", "scan.bin"].map { files.appendingPathComponent($0).path },
+                ["container", "create", folder.appendingPathComponent("compare.asice").path]
+                    + ["agreement ö #1.txt", "invoice.json"].map { files.appendingPathComponent($0).path },
+                ["sign", demo, "--with", "key:" + TestEnvironment.pki("ec-p256.p12"), "--role", "Tenant"],
+                [
+                    "sign", demo, "--with", "key:" + TestEnvironment.pki("rsa-2048.key.pem"), "--cert",
+                    TestEnvironment.pki("rsa-2048.cert.pem"), "--role", "Landlord",
+                ],
+            ] {
                 let result = try TestEnvironment.run(tamga, arguments, environment: environment)
                 XCTAssertEqual(result.status, 0, "\(arguments): \(result.output)\(result.error)")
             }
             return [:]
         case "verify-files":
             let demo = folder.appendingPathComponent("demo.asice").path
-            guard FileManager.default.fileExists(atPath: demo) else { throw RigError("verify-files needs demo.asice first") }
-            let tampered = try TestEnvironment.run("/usr/bin/python3", [TestEnvironment.script("asice-tamper.py"), demo,
-                                                                        folder.appendingPathComponent("tampered.asice").path, "flip-byte", "invoice.json"])
+            guard FileManager.default.fileExists(atPath: demo) else {
+                throw RigError("verify-files needs demo.asice first")
+            }
+            let tampered = try TestEnvironment.run(
+                "/usr/bin/python3",
+                [
+                    TestEnvironment.script("asice-tamper.py"), demo,
+                    folder.appendingPathComponent("tampered.asice").path, "flip-byte", "invoice.json",
+                ])
             XCTAssertEqual(tampered.status, 0, tampered.error)
-            let chain = try String(contentsOfFile: TestEnvironment.pki("issuing-ca.cert.pem"), encoding: .utf8)
+            let chain =
+                try String(contentsOfFile: TestEnvironment.pki("issuing-ca.cert.pem"), encoding: .utf8)
                 + String(contentsOfFile: TestEnvironment.pki("root.cert.pem"), encoding: .utf8)
             try TestEnvironment.write(chain, named: "chain.pem", in: folder)
             for (name, fixture) in [("EE.xml", "tsl/tsl-good.xml"), ("tsl-signer.pem", "tsl/tsl-signer.cert.pem")] {
-                try FileManager.default.copyItem(atPath: TestEnvironment.fixture(fixture), toPath: folder.appendingPathComponent(name).path)
+                try FileManager.default.copyItem(
+                    atPath: TestEnvironment.fixture(fixture), toPath: folder.appendingPathComponent(name).path)
             }
             return [:]
         default:
@@ -271,8 +371,12 @@ final class DocumentationExamplesTests: XCTestCase {
             return (0...actual.count).contains { matches(Array(shown.dropFirst()), Array(actual.dropFirst($0))) }
         }
         guard let line = actual.first else { return false }
-        let pattern = "^" + first.components(separatedBy: "…").map(NSRegularExpression.escapedPattern(for:)).joined(separator: ".*") + "$"
-        return line.range(of: pattern, options: .regularExpression) != nil && matches(Array(shown.dropFirst()), Array(actual.dropFirst()))
+        let pattern =
+            "^"
+            + first.components(separatedBy: "…").map(NSRegularExpression.escapedPattern(for:)).joined(separator: ".*")
+            + "$"
+        return line.range(of: pattern, options: .regularExpression) != nil
+            && matches(Array(shown.dropFirst()), Array(actual.dropFirst()))
     }
 
     private func shell(_ script: String, _ environment: [String: String]) throws -> TestEnvironment.ProcessResult {
@@ -288,8 +392,10 @@ final class DocumentationExamplesTests: XCTestCase {
                 let environment = try self.environment(for: example, base: base)
                 var example = example
                 if example.rigs.contains("rp-session"), let session {
-                    example = Example(file: example.file, line: example.line, language: example.language,
-                                      lines: example.lines.map { $0.replacingOccurrences(of: "SESSION", with: session) }, notRun: nil, rigs: example.rigs)
+                    example = Example(
+                        file: example.file, line: example.line, language: example.language,
+                        lines: example.lines.map { $0.replacingOccurrences(of: "SESSION", with: session) }, notRun: nil,
+                        rigs: example.rigs)
                 }
                 if example.language == "sh" {
                     let result = try shell("set -e\n" + local(example.lines.joined(separator: "\n")), environment)
@@ -317,11 +423,15 @@ final class DocumentationExamplesTests: XCTestCase {
                 var oneWord: Set<Int> = []
                 for (number, entry) in commands.enumerated() {
                     var command = local(entry.command)
-                    for (word, file) in printed { command = command.replacingOccurrences(of: word, with: "\"$(cat \(file))\"") }
+                    for (word, file) in printed {
+                        command = command.replacingOccurrences(of: word, with: "\"$(cat \(file))\"")
+                    }
                     let shown = entry.shown.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
                     script += "printf '@@%d@@\\n' \(number)\n(exit $status)\n"
-                    if shown.count == 1, let word = shown.first?.trimmingCharacters(in: .whitespaces), !word.contains(" "), word.count >= 6,
-                       commands.dropFirst(number + 1).contains(where: { $0.command.contains(word) }) {
+                    if shown.count == 1, let word = shown.first?.trimmingCharacters(in: .whitespaces),
+                        !word.contains(" "), word.count >= 6,
+                        commands.dropFirst(number + 1).contains(where: { $0.command.contains(word) })
+                    {
                         let file = ".output-\(number)"
                         printed.append((word, file))
                         oneWord.insert(number)
@@ -334,17 +444,25 @@ final class DocumentationExamplesTests: XCTestCase {
                 let result = try shell(script, environment)
                 // Split at the markers (a command that printed nothing gives an empty part).
                 let outputs = masked(result.output).components(separatedBy: "\n")
-                    .split(omittingEmptySubsequences: false, whereSeparator: { $0.hasPrefix("@@") && $0.hasSuffix("@@") }).dropFirst().map { Array($0) }
+                    .split(
+                        omittingEmptySubsequences: false, whereSeparator: { $0.hasPrefix("@@") && $0.hasSuffix("@@") }
+                    ).dropFirst().map { Array($0) }
                 XCTAssertEqual(outputs.count, commands.count, "\(example.place): \(result.output)")
                 for (number, (entry, actual)) in zip(commands, outputs).enumerated() {
                     let got = actual.filter { !$0.isEmpty }
                     if oneWord.contains(number) {
                         // Made at run time (the enrollment code): one word, like the one shown.
-                        XCTAssertTrue(got.count == 1 && !got[0].contains(" "), "\(example.place): $ \(entry.command)\nprinted:\n\(got.joined(separator: "\n"))")
+                        XCTAssertTrue(
+                            got.count == 1 && !got[0].contains(" "),
+                            "\(example.place): $ \(entry.command)\nprinted:\n\(got.joined(separator: "\n"))")
                         continue
                     }
-                    let shown = masked(local(entry.shown.joined(separator: "\n"))).components(separatedBy: "\n").filter { !$0.isEmpty }
-                    XCTAssertTrue(Self.matches(shown, got), "\(example.place): $ \(entry.command)\nshown:\n\(shown.joined(separator: "\n"))\nprinted:\n\(got.joined(separator: "\n"))")
+                    let shown = masked(local(entry.shown.joined(separator: "\n"))).components(separatedBy: "\n").filter
+                    { !$0.isEmpty }
+                    XCTAssertTrue(
+                        Self.matches(shown, got),
+                        "\(example.place): $ \(entry.command)\nshown:\n\(shown.joined(separator: "\n"))\nprinted:\n\(got.joined(separator: "\n"))"
+                    )
                 }
             }
         }

@@ -1,8 +1,9 @@
-import XCTest
-@testable import TamgaCLI
 import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@testable import TamgaCLI
 
 /// The hostile-input probe's smaller findings, at the command line: names from a container
 /// printed escaped (exact in JSON), help for command groups, a FIFO refused, colliding names
@@ -23,7 +24,8 @@ final class HostileNameCommandTests: XCTestCase {
 
     private func assertNoRawUnsafe(_ text: String, _ what: String, line: UInt = #line) {
         let bad = text.unicodeScalars.filter { TerminalText.isUnsafe($0) && $0 != "\n" }
-        XCTAssertTrue(bad.isEmpty, "\(what) prints raw U+\(bad.map { String($0.value, radix: 16) }): \(text)", line: line)
+        XCTAssertTrue(
+            bad.isEmpty, "\(what) prints raw U+\(bad.map { String($0.value, radix: 16) }): \(text)", line: line)
     }
 
     private func hostileContainer() async throws -> String {
@@ -56,14 +58,17 @@ final class HostileNameCommandTests: XCTestCase {
         let (extractCode, extracted, _) = await tamga(["container", "extract", container, "--to", out])
         XCTAssertEqual(extractCode, .success)
         assertNoRawUnsafe(extracted, "container extract")
-        XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/" + Self.rlo), "the file itself keeps its exact name")
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: out + "/" + Self.rlo), "the file itself keeps its exact name")
 
         let (_, verify, _) = await tamga(["verify", container])
         assertNoRawUnsafe(verify, "verify")
         XCTAssertTrue(verify.contains("invoice\\u{202E}fdp.exe"), verify)
 
         // An error that quotes a name: escaped on stderr, exact in JSON.
-        let (missingCode, _, missing) = await tamga(["container", "extract", container, "gone\u{202E}.txt", "--to", out])
+        let (missingCode, _, missing) = await tamga([
+            "container", "extract", container, "gone\u{202E}.txt", "--to", out,
+        ])
         XCTAssertEqual(missingCode, .inputRejected)
         assertNoRawUnsafe(missing, "an error message")
         XCTAssertTrue(missing.contains("gone\\u{202E}.txt"), missing)
@@ -73,8 +78,10 @@ final class HostileNameCommandTests: XCTestCase {
         let container = try await hostileContainer()
         let renamed = path("signed\u{202E}.asice")
         try FileManager.default.moveItem(atPath: container, toPath: renamed)
-        let (code, out, err) = await tamga(["sign", renamed, "--with", "key:\(TestEnvironment.pki("rsa-2048.key.pem"))",
-                                            "--cert", TestEnvironment.pki("rsa-2048.cert.pem"), "--profile", "B"])
+        let (code, out, err) = await tamga([
+            "sign", renamed, "--with", "key:\(TestEnvironment.pki("rsa-2048.key.pem"))",
+            "--cert", TestEnvironment.pki("rsa-2048.cert.pem"), "--profile", "B",
+        ])
         XCTAssertEqual(code, .success, err)
         assertNoRawUnsafe(out, "sign")
         XCTAssertTrue(out.contains("signed\\u{202E}.asice"), out)
@@ -84,14 +91,18 @@ final class HostileNameCommandTests: XCTestCase {
 
     func testHelpForEveryCommandGroupListsItsSubcommands() async {
         let groups = Dictionary(grouping: TamgaCommandLine.commands.filter { $0.path.count > 1 }, by: { $0.path[0] })
-        XCTAssertTrue(Set(groups.keys).isSuperset(of: ["container", "threshold", "cosigner", "card", "mobileid"]), "\(groups.keys)")
+        XCTAssertTrue(
+            Set(groups.keys).isSuperset(of: ["container", "threshold", "cosigner", "card", "mobileid"]),
+            "\(groups.keys)")
         for (group, members) in groups {
             for words in [["help", group], [group, "--help"], ["--help", group], [group, "-h"]] {
                 let (code, out, err) = await tamga(words)
                 XCTAssertEqual(code, .success, "\(words): \(err)")
                 XCTAssertTrue(out.hasPrefix("Usage: tamga \(group) SUBCOMMAND"), "\(words): \(out)")
                 for member in members {
-                    XCTAssertTrue(out.contains("  \(member.path.dropFirst().joined(separator: " "))  "), "\(words) omits \(member.path): \(out)")
+                    XCTAssertTrue(
+                        out.contains("  \(member.path.dropFirst().joined(separator: " "))  "),
+                        "\(words) omits \(member.path): \(out)")
                     XCTAssertTrue(out.contains(member.abstract), "\(words) omits what \(member.path) does")
                 }
             }
@@ -131,15 +142,23 @@ final class HostileNameCommandTests: XCTestCase {
     // MARK: docs/cli.md says what the code does
 
     private static let everyContainerError: [ContainerError] = [
-        .fileNotFound("f"), .unreadableInput(path: "p", reason: "r"), .ioFailure(path: "p", reason: "r"), .malformedZip("z"),
-        .unsupportedZip("z"), .ambiguousZip("z"), .unsafeEntryName("n"), .duplicateEntry("n"), .mimetypeMissing, .mimetypeNotFirst, .mimetypeWrong("m"),
-        .manifestMissing, .malformedManifest("m"), .manifestMismatch("m"), .malformedXML(file: "f", reason: "r"), .corruptEntry("e"),
-        .entryTooLarge(name: "n", limit: 1), .containerSigned, .dataFileExists("n"), .dataFileNotFound("n"), .invalidDataFileName("n"),
-        .emptyDataFile("p"), .noDataFiles, .wouldOverwrite("p"), .extractionCollision(first: "a", second: "b", path: "p"),
-        .dataDescriptorMismatch("d"), .noPendingSignature, .signatureValueRejected("s"), .signingCertificateUnsuitable("s"),
-        .alreadyExists("p"), .invalidMediaType("t"), .invalidSignatureProperty("v"), .asicsMimetypeWrong("m"), .asicsDataObjectCount([]),
+        .fileNotFound("f"), .unreadableInput(path: "p", reason: "r"), .ioFailure(path: "p", reason: "r"),
+        .malformedZip("z"),
+        .unsupportedZip("z"), .ambiguousZip("z"), .unsafeEntryName("n"), .duplicateEntry("n"), .mimetypeMissing,
+        .mimetypeNotFirst, .mimetypeWrong("m"),
+        .manifestMissing, .malformedManifest("m"), .manifestMismatch("m"), .malformedXML(file: "f", reason: "r"),
+        .corruptEntry("e"),
+        .entryTooLarge(name: "n", limit: 1), .containerSigned, .dataFileExists("n"), .dataFileNotFound("n"),
+        .invalidDataFileName("n"),
+        .emptyDataFile("p"), .noDataFiles, .wouldOverwrite("p"),
+        .extractionCollision(first: "a", second: "b", path: "p"),
+        .dataDescriptorMismatch("d"), .noPendingSignature, .signatureValueRejected("s"),
+        .signingCertificateUnsuitable("s"),
+        .alreadyExists("p"), .invalidMediaType("t"), .invalidSignatureProperty("v"), .asicsMimetypeWrong("m"),
+        .asicsDataObjectCount([]),
         .asicsDataObjectInFolder("n"), .asicsSignatureConflict("s"), .unsupportedSignatureFormat("f"), .asicsReadOnly,
-        .malformedDDOC("d"), .ddocReadOnly, .ddocContentNotInDocument("n"), .contentNotGiven("n"), .digestAlgorithmNotGiven(file: "n", given: "g", needed: "d"),
+        .malformedDDOC("d"), .ddocReadOnly, .ddocContentNotInDocument("n"), .contentNotGiven("n"),
+        .digestAlgorithmNotGiven(file: "n", given: "g", needed: "d"),
     ]
 
     /// The codes of docs/cli.md's "Error codes" table with their exit codes.
@@ -150,18 +169,30 @@ final class HostileNameCommandTests: XCTestCase {
         for error in Self.everyContainerError {
             let (code, exit) = TamgaCommandLine.classify(error)
             XCTAssertEqual(code, error.code)
-            XCTAssertEqual(documented[code], [exit.rawValue], "docs/cli.md gives \(code) exit \(documented[code].map { "\($0.sorted())" } ?? "nothing"), the code gives \(exit.rawValue)")
+            XCTAssertEqual(
+                documented[code], [exit.rawValue],
+                "docs/cli.md gives \(code) exit \(documented[code].map { "\($0.sorted())" } ?? "nothing"), the code gives \(exit.rawValue)"
+            )
         }
         // Every exit code the document names is one that ExitCode has.
-        let docs = try String(contentsOf: TestEnvironment.repository.appendingPathComponent("docs/cli.md"), encoding: .utf8)
-        let mentioned = try NSRegularExpression(pattern: "(?:\\(exit|exits?|exit code) ([0-9]+)|^\\| ([0-9]+) \\|", options: .anchorsMatchLines)
+        let docs = try String(
+            contentsOf: TestEnvironment.repository.appendingPathComponent("docs/cli.md"), encoding: .utf8)
+        let mentioned = try NSRegularExpression(
+            pattern: "(?:\\(exit|exits?|exit code) ([0-9]+)|^\\| ([0-9]+) \\|", options: .anchorsMatchLines)
         var seen = Set<Int32>()
         for match in mentioned.matches(in: docs, range: NSRange(docs.startIndex..., in: docs)) {
             for group in [1, 2] {
-                if let range = Range(match.range(at: group), in: docs), let number = Int32(docs[range]) { seen.insert(number) }
+                if let range = Range(match.range(at: group), in: docs), let number = Int32(docs[range]) {
+                    seen.insert(number)
+                }
             }
         }
-        for number in seen { XCTAssertNotNil(ExitCode(rawValue: number), "docs/cli.md names exit \(number), which ExitCode does not have") }
-        XCTAssertEqual(seen.filter { ExitCode(rawValue: $0) != nil }.count, ExitCode.allCases.count, "the table lists every exit code: \(seen.sorted())")
+        for number in seen {
+            XCTAssertNotNil(
+                ExitCode(rawValue: number), "docs/cli.md names exit \(number), which ExitCode does not have")
+        }
+        XCTAssertEqual(
+            seen.filter { ExitCode(rawValue: $0) != nil }.count, ExitCode.allCases.count,
+            "the table lists every exit code: \(seen.sorted())")
     }
 }

@@ -16,7 +16,9 @@ enum JSONSchemaSubset {
         var found: [String] = []
         if let object = value as? [String: Any] {
             let properties = schema["properties"] as? [String: [String: Any]] ?? [:]
-            for key in schema["required"] as? [String] ?? [] where object[key] == nil { found.append("\(path): \"\(key)\" is missing") }
+            for key in schema["required"] as? [String] ?? [] where object[key] == nil {
+                found.append("\(path): \"\(key)\" is missing")
+            }
             for (key, item) in object {
                 if let property = properties[key] {
                     found += problems(item, against: property, at: "\(path).\(key)")
@@ -40,7 +42,8 @@ enum JSONSchemaSubset {
         case "string": return value is String
         case "null": return value is NSNull
         case "boolean": return isBoolean(value)
-        case "integer": return !isBoolean(value) && (value as? NSNumber).map { $0.doubleValue == $0.doubleValue.rounded() } == true
+        case "integer":
+            return !isBoolean(value) && (value as? NSNumber).map { $0.doubleValue == $0.doubleValue.rounded() } == true
         case "number": return !isBoolean(value) && value is NSNumber
         default: return false
         }
@@ -51,5 +54,12 @@ enum JSONSchemaSubset {
     private static func isBoolean(_ value: Any) -> Bool { String(describing: type(of: value)).contains("Boolean") }
 
     private static func equal(_ a: Any, _ b: Any) -> Bool { "\(a)" == "\(b)" }
-    private static func describe(_ value: Any) -> String { isBoolean(value) ? "a boolean" : value is String ? "a string" : value is NSNull ? "null" : value is [Any] ? "an array" : value is [String: Any] ? "an object" : "a number" }
+    private static func describe(_ value: Any) -> String {
+        isBoolean(value)
+            ? "a boolean"
+            : value is String
+                ? "a string"
+                : value is NSNull
+                    ? "null" : value is [Any] ? "an array" : value is [String: Any] ? "an object" : "a number"
+    }
 }

@@ -16,15 +16,23 @@ final class MockTokenTests: XCTestCase {
         token = try SoftHSMToken.shared.get()
         folder = try TestEnvironment.temporaryFolder("mock-token")
         mockModule = folder.appendingPathComponent("mock-token.so").path
-        let compilers = ["/opt/swift/usr/bin/clang", "/usr/bin/clang", "/usr/bin/gcc", "/usr/bin/cc"].filter { FileManager.default.isExecutableFile(atPath: $0) }
+        let compilers = ["/opt/swift/usr/bin/clang", "/usr/bin/clang", "/usr/bin/gcc", "/usr/bin/cc"].filter {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
         let compiler = try XCTUnwrap(compilers.first, "a C compiler (the Swift toolchain's clang)")
-        let built = try TestEnvironment.run(compiler, ["-shared", "-fPIC", "-I/usr/include/p11-kit-1", "-o", mockModule,
-                                                       TestEnvironment.fixture("mock/mock-token-pkcs11.c"), "-ldl"])
+        let built = try TestEnvironment.run(
+            compiler,
+            [
+                "-shared", "-fPIC", "-I/usr/include/p11-kit-1", "-o", mockModule,
+                TestEnvironment.fixture("mock/mock-token-pkcs11.c"), "-ldl",
+            ])
         XCTAssertEqual(built.status, 0, built.error)
     }
     override func tearDown() { TestEnvironment.removeFolder(folder) }
 
-    private func tamga(_ arguments: [String], _ mock: [String: String], pin: String? = nil) throws -> TestEnvironment.ProcessResult {
+    private func tamga(
+        _ arguments: [String], _ mock: [String: String], pin: String? = nil
+    ) throws -> TestEnvironment.ProcessResult {
         var environment = ProcessInfo.processInfo.environment
         environment["SOFTHSM2_CONF"] = token.configuration
         environment["TAMGA_PIN"] = pin
@@ -34,8 +42,11 @@ final class MockTokenTests: XCTestCase {
 
     private func sign(_ mock: [String: String], pin: String? = nil) throws -> TestEnvironment.ProcessResult {
         let document = try TestEnvironment.write("mock\n", named: "m.txt", in: folder)
-        return try tamga(["sign", folder.appendingPathComponent("m-\(UUID().uuidString).asice").path, document,
-                          "--with", "pkcs11:\(SoftHSMToken.label):01", "--module", mockModule, "--profile", "B"], mock, pin: pin)
+        return try tamga(
+            [
+                "sign", folder.appendingPathComponent("m-\(UUID().uuidString).asice").path, document,
+                "--with", "pkcs11:\(SoftHSMToken.label):01", "--module", mockModule, "--profile", "B",
+            ], mock, pin: pin)
     }
 
     func testAPINPadTakesThePinAndTamgaAsksNothing() throws {
@@ -64,13 +75,20 @@ final class MockTokenTests: XCTestCase {
     }
 
     func testARutokenShowsItsMediaNameAndGOSTMechanisms() throws {
-        let result = try tamga(["tokens", "--module", mockModule, "--token", SoftHSMToken.label, "--json"], ["MOCK_RUTOKEN": "1"])
+        let result = try tamga(
+            ["tokens", "--module", mockModule, "--token", SoftHSMToken.label, "--json"], ["MOCK_RUTOKEN": "1"])
         XCTAssertEqual(result.status, 0, result.error)
         let listing = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
-        let token = try XCTUnwrap(((listing["modules"] as? [[String: Any]])?.first?["tokens"] as? [[String: Any]])?.first)
-        XCTAssertEqual(token["mediaName"] as? String, "rutoken_ecp_499602d2", "serial 1234567890 (decimal) = 0x499602D2")
-        XCTAssertEqual(token["gostMechanisms"] as? [String], ["GOSTR3410-KEY-PAIR-GEN", "GOSTR3410", "GOSTR3410-WITH-GOSTR3411",
-                                                                "GOSTR3410-512", "GOSTR3410-WITH-GOSTR3411-2012-256"])
+        let token = try XCTUnwrap(
+            ((listing["modules"] as? [[String: Any]])?.first?["tokens"] as? [[String: Any]])?.first)
+        XCTAssertEqual(
+            token["mediaName"] as? String, "rutoken_ecp_499602d2", "serial 1234567890 (decimal) = 0x499602D2")
+        XCTAssertEqual(
+            token["gostMechanisms"] as? [String],
+            [
+                "GOSTR3410-KEY-PAIR-GEN", "GOSTR3410", "GOSTR3410-WITH-GOSTR3411",
+                "GOSTR3410-512", "GOSTR3410-WITH-GOSTR3411-2012-256",
+            ])
     }
 
     func testReadersShowTheFullMediaNameOfARutokenFromItsPKCS11Token() throws {
@@ -80,7 +98,10 @@ final class MockTokenTests: XCTestCase {
         mock["PCSCLITE_CSOCK_NAME"] = rig.environment["PCSCLITE_CSOCK_NAME"]
         let text = try tamga(["readers", "--media", "--module", mockModule], mock)
         XCTAssertEqual(text.status, 0, text.error)
-        XCTAssertTrue(text.output.contains("Aktiv Rutoken ECP 00 00: present, ATR 3B8B015275746F6B656E20445320C1, Rutoken ECP, media rutoken_ecp_499602d2"), text.output)
+        XCTAssertTrue(
+            text.output.contains(
+                "Aktiv Rutoken ECP 00 00: present, ATR 3B8B015275746F6B656E20445320C1, Rutoken ECP, media rutoken_ecp_499602d2"
+            ), text.output)
         XCTAssertTrue(text.output.contains("Aktiv Rutoken ECP 00 01: empty"), text.output)
         let json = try tamga(["readers", "--json", "--media", "--module", mockModule], mock)
         XCTAssertTrue(json.output.contains("\"mediaName\" : \"rutoken_ecp_499602d2\""), json.output)

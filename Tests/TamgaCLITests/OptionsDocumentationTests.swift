@@ -1,7 +1,8 @@
 import Foundation
-@testable import TamgaCLI
 import TamgaTestSupport
 import XCTest
+
+@testable import TamgaCLI
 
 /// Every option a command accepts (its `flags` and `options`, the table `ParsedArguments`
 /// parses against) is in the command's built-in help and in docs/cli.md's "Options by
@@ -32,7 +33,8 @@ final class OptionsDocumentationTests: XCTestCase {
 
     /// `- \`tamga PATH\`: \`--a\`, \`--b\`` lines of docs/cli.md's "Options by command".
     static func documented() throws -> [String: Set<String>] {
-        let text = try String(contentsOf: TestEnvironment.repository.appendingPathComponent("docs/cli.md"), encoding: .utf8)
+        let text = try String(
+            contentsOf: TestEnvironment.repository.appendingPathComponent("docs/cli.md"), encoding: .utf8)
         guard let start = text.range(of: "\n## Options by command\n") else { return [:] }
         let section = text[start.upperBound...].components(separatedBy: "\n## ").first ?? ""
         var table: [String: Set<String>] = [:]
@@ -40,7 +42,8 @@ final class OptionsDocumentationTests: XCTestCase {
             let parts = line.dropFirst(3).components(separatedBy: "`:")
             guard parts.count == 2 else { continue }
             let path = String(parts[0].dropFirst("tamga ".count))
-            let options = parts[1].components(separatedBy: "`").enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+            let options = parts[1].components(separatedBy: "`").enumerated().filter { $0.offset % 2 == 1 }.map(
+                \.element)
             table[path] = Set(options.filter { $0.hasPrefix("-") })
         }
         return table
@@ -55,7 +58,11 @@ final class OptionsDocumentationTests: XCTestCase {
             expected.append("- `tamga \(path)`: " + accepted.sorted().map { "`\($0)`" }.joined(separator: ", "))
             XCTAssertEqual(documented[path], accepted, "docs/cli.md, Options by command: tamga \(path)")
         }
-        XCTAssertEqual(Set(documented.keys), Set(TamgaCommandLine.commands.map { $0.path.joined(separator: " ") }), "commands listed that do not exist")
-        if documented.isEmpty || testRun?.failureCount ?? 0 > 0 { print("expected lines:\n" + expected.joined(separator: "\n")) }
+        XCTAssertEqual(
+            Set(documented.keys), Set(TamgaCommandLine.commands.map { $0.path.joined(separator: " ") }),
+            "commands listed that do not exist")
+        if documented.isEmpty || testRun?.failureCount ?? 0 > 0 {
+            print("expected lines:\n" + expected.joined(separator: "\n"))
+        }
     }
 }

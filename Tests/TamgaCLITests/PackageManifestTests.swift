@@ -11,7 +11,8 @@ final class PackageManifestTests: XCTestCase {
     func testEachTargetDeclaresWhatItImportsAndNothingElse() throws {
         let result = try TestEnvironment.run("/usr/bin/python3", [script, TestEnvironment.repository.path])
         XCTAssertEqual(result.status, 0, result.output + result.error)
-        XCTAssertTrue(result.output.hasSuffix("targets: each declares what it imports, and nothing else\n"), result.output)
+        XCTAssertTrue(
+            result.output.hasSuffix("targets: each declares what it imports, and nothing else\n"), result.output)
         let count = Int(result.output.prefix { $0.isNumber }) ?? 0
         XCTAssertGreaterThanOrEqual(count, 30, "every target was read: \(result.output)")
     }

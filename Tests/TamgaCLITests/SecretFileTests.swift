@@ -1,7 +1,8 @@
 import Foundation
-@testable import TamgaCLI
 import TamgaTestSupport
 import XCTest
+
+@testable import TamgaCLI
 
 /// `--pin-file`, read with read(2) into one wiped buffer: a pipe (process substitution) works,
 /// a file larger than any PIN is refused rather than read whole, an empty one is an empty PIN,
@@ -13,9 +14,11 @@ final class SecretFileTests: XCTestCase {
         let pin = try TestEnvironment.write("12345\n", named: "pin", in: folder)
         XCTAssertEqual(SecretInput.readSecretFile(pin), Array("12345\n".utf8))
         XCTAssertEqual(SecretInput.readSecretFile(try TestEnvironment.write("", named: "empty", in: folder)), [])
-        let exact = try TestEnvironment.write(String(repeating: "7", count: SecretInput.maximumFileSize), named: "exact", in: folder)
+        let exact = try TestEnvironment.write(
+            String(repeating: "7", count: SecretInput.maximumFileSize), named: "exact", in: folder)
         XCTAssertEqual(SecretInput.readSecretFile(exact)?.count, SecretInput.maximumFileSize)
-        let huge = try TestEnvironment.write(String(repeating: "7", count: SecretInput.maximumFileSize + 1), named: "huge", in: folder)
+        let huge = try TestEnvironment.write(
+            String(repeating: "7", count: SecretInput.maximumFileSize + 1), named: "huge", in: folder)
         XCTAssertNil(SecretInput.readSecretFile(huge), "one byte more than a PIN file may hold")
         XCTAssertNil(SecretInput.readSecretFile(folder.appendingPathComponent("missing").path))
         XCTAssertThrowsError(try SecretInput(pinFile: huge, environment: [:]).read(prompt: "PIN: ")) { error in

@@ -18,7 +18,11 @@ final class SetupScriptTests: XCTestCase {
     private func holdLock(_ path: String) throws -> Process {
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        holder.arguments = ["-c", "import fcntl, sys, time\nf = open(sys.argv[1], 'w')\nfcntl.lockf(f, fcntl.LOCK_EX)\nprint('locked', flush=True)\ntime.sleep(60)", path]
+        holder.arguments = [
+            "-c",
+            "import fcntl, sys, time\nf = open(sys.argv[1], 'w')\nfcntl.lockf(f, fcntl.LOCK_EX)\nprint('locked', flush=True)\ntime.sleep(60)",
+            path,
+        ]
         let out = Pipe()
         holder.standardOutput = out
         try holder.run()
@@ -36,10 +40,14 @@ final class SetupScriptTests: XCTestCase {
         environment["APT_LOCKS"] = lock
         environment["APT_LOCK_WAIT"] = "2"
         let started = Date()
-        let result = try TestEnvironment.run("/bin/bash", [script, "tamga-test-no-such-package"], environment: environment)
+        let result = try TestEnvironment.run(
+            "/bin/bash", [script, "tamga-test-no-such-package"], environment: environment)
         XCTAssertEqual(result.status, 1)
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 2, "it waited")
-        XCTAssertTrue(result.output.contains("waiting for another apt or dpkg to finish (process \(holder.processIdentifier), python3, holds \(lock))"), result.output)
+        XCTAssertTrue(
+            result.output.contains(
+                "waiting for another apt or dpkg to finish (process \(holder.processIdentifier), python3, holds \(lock))"
+            ), result.output)
         XCTAssertTrue(result.error.contains("still holds \(lock) after 2s"), result.error)
         XCTAssertTrue(result.error.contains("these packages are needed: tamga-test-no-such-package"), result.error)
 

@@ -27,12 +27,17 @@ final class TokenCommandTests: XCTestCase {
         try JSONOutputSchemaTests.conform(plain.output, to: "tokens")
         let listing = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(plain.output.utf8)) as? [String: Any])
         let modules = try XCTUnwrap(listing["modules"] as? [[String: Any]])
-        let softhsm = try XCTUnwrap(modules.first { $0["name"] as? String == "softhsm2" }, "\(modules.map { $0["name"] })")
+        let softhsm = try XCTUnwrap(
+            modules.first { $0["name"] as? String == "softhsm2" }, "\(modules.map { $0["name"] })")
         let tokens = try XCTUnwrap(softhsm["tokens"] as? [[String: Any]])
         let test = try XCTUnwrap(tokens.first { $0["label"] as? String == SoftHSMToken.label })
-        XCTAssertEqual((test["certificates"] as? [[String: Any]])?.compactMap { $0["id"] as? String }.sorted(), ["01", "02", "03", "04"])
+        XCTAssertEqual(
+            (test["certificates"] as? [[String: Any]])?.compactMap { $0["id"] as? String }.sorted(),
+            ["01", "02", "03", "04"])
         XCTAssertTrue((test["mechanisms"] as? [String] ?? []).contains("ECDSA"))
-        let loggedIn = try tamga(["tokens", "--module", SoftHSMToken.module, "--token", SoftHSMToken.label, "--login", "--json"], pin: SoftHSMToken.pin)
+        let loggedIn = try tamga(
+            ["tokens", "--module", SoftHSMToken.module, "--token", SoftHSMToken.label, "--login", "--json"],
+            pin: SoftHSMToken.pin)
         XCTAssertEqual(loggedIn.status, 0, loggedIn.error)
         try JSONOutputSchemaTests.conform(loggedIn.output, to: "tokens")
         XCTAssertTrue(loggedIn.output.contains("\"alwaysAuthenticate\" : true"), loggedIn.output)
@@ -47,9 +52,13 @@ final class TokenCommandTests: XCTestCase {
         defer { services.stop() }
         let container = folder.appendingPathComponent("token.asice").path
         let document = try TestEnvironment.write("token\n", named: "t.txt", in: folder)
-        let signed = try tamga(["sign", container, document, "--with", "pkcs11:\(SoftHSMToken.label):03", "--module", SoftHSMToken.module,
-                                "--tsa", services.url("tsa").absoluteString, "--ocsp", services.url("ocsp").absoluteString,
-                                "--certs", TestEnvironment.pki("issuing-ca.cert.pem"), "--json"], pin: SoftHSMToken.pin)
+        let signed = try tamga(
+            [
+                "sign", container, document, "--with", "pkcs11:\(SoftHSMToken.label):03", "--module",
+                SoftHSMToken.module,
+                "--tsa", services.url("tsa").absoluteString, "--ocsp", services.url("ocsp").absoluteString,
+                "--certs", TestEnvironment.pki("issuing-ca.cert.pem"), "--json",
+            ], pin: SoftHSMToken.pin)
         XCTAssertEqual(signed.status, 0, signed.error)
         XCTAssertTrue(signed.output.contains("TEST SIGNER EC384"), signed.output)
         let verified = try tamga(["verify", container, "--trust", TestEnvironment.pki("root.cert.pem")])
@@ -59,14 +68,19 @@ final class TokenCommandTests: XCTestCase {
     func testWrongPINExitsNineAndAmbiguousKeysExitFour() throws {
         let container = folder.appendingPathComponent("c.asice").path
         let document = try TestEnvironment.write("x\n", named: "x.txt", in: folder)
-        let wrong = try tamga(["sign", container, document, "--with", "pkcs11:\(SoftHSMToken.spareLabel)", "--profile", "B"], pin: "999999")
+        let wrong = try tamga(
+            ["sign", container, document, "--with", "pkcs11:\(SoftHSMToken.spareLabel)", "--profile", "B"],
+            pin: "999999")
         XCTAssertEqual(wrong.status, 9, wrong.error)
         XCTAssertTrue(wrong.error.contains("Wrong PIN"), wrong.error)
         XCTAssertFalse(FileManager.default.fileExists(atPath: container))
-        let ambiguous = try tamga(["sign", container, document, "--with", "pkcs11:\(SoftHSMToken.label)", "--profile", "B"], pin: SoftHSMToken.pin)
+        let ambiguous = try tamga(
+            ["sign", container, document, "--with", "pkcs11:\(SoftHSMToken.label)", "--profile", "B"],
+            pin: SoftHSMToken.pin)
         XCTAssertEqual(ambiguous.status, 4, ambiguous.error)
         XCTAssertTrue(ambiguous.error.contains("IDs 01, 02, 03, 04"), ambiguous.error)
-        let missing = try tamga(["sign", container, document, "--with", "pkcs11:no-such-token", "--profile", "B"], pin: SoftHSMToken.pin)
+        let missing = try tamga(
+            ["sign", container, document, "--with", "pkcs11:no-such-token", "--profile", "B"], pin: SoftHSMToken.pin)
         XCTAssertEqual(missing.status, 10, missing.error)
         let badModule = try tamga(["tokens", "--module", "/usr/lib/no-such-module.so"])
         XCTAssertEqual(badModule.status, 3)

@@ -1,6 +1,7 @@
-import XCTest
-@testable import TamgaCLI
 import TamgaTestSupport
+import XCTest
+
+@testable import TamgaCLI
 
 /// `tamga validation serve` as an operator runs it: trust from the cache that `trust update`
 /// filled from the test list of lists on loopback (scripts/test-trust-server.py), refreshed in
@@ -20,7 +21,9 @@ final class ValidationServeOperationsTests: XCTestCase {
     }
 
     /// Polls /monitoring/ready until `condition` holds of its trust (at most 30 s).
-    private func waitForTrust(_ url: URL, _ what: String, _ condition: ([String: Any]) -> Bool) throws -> (Int, [String: Any]) {
+    private func waitForTrust(
+        _ url: URL, _ what: String, _ condition: ([String: Any]) -> Bool
+    ) throws -> (Int, [String: Any]) {
         let deadline = Date().addingTimeInterval(30)
         var last: (Int, [String: Any]) = (0, [:])
         while Date() < deadline {
@@ -33,7 +36,9 @@ final class ValidationServeOperationsTests: XCTestCase {
     }
 
     private func metric(_ text: String, _ name: String) -> Double? {
-        text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
+        text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap {
+            Double($0.split(separator: " ").last ?? "")
+        }
     }
 
     func testTrustIsRefreshedAndTheLastGoodListsKeptWhenARefreshFails() async throws {
@@ -61,7 +66,8 @@ final class ValidationServeOperationsTests: XCTestCase {
         XCTAssertTrue((trust["lastRefreshError"] as? String ?? "").contains("EU"), "\(trust)")
         let (stillValidated, stillPassed) = try harness.validate(url, container, name: "lease 2026.asice")
         XCTAssertEqual(stillValidated, 200)
-        XCTAssertEqual(stillPassed["validSignaturesCount"] as? Int, 1, "judged with the last good lists: \(stillPassed)")
+        XCTAssertEqual(
+            stillPassed["validSignaturesCount"] as? Int, 1, "judged with the last good lists: \(stillPassed)")
         let (metricsStatus, metrics) = try harness.get(url, "metrics")
         XCTAssertEqual(metricsStatus, 200)
         XCTAssertEqual(metric(metrics, "tamga_validation_trust_last_refresh_ok"), 0, metrics)
@@ -69,18 +75,23 @@ final class ValidationServeOperationsTests: XCTestCase {
         XCTAssertEqual(metric(metrics, "tamga_validation_trust_lists"), 2, metrics)
         XCTAssertEqual(metric(metrics, "tamga_validation_signatures_total"), 2, metrics)
         XCTAssertEqual(metric(metrics, "tamga_validation_valid_signatures_total"), 2, metrics)
-        XCTAssertTrue(metrics.contains("tamga_validation_http_requests_total{route=\"/validate\",status=\"200\"} 2"), metrics)
+        XCTAssertTrue(
+            metrics.contains("tamga_validation_http_requests_total{route=\"/validate\",status=\"200\"} 2"), metrics)
 
         // Published right again: the next refresh succeeds.
         try harness.publish("eu-lotl.xml", as: "eu-lotl.xml")
-        (status, trust) = try waitForTrust(url, "a refresh that succeeds again") { ($0["lastRefreshOK"] as? Bool) == true }
+        (status, trust) = try waitForTrust(url, "a refresh that succeeds again") {
+            ($0["lastRefreshOK"] as? Bool) == true
+        }
         XCTAssertEqual(status, 200)
         XCTAssertNil(trust["lastRefreshError"])
 
         // The access log: one JSON line per request, the name only because --log-names was given.
         harness.stopServers()
         let log = errors.text
-        let entries = log.split(separator: "\n").compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+        let entries = log.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }
         let validations = entries.filter { $0["route"] as? String == "/validate" }
         XCTAssertEqual(validations.count, 2, log)
         for entry in validations {
@@ -112,7 +123,9 @@ final class ValidationServeOperationsTests: XCTestCase {
         let log = errors.text
         XCTAssertFalse(log.contains("Jaan"), log)
         XCTAssertFalse(log.contains("secret-path"), log)
-        let entries = log.split(separator: "\n").compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+        let entries = log.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }
         XCTAssertEqual(entries.map { $0["route"] as? String ?? "" }, ["/validate", "other", "/monitoring/ready"], log)
         XCTAssertEqual(entries.map { $0["status"] as? Int ?? 0 }, [400, 404, 200], log)
         XCTAssertNil(entries.first?["names"])

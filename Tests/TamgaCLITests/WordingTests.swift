@@ -1,10 +1,12 @@
+import Foundation
+import TamgaTestSupport
+import XCTest
+
+@testable import TamgaCLI
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-@testable import TamgaCLI
-import TamgaTestSupport
-import XCTest
 
 /// What tamga says in passing: articles as profiles are read aloud, and a stopped server does
 /// not speak of unfinished files.
@@ -14,8 +16,10 @@ final class WordingTests: XCTestCase {
         defer { TestEnvironment.removeFolder(folder) }
         let data = try TestEnvironment.write("x\n", named: "x.txt", in: folder)
         for (profile, expected) in [("LT", "an LT signature"), ("LTA", "an LTA signature"), ("T", "a T signature")] {
-            let (code, _, err) = await runTamgaInProcess(["sign", folder.appendingPathComponent("c.asice").path, data,
-                                                          "--with", "key:\(TestEnvironment.pki("ec-p256.p12"))", "--profile", profile])
+            let (code, _, err) = await runTamgaInProcess([
+                "sign", folder.appendingPathComponent("c.asice").path, data,
+                "--with", "key:\(TestEnvironment.pki("ec-p256.p12"))", "--profile", profile,
+            ])
             XCTAssertEqual(code, .usage, err)
             XCTAssertTrue(err.contains(expected), err)
         }
@@ -28,7 +32,8 @@ final class WordingTests: XCTestCase {
         let err = Pipe()
         let (process, url) = try TestEnvironment.startListening(
             executable: TestEnvironment.productsDirectory.appendingPathComponent("tamga").path,
-            ["cosigner", "serve", "--db", folder.appendingPathComponent("cosigner.db").path, "--allow-unattested"], standardError: err)
+            ["cosigner", "serve", "--db", folder.appendingPathComponent("cosigner.db").path, "--allow-unattested"],
+            standardError: err)
         XCTAssertEqual(url.host, "127.0.0.1")
         kill(process.processIdentifier, SIGTERM)
         let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

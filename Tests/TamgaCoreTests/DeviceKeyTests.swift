@@ -13,15 +13,21 @@ final class DeviceKeyTests: XCTestCase {
         let made = try DeviceKey(file: file)
         let attributes = try FileManager.default.attributesOfItem(atPath: file)
         XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
-        XCTAssertEqual(try DeviceKey(file: file).subjectPublicKeyInfo, made.subjectPublicKeyInfo, "loaded, not made again")
+        XCTAssertEqual(
+            try DeviceKey(file: file).subjectPublicKeyInfo, made.subjectPublicKeyInfo, "loaded, not made again")
         let message = Data("challenge".utf8)
-        XCTAssertTrue(DeviceKey.verify(try made.sign(message), message: message, subjectPublicKeyInfo: made.subjectPublicKeyInfo))
-        XCTAssertFalse(DeviceKey.verify(try made.sign(message), message: Data("other".utf8), subjectPublicKeyInfo: made.subjectPublicKeyInfo))
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["device.key"], "no temporary file left")
+        XCTAssertTrue(
+            DeviceKey.verify(try made.sign(message), message: message, subjectPublicKeyInfo: made.subjectPublicKeyInfo))
+        XCTAssertFalse(
+            DeviceKey.verify(
+                try made.sign(message), message: Data("other".utf8), subjectPublicKeyInfo: made.subjectPublicKeyInfo))
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path), ["device.key"], "no temporary file left")
         chmod(file, 0o644)
         XCTAssertThrowsError(try DeviceKey(file: file))
         chmod(file, 0o600)
-        XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data(), attributes: [.posixPermissions: 0o600]))
+        XCTAssertTrue(
+            FileManager.default.createFile(atPath: file, contents: Data(), attributes: [.posixPermissions: 0o600]))
         XCTAssertThrowsError(try DeviceKey(file: file), "an empty key (a crash of an older version) is reported")
     }
 }

@@ -1,14 +1,16 @@
-import XCTest
 import Foundation
+import TamgaTestSupport
+import XCTest
+
+@testable import TamgaCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import TamgaCore
-import TamgaTestSupport
 
 /// `scripts/test-http-quirks.py` (plain or `--tls CERT KEY`), started for a test and stopped by
 /// PID. The URL path picks the behaviour (`/echo`, `/chunked`, `/hang`, …; see the script).
-final class HTTPQuirksServer: @unchecked Sendable {   // unchecked: immutable after start; stop() is idempotent
+final class HTTPQuirksServer: @unchecked Sendable {  // unchecked: immutable after start; stop() is idempotent
     let baseURL: URL
     private let process: Process
 
@@ -69,10 +71,15 @@ struct ReceivedRequest {
 
     init(json: Data) throws {
         guard let object = try JSONSerialization.jsonObject(with: json) as? [String: Any],
-              let method = object["method"] as? String, let target = object["target"] as? String,
-              let version = object["version"] as? String, let headers = object["headers"] as? [[String]],
-              let bodyLength = object["body_length"] as? Int, let sha = object["body_sha256"] as? String else {
-            throw NSError(domain: "ReceivedRequest", code: 1, userInfo: [NSLocalizedDescriptionKey: "not a /request-info answer: \(String(decoding: json, as: UTF8.self))"])
+            let method = object["method"] as? String, let target = object["target"] as? String,
+            let version = object["version"] as? String, let headers = object["headers"] as? [[String]],
+            let bodyLength = object["body_length"] as? Int, let sha = object["body_sha256"] as? String
+        else {
+            throw NSError(
+                domain: "ReceivedRequest", code: 1,
+                userInfo: [
+                    NSLocalizedDescriptionKey: "not a /request-info answer: \(String(decoding: json, as: UTF8.self))"
+                ])
         }
         self.method = method
         self.target = target
@@ -83,15 +90,21 @@ struct ReceivedRequest {
     }
 
     /// Every value of a header (names compared case-insensitively).
-    func values(_ name: String) -> [String] { headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value) }
+    func values(_ name: String) -> [String] {
+        headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+    }
 }
 
 /// Shared by both test classes: run an exchange that must fail and hand back its CoreError.
 extension XCTestCase {
-    func coreError(_ operation: () async throws -> Data, file: StaticString = #filePath, line: UInt = #line) async -> CoreError? {
+    func coreError(
+        _ operation: () async throws -> Data, file: StaticString = #filePath, line: UInt = #line
+    ) async -> CoreError? {
         do {
             let data = try await operation()
-            XCTFail("expected an error, got \(data.count) bytes: \(String(decoding: data.prefix(80), as: UTF8.self))", file: file, line: line)
+            XCTFail(
+                "expected an error, got \(data.count) bytes: \(String(decoding: data.prefix(80), as: UTF8.self))",
+                file: file, line: line)
             return nil
         } catch let error as CoreError {
             return error
@@ -103,7 +116,9 @@ extension XCTestCase {
 
     /// The error is `.serviceUnreachable` for `service`; returns its reason.
     @discardableResult
-    func assertUnreachable(_ error: CoreError?, service: String, file: StaticString = #filePath, line: UInt = #line) -> String? {
+    func assertUnreachable(
+        _ error: CoreError?, service: String, file: StaticString = #filePath, line: UInt = #line
+    ) -> String? {
         guard let error else { return nil }
         guard case .serviceUnreachable(let actualService, _, let reason) = error else {
             XCTFail("expected serviceUnreachable, got \(error.code): \(error)", file: file, line: line)
@@ -121,7 +136,9 @@ extension XCTestCase {
         case .serviceResponseRejected(let actualService, _, _), .serviceUnreachable(let actualService, _, _):
             XCTAssertEqual(actualService, service, file: file, line: line)
         default:
-            XCTFail("expected serviceResponseRejected or serviceUnreachable, got \(error.code): \(error)", file: file, line: line)
+            XCTFail(
+                "expected serviceResponseRejected or serviceUnreachable, got \(error.code): \(error)", file: file,
+                line: line)
         }
     }
 }
@@ -142,15 +159,17 @@ final class HTTPTransportTests: XCTestCase {
         body += Data("\r\n\r\nHTTP/1.1 200 OK\r\n\r\n".utf8)
         var generator = SystemRandomNumberGenerator()
         body += Data((0..<70_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
-        let answer = try await HTTPTransport(timeout: 10).post(body, to: server.url("/echo"), contentType: "application/timestamp-query",
-                                                               accept: "application/timestamp-reply", service: service)
+        let answer = try await HTTPTransport(timeout: 10).post(
+            body, to: server.url("/echo"), contentType: "application/timestamp-query",
+            accept: "application/timestamp-reply", service: service)
         XCTAssertEqual(answer.count, body.count)
         XCTAssertTrue(answer == body, "the echoed body differs from what was sent")
     }
 
     func testPOSTEmptyBodyRoundTrips() async throws {
-        let answer = try await HTTPTransport(timeout: 10).post(Data(), to: server.url("/echo"), contentType: "application/ocsp-request",
-                                                               accept: "application/ocsp-response", service: service)
+        let answer = try await HTTPTransport(timeout: 10).post(
+            Data(), to: server.url("/echo"), contentType: "application/ocsp-request",
+            accept: "application/ocsp-response", service: service)
         XCTAssertEqual(answer, Data())
     }
 
@@ -158,8 +177,9 @@ final class HTTPTransportTests: XCTestCase {
         let body = Data("tamga request body".utf8)
         var transport = HTTPTransport(timeout: 10)
         transport.userAgent = "tamga-test/1.0"
-        let answer = try await transport.post(body, to: server.url("/request-info"), contentType: "application/ocsp-request",
-                                              accept: "application/ocsp-response", service: service)
+        let answer = try await transport.post(
+            body, to: server.url("/request-info"), contentType: "application/ocsp-request",
+            accept: "application/ocsp-response", service: service)
         let received = try ReceivedRequest(json: answer)
         XCTAssertEqual(received.method, "POST")
         XCTAssertEqual(received.target, "/request-info")
@@ -179,7 +199,8 @@ final class HTTPTransportTests: XCTestCase {
     }
 
     func testGETSendsThePercentEncodedPathAndQueryAndNoBody() async throws {
-        let answer = try await HTTPTransport(timeout: 10).get(server.url("/request-info?name=a%20b&x=%2F1"), service: service)
+        let answer = try await HTTPTransport(timeout: 10).get(
+            server.url("/request-info?name=a%20b&x=%2F1"), service: service)
         let received = try ReceivedRequest(json: answer)
         XCTAssertEqual(received.method, "GET")
         XCTAssertEqual(received.target, "/request-info?name=a%20b&x=%2F1")
@@ -205,8 +226,9 @@ final class HTTPTransportTests: XCTestCase {
     func testContentLengthBodyEndsWithoutWaitingForTheClose() async throws {
         // The server keeps the connection open 30 s after the announced bytes.
         let started = Date()
-        let answer = try await HTTPTransport(timeout: 10).post(Data("framed".utf8), to: server.url("/echo?linger=30"),
-                                                               contentType: "application/octet-stream", accept: "*/*", service: service)
+        let answer = try await HTTPTransport(timeout: 10).post(
+            Data("framed".utf8), to: server.url("/echo?linger=30"),
+            contentType: "application/octet-stream", accept: "*/*", service: service)
         XCTAssertEqual(String(decoding: answer, as: UTF8.self), "framed")
         XCTAssertLessThan(Date().timeIntervalSince(started), 5, "waited for the connection to close")
     }
@@ -218,14 +240,23 @@ final class HTTPTransportTests: XCTestCase {
         func query(_ text: String) -> String { text.utf8.map { String(format: "%%%02X", $0) }.joined() }
         let length = try await HTTPTransport(timeout: 10).get(server.url("/odd-length?value=10"), service: service)
         XCTAssertEqual(String(decoding: length, as: UTF8.self), "0123456789", "the ASCII length is read")
-        for value in ["\u{FF11}\u{FF10}", "\u{0661}\u{0660}", "\u{06F1}\u{06F0}", "\u{0967}\u{0966}", "1\u{FF10}", "\u{00B9}\u{2070}", "+10", "-0"] {
-            let error = await coreError { try await HTTPTransport(timeout: 10).get(self.server.url("/odd-length?value=" + query(value)), service: self.service) }
+        for value in [
+            "\u{FF11}\u{FF10}", "\u{0661}\u{0660}", "\u{06F1}\u{06F0}", "\u{0967}\u{0966}", "1\u{FF10}",
+            "\u{00B9}\u{2070}", "+10", "-0",
+        ] {
+            let error = await coreError {
+                try await HTTPTransport(timeout: 10).get(
+                    self.server.url("/odd-length?value=" + query(value)), service: self.service)
+            }
             assertBadAnswer(error, service: service)
         }
         let chunked = try await HTTPTransport(timeout: 10).get(server.url("/odd-chunk-size?value=a"), service: service)
         XCTAssertEqual(String(decoding: chunked, as: UTF8.self), "0123456789", "the ASCII chunk size is read")
         for value in ["\u{FF41}", "\u{FF21}", "\u{FF10}\u{FF41}", "\u{0661}\u{0660}", "\u{0967}", "+a", "-0", "0x0a"] {
-            let error = await coreError { try await HTTPTransport(timeout: 10).get(self.server.url("/odd-chunk-size?value=" + query(value)), service: self.service) }
+            let error = await coreError {
+                try await HTTPTransport(timeout: 10).get(
+                    self.server.url("/odd-chunk-size?value=" + query(value)), service: self.service)
+            }
             assertBadAnswer(error, service: service)
         }
     }
@@ -255,11 +286,14 @@ final class HTTPTransportTests: XCTestCase {
     func testPOSTErrorStatusIsReported() async throws {
         let url = server.url("/status/503")
         let error = await coreError {
-            try await HTTPTransport(timeout: 10).post(Data([0x30, 0x00]), to: url, contentType: "application/timestamp-query",
-                                                      accept: "application/timestamp-reply", service: self.service)
+            try await HTTPTransport(timeout: 10).post(
+                Data([0x30, 0x00]), to: url, contentType: "application/timestamp-query",
+                accept: "application/timestamp-reply", service: self.service)
         }
         guard let error else { return }
-        guard case .serviceHTTPStatus(_, _, let status) = error else { return XCTFail("expected serviceHTTPStatus, got \(error.code): \(error)") }
+        guard case .serviceHTTPStatus(_, _, let status) = error else {
+            return XCTFail("expected serviceHTTPStatus, got \(error.code): \(error)")
+        }
         XCTAssertEqual(status, 503)
     }
 
@@ -275,7 +309,9 @@ final class HTTPTransportTests: XCTestCase {
 
     func testARedirectLoopFailsInsteadOfHanging() async throws {
         let started = Date()
-        let error = await coreError { try await HTTPTransport(timeout: 20).get(self.server.url("/redirect-loop"), service: self.service) }
+        let error = await coreError {
+            try await HTTPTransport(timeout: 20).get(self.server.url("/redirect-loop"), service: self.service)
+        }
         XCTAssertLessThan(Date().timeIntervalSince(started), 10, "the loop was followed until the timeout")
         guard let error else { return }
         switch error {
@@ -313,7 +349,9 @@ final class HTTPTransportTests: XCTestCase {
 
     func testASilentServerTimesOutWithinTheTimeout() async throws {
         let started = Date()
-        let error = await coreError { try await HTTPTransport(timeout: 1).get(self.server.url("/hang"), service: self.service) }
+        let error = await coreError {
+            try await HTTPTransport(timeout: 1).get(self.server.url("/hang"), service: self.service)
+        }
         let elapsed = Date().timeIntervalSince(started)
         XCTAssertLessThan(elapsed, 5, "the 30-second silence was waited for")
         XCTAssertGreaterThan(elapsed, 0.5, "gave up long before the timeout")
@@ -323,20 +361,25 @@ final class HTTPTransportTests: XCTestCase {
     func testAPOSTToASilentServerTimesOut() async throws {
         let started = Date()
         let error = await coreError {
-            try await HTTPTransport(timeout: 1).post(Data("x".utf8), to: self.server.url("/hang"), contentType: "application/timestamp-query",
-                                                     accept: "application/timestamp-reply", service: self.service)
+            try await HTTPTransport(timeout: 1).post(
+                Data("x".utf8), to: self.server.url("/hang"), contentType: "application/timestamp-query",
+                accept: "application/timestamp-reply", service: self.service)
         }
         XCTAssertLessThan(Date().timeIntervalSince(started), 5, "the 30-second silence was waited for")
         assertUnreachable(error, service: service)
     }
 
     func testAnAnswerThatIsNotHTTPIsAnError() async throws {
-        let error = await coreError { try await HTTPTransport(timeout: 10).get(self.server.url("/garbage"), service: self.service) }
+        let error = await coreError {
+            try await HTTPTransport(timeout: 10).get(self.server.url("/garbage"), service: self.service)
+        }
         assertBadAnswer(error, service: service)
     }
 
     func testATruncatedAnswerIsAnError() async throws {
-        let error = await coreError { try await HTTPTransport(timeout: 10).get(self.server.url("/truncated"), service: self.service) }
+        let error = await coreError {
+            try await HTTPTransport(timeout: 10).get(self.server.url("/truncated"), service: self.service)
+        }
         assertBadAnswer(error, service: service)
     }
 
@@ -355,7 +398,9 @@ final class HTTPTransportTests: XCTestCase {
     }
 
     func testAnUnsupportedSchemeIsUnreachable() async throws {
-        let error = await coreError { try await HTTPTransport(timeout: 10).get(URL(string: "ftp://127.0.0.1/file")!, service: self.service) }
+        let error = await coreError {
+            try await HTTPTransport(timeout: 10).get(URL(string: "ftp://127.0.0.1/file")!, service: self.service)
+        }
         assertUnreachable(error, service: service)
     }
 }
@@ -369,14 +414,22 @@ final class HTTPTransportTLSTests: XCTestCase {
     private let service = "tls service"
 
     /// A self-signed P-256 certificate and key in `folder`, with the given subject and SAN.
-    private func makeSelfSigned(_ name: String, commonName: String, subjectAltName: String) throws -> (certificate: String, key: String) {
+    private func makeSelfSigned(
+        _ name: String, commonName: String, subjectAltName: String
+    ) throws -> (certificate: String, key: String) {
         let certificate = folder.appendingPathComponent("\(name).cert.pem").path
         let key = folder.appendingPathComponent("\(name).key.pem").path
-        let result = try TestEnvironment.run("/usr/bin/openssl", [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
-            "-subj", "/CN=\(commonName)", "-addext", "subjectAltName=\(subjectAltName)", "-keyout", key, "-out", certificate])
+        let result = try TestEnvironment.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+                "-subj", "/CN=\(commonName)", "-addext", "subjectAltName=\(subjectAltName)", "-keyout", key, "-out",
+                certificate,
+            ])
         guard result.status == 0 else {
-            throw NSError(domain: "HTTPTransportTLSTests", code: 1, userInfo: [NSLocalizedDescriptionKey: "openssl req: \(result.error)"])
+            throw NSError(
+                domain: "HTTPTransportTLSTests", code: 1,
+                userInfo: [NSLocalizedDescriptionKey: "openssl req: \(result.error)"])
         }
         return (certificate, key)
     }
@@ -408,8 +461,9 @@ final class HTTPTransportTLSTests: XCTestCase {
     func testHTTPSPOSTRoundTripsAndFramesEveryWay() async throws {
         let transport = pinned([serverCertificate])
         let body = Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
-        let echoed = try await transport.post(body, to: server.url("/echo"), contentType: "application/ocsp-request",
-                                              accept: "application/ocsp-response", service: service)
+        let echoed = try await transport.post(
+            body, to: server.url("/echo"), contentType: "application/ocsp-request",
+            accept: "application/ocsp-response", service: service)
         XCTAssertTrue(echoed == body, "the echoed body differs from what was sent")
         let chunked = try await transport.get(server.url("/chunked"), service: service)
         XCTAssertEqual(String(decoding: chunked, as: UTF8.self), "chunk one|chunk two|end")
@@ -418,7 +472,9 @@ final class HTTPTransportTLSTests: XCTestCase {
         XCTAssertEqual(String(decoding: closeDelimited, as: UTF8.self), "until close")
         let error = await coreError { try await transport.get(self.server.url("/status/404"), service: self.service) }
         if let error {
-            guard case .serviceHTTPStatus(_, _, 404) = error else { return XCTFail("expected serviceHTTPStatus 404, got \(error.code): \(error)") }
+            guard case .serviceHTTPStatus(_, _, 404) = error else {
+                return XCTFail("expected serviceHTTPStatus 404, got \(error.code): \(error)")
+            }
         }
     }
 
@@ -428,8 +484,10 @@ final class HTTPTransportTLSTests: XCTestCase {
     }
 
     func testHTTPSPinnedToAnotherCertificateFails() async throws {
-        let other = try TestEnvironment.certificate("root")   // Fixtures/pki/root.cert.pem
-        let error = await coreError { try await self.pinned([other]).get(self.server.url("/echo"), service: self.service) }
+        let other = try TestEnvironment.certificate("root")  // Fixtures/pki/root.cert.pem
+        let error = await coreError {
+            try await self.pinned([other]).get(self.server.url("/echo"), service: self.service)
+        }
         assertUnreachable(error, service: service)
     }
 
@@ -439,15 +497,22 @@ final class HTTPTransportTLSTests: XCTestCase {
         let otherServer = try HTTPQuirksServer(tls: files)
         defer { otherServer.stop() }
         let certificate = try Certificate(derOrPEM: TestEnvironment.bytes(files.certificate))
-        let error = await coreError { try await self.pinned([certificate]).get(otherServer.url("/echo"), service: self.service) }
+        let error = await coreError {
+            try await self.pinned([certificate]).get(otherServer.url("/echo"), service: self.service)
+        }
         assertUnreachable(error, service: service)
     }
 
     /// A redirect must not take an https exchange to plain http (TLS and its pins would be gone).
     func testARedirectFromHTTPSToPlainHTTPIsRefused() async throws {
-        let error = await coreError { try await self.pinned([self.serverCertificate]).get(self.server.url("/redirect-to-http"), service: self.service) }
+        let error = await coreError {
+            try await self.pinned([self.serverCertificate]).get(
+                self.server.url("/redirect-to-http"), service: self.service)
+        }
         guard let error else { return }
-        guard case .serviceResponseRejected(_, _, let reason) = error else { return XCTFail("expected serviceResponseRejected, got \(error.code): \(error)") }
+        guard case .serviceResponseRejected(_, _, let reason) = error else {
+            return XCTFail("expected serviceResponseRejected, got \(error.code): \(error)")
+        }
         XCTAssertEqual(reason, "a redirect from https to plain http")
     }
 
@@ -456,18 +521,24 @@ final class HTTPTransportTLSTests: XCTestCase {
     func testLeafPinsNarrowTheTrustAndDoNotReplaceIt() async throws {
         let other = try makeSelfSigned("other-leaf", commonName: "127.0.0.1", subjectAltName: "IP:127.0.0.1")
         let otherCertificate = try Certificate(derOrPEM: TestEnvironment.bytes(other.certificate))
-        func fingerprint(_ certificate: Certificate) -> [UInt8] { Array(Digest.compute(.sha256, over: certificate.der).bytes) }
+        func fingerprint(_ certificate: Certificate) -> [UInt8] {
+            Array(Digest.compute(.sha256, over: certificate.der).bytes)
+        }
         var transport = pinned([serverCertificate])
         transport.pinnedLeafCertificates = [fingerprint(otherCertificate)]
         let wrong = await coreError { try await transport.get(self.server.url("/echo"), service: self.service) }
         assertUnreachable(wrong, service: service)
-        if case .serviceUnreachable(_, _, let reason) = wrong { XCTAssertTrue(reason.contains("none of the pinned ones"), reason) }
+        if case .serviceUnreachable(_, _, let reason) = wrong {
+            XCTAssertTrue(reason.contains("none of the pinned ones"), reason)
+        }
         transport.pinnedLeafCertificates = [fingerprint(otherCertificate), fingerprint(serverCertificate)]
         let answer = try await transport.get(server.url("/echo"), service: service)
         XCTAssertEqual(String(decoding: answer, as: UTF8.self), "hello")
         var untrusted = pinned([])
         untrusted.pinnedLeafCertificates = [fingerprint(serverCertificate)]
-        assertUnreachable(await coreError { try await untrusted.get(self.server.url("/echo"), service: self.service) }, service: service)
+        assertUnreachable(
+            await coreError { try await untrusted.get(self.server.url("/echo"), service: self.service) },
+            service: service)
     }
 
     func testHTTPSToAPlainHTTPServerFails() async throws {
@@ -475,7 +546,9 @@ final class HTTPTransportTLSTests: XCTestCase {
         defer { plain.stop() }
         let url = URL(string: "https://127.0.0.1:\(plain.port)/echo")!
         let started = Date()
-        let error = await coreError { try await self.pinned([self.serverCertificate], timeout: 5).get(url, service: self.service) }
+        let error = await coreError {
+            try await self.pinned([self.serverCertificate], timeout: 5).get(url, service: self.service)
+        }
         XCTAssertLessThan(Date().timeIntervalSince(started), 7)
         assertBadAnswer(error, service: service)
     }
@@ -497,20 +570,26 @@ final class HTTPTransportTLSTests: XCTestCase {
         // The name check itself, on a connection made to the address: OpenSSL is handed the
         // canonical name, not the root-dotted one it would compare as another name.
         for host in ["localhost.", "LOCALHOST."] {
-            let connection = try NetworkConnection(host: "127.0.0.1", port: named.port, deadline: Date().addingTimeInterval(10))
+            let connection = try NetworkConnection(
+                host: "127.0.0.1", port: named.port, deadline: Date().addingTimeInterval(10))
             XCTAssertNoThrow(try connection.startTLS(host: host, anchors: [certificate]), host)
         }
         for host in ["localhost..", "local..host", "localhost%E3%80%82"] {
             let url = try XCTUnwrap(URL(string: "https://\(host):\(named.port)/echo"), host)
             let error = await coreError { try await self.pinned([certificate]).get(url, service: self.service) }
             assertUnreachable(error, service: service)
-            if case .serviceUnreachable(_, _, let reason)? = error { XCTAssertTrue(reason.contains("not an ASCII host name"), "\(host): \(reason)") }
+            if case .serviceUnreachable(_, _, let reason)? = error {
+                XCTAssertTrue(reason.contains("not an ASCII host name"), "\(host): \(reason)")
+            }
         }
     }
 
     func testATLSServerThatNeverAnswersTimesOut() async throws {
         let started = Date()
-        let error = await coreError { try await self.pinned([self.serverCertificate], timeout: 1).get(self.server.url("/hang"), service: self.service) }
+        let error = await coreError {
+            try await self.pinned([self.serverCertificate], timeout: 1).get(
+                self.server.url("/hang"), service: self.service)
+        }
         XCTAssertLessThan(Date().timeIntervalSince(started), 5, "the 30-second silence was waited for")
         assertUnreachable(error, service: service)
     }
@@ -525,8 +604,12 @@ final class HostNameTests: XCTestCase {
         XCTAssertEqual(HostName.canonical("::1"), "::1")
         XCTAssertEqual(HostName.canonical("FE80::AB"), "fe80::ab")
         XCTAssertEqual(HostName.canonical("_acme.example"), "_acme.example")
-        for refused in ["", ".", "..", "a..", "a..b", ".a", "smart-id.com\u{3002}", "smart-id\u{FF0E}com", "rp api.com", "a/b", "a%2Eb",
-                        "fe80::1%eth0", "[::1]", String(repeating: "a", count: 64) + ".com", String(repeating: "a.", count: 127) + "ab"] {
+        for refused in [
+            "", ".", "..", "a..", "a..b", ".a", "smart-id.com\u{3002}", "smart-id\u{FF0E}com", "rp api.com", "a/b",
+            "a%2Eb",
+            "fe80::1%eth0", "[::1]", String(repeating: "a", count: 64) + ".com",
+            String(repeating: "a.", count: 127) + "ab",
+        ] {
             XCTAssertNil(HostName.canonical(refused), refused.debugDescription)
         }
         XCTAssertNotNil(HostName.canonical(String(repeating: "a", count: 63) + ".com"))

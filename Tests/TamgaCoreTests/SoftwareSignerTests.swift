@@ -1,6 +1,6 @@
-import XCTest
 import TamgaCore
 import TamgaTestSupport
+import XCTest
 
 /// Signatures from `SoftwareSigner` verified by the openssl command line, not by tamga.
 final class SoftwareSignerTests: XCTestCase {
@@ -9,15 +9,22 @@ final class SoftwareSignerTests: XCTestCase {
     override func tearDown() { TestEnvironment.removeFolder(folder) }
 
     /// Verifies `signature` over `digest` with `openssl pkeyutl` and the certificate's public key.
-    private func opensslVerifies(_ signature: Data, _ digest: Digest, certificate name: String, pss: Bool = false,
-                                 file: StaticString = #filePath, line: UInt = #line) throws {
+    private func opensslVerifies(
+        _ signature: Data, _ digest: Digest, certificate name: String, pss: Bool = false,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let pub = folder.appendingPathComponent("pub.pem").path
-        let extract = try TestEnvironment.run("/usr/bin/openssl", ["x509", "-in", TestEnvironment.pki("\(name).cert.pem"), "-pubkey", "-noout", "-out", pub])
+        let extract = try TestEnvironment.run(
+            "/usr/bin/openssl",
+            ["x509", "-in", TestEnvironment.pki("\(name).cert.pem"), "-pubkey", "-noout", "-out", pub])
         XCTAssertEqual(extract.status, 0, file: file, line: line)
         try digest.bytes.write(to: folder.appendingPathComponent("digest.bin"))
         try signature.write(to: folder.appendingPathComponent("sig.bin"))
-        var args = ["pkeyutl", "-verify", "-pubin", "-inkey", pub, "-in", folder.appendingPathComponent("digest.bin").path,
-                    "-sigfile", folder.appendingPathComponent("sig.bin").path, "-pkeyopt", "digest:\(digest.algorithm.rawValue)"]
+        var args = [
+            "pkeyutl", "-verify", "-pubin", "-inkey", pub, "-in", folder.appendingPathComponent("digest.bin").path,
+            "-sigfile", folder.appendingPathComponent("sig.bin").path, "-pkeyopt",
+            "digest:\(digest.algorithm.rawValue)",
+        ]
         if pss { args += ["-pkeyopt", "rsa_padding_mode:pss", "-pkeyopt", "rsa_pss_saltlen:digest"] }
         let result = try TestEnvironment.run("/usr/bin/openssl", args)
         XCTAssertEqual(result.status, 0, "openssl: \(result.output) \(result.error)", file: file, line: line)
@@ -64,12 +71,15 @@ final class SoftwareSignerTests: XCTestCase {
     }
 
     func testPKCS12WithItsPassword() throws {
-        let signer = try SoftwareSigner(pkcs12: TestEnvironment.bytes(TestEnvironment.pki("ec-p256.p12")),
-                                        password: SecretBytes(Array("test1234".utf8)))
+        let signer = try SoftwareSigner(
+            pkcs12: TestEnvironment.bytes(TestEnvironment.pki("ec-p256.p12")),
+            password: SecretBytes(Array("test1234".utf8)))
         XCTAssertEqual(signer.signingCertificate, try TestEnvironment.certificate("ec-p256"))
         let digest = Digest.compute(.sha256, over: Data("x".utf8))
-        XCTAssertTrue(signer.signingCertificate.publicKey.verify(signature: try signer.signSynchronously(digest: digest),
-                                                                 digest: digest, algorithm: .ecdsaP256SHA256))
+        XCTAssertTrue(
+            signer.signingCertificate.publicKey.verify(
+                signature: try signer.signSynchronously(digest: digest),
+                digest: digest, algorithm: .ecdsaP256SHA256))
     }
 
     func testWrongAndMissingPasswordsAreDistinguishedAndNotRetried() throws {
@@ -79,16 +89,24 @@ final class SoftwareSignerTests: XCTestCase {
         }
         let encrypted = try TestEnvironment.bytes(TestEnvironment.pki("ec-p256.enc.key.pem"))
         let cert = try TestEnvironment.certificate("ec-p256")
-        XCTAssertThrowsError(try SoftwareSigner(key: encrypted, certificate: cert)) { XCTAssertEqual($0 as? CoreError, .passwordRequired) }
-        XCTAssertThrowsError(try SoftwareSigner(key: encrypted, certificate: cert, password: SecretBytes(Array("nope".utf8)))) {
+        XCTAssertThrowsError(try SoftwareSigner(key: encrypted, certificate: cert)) {
+            XCTAssertEqual($0 as? CoreError, .passwordRequired)
+        }
+        XCTAssertThrowsError(
+            try SoftwareSigner(key: encrypted, certificate: cert, password: SecretBytes(Array("nope".utf8)))
+        ) {
             XCTAssertEqual($0 as? CoreError, .wrongPassword)
         }
-        XCTAssertNoThrow(try SoftwareSigner(key: encrypted, certificate: cert, password: SecretBytes(Array("test1234".utf8))))
+        XCTAssertNoThrow(
+            try SoftwareSigner(key: encrypted, certificate: cert, password: SecretBytes(Array("test1234".utf8))))
     }
 
     func testKeyAndCertificateMustMatch() throws {
-        XCTAssertThrowsError(try SoftwareSigner(key: TestEnvironment.bytes(TestEnvironment.pki("ec-p256.key.pem")),
-                                                certificate: TestEnvironment.certificate("other-ec-p256"))) {
+        XCTAssertThrowsError(
+            try SoftwareSigner(
+                key: TestEnvironment.bytes(TestEnvironment.pki("ec-p256.key.pem")),
+                certificate: TestEnvironment.certificate("other-ec-p256"))
+        ) {
             XCTAssertEqual($0 as? CoreError, .keyCertificateMismatch)
         }
     }
@@ -101,7 +119,10 @@ final class SoftwareSignerTests: XCTestCase {
     }
 
     func testSignatureMethodURIsRoundTrip() {
-        for algorithm in [SignatureAlgorithm.ecdsaP256SHA256, .ecdsaP384SHA384, .rsaPKCS1SHA256, .rsaPKCS1SHA384, .rsaPKCS1SHA512, .rsaPSSSHA256] {
+        for algorithm in [
+            SignatureAlgorithm.ecdsaP256SHA256, .ecdsaP384SHA384, .rsaPKCS1SHA256, .rsaPKCS1SHA384, .rsaPKCS1SHA512,
+            .rsaPSSSHA256,
+        ] {
             XCTAssertEqual(SignatureAlgorithm(xmlURI: algorithm.xmlURI, curve: algorithm.curve), algorithm)
         }
         XCTAssertEqual(SignatureAlgorithm.ecdsaP256SHA256.xmlURI, "http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha256")

@@ -13,21 +13,30 @@ final class JSONParserTests: XCTestCase {
 
     func testNestingIsBoundedAndDeepInputFailsWithoutRecursingThrough() throws {
         let limit = JSON.maximumDepth
-        XCTAssertNoThrow(try JSON.parse(Array((String(repeating: "[", count: limit) + String(repeating: "]", count: limit)).utf8)))
-        refused(String(repeating: "[", count: limit + 1) + String(repeating: "]", count: limit + 1), "one level too deep")
+        XCTAssertNoThrow(
+            try JSON.parse(Array((String(repeating: "[", count: limit) + String(repeating: "]", count: limit)).utf8)))
+        refused(
+            String(repeating: "[", count: limit + 1) + String(repeating: "]", count: limit + 1), "one level too deep")
         // A million levels: refused at the limit, long before the stack would run out.
         let deep = [UInt8](repeating: UInt8(ascii: "["), count: 1_000_000)
         XCTAssertThrowsError(try JSON.parse(deep)) { error in
             XCTAssertTrue("\(error)".contains("nested deeper than \(limit) levels"), "\(error)")
         }
-        refused(String(repeating: "{\"a\":", count: limit + 1) + "1" + String(repeating: "}", count: limit + 1), "objects count too")
+        refused(
+            String(repeating: "{\"a\":", count: limit + 1) + "1" + String(repeating: "}", count: limit + 1),
+            "objects count too")
     }
 
     func testOnlyASCIIDigitsAndNumbersInRange() throws {
-        for text in ["[١٢]", "[１]", "[+1]", "[01]", "[1.]", "[.5]", "[1e]", "[-]", "[0x10]", "[Infinity]", "[NaN]", "[1e400]", "[-1e400]"] {
+        for text in [
+            "[١٢]", "[１]", "[+1]", "[01]", "[1.]", "[.5]", "[1e]", "[-]", "[0x10]", "[Infinity]", "[NaN]", "[1e400]",
+            "[-1e400]",
+        ] {
             refused(text, text)
         }
-        let numbers = try XCTUnwrap(JSON.parse(Array("[9223372036854775807,-9223372036854775808,9223372036854775808,-0,2.5e-3,1E2]".utf8)) as? [Any])
+        let numbers = try XCTUnwrap(
+            JSON.parse(Array("[9223372036854775807,-9223372036854775808,9223372036854775808,-0,2.5e-3,1E2]".utf8))
+                as? [Any])
         XCTAssertEqual(numbers[0] as? Int, Int.max)
         XCTAssertEqual(numbers[1] as? Int, Int.min)
         XCTAssertEqual(numbers[2] as? Double, 9223372036854775808, "past Int: a Double, not a wrapped integer")
@@ -40,7 +49,8 @@ final class JSONParserTests: XCTestCase {
     }
 
     func testEveryTruncationOfADocumentIsRefused() throws {
-        let document = Array(#"{"keyID":"00ff","nested":[1,{"a":"\u00e9\ud83d\ude00"},true,null,-2.5e3],"z":"x\"y"}"#.utf8)
+        let document = Array(
+            #"{"keyID":"00ff","nested":[1,{"a":"\u00e9\ud83d\ude00"},true,null,-2.5e3],"z":"x\"y"}"#.utf8)
         XCTAssertNoThrow(try JSON.parse(document))
         for length in 0..<document.count {
             XCTAssertThrowsError(try JSON.parse(Array(document.prefix(length))), "the first \(length) bytes")
@@ -48,8 +58,12 @@ final class JSONParserTests: XCTestCase {
     }
 
     func testStringsAreUTF8WithoutControlsOrLoneSurrogates() throws {
-        XCTAssertThrowsError(try JSON.parse([UInt8(ascii: "["), UInt8(ascii: "\""), 0xFF, 0xFE, UInt8(ascii: "\""), UInt8(ascii: "]")]), "not UTF-8")
-        XCTAssertThrowsError(try JSON.parse([UInt8(ascii: "["), UInt8(ascii: "\""), 0xC3, UInt8(ascii: "\""), UInt8(ascii: "]")]), "a cut sequence")
+        XCTAssertThrowsError(
+            try JSON.parse([UInt8(ascii: "["), UInt8(ascii: "\""), 0xFF, 0xFE, UInt8(ascii: "\""), UInt8(ascii: "]")]),
+            "not UTF-8")
+        XCTAssertThrowsError(
+            try JSON.parse([UInt8(ascii: "["), UInt8(ascii: "\""), 0xC3, UInt8(ascii: "\""), UInt8(ascii: "]")]),
+            "a cut sequence")
         refused(#"["\ud800"]"#, "a lone high surrogate")
         refused(#"["\udc00"]"#, "a lone low surrogate")
         refused(#"["\ud800\u0041"]"#, "a high surrogate before a non-surrogate")

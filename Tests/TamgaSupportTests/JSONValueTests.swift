@@ -16,8 +16,9 @@ final class JSONValueTests: XCTestCase {
             "middle": ["b": "", "a": Int.max] as [String: Any],
         ]
         for options: JSON.WritingOptions in [[], [.prettyPrinted], [.prettyPrinted, .withoutEscapingSlashes]] {
-            XCTAssertEqual(String(decoding: JSON.data(typed, options: options), as: UTF8.self),
-                           String(decoding: try JSON.data(untyped, options: options), as: UTF8.self))
+            XCTAssertEqual(
+                String(decoding: JSON.data(typed, options: options), as: UTF8.self),
+                String(decoding: try JSON.data(untyped, options: options), as: UTF8.self))
         }
         // And it reads back as what was written.
         let parsed = try XCTUnwrap(JSON.object(JSON.data(typed)))
@@ -26,7 +27,8 @@ final class JSONValueTests: XCTestCase {
     }
 
     func testEqualityIgnoresTheOrderOfMembers() {
-        XCTAssertEqual(JSON.Value.object([("a", .integer(1)), ("b", .null)]), .object([("b", .null), ("a", .integer(1))]))
+        XCTAssertEqual(
+            JSON.Value.object([("a", .integer(1)), ("b", .null)]), .object([("b", .null), ("a", .integer(1))]))
         XCTAssertNotEqual(JSON.Value.object([("a", .integer(1))]), .object([("a", .integer(2))]))
         XCTAssertNotEqual(JSON.Value.array([.integer(1), .integer(2)]), .array([.integer(2), .integer(1)]))
     }

@@ -58,7 +58,10 @@ final class SystemTests: XCTestCase {
     }
 
     func testEachThreadSeesItsOwnValue() throws {
-        final class Box { let value: Int; init(_ value: Int) { self.value = value } }
+        final class Box {
+            let value: Int
+            init(_ value: Int) { self.value = value }
+        }
         let local = ThreadLocal<Box>()
         local.value = Box(1)
         let done = Condition()
@@ -67,7 +70,10 @@ final class SystemTests: XCTestCase {
         try DetachedThread.start(name: "support-local") {
             let before = local.value?.value
             local.value = Box(2)
-            done.lock(); seen.value = .some(before); done.signal(); done.unlock()
+            done.lock()
+            seen.value = .some(before)
+            done.signal()
+            done.unlock()
             local.value = nil
         }
         done.lock()

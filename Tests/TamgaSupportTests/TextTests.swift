@@ -6,9 +6,16 @@ import XCTest
 /// views of a string (combining marks, non-ASCII digits and spaces).
 final class TextTests: XCTestCase {
     func testNaturalOrderSortsNumbersByValue() {
-        let names = ["signatures10.xml", "signatures2.xml", "Signatures3.xml", "signatures1.xml", "signatures02.xml", "signatures.xml"]
-        XCTAssertEqual(names.sorted(by: NaturalOrder.precedes),
-                       ["signatures.xml", "signatures1.xml", "signatures02.xml", "signatures2.xml", "Signatures3.xml", "signatures10.xml"])
+        let names = [
+            "signatures10.xml", "signatures2.xml", "Signatures3.xml", "signatures1.xml", "signatures02.xml",
+            "signatures.xml",
+        ]
+        XCTAssertEqual(
+            names.sorted(by: NaturalOrder.precedes),
+            [
+                "signatures.xml", "signatures1.xml", "signatures02.xml", "signatures2.xml", "Signatures3.xml",
+                "signatures10.xml",
+            ])
         // A total order: names equal but for case or leading zeros still have one order.
         XCTAssertTrue(NaturalOrder.precedes("A1", "a1") != NaturalOrder.precedes("a1", "A1"))
         XCTAssertFalse(NaturalOrder.precedes("x", "x"))
@@ -18,15 +25,16 @@ final class TextTests: XCTestCase {
         XCTAssertTrue(NaturalOrder.precedes("s9.xml", "s١٠.xml"))
         XCTAssertFalse(NaturalOrder.precedes("s١٠.xml", "s9.xml"))
         let run = String(repeating: "7", count: 100_000)
-        XCTAssertTrue(NaturalOrder.precedes("n" + run, "n1" + run), "a 100,000-digit run is compared without converting it")
+        XCTAssertTrue(
+            NaturalOrder.precedes("n" + run, "n1" + run), "a 100,000-digit run is compared without converting it")
     }
 
     func testTrimmingWorksOnScalarsAndKeepsWhatIsInside() {
         XCTAssertEqual("  \t a b \n".trimmed(), "a b")
-        XCTAssertEqual("\u{2003}name\u{00A0}".trimmedSpaces(), "name")        // em space, no-break space
-        XCTAssertEqual(" line\n".trimmedSpaces(), "line\n")                    // line ends kept
+        XCTAssertEqual("\u{2003}name\u{00A0}".trimmedSpaces(), "name")  // em space, no-break space
+        XCTAssertEqual(" line\n".trimmedSpaces(), "line\n")  // line ends kept
         XCTAssertEqual("   ".trimmed(), "")
-        XCTAssertEqual(" e\u{0301} ".trimmed(), "e\u{0301}")                   // a combining mark stays with its letter
+        XCTAssertEqual(" e\u{0301} ".trimmed(), "e\u{0301}")  // a combining mark stays with its letter
         XCTAssertEqual("row   \t".trimmingTrailingWhitespace(), "row")
         XCTAssertEqual("  row".trimmingTrailingWhitespace(), "  row")
         XCTAssertEqual("--x--".trimming { $0 == "-" }, "x")
@@ -71,7 +79,7 @@ final class TextTests: XCTestCase {
         XCTAssertEqual(PercentEncoding.decode(encoded), text)
         XCTAssertNil(PercentEncoding.decode("%4"))
         XCTAssertNil(PercentEncoding.decode("%zz"))
-        XCTAssertNil(PercentEncoding.decode("%FF"))   // not UTF-8
+        XCTAssertNil(PercentEncoding.decode("%FF"))  // not UTF-8
         XCTAssertNil(PercentEncoding.decode("%４１"), "fullwidth hex digits are not hex")
         XCTAssertNil(PercentEncoding.decode("%٤١"), "Arabic-Indic digits are not hex")
         XCTAssertNil(PercentEncoding.decode("abc%"), "a cut escape")

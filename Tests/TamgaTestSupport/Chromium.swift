@@ -35,8 +35,12 @@ public struct Chromium {
         // Root (CI) needs --no-sandbox; a private profile folder so that runs never share state.
         let profile = try TestEnvironment.temporaryFolder("chromium-profile")
         defer { TestEnvironment.removeFolder(profile) }
-        return try TestEnvironment.run("/usr/bin/timeout", ["120", executable, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                                                            "--user-data-dir=\(profile.path)", "--enable-logging=stderr", "--v=0"] + arguments)
+        return try TestEnvironment.run(
+            "/usr/bin/timeout",
+            [
+                "120", executable, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                "--user-data-dir=\(profile.path)", "--enable-logging=stderr", "--v=0",
+            ] + arguments)
     }
 
     static func console(_ stderr: String) -> [String] {
@@ -46,32 +50,50 @@ public struct Chromium {
     public static func open(_ path: String, screenshot: String) throws -> Chromium {
         let url = URL(fileURLWithPath: path).absoluteString
         // The control: a page that logs is heard.
-        let control = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("chromium-control.html")
-        try Data("<!DOCTYPE html><html><body><script>console.error('tamga-console-check')</script></body></html>".utf8).write(to: control)
+        let control = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(
+            "chromium-control.html")
+        try Data("<!DOCTYPE html><html><body><script>console.error('tamga-console-check')</script></body></html>".utf8)
+            .write(to: control)
         defer { try? FileManager.default.removeItem(at: control) }
         let heard = try run(["--dump-dom", control.absoluteString])
         guard console(heard.error).contains(where: { $0.contains("tamga-console-check") }) else {
-            throw NSError(domain: "Chromium", code: 1, userInfo: [NSLocalizedDescriptionKey: "the control page's console message was not seen: \(heard.error)"])
+            throw NSError(
+                domain: "Chromium", code: 1,
+                userInfo: [NSLocalizedDescriptionKey: "the control page's console message was not seen: \(heard.error)"]
+            )
         }
         let dom = try run(["--dump-dom", url])
         // The screenshot as `make demo` takes it (scripts/page-screenshot.py: the whole page).
-        let shot = try TestEnvironment.run("/usr/bin/python3", [TestEnvironment.script("page-screenshot.py"), path, screenshot])
+        let shot = try TestEnvironment.run(
+            "/usr/bin/python3", [TestEnvironment.script("page-screenshot.py"), path, screenshot])
         // The footer's place, measured here on a copy of our own that may run one script.
-        let measuring = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("chromium-measure.html")
+        let measuring = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(
+            "chromium-measure.html")
         var page = try String(contentsOfFile: path, encoding: .utf8)
-        if let policy = page.range(of: "<meta http-equiv=\"Content-Security-Policy\"[^>]*>", options: .regularExpression) { page.removeSubrange(policy) }
-        let probe = "<script>document.body.setAttribute('data-footer-bottom', String(Math.ceil(document.getElementById('reproduce').getBoundingClientRect().bottom + window.scrollY)))</script>"
+        if let policy = page.range(
+            of: "<meta http-equiv=\"Content-Security-Policy\"[^>]*>", options: .regularExpression)
+        {
+            page.removeSubrange(policy)
+        }
+        let probe =
+            "<script>document.body.setAttribute('data-footer-bottom', String(Math.ceil(document.getElementById('reproduce').getBoundingClientRect().bottom + window.scrollY)))</script>"
         try Data(page.replacingOccurrences(of: "</body>", with: probe + "</body>").utf8).write(to: measuring)
         defer { try? FileManager.default.removeItem(at: measuring) }
-        let measured = try run(["--hide-scrollbars", "--window-size=1200,800", "--dump-dom", measuring.absoluteString]).output
-        let footer = measured.range(of: "data-footer-bottom=\"").map { Int(measured[$0.upperBound...].prefix { $0.isNumber }) ?? 0 } ?? 0
+        let measured = try run(["--hide-scrollbars", "--window-size=1200,800", "--dump-dom", measuring.absoluteString])
+            .output
+        let footer =
+            measured.range(of: "data-footer-bottom=\"").map {
+                Int(measured[$0.upperBound...].prefix { $0.isNumber }) ?? 0
+            } ?? 0
         let png = try Data(contentsOf: URL(fileURLWithPath: screenshot))
         guard png.count > 24, png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else {
-            throw NSError(domain: "Chromium", code: 2, userInfo: [NSLocalizedDescriptionKey: "no PNG screenshot: \(shot.error)"])
+            throw NSError(
+                domain: "Chromium", code: 2, userInfo: [NSLocalizedDescriptionKey: "no PNG screenshot: \(shot.error)"])
         }
         func big(_ offset: Int) -> Int { png[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) } }
-        return Chromium(consoleMessages: console(dom.error) + console(shot.error), screenshotSize: (big(16), big(20)),
-                        segments: segments(dom.output), runDots: runDots(dom.output), footerBottom: footer, bars: bars(dom.output))
+        return Chromium(
+            consoleMessages: console(dom.error) + console(shot.error), screenshotSize: (big(16), big(20)),
+            segments: segments(dom.output), runDots: runDots(dom.output), footerBottom: footer, bars: bars(dom.output))
     }
 
     /// A number attribute of the first element in `markup` (`x="12.5"`).
@@ -83,23 +105,30 @@ public struct Chromium {
     static func bars(_ dom: String) -> [Bar] {
         // The axis: tick labels (ms) at their x, in the phases chart only.
         let chart = dom.components(separatedBy: "class=\"runs-chart\"").first ?? dom
-        let ticks: [(x: Double, value: Double)] = chart.components(separatedBy: "<text class=\"tick\"").dropFirst().compactMap { piece in
-            guard let x = attribute("x", in: Substring(piece)), let close = piece.firstIndex(of: ">") else { return nil }
-            let label = piece[piece.index(after: close)...].prefix { $0 != "<" }
-            return Double(label).map { (x, $0) }
-        }
+        let ticks: [(x: Double, value: Double)] = chart.components(separatedBy: "<text class=\"tick\"").dropFirst()
+            .compactMap { piece in
+                guard let x = attribute("x", in: Substring(piece)), let close = piece.firstIndex(of: ">") else {
+                    return nil
+                }
+                let label = piece[piece.index(after: close)...].prefix { $0 != "<" }
+                return Double(label).map { (x, $0) }
+            }
         guard let first = ticks.first, let last = ticks.last, last.x > first.x else { return [] }
         let perUnit = (last.value - first.value) / (last.x - first.x)
         func milliseconds(_ x: Double) -> Double { first.value + (x - first.x) * perUnit }
         var result: [Bar] = []
         for group in chart.components(separatedBy: "<g class=\"signer\" data-signer=\"").dropFirst() {
             let body = group.components(separatedBy: "<g class=\"whisker\"").first ?? ""
-            let ends = body.components(separatedBy: "<rect class=\"phase\"").dropFirst().compactMap { piece -> Double? in
-                guard let x = attribute("x", in: Substring(piece)), let width = attribute("width", in: Substring(piece)) else { return nil }
+            let ends = body.components(separatedBy: "<rect class=\"phase\"").dropFirst().compactMap {
+                piece -> Double? in
+                guard let x = attribute("x", in: Substring(piece)), let width = attribute("width", in: Substring(piece))
+                else { return nil }
                 return x + width
             }
-            guard let end = ends.max(), let label = group.components(separatedBy: "<text class=\"total\"").dropFirst().first,
-                  let labelX = attribute("x", in: Substring(label)), let close = label.firstIndex(of: ">") else { continue }
+            guard let end = ends.max(),
+                let label = group.components(separatedBy: "<text class=\"total\"").dropFirst().first,
+                let labelX = attribute("x", in: Substring(label)), let close = label.firstIndex(of: ">")
+            else { continue }
             let text = label[label.index(after: close)...].prefix { $0 != "<" }
             guard let value = Double(text.replacingOccurrences(of: " ms", with: "")) else { continue }
             result.append(Bar(endX: end, labelX: labelX, endMilliseconds: milliseconds(end), labelMilliseconds: value))
@@ -110,13 +139,19 @@ public struct Chromium {
     /// The page printed to PDF as Chromium prints it (its print CSS, no header or footer): each
     /// page's MediaBox in points.
     public static func printedPages(_ path: String, pdf: String) throws -> [[Double]] {
-        let printed = try run(["--no-pdf-header-footer", "--print-to-pdf=\(pdf)", URL(fileURLWithPath: path).absoluteString])
+        let printed = try run([
+            "--no-pdf-header-footer", "--print-to-pdf=\(pdf)", URL(fileURLWithPath: path).absoluteString,
+        ])
         let bytes = try Data(contentsOf: URL(fileURLWithPath: pdf))
         let text = String(decoding: bytes, as: UTF8.self)
         let boxes = text.components(separatedBy: "/MediaBox [").dropFirst().map { piece in
             (piece.components(separatedBy: "]").first ?? "").split(separator: " ").compactMap { Double($0) }
         }
-        if boxes.isEmpty { throw NSError(domain: "Chromium", code: 3, userInfo: [NSLocalizedDescriptionKey: "no pages printed: \(printed.error)"]) }
+        if boxes.isEmpty {
+            throw NSError(
+                domain: "Chromium", code: 3, userInfo: [NSLocalizedDescriptionKey: "no pages printed: \(printed.error)"]
+            )
+        }
         return boxes
     }
 
@@ -136,7 +171,8 @@ public struct Chromium {
 
     static func runDots(_ dom: String) -> [Int] {
         dom.components(separatedBy: "<g class=\"signer-runs\"").dropFirst().map { group in
-            (group.components(separatedBy: "</g>").first ?? "").components(separatedBy: "<circle class=\"run\"").count - 1
+            (group.components(separatedBy: "</g>").first ?? "").components(separatedBy: "<circle class=\"run\"").count
+                - 1
         }
     }
 }

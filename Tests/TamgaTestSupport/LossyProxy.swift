@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,7 +10,7 @@ import Glibc
 /// tampered answer, for the failures that must still lock). For
 /// showing what one dropped segment does to a protocol (it once cost a signature). One request per
 /// connection (`Connection: close`, as `HTTPTransport` sends); plain HTTP only.
-public final class LossyProxy: @unchecked Sendable {   // unchecked: `mutex` guards every mutable field
+public final class LossyProxy: @unchecked Sendable {  // unchecked: `mutex` guards every mutable field
     public enum Fault: Sendable {
         /// The request is read whole and the connection closed: the server never sees it.
         case dropRequest
@@ -48,11 +49,20 @@ public final class LossyProxy: @unchecked Sendable {   // unchecked: `mutex` gua
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ProxyFailure("socket: \(errno)") }
         var address = Self.loopback(0)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard bound == 0, listen(fd, 64) == 0 else { close(fd); throw ProxyFailure("bind/listen: \(errno)") }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, listen(fd, 64) == 0 else {
+            close(fd)
+            throw ProxyFailure("bind/listen: \(errno)")
+        }
         var actual = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &actual) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         listener = fd
         port = UInt16(bigEndian: actual.sin_port)
         // The thread keeps the proxy alive until `stop()` (tests stop it in a defer).
@@ -99,12 +109,17 @@ public final class LossyProxy: @unchecked Sendable {   // unchecked: `mutex` gua
 
     private func serve(_ client: Int32) {
         Self.setTimeout(client, seconds: 10)
-        guard let request = Self.readRequest(client) else { close(client); return }
+        guard let request = Self.readRequest(client) else {
+            close(client)
+            return
+        }
         let line = String(decoding: request.prefix(while: { $0 != 0x0D }), as: UTF8.self).split(separator: " ")
         let method = line.first.map(String.init) ?? "", path = line.count > 1 ? String(line[1]) : ""
         let (fault, port) = mutex.withLock { () -> (Fault?, UInt16) in
             var found: Fault?
-            if let index = faults.firstIndex(where: { path.contains($0.path) }) { found = faults.remove(at: index).fault }
+            if let index = faults.firstIndex(where: { path.contains($0.path) }) {
+                found = faults.remove(at: index).fault
+            }
             return (found, upstream)
         }
         func record(_ name: String?, _ status: Int?) {
@@ -116,7 +131,8 @@ public final class LossyProxy: @unchecked Sendable {   // unchecked: `mutex` gua
             record("dropRequest", nil)
         case .answer(let status)?:
             let body = Array("{\"error\":{\"code\":\"proxy\",\"message\":\"answered by the test proxy\"}}".utf8)
-            let head = "HTTP/1.1 \(status) Proxy Fault\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+            let head =
+                "HTTP/1.1 \(status) Proxy Fault\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
             Self.writeAll(client, Array(head.utf8) + body)
             close(client)
             record("answer \(status)", nil)
@@ -126,12 +142,20 @@ public final class LossyProxy: @unchecked Sendable {   // unchecked: `mutex` gua
             Self.reset(client)
             record("dropAnswer", answer.flatMap(Self.status))
         case .rewriteAnswer(let change)?:
-            guard let answer = Self.forward(request, to: port) else { Self.reset(client); record("upstream unreachable", nil); return }
+            guard let answer = Self.forward(request, to: port) else {
+                Self.reset(client)
+                record("upstream unreachable", nil)
+                return
+            }
             Self.writeAll(client, change(answer))
             close(client)
             record("rewriteAnswer", Self.status(answer))
         case nil:
-            guard let answer = Self.forward(request, to: port) else { Self.reset(client); record("upstream unreachable", nil); return }
+            guard let answer = Self.forward(request, to: port) else {
+                Self.reset(client)
+                record("upstream unreachable", nil)
+                return
+            }
             Self.writeAll(client, answer)
             close(client)
             record(nil, Self.status(answer))
@@ -169,7 +193,11 @@ public final class LossyProxy: @unchecked Sendable {   // unchecked: `mutex` gua
         defer { close(fd) }
         setTimeout(fd, seconds: 30)
         var address = loopback(port)
-        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         guard connected == 0, writeAll(fd, request) else { return nil }
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -182,7 +210,8 @@ public final class LossyProxy: @unchecked Sendable {   // unchecked: `mutex` gua
     }
 
     private static func status(_ answer: [UInt8]) -> Int? {
-        let line = String(decoding: answer.prefix(while: { $0 != 0x0D }).prefix(100), as: UTF8.self).split(separator: " ")
+        let line = String(decoding: answer.prefix(while: { $0 != 0x0D }).prefix(100), as: UTF8.self).split(
+            separator: " ")
         return line.count > 1 ? Int(line[1]) : nil
     }
 
@@ -220,7 +249,8 @@ public final class LossyProxy: @unchecked Sendable {   // unchecked: `mutex` gua
 
     private static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
         guard haystack.count >= needle.count, from <= haystack.count - needle.count else { return nil }
-        for start in from...(haystack.count - needle.count) where haystack[start..<start + needle.count].elementsEqual(needle) { return start }
+        for start in from...(haystack.count - needle.count)
+        where haystack[start..<start + needle.count].elementsEqual(needle) { return start }
         return nil
     }
 }

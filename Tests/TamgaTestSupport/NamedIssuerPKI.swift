@@ -25,7 +25,8 @@ public struct NamedIssuerPKI: Sendable {
     /// signer in `folder`, files named after `label`.
     public static func make(label: String, subject: String, mask: StringMask, in folder: URL) throws -> NamedIssuerPKI {
         let config = folder.appendingPathComponent("\(label).cnf").path
-        try Data("""
+        try Data(
+            """
             [req]
             distinguished_name = dn
             string_mask = \(mask.rawValue)
@@ -40,21 +41,29 @@ public struct NamedIssuerPKI: Sendable {
             subjectKeyIdentifier = hash
             authorityKeyIdentifier = keyid
 
-            """.utf8).write(to: URL(fileURLWithPath: config))
+            """.utf8
+        ).write(to: URL(fileURLWithPath: config))
         func path(_ suffix: String) -> String { folder.appendingPathComponent("\(label)-\(suffix)").path }
         let caKey = path("ca.key.pem"), caCert = path("ca.cert.pem")
         let signerKey = path("signer.key.pem"), request = path("signer.csr"), signerCert = path("signer.cert.pem")
         try openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", caKey])
-        try openssl(["req", "-new", "-x509", "-key", caKey, "-config", config, "-extensions", "ca_ext", "-utf8",
-                     "-multivalue-rdn", "-subj", subject, "-days", "30", "-set_serial", "7", "-out", caCert])
+        try openssl([
+            "req", "-new", "-x509", "-key", caKey, "-config", config, "-extensions", "ca_ext", "-utf8",
+            "-multivalue-rdn", "-subj", subject, "-days", "30", "-set_serial", "7", "-out", caCert,
+        ])
         try openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", signerKey])
-        try openssl(["req", "-new", "-key", signerKey, "-config", config, "-utf8", "-subj", "/C=EE/CN=Signer of \(label)",
-                     "-out", request])
-        try openssl(["x509", "-req", "-in", request, "-CA", caCert, "-CAkey", caKey, "-set_serial", "0x00ff12",
-                     "-extfile", config, "-extensions", "signer_ext", "-days", "30", "-out", signerCert])
-        return NamedIssuerPKI(caCertificatePath: caCert, caKeyPath: caKey, signerCertificatePath: signerCert, signerKeyPath: signerKey,
-                              caCertificate: try Certificate(derOrPEM: TestEnvironment.bytes(caCert)),
-                              signerCertificate: try Certificate(derOrPEM: TestEnvironment.bytes(signerCert)))
+        try openssl([
+            "req", "-new", "-key", signerKey, "-config", config, "-utf8", "-subj", "/C=EE/CN=Signer of \(label)",
+            "-out", request,
+        ])
+        try openssl([
+            "x509", "-req", "-in", request, "-CA", caCert, "-CAkey", caKey, "-set_serial", "0x00ff12",
+            "-extfile", config, "-extensions", "signer_ext", "-days", "30", "-out", signerCert,
+        ])
+        return NamedIssuerPKI(
+            caCertificatePath: caCert, caKeyPath: caKey, signerCertificatePath: signerCert, signerKeyPath: signerKey,
+            caCertificate: try Certificate(derOrPEM: TestEnvironment.bytes(caCert)),
+            signerCertificate: try Certificate(derOrPEM: TestEnvironment.bytes(signerCert)))
     }
 
     /// A signer over the signing key and certificate.
@@ -65,7 +74,8 @@ public struct NamedIssuerPKI: Sendable {
     private static func openssl(_ arguments: [String]) throws {
         let result = try TestEnvironment.run("/usr/bin/openssl", arguments)
         guard result.status == 0 else {
-            throw CoreError.cryptoFailure(operation: "openssl \(arguments.prefix(2).joined(separator: " "))", reason: result.error)
+            throw CoreError.cryptoFailure(
+                operation: "openssl \(arguments.prefix(2).joined(separator: " "))", reason: result.error)
         }
     }
 }

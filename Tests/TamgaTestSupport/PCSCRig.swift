@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,16 +8,21 @@ import Glibc
 /// `tamga-vcard` virtual cards on 127.0.0.1, started for a test and stopped by PID.
 /// Clients reach it with `PCSCLITE_CSOCK_NAME`, which `environment` holds; in-process tests
 /// call `use()` to point this process's PC/SC client at it.
-public final class PCSCRig: @unchecked Sendable {   // unchecked: immutable after start; stop() is idempotent
+public final class PCSCRig: @unchecked Sendable {  // unchecked: immutable after start; stop() is idempotent
     public struct ReaderSpec {
         public let name: String
         /// One entry per slot (vpcd gives each reader.conf entry two): a tamga-vcard profile, or nil
         /// for an empty slot; a `+t0` suffix runs the card in T=0 style (61xx/GET RESPONSE).
         public let cards: [String?]
-        public init(name: String, cards: [String?]) { self.name = name; self.cards = cards }
+        public init(name: String, cards: [String?]) {
+            self.name = name
+            self.cards = cards
+        }
     }
 
-    public static let socketPath = FileManager.default.temporaryDirectory.appendingPathComponent("tamga-pcscd-\(getpid()).comm").path
+    public static let socketPath = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "tamga-pcscd-\(getpid()).comm"
+    ).path
     public let folder: URL
     private let basePort: Int
     public let socketPath: String
@@ -45,7 +51,9 @@ public final class PCSCRig: @unchecked Sendable {   // unchecked: immutable afte
             let port = basePort + index * 2
             // One copy of the driver per entry: its slot table is static (docs/design/smartcard.md §5).
             let driver = folder.appendingPathComponent("libifdvpcd-\(index).so").path
-            try FileManager.default.copyItem(atPath: URL(fileURLWithPath: "/usr/lib/pcsc/drivers/serial/libifdvpcd.so").resolvingSymlinksInPath().path, toPath: driver)
+            try FileManager.default.copyItem(
+                atPath: URL(fileURLWithPath: "/usr/lib/pcsc/drivers/serial/libifdvpcd.so").resolvingSymlinksInPath()
+                    .path, toPath: driver)
             try """
             FRIENDLYNAME "\(reader.name)"
             DEVICENAME   /dev/null:0x\(String(port, radix: 16))
@@ -56,8 +64,13 @@ public final class PCSCRig: @unchecked Sendable {   // unchecked: immutable afte
             cards += reader.cards.enumerated().compactMap { slot, card in card.map { (port + slot, $0) } }
         }
         if startDaemon {
-            try start("/usr/bin/python3", [TestEnvironment.script("pcscd-launch.py"), socketPath, "--", "/usr/sbin/pcscd", "-f", "-c", conf.path],
-                      waitFor: nil)
+            try start(
+                "/usr/bin/python3",
+                [
+                    TestEnvironment.script("pcscd-launch.py"), socketPath, "--", "/usr/sbin/pcscd", "-f", "-c",
+                    conf.path,
+                ],
+                waitFor: nil)
             // pcscd answers once its socket accepts and the readers are initialised.
             let deadline = Date().addingTimeInterval(10)
             while Date() < deadline && !FileManager.default.fileExists(atPath: socketPath) { usleep(50_000) }
@@ -66,7 +79,7 @@ public final class PCSCRig: @unchecked Sendable {   // unchecked: immutable afte
             for (port, card) in cards {
                 try insertCard(card, port: port)
             }
-            if !cards.isEmpty { usleep(1_000_000) }   // pcscd notices a card within about 0.7 s
+            if !cards.isEmpty { usleep(1_000_000) }  // pcscd notices a card within about 0.7 s
         }
     }
 
@@ -94,11 +107,15 @@ public final class PCSCRig: @unchecked Sendable {   // unchecked: immutable afte
             case "transport": arguments += ["--applet", "transport"]
             case "pin2-inactive": arguments.append("--pin2-inactive")
             case let state where state.hasPrefix("state="): arguments += ["--state", String(state.dropFirst(6))]
-            default: throw NSError(domain: "PCSCRig", code: 2, userInfo: [NSLocalizedDescriptionKey: "unknown virtual card option \(option)"])
+            default:
+                throw NSError(
+                    domain: "PCSCRig", code: 2,
+                    userInfo: [NSLocalizedDescriptionKey: "unknown virtual card option \(option)"])
             }
         }
-        cardProcesses[port] = try start(TestEnvironment.productsDirectory.appendingPathComponent("tamga-vcard").path,
-                                        arguments, waitFor: "inserted")
+        cardProcesses[port] = try start(
+            TestEnvironment.productsDirectory.appendingPathComponent("tamga-vcard").path,
+            arguments, waitFor: "inserted")
     }
 
     /// Kills the card in the slot on `port` (removing it from the reader).
@@ -137,7 +154,11 @@ public final class PCSCRig: @unchecked Sendable {   // unchecked: immutable afte
             let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
             guard line.hasPrefix(prefix) else {
                 let said = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
-                throw NSError(domain: "PCSCRig", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(executable) \(arguments.joined(separator: " ")): \(line)\(said)"])
+                throw NSError(
+                    domain: "PCSCRig", code: 1,
+                    userInfo: [
+                        NSLocalizedDescriptionKey: "\(executable) \(arguments.joined(separator: " ")): \(line)\(said)"
+                    ])
             }
         }
         return process

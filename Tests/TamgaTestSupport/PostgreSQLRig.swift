@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,7 +9,7 @@ import Glibc
 /// (`listen_addresses=''`) in that folder, stopped by PID (SIGINT, a fast shutdown) at `stop()`,
 /// when the rig is released, and at the test process's exit. `shared` is one server for the
 /// whole test process; each test makes its own database in it (`newDatabase()`).
-public final class PostgreSQLRig: @unchecked Sendable {   // unchecked: `lock` guards `process` and `counter`
+public final class PostgreSQLRig: @unchecked Sendable {  // unchecked: `lock` guards `process` and `counter`
     public static let binaries = "/usr/lib/postgresql/15/bin"
     public let folder: URL
     public var dataDirectory: String { folder.appendingPathComponent("data").path }
@@ -20,11 +21,19 @@ public final class PostgreSQLRig: @unchecked Sendable {   // unchecked: `lock` g
 
     public init() throws {
         folder = try TestEnvironment.temporaryFolder("pg-rig")
-        guard let user = getpwnam("postgres") else { throw Self.failure("there is no postgres user (apt-get install postgresql)") }
-        guard chown(folder.path, user.pointee.pw_uid, user.pointee.pw_gid) == 0 else { throw Self.failure("cannot give \(folder.path) to postgres") }
+        guard let user = getpwnam("postgres") else {
+            throw Self.failure("there is no postgres user (apt-get install postgresql)")
+        }
+        guard chown(folder.path, user.pointee.pw_uid, user.pointee.pw_gid) == 0 else {
+            throw Self.failure("cannot give \(folder.path) to postgres")
+        }
         // Trust on the socket (the folder is the test's own), no fsync (a test server), C locale.
-        let initdb = try TestEnvironment.run("/usr/sbin/runuser", ["-u", "postgres", "--", Self.binaries + "/initdb", "-D", dataDirectory,
-                                                                   "-U", "postgres", "--auth=trust", "--no-sync", "--no-locale", "-E", "UTF8"])
+        let initdb = try TestEnvironment.run(
+            "/usr/sbin/runuser",
+            [
+                "-u", "postgres", "--", Self.binaries + "/initdb", "-D", dataDirectory,
+                "-U", "postgres", "--auth=trust", "--no-sync", "--no-locale", "-E", "UTF8",
+            ])
         guard initdb.status == 0 else { throw Self.failure("initdb failed: \(initdb.error)") }
         try start()
     }
@@ -33,17 +42,22 @@ public final class PostgreSQLRig: @unchecked Sendable {   // unchecked: `lock` g
     public func start() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [TestEnvironment.script("postgres-launch.py"), "postgres", "--", Self.binaries + "/postgres",
-                             "-D", dataDirectory, "-k", socketDirectory, "-c", "listen_addresses=", "-c", "fsync=off",
-                             "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=100"]
+        process.arguments = [
+            TestEnvironment.script("postgres-launch.py"), "postgres", "--", Self.binaries + "/postgres",
+            "-D", dataDirectory, "-k", socketDirectory, "-c", "listen_addresses=", "-c", "fsync=off",
+            "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=100",
+        ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try ServerLauncher.shared.run { try process.run() }
         lock.withLock { self.process = process }
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
-            guard process.isRunning else { throw Self.failure("the server exited while starting (status \(process.terminationStatus))") }
-            let ready = try TestEnvironment.run(Self.binaries + "/pg_isready", ["-q", "-h", socketDirectory, "-U", "postgres"])
+            guard process.isRunning else {
+                throw Self.failure("the server exited while starting (status \(process.terminationStatus))")
+            }
+            let ready = try TestEnvironment.run(
+                Self.binaries + "/pg_isready", ["-q", "-h", socketDirectory, "-U", "postgres"])
             if ready.status == 0 { return }
             usleep(50_000)
         }
@@ -54,7 +68,12 @@ public final class PostgreSQLRig: @unchecked Sendable {   // unchecked: `lock` g
     /// Stops the server by its PID: SIGINT (fast shutdown: open connections are ended), then
     /// SIGKILL if it is still there after 10 s. The data stays; `start()` starts it again.
     public func stop() {
-        guard let process = lock.withLock({ () -> Process? in defer { self.process = nil }; return self.process }), process.isRunning else { return }
+        guard
+            let process = lock.withLock({ () -> Process? in
+                defer { self.process = nil }
+                return self.process
+            }), process.isRunning
+        else { return }
         let pid = process.processIdentifier
         kill(pid, SIGINT)
         let deadline = Date().addingTimeInterval(10)
@@ -74,8 +93,12 @@ public final class PostgreSQLRig: @unchecked Sendable {   // unchecked: `lock` g
 
     /// A new, empty database; returns its URI.
     public func newDatabase() throws -> String {
-        let name = lock.withLock { () -> String in counter += 1; return "tamga_\(getpid())_\(counter)" }
-        let created = try TestEnvironment.run(Self.binaries + "/createdb", ["-h", socketDirectory, "-U", "postgres", name])
+        let name = lock.withLock { () -> String in
+            counter += 1
+            return "tamga_\(getpid())_\(counter)"
+        }
+        let created = try TestEnvironment.run(
+            Self.binaries + "/createdb", ["-h", socketDirectory, "-U", "postgres", name])
         guard created.status == 0 else { throw Self.failure("createdb failed: \(created.error)") }
         return url(database: name)
     }
@@ -83,7 +106,9 @@ public final class PostgreSQLRig: @unchecked Sendable {   // unchecked: `lock` g
     /// Runs SQL with psql (for a test's own look at the database).
     @discardableResult
     public func psql(_ database: String, _ sql: String) throws -> String {
-        let result = try TestEnvironment.run(Self.binaries + "/psql", ["-h", socketDirectory, "-U", "postgres", "-d", database, "-At", "-v", "ON_ERROR_STOP=1", "-c", sql])
+        let result = try TestEnvironment.run(
+            Self.binaries + "/psql",
+            ["-h", socketDirectory, "-U", "postgres", "-d", database, "-At", "-v", "ON_ERROR_STOP=1", "-c", sql])
         guard result.status == 0 else { throw Self.failure("psql: \(result.error)") }
         return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -102,7 +127,9 @@ public final class PostgreSQLRig: @unchecked Sendable {   // unchecked: `lock` g
                 sharedRig = rig
                 atexit {
                     PostgreSQLRig.sharedLock.withLock { PostgreSQLRig.sharedRig }?.stop()
-                    PostgreSQLRig.sharedLock.withLock { PostgreSQLRig.sharedRig.map { TestEnvironment.removeFolder($0.folder) } }
+                    PostgreSQLRig.sharedLock.withLock {
+                        PostgreSQLRig.sharedRig.map { TestEnvironment.removeFolder($0.folder) }
+                    }
                 }
                 return rig
             }
@@ -117,7 +144,7 @@ public final class PostgreSQLRig: @unchecked Sendable {   // unchecked: `lock` g
     /// can end while the test process runs on — and took the shared server with it, between two
     /// suites. Every server is therefore started from this one thread, which lives as long as
     /// the test process.
-    private final class ServerLauncher: @unchecked Sendable {   // unchecked: `condition` guards `jobs`
+    private final class ServerLauncher: @unchecked Sendable {  // unchecked: `condition` guards `jobs`
         static let shared = ServerLauncher()
         private let condition = NSCondition()
         private var jobs: [() -> Void] = []

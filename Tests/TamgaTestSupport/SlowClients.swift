@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,7 +15,8 @@ import Glibc
 /// a connection the server closed is opened again on the next turn after 50 ms (each of an
 /// address's `perAddress` slots holds one connection at a time, so at most 20 new ones a second
 /// per slot, 10,000 a second for 50 addresses of 10).
-public final class SlowClients: @unchecked Sendable {   // unchecked: the counters behind `lock`; the sockets are the thread's
+// unchecked: the counters behind `lock`; the sockets are the thread's
+public final class SlowClients: @unchecked Sendable {
     /// What each connection sends before it trickles.
     public enum Opening: Sendable {
         /// A request line and one header, then a byte a second into the next header line.
@@ -27,7 +29,10 @@ public final class SlowClients: @unchecked Sendable {   // unchecked: the counte
         var bytes: [UInt8] {
             switch self {
             case .headers: Array("POST /v3/rp/session HTTP/1.1\r\nHost: x\r\nX-Slow: ".utf8)
-            case .body: Array("POST /v3/rp/session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{".utf8)
+            case .body:
+                Array(
+                    "POST /v3/rp/session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"
+                        .utf8)
             case .tlsHandshake: [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03]
             }
         }
@@ -61,12 +66,16 @@ public final class SlowClients: @unchecked Sendable {   // unchecked: the counte
     private let finished = DispatchSemaphore(value: 0)
 
     /// - Parameter openings: what the connections send, taken in turn.
-    public init(port: UInt16, destination: String = "127.0.0.1", addresses: [String], perAddress: Int, openings: [Opening]) {
+    public init(
+        port: UInt16, destination: String = "127.0.0.1", addresses: [String], perAddress: Int, openings: [Opening]
+    ) {
         self.port = port
         self.destination = destination
         var slots: [Slot] = []
         for address in addresses {
-            for _ in 0..<perAddress { slots.append(Slot(address: address, opening: openings[slots.count % openings.count].bytes)) }
+            for _ in 0..<perAddress {
+                slots.append(Slot(address: address, opening: openings[slots.count % openings.count].bytes))
+            }
         }
         self.slots = slots
         // Each connection is a descriptor in this process: raise the soft limit to the hard one.
@@ -77,7 +86,11 @@ public final class SlowClients: @unchecked Sendable {   // unchecked: the counte
         }
     }
 
-    public var current: Counts { lock.lock(); defer { lock.unlock() }; return counts }
+    public var current: Counts {
+        lock.lock()
+        defer { lock.unlock() }
+        return counts
+    }
 
     public func start() {
         running = true
@@ -98,7 +111,11 @@ public final class SlowClients: @unchecked Sendable {   // unchecked: the counte
         if was { finished.wait() }
     }
 
-    private var isRunning: Bool { lock.lock(); defer { lock.unlock() }; return running }
+    private var isRunning: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return running
+    }
 
     private func update(_ change: (inout Counts) -> Void) {
         lock.lock()
@@ -125,9 +142,15 @@ public final class SlowClients: @unchecked Sendable {   // unchecked: the counte
                 var error: Int32 = 0
                 var length = socklen_t(MemoryLayout<Int32>.size)
                 getsockopt(slots[index].socket, SOL_SOCKET, SO_ERROR, &error, &length)
-                guard error == 0, events & Int16(POLLOUT) != 0 else { drop(index, byServer: false); continue }
+                guard error == 0, events & Int16(POLLOUT) != 0 else {
+                    drop(index, byServer: false)
+                    continue
+                }
                 slots[index].connected = true
-                update { $0.opened += 1; $0.open += 1 }
+                update {
+                    $0.opened += 1
+                    $0.open += 1
+                }
                 send(index, slots[index].opening)
                 slots[index].lastByte = now
                 continue
@@ -136,7 +159,10 @@ public final class SlowClients: @unchecked Sendable {   // unchecked: the counte
                 // An answer (a refusal's 429) or the end: read it all; the end closes the slot.
                 var buffer = [UInt8](repeating: 0, count: 4096)
                 let got = recv(slots[index].socket, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-                if got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { drop(index, byServer: true); continue }
+                if got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+                    drop(index, byServer: true)
+                    continue
+                }
             }
             if now.timeIntervalSince(slots[index].lastByte) >= 1 {
                 send(index, [0x58])
@@ -155,8 +181,16 @@ public final class SlowClients: @unchecked Sendable {   // unchecked: the counte
         remote.sin_family = sa_family_t(AF_INET)
         remote.sin_port = port.bigEndian
         inet_pton(AF_INET, destination, &remote.sin_addr)
-        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        let connected = withUnsafePointer(to: &remote) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         guard bound == 0, connected == 0 || errno == EINPROGRESS else {
             close(fd)
             return
@@ -166,13 +200,20 @@ public final class SlowClients: @unchecked Sendable {   // unchecked: the counte
     }
 
     private func send(_ index: Int, _ bytes: [UInt8]) {
-        let sent = bytes.withUnsafeBytes { Glibc.send(slots[index].socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        let sent = bytes.withUnsafeBytes {
+            Glibc.send(slots[index].socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+        }
         if sent < 0, errno != EAGAIN, errno != EWOULDBLOCK { drop(index, byServer: true) }
     }
 
     private func drop(_ index: Int, byServer: Bool) {
         close(slots[index].socket)
-        if slots[index].connected { update { $0.open -= 1; if byServer { $0.closedByServer += 1 } } }
+        if slots[index].connected {
+            update {
+                $0.open -= 1
+                if byServer { $0.closedByServer += 1 }
+            }
+        }
         slots[index].socket = -1
         slots[index].connected = false
         slots[index].reopenAt = Date().addingTimeInterval(0.05)
@@ -200,16 +241,24 @@ public struct ProbeReport: Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        String(format: "%d of %d answered 200 within 1 s; latency p50 %.1f ms, p99 %.1f ms, max %.1f ms", succeeded, tries,
-               percentile(0.5) * 1000, percentile(0.99) * 1000, (latencies.max() ?? 0) * 1000)
-            + (failures.isEmpty ? "" : "; failures: " + failures.prefix(5).map { $0.replacingOccurrences(of: "\r\n", with: " | ").replacingOccurrences(of: "\n", with: " | ") }.joined(separator: "; "))
+        String(
+            format: "%d of %d answered 200 within 1 s; latency p50 %.1f ms, p99 %.1f ms, max %.1f ms", succeeded, tries,
+            percentile(0.5) * 1000, percentile(0.99) * 1000, (latencies.max() ?? 0) * 1000)
+            + (failures.isEmpty
+                ? ""
+                : "; failures: "
+                    + failures.prefix(5).map {
+                        $0.replacingOccurrences(of: "\r\n", with: " | ").replacingOccurrences(of: "\n", with: " | ")
+                    }.joined(separator: "; "))
     }
 }
 
 /// One plain-HTTP GET from `source` to 127.0.0.1:`port` on a new connection, with one deadline
 /// for all of it (connect, send, the whole answer): the status, or nil when the deadline passed
 /// or the connection failed.
-public func timedGet(_ path: String, port: UInt16, from source: String, within bound: TimeInterval) -> (status: Int?, failure: String?) {
+public func timedGet(
+    _ path: String, port: UInt16, from source: String, within bound: TimeInterval
+) -> (status: Int?, failure: String?) {
     let deadline = Date().addingTimeInterval(bound)
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
     guard fd >= 0 else { return (nil, "no socket") }
@@ -221,9 +270,17 @@ public func timedGet(_ path: String, port: UInt16, from source: String, within b
     remote.sin_family = sa_family_t(AF_INET)
     remote.sin_port = port.bigEndian
     inet_pton(AF_INET, "127.0.0.1", &remote.sin_addr)
-    let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-    let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-    guard bound == 0, connected == 0 || errno == EINPROGRESS else { return (nil, "connect: \(String(cString: strerror(errno)))") }
+    let bound = withUnsafePointer(to: &local) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    let connected = withUnsafePointer(to: &remote) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+    }
+    guard bound == 0, connected == 0 || errno == EINPROGRESS else {
+        return (nil, "connect: \(String(cString: strerror(errno)))")
+    }
     func wait(_ events: Int32) -> Bool {
         let left = deadline.timeIntervalSinceNow
         guard left > 0 else { return false }
@@ -236,17 +293,23 @@ public func timedGet(_ path: String, port: UInt16, from source: String, within b
     getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
     guard error == 0 else { return (nil, "connect: \(String(cString: strerror(error)))") }
     let request = Array("GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8)
-    guard request.withUnsafeBytes({ Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else { return (nil, "send failed") }
+    guard request.withUnsafeBytes({ Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count
+    else { return (nil, "send failed") }
     var answer: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 4096)
     while true {
         guard wait(POLLIN) else { return (nil, "no whole answer within the bound (\(answer.count) bytes)") }
         let got = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-        if got > 0 { answer += buffer.prefix(got); continue }
+        if got > 0 {
+            answer += buffer.prefix(got)
+            continue
+        }
         if got < 0, errno == EAGAIN || errno == EWOULDBLOCK { continue }
         break
     }
     let text = String(decoding: answer, as: UTF8.self)
-    guard let status = text.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return (nil, "no HTTP answer (\(answer.count) bytes)") }
+    guard let status = text.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else {
+        return (nil, "no HTTP answer (\(answer.count) bytes)")
+    }
     return (status, status == 200 ? nil : String(text.suffix(200)))
 }

@@ -37,20 +37,27 @@ public final class SoftHSMServerKeyTokens: Sendable {
 
         """.write(toFile: configuration, atomically: true, encoding: .utf8)
         for label in [Self.label, Self.otherLabel] {
-            try run("/usr/bin/softhsm2-util", ["--init-token", "--free", "--label", label, "--so-pin", "12345678", "--pin", Self.pin])
+            try run(
+                "/usr/bin/softhsm2-util",
+                ["--init-token", "--free", "--label", label, "--so-pin", "12345678", "--pin", Self.pin])
         }
     }
 
     /// `pkcs11-tool` logged in to the token `token` with these arguments.
     public func pkcs11Tool(token: String = SoftHSMServerKeyTokens.label, _ arguments: [String]) throws {
-        try run("/usr/bin/pkcs11-tool", ["--module", Self.module, "--token-label", token, "--login", "--pin", Self.pin] + arguments)
+        try run(
+            "/usr/bin/pkcs11-tool",
+            ["--module", Self.module, "--token-label", token, "--login", "--pin", Self.pin] + arguments)
     }
 
     private func run(_ executable: String, _ arguments: [String]) throws {
         let result = try TestEnvironment.run(executable, arguments, environment: environment())
         guard result.status == 0 else {
-            throw NSError(domain: "SoftHSMServerKeyTokens", code: 1,
-                          userInfo: [NSLocalizedDescriptionKey: "\(executable) \(arguments.joined(separator: " ")): \(result.error)"])
+            throw NSError(
+                domain: "SoftHSMServerKeyTokens", code: 1,
+                userInfo: [
+                    NSLocalizedDescriptionKey: "\(executable) \(arguments.joined(separator: " ")): \(result.error)"
+                ])
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -50,24 +51,48 @@ public final class SoftHSMToken: Sendable {
         func run(_ executable: String, _ arguments: [String]) throws {
             let result = try TestEnvironment.run(executable, arguments, environment: environment)
             guard result.status == 0 else {
-                throw NSError(domain: "SoftHSMToken", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(executable) \(arguments.joined(separator: " ")): \(result.error)"])
+                throw NSError(
+                    domain: "SoftHSMToken", code: 1,
+                    userInfo: [
+                        NSLocalizedDescriptionKey: "\(executable) \(arguments.joined(separator: " ")): \(result.error)"
+                    ])
             }
         }
         let util = "/usr/bin/softhsm2-util", tool = "/usr/bin/pkcs11-tool"
         try run(util, ["--init-token", "--free", "--label", Self.label, "--so-pin", "12345678", "--pin", Self.pin])
-        try run(util, ["--init-token", "--free", "--label", Self.spareLabel, "--so-pin", "12345678", "--pin", Self.sparePIN])
-        func put(_ token: String, _ pin: String, id: String, label: String, key: String, certificate: String, extra: [String] = []) throws {
+        try run(
+            util,
+            ["--init-token", "--free", "--label", Self.spareLabel, "--so-pin", "12345678", "--pin", Self.sparePIN])
+        func put(
+            _ token: String, _ pin: String, id: String, label: String, key: String, certificate: String,
+            extra: [String] = []
+        ) throws {
             let base = ["--module", Self.module, "--token-label", token, "--login", "--pin", pin]
-            try run(tool, base + ["--write-object", TestEnvironment.pki("\(key).key.pem"), "--type", "privkey", "--id", id, "--label", label, "--usage-sign"] + extra)
-            try run(tool, base + ["--write-object", TestEnvironment.pki("\(certificate).cert.der"), "--type", "cert", "--id", id, "--label", label])
+            try run(
+                tool,
+                base + [
+                    "--write-object", TestEnvironment.pki("\(key).key.pem"), "--type", "privkey", "--id", id, "--label",
+                    label, "--usage-sign",
+                ] + extra)
+            try run(
+                tool,
+                base + [
+                    "--write-object", TestEnvironment.pki("\(certificate).cert.der"), "--type", "cert", "--id", id,
+                    "--label", label,
+                ])
         }
         try put(Self.label, Self.pin, id: "01", label: "ec-p256", key: "ec-p256", certificate: "ec-p256")
         try put(Self.label, Self.pin, id: "02", label: "rsa-2048", key: "rsa-2048", certificate: "rsa-2048")
         try put(Self.label, Self.pin, id: "03", label: "ec-p384", key: "ec-p384", certificate: "ec-p384")
-        try put(Self.label, Self.pin, id: "04", label: "ec-p256-pin2", key: "other-ec-p256", certificate: "other-ec-p256", extra: ["--always-auth"])
+        try put(
+            Self.label, Self.pin, id: "04", label: "ec-p256-pin2", key: "other-ec-p256", certificate: "other-ec-p256",
+            extra: ["--always-auth"])
         try put(Self.spareLabel, Self.sparePIN, id: "01", label: "spare", key: "ec-p256", certificate: "ec-p256")
-        try run(util, ["--init-token", "--free", "--label", Self.removableLabel, "--so-pin", "12345678", "--pin", Self.sparePIN])
-        try put(Self.removableLabel, Self.sparePIN, id: "01", label: "removable", key: "ec-p256", certificate: "ec-p256")
+        try run(
+            util,
+            ["--init-token", "--free", "--label", Self.removableLabel, "--so-pin", "12345678", "--pin", Self.sparePIN])
+        try put(
+            Self.removableLabel, Self.sparePIN, id: "01", label: "removable", key: "ec-p256", certificate: "ec-p256")
     }
 
     /// The folder SoftHSM keeps the token labelled `label` in (one folder per token).

@@ -1,8 +1,9 @@
 import Foundation
+import TamgaCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TamgaCore
 
 /// Paths and helpers shared by the test targets: the repository, the test PKI in
 /// `Fixtures/pki`, temporary folders, and running the independent tools (openssl, xmlsec1,
@@ -13,7 +14,9 @@ public enum TestEnvironment {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Where SwiftPM put the built products (the test bundle sits beside them).
-    public static var productsDirectory: URL { URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent() }
+    public static var productsDirectory: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    }
 
     public static func fixture(_ relative: String) -> String {
         repository.appendingPathComponent("Fixtures").appendingPathComponent(relative).path
@@ -27,7 +30,8 @@ public enum TestEnvironment {
 
     /// The pyasice venv made by `scripts/setup-pyasice.sh` (`make test` runs it first).
     public static var pyasicePython: String {
-        let venv = ProcessInfo.processInfo.environment["PYASICE_VENV"]
+        let venv =
+            ProcessInfo.processInfo.environment["PYASICE_VENV"]
             ?? repository.appendingPathComponent(".build/pyasice-venv").path
         return venv + "/bin/python"
     }
@@ -35,7 +39,8 @@ public enum TestEnvironment {
     /// The venv with python-xmlsec (libxmlsec1 1.3, which verifies RSA-PSS) made by
     /// `scripts/setup-xmlsec13.sh` (`make test` runs it first); for `scripts/xmlsec13-check.py`.
     public static var xmlsec13Python: String {
-        let venv = ProcessInfo.processInfo.environment["XMLSEC13_VENV"]
+        let venv =
+            ProcessInfo.processInfo.environment["XMLSEC13_VENV"]
             ?? repository.appendingPathComponent(".build/xmlsec13-venv").path
         return venv + "/bin/python"
     }
@@ -45,8 +50,9 @@ public enum TestEnvironment {
     }
 
     public static func signer(_ name: String, algorithm: SignatureAlgorithm? = nil) throws -> SoftwareSigner {
-        try SoftwareSigner(key: Data(contentsOf: URL(fileURLWithPath: pki("\(name).key.pem"))),
-                           certificate: certificate(name), algorithm: algorithm)
+        try SoftwareSigner(
+            key: Data(contentsOf: URL(fileURLWithPath: pki("\(name).key.pem"))),
+            certificate: certificate(name), algorithm: algorithm)
     }
 
     /// Trust in the test root with the issuing CA as an intermediate.
@@ -71,8 +77,10 @@ public enum TestEnvironment {
 
     /// Runs a program to completion and captures its output.
     @discardableResult
-    public static func run(_ executable: String, _ arguments: [String], input: Data? = nil,
-                           environment: [String: String]? = nil) throws -> ProcessResult {
+    public static func run(
+        _ executable: String, _ arguments: [String], input: Data? = nil,
+        environment: [String: String]? = nil
+    ) throws -> ProcessResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -88,12 +96,16 @@ public enum TestEnvironment {
         nonisolated(unsafe) var errData = Data()
         let group = DispatchGroup()
         group.enter()
-        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        DispatchQueue.global().async {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()
-        return ProcessResult(status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
-                             error: String(decoding: errData, as: UTF8.self))
+        return ProcessResult(
+            status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
+            error: String(decoding: errData, as: UTF8.self))
     }
 
     /// Writes text to a new file in `folder` and returns its path.
@@ -115,7 +127,7 @@ public enum TestEnvironment {
         while Date() < deadline {
             var status: Int32 = 0
             let reaped = waitpid(pid, &status, WNOHANG)
-            if reaped == pid || (reaped < 0 && errno == ECHILD) { return }   // exited (reaped here or by Foundation)
+            if reaped == pid || (reaped < 0 && errno == ECHILD) { return }  // exited (reaped here or by Foundation)
             usleep(20_000)
         }
         kill(pid, SIGKILL)
@@ -123,15 +135,19 @@ public enum TestEnvironment {
 
     /// Starts a Python test server from `scripts/` that prints one `listening URL` line once it
     /// accepts connections, and returns the process (stop it with `terminate`) and that URL.
-    public static func startListeningServer(_ script: String, _ arguments: [String],
-                                            environment: [String: String]? = nil) throws -> (process: Process, url: URL) {
+    public static func startListeningServer(
+        _ script: String, _ arguments: [String],
+        environment: [String: String]? = nil
+    ) throws -> (process: Process, url: URL) {
         try startListening(executable: "/usr/bin/python3", [Self.script(script)] + arguments, environment: environment)
     }
 
     /// Starts any program that prints one `listening URL` line once it accepts connections.
     /// `standardError` receives what it says on stderr (discarded when nil).
-    public static func startListening(executable: String, _ arguments: [String],
-                                      environment: [String: String]? = nil, standardError: Pipe? = nil) throws -> (process: Process, url: URL) {
+    public static func startListening(
+        executable: String, _ arguments: [String],
+        environment: [String: String]? = nil, standardError: Pipe? = nil
+    ) throws -> (process: Process, url: URL) {
         let script = (executable as NSString).lastPathComponent
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -150,7 +166,9 @@ public enum TestEnvironment {
         let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard text.hasPrefix("listening "), let url = URL(string: String(text.dropFirst("listening ".count))) else {
             terminate(process)
-            throw NSError(domain: "TestEnvironment", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(script) did not start: \(text)"])
+            throw NSError(
+                domain: "TestEnvironment", code: 1,
+                userInfo: [NSLocalizedDescriptionKey: "\(script) did not start: \(text)"])
         }
         return (process, url)
     }
@@ -165,11 +183,15 @@ public enum TestEnvironment {
         proxy.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         proxy.arguments = [script("test-proxy.py")] + (connectTo.map { ["--connect-to", String($0)] } ?? [])
         let out = Pipe()
-        guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: log.path]) }
+        guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: log.path])
+        }
         proxy.standardOutput = out
         proxy.standardError = try FileHandle(forWritingTo: log)
         try proxy.run()
         let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-        return (proxy, line.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "listening ", with: ""))
+        return (
+            proxy, line.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "listening ", with: "")
+        )
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,7 +7,7 @@ import Glibc
 /// The loopback TSA and OCSP responder of `scripts/test-services.py`, started for a test and
 /// stopped by PID. The URL path picks the behaviour (`/tsa`, `/tsa/unavailable`, `/ocsp`,
 /// `/ocsp/stale`, …; see the script).
-public final class TestServices: @unchecked Sendable {   // unchecked: immutable after start; stop() is idempotent
+public final class TestServices: @unchecked Sendable {  // unchecked: immutable after start; stop() is idempotent
     public let baseURL: URL
     private let process: Process
 
@@ -25,7 +26,9 @@ public final class TestServices: @unchecked Sendable {   // unchecked: immutable
             environment?["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
         }
         (process, baseURL) = try TestEnvironment.startListeningServer(
-            "test-services.py", ["--pki", pki ?? TestEnvironment.fixture("pki"), "--port", String(port), "--exit-with-parent"], environment: environment)
+            "test-services.py",
+            ["--pki", pki ?? TestEnvironment.fixture("pki"), "--port", String(port), "--exit-with-parent"],
+            environment: environment)
     }
 
     public func url(_ path: String) -> URL { baseURL.appendingPathComponent(path) }

@@ -1,7 +1,8 @@
 import Foundation
 import TamgaCore
-@testable import Threshold
 import XCTest
+
+@testable import Threshold
 
 /// `ServerParty.lockedKeys` is read by request threads (the co-signer checks it after every
 /// failed step) while other requests lock keys. The read must be under the party's lock: a
@@ -19,9 +20,15 @@ final class ConcurrentLockTests: XCTestCase {
         let count = 160
         let keys: [(ClientPublicShare, ServerKeyShare)] = (0..<count).map { index in
             let id = Transcript.taggedHash("test/race-key", [[UInt8(index & 0xFF), UInt8(index >> 8)]])
-            return (ClientPublicShare(keyID: id, clientPID: share.clientPID, serverPID: share.serverPID, publicKey: share.publicKey, q2: share.q2, ckey: share.ckey),
-                    ServerKeyShare(pool: server.pool, keyID: id, clientPID: server.clientPID, x2: server.x2, q1: server.q1, publicKey: server.publicKey,
-                                   paillier: server.paillier, ckey: server.ckey))
+            return (
+                ClientPublicShare(
+                    keyID: id, clientPID: share.clientPID, serverPID: share.serverPID, publicKey: share.publicKey,
+                    q2: share.q2, ckey: share.ckey),
+                ServerKeyShare(
+                    pool: server.pool, keyID: id, clientPID: server.clientPID, x2: server.x2, q1: server.q1,
+                    publicKey: server.publicKey,
+                    paillier: server.paillier, ckey: server.ckey)
+            )
         }
         let done = Atomic()
         let failures = Atomic()
@@ -39,10 +46,13 @@ final class ConcurrentLockTests: XCTestCase {
         DispatchQueue.concurrentPerform(iterations: count) { index in
             let (publicShare, serverShare) = keys[index]
             do {
-                let signing = try ClientSigning(share: publicShare, digest: Array(Digest.compute(.sha256, over: Data("race \(index)".utf8)).bytes),
-                                                guard: MemoryGuard())
-                _ = try party.signProve(serverShare, signing.prove(party.signCommit(serverShare, signing.commitRequest)))
-                XCTAssertThrowsError(try party.signFinish(serverShare, .init(signature: nil)))   // a failure report after c3 locks the key
+                let signing = try ClientSigning(
+                    share: publicShare, digest: Array(Digest.compute(.sha256, over: Data("race \(index)".utf8)).bytes),
+                    guard: MemoryGuard())
+                _ = try party.signProve(
+                    serverShare, signing.prove(party.signCommit(serverShare, signing.commitRequest)))
+                // a failure report after c3 locks the key
+                XCTAssertThrowsError(try party.signFinish(serverShare, .init(signature: nil)))
             } catch {
                 failures.set()
             }
@@ -56,7 +66,7 @@ final class ConcurrentLockTests: XCTestCase {
 }
 
 /// A flag set once, read from other threads.
-private final class Atomic: @unchecked Sendable {   // unchecked: `lock` guards `value`
+private final class Atomic: @unchecked Sendable {  // unchecked: `lock` guards `value`
     private let lock = NSLock()
     private var value = false
     var isSet: Bool { lock.withLock { value } }

@@ -7,7 +7,7 @@ import XCTest
 /// the device's counter, the token wrap): the real RFC 9497 evaluation under a fixed secret, and
 /// the verifier and proof checked as the co-signer checks them — but no counter or lockout,
 /// which are the co-signer's (tested over HTTP with SQLite in CoSignerTests/PINHardeningTests).
-final class InProcessPINHardening: PINHardening, @unchecked Sendable {   // unchecked: state behind `lock`
+final class InProcessPINHardening: PINHardening, @unchecked Sendable {  // unchecked: state behind `lock`
     private let lock = NSLock()
     private let key = BigInt(UInt(0x5eed_1234_abcd))
     private var verifiers: [[UInt8]: [UInt8]] = [:]
@@ -16,14 +16,20 @@ final class InProcessPINHardening: PINHardening, @unchecked Sendable {   // unch
 
     func evaluate(_ request: PINMessages.EvaluateRequest) async throws -> PINMessages.EvaluateResponse {
         let attempt = try SystemRandom().bytes(32, label: "test.attempt")
-        lock.withLock { evaluations += 1; attempts[request.keyID] = attempt }
-        return PINMessages.EvaluateResponse(evaluated: try OPRF.evaluate(request.blinded, key: key), attempt: attempt, attemptsLeft: 100)
+        lock.withLock {
+            evaluations += 1
+            attempts[request.keyID] = attempt
+        }
+        return PINMessages.EvaluateResponse(
+            evaluated: try OPRF.evaluate(request.blinded, key: key), attempt: attempt, attemptsLeft: 100)
     }
 
     func confirm(_ request: PINMessages.ConfirmRequest) async throws {
         try lock.withLock {
-            guard attempts[request.keyID] == request.attempt, let checking = verifiers[request.keyID] ?? request.verifier,
-                  PINKeys.verify(proof: request.proof, authKey: checking, keyID: request.keyID, attempt: request.attempt) else {
+            guard attempts[request.keyID] == request.attempt,
+                let checking = verifiers[request.keyID] ?? request.verifier,
+                PINKeys.verify(proof: request.proof, authKey: checking, keyID: request.keyID, attempt: request.attempt)
+            else {
                 throw ThresholdError.proofRejected("PIN proof")
             }
             verifiers[request.keyID] = request.verifier ?? checking
@@ -33,8 +39,10 @@ final class InProcessPINHardening: PINHardening, @unchecked Sendable {   // unch
 }
 
 /// `XCTAssertThrowsError` for async code.
-func assertThrowsAsync(_ body: () async throws -> Void, _ message: String = "", file: StaticString = #filePath, line: UInt = #line,
-                       _ check: (Error) -> Void = { _ in }) async {
+func assertThrowsAsync(
+    _ body: () async throws -> Void, _ message: String = "", file: StaticString = #filePath, line: UInt = #line,
+    _ check: (Error) -> Void = { _ in }
+) async {
     do {
         try await body()
         XCTFail("no error thrown \(message)", file: file, line: line)

@@ -24,13 +24,19 @@ final class SigningSessionStateTests: XCTestCase {
 
     func testEveryOtherShapeIsRefused() {
         for bytes in [Self.committed, Self.proved] {
-            for count in 0..<bytes.count { XCTAssertThrowsError(try SigningSessionState(storageBytes: Array(bytes.prefix(count))), "\(count) bytes") }
+            for count in 0..<bytes.count {
+                XCTAssertThrowsError(
+                    try SigningSessionState(storageBytes: Array(bytes.prefix(count))), "\(count) bytes")
+            }
             XCTAssertThrowsError(try SigningSessionState(storageBytes: bytes + [0]), "one byte more")
             XCTAssertThrowsError(try SigningSessionState(storageBytes: [2] + bytes.dropFirst()), "another version")
         }
-        XCTAssertThrowsError(try SigningSessionState(storageBytes: Self.enrollment), "an enrollment is no signing session")
+        XCTAssertThrowsError(
+            try SigningSessionState(storageBytes: Self.enrollment), "an enrollment is no signing session")
         XCTAssertThrowsError(try PendingEnrollment(storageBytes: Self.committed), "nor the other way round")
-        for count in 0..<Self.enrollment.count { XCTAssertThrowsError(try PendingEnrollment(storageBytes: Array(Self.enrollment.prefix(count)))) }
+        for count in 0..<Self.enrollment.count {
+            XCTAssertThrowsError(try PendingEnrollment(storageBytes: Array(Self.enrollment.prefix(count))))
+        }
         // Scalars: zero, and not below the group order.
         let zero = [UInt8](repeating: 0, count: 32), high = [UInt8](repeating: 0xFF, count: 32)
         for scalar in [zero, high] {

@@ -13,7 +13,7 @@ import XCTest
 /// refresh's `reload` here is a closure of the test's (the real one, which downloads and checks
 /// the lists, is driven end to end by ValidationServeOperationsTests).
 final class ValidationOperationsTests: XCTestCase {
-    final class Lines: @unchecked Sendable {   // unchecked: `lines` behind `lock`
+    final class Lines: @unchecked Sendable {  // unchecked: `lines` behind `lock`
         private let lock = Lock()
         private var lines: [String] = []
         func append(_ line: String) { lock.withLock { lines.append(line) } }
@@ -21,15 +21,17 @@ final class ValidationOperationsTests: XCTestCase {
     }
 
     private func request(_ path: String, method: String = "POST", body: String = "{}") -> HTTPRequest {
-        HTTPRequest(method: method, path: path, headers: ["content-type": "application/json"], body: Array(body.utf8),
-                    client: IPAddress(bytes: [192, 0, 2, 7]))
+        HTTPRequest(
+            method: method, path: path, headers: ["content-type": "application/json"], body: Array(body.utf8),
+            client: IPAddress(bytes: [192, 0, 2, 7]))
     }
 
     private func operations(gate: AdmissionGate, log: Lines, names: Bool = false) throws -> ValidationOperations {
         let trust = ServiceTrust(source: .anchors, initial: .init(options: ValidationOptions()), reload: nil)
         let service = try SiVaService(version: "test") { trust.options() }
-        return ValidationOperations(service: service, trust: trust, gate: gate, metrics: ValidationMetrics(),
-                                    accessLog: AccessLog(includeNames: names) { log.append($0) })
+        return ValidationOperations(
+            service: service, trust: trust, gate: gate, metrics: ValidationMetrics(),
+            accessLog: AccessLog(includeNames: names) { log.append($0) })
     }
 
     private func object(_ response: HTTPResponse) -> [String: Any] {
@@ -51,7 +53,8 @@ final class ValidationOperationsTests: XCTestCase {
         // The operator's and SiVa's monitoring never wait for a turn.
         XCTAssertEqual(operations.handle(request("/monitoring/ready", method: "GET")).status, 200)
         XCTAssertEqual(operations.handle(request("/monitoring/health", method: "GET")).status, 200)
-        XCTAssertEqual(operations.handle(request("/validate", method: "GET")).status, 405, "a wrong method is not a validation")
+        XCTAssertEqual(
+            operations.handle(request("/validate", method: "GET")).status, 405, "a wrong method is not a validation")
         gate.leave()
         // Admitted again: this body is judged (and refused as SiVa refuses it), not turned away.
         let judged = operations.handle(request("/validate"))
@@ -64,9 +67,12 @@ final class ValidationOperationsTests: XCTestCase {
         XCTAssertEqual(metrics.headers["Content-Type"], PrometheusText.contentType)
         let text = String(decoding: metrics.body, as: UTF8.self)
         XCTAssertTrue(text.contains("tamga_validation_refused_total 3\n"), text)
-        XCTAssertTrue(text.contains("tamga_validation_http_requests_total{route=\"/validate\",status=\"503\"} 1\n"), text)
-        XCTAssertTrue(text.contains("tamga_validation_http_requests_total{route=\"/validate\",status=\"400\"} 1\n"), text)
-        XCTAssertTrue(text.contains("tamga_validation_http_request_duration_seconds_count{route=\"/validate\"} 3\n"), text)
+        XCTAssertTrue(
+            text.contains("tamga_validation_http_requests_total{route=\"/validate\",status=\"503\"} 1\n"), text)
+        XCTAssertTrue(
+            text.contains("tamga_validation_http_requests_total{route=\"/validate\",status=\"400\"} 1\n"), text)
+        XCTAssertTrue(
+            text.contains("tamga_validation_http_request_duration_seconds_count{route=\"/validate\"} 3\n"), text)
         XCTAssertTrue(text.contains("tamga_validation_trust_info{source=\"anchors\"} 1\n"), text)
 
         let entries = log.all.compactMap { JSON.object(Array($0.utf8)) }
@@ -81,7 +87,10 @@ final class ValidationOperationsTests: XCTestCase {
         XCTAssertTrue(gate.enter())
         let admitted = expectation(description: "the waiting request runs")
         DispatchQueue.global().async {
-            if gate.enter() { admitted.fulfill(); gate.leave() }
+            if gate.enter() {
+                admitted.fulfill()
+                gate.leave()
+            }
         }
         let deadline = Date().addingTimeInterval(10)
         while gate.counts.waiting == 0 && Date() < deadline { usleep(1000) }
@@ -96,7 +105,8 @@ final class ValidationOperationsTests: XCTestCase {
         for names in [false, true] {
             let log = Lines()
             let operations = try operations(gate: AdmissionGate(running: 1, waiting: 0), log: log, names: names)
-            let body = #"{"document": "\#(Data("PK not really".utf8).base64EncodedString())", "filename": "Mari Maasikas.asice"}"#
+            let body =
+                #"{"document": "\#(Data("PK not really".utf8).base64EncodedString())", "filename": "Mari Maasikas.asice"}"#
             XCTAssertEqual(operations.handle(request("/validate", body: body)).status, 400)
             XCTAssertEqual(operations.handle(request("/../etc/passwd\u{1B}[2J", method: "GET")).status, 404)
             let text = log.all.joined(separator: "\n")
@@ -111,19 +121,27 @@ final class ValidationOperationsTests: XCTestCase {
     // MARK: - Trust
 
     private func list() throws -> TrustedList {
-        let signer = try Certificate.parseAll(pem: try TestEnvironment.bytes(TestEnvironment.fixture("tsl/lotl/ee-tsl-signer.cert.pem")))
-        return try TrustedList(data: try TestEnvironment.bytes(TestEnvironment.fixture("tsl/lotl/EE.xml")), signers: signer)
+        let signer = try Certificate.parseAll(
+            pem: try TestEnvironment.bytes(TestEnvironment.fixture("tsl/lotl/ee-tsl-signer.cert.pem")))
+        return try TrustedList(
+            data: try TestEnvironment.bytes(TestEnvironment.fixture("tsl/lotl/EE.xml")), signers: signer)
     }
 
-    struct Unreachable: Error, CustomStringConvertible { var description: String { "the list of lists cannot be downloaded" } }
+    struct Unreachable: Error, CustomStringConvertible {
+        var description: String { "the list of lists cannot be downloaded" }
+    }
 
     func testAFailedRefreshKeepsTheLastGoodListsUntilTheirNextUpdate() async throws {
         let list = try list()
         let start = Date(timeIntervalSince1970: 2_000_000_000)
         let nextUpdate = start.addingTimeInterval(3600)
-        let loaded = ServiceTrust.Loaded(options: ValidationOptions(trustedList: list), territories: ["EE"], nextUpdate: nextUpdate)
-        let trust = ServiceTrust(source: .cache, initial: loaded, interval: 86400, retry: 300, now: start) { throw Unreachable() }
-        XCTAssertEqual(trust.nextRefresh(now: start), nextUpdate, "due at the list's next update, sooner than the interval")
+        let loaded = ServiceTrust.Loaded(
+            options: ValidationOptions(trustedList: list), territories: ["EE"], nextUpdate: nextUpdate)
+        let trust = ServiceTrust(source: .cache, initial: loaded, interval: 86400, retry: 300, now: start) {
+            throw Unreachable()
+        }
+        XCTAssertEqual(
+            trust.nextRefresh(now: start), nextUpdate, "due at the list's next update, sooner than the interval")
 
         let early = start.addingTimeInterval(60)
         let failed = await trust.refresh(now: { early })
@@ -146,8 +164,9 @@ final class ValidationOperationsTests: XCTestCase {
         XCTAssertEqual(status.failures, 3)
 
         // The ready answer says so with a 503.
-        let operations = ValidationOperations(service: try SiVaService(version: "test") { trust.options() }, trust: trust,
-                                              gate: AdmissionGate(running: 1, waiting: 0))
+        let operations = ValidationOperations(
+            service: try SiVaService(version: "test") { trust.options() }, trust: trust,
+            gate: AdmissionGate(running: 1, waiting: 0))
         let ready = operations.handle(HTTPRequest(method: "GET", path: "/monitoring/ready", headers: [:], body: []))
         XCTAssertEqual(ready.status, 503)
         XCTAssertEqual(object(ready)["status"] as? String, "not-ready")
@@ -157,13 +176,22 @@ final class ValidationOperationsTests: XCTestCase {
     func testARefreshThatSucceedsReplacesTheListsAndClearsTheFailure() async throws {
         let list = try list()
         let start = Date(timeIntervalSince1970: 2_000_000_000)
-        final class Attempts: @unchecked Sendable { let lock = Lock(); var count = 0 }   // unchecked: `count` behind `lock`
+        final class Attempts: @unchecked Sendable {
+            let lock = Lock()
+            var count = 0
+        }  // unchecked: `count` behind `lock`
         let attempts = Attempts()
-        let trust = ServiceTrust(source: .cache, initial: .init(options: ValidationOptions()), interval: 600, retry: 60, now: start) {
-            let attempt = attempts.lock.withLock { () -> Int in attempts.count += 1; return attempts.count }
+        let trust = ServiceTrust(
+            source: .cache, initial: .init(options: ValidationOptions()), interval: 600, retry: 60, now: start
+        ) {
+            let attempt = attempts.lock.withLock { () -> Int in
+                attempts.count += 1
+                return attempts.count
+            }
             if attempt == 1 { throw Unreachable() }
-            return .init(options: ValidationOptions(trustedList: list), territories: ["EE"], nextUpdate: list.nextUpdate,
-                         problems: attempt == 2 ? ["the LV list was kept"] : [])
+            return .init(
+                options: ValidationOptions(trustedList: list), territories: ["EE"], nextUpdate: list.nextUpdate,
+                problems: attempt == 2 ? ["the LV list was kept"] : [])
         }
         XCTAssertEqual(trust.nextRefresh(now: start), start.addingTimeInterval(600), "no list: the interval")
         _ = await trust.refresh(now: { start })
@@ -180,7 +208,8 @@ final class ValidationOperationsTests: XCTestCase {
         XCTAssertEqual(status.territories, ["EE"])
         XCTAssertEqual(status.refreshes, 3)
         XCTAssertEqual(status.failures, 2)
-        XCTAssertEqual(status.nextRefresh, start.addingTimeInterval(720), "a list due in 2045: the interval after the load")
+        XCTAssertEqual(
+            status.nextRefresh, start.addingTimeInterval(720), "a list due in 2045: the interval after the load")
     }
 
     func testAnchorsAloneHaveNothingToRefresh() async {

@@ -1,7 +1,8 @@
-@testable import ASiC
 import Foundation
 import FuzzSupport
 import TamgaCore
+
+@testable import ASiC
 
 /// ASiC-S archive manifests (`META-INF/ASiCArchiveManifest*.xml`, ETSI EN 319 162-1) and the
 /// time-mark nonce's DigestInfo: any bytes through both readers.

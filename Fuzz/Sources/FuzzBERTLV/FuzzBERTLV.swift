@@ -1,5 +1,6 @@
-@testable import PCSC
 import FuzzSupport
+
+@testable import PCSC
 
 /// BER-TLV as cards answer it, and response APDUs.
 @_cdecl("LLVMFuzzerTestOneInput")

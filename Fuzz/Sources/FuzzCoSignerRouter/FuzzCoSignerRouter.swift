@@ -1,7 +1,7 @@
 import CoSigner
-import HTTPService
 import Foundation
 import FuzzSupport
+import HTTPService
 import TamgaCore
 import Threshold
 
@@ -47,10 +47,10 @@ extension Rig {
     }
 }
 
-nonisolated(unsafe) var inputs = 0   // libFuzzer calls the target from one thread
+nonisolated(unsafe) var inputs = 0  // libFuzzer calls the target from one thread
 
 /// Waits for an async call from the synchronous fuzz callback's start-up.
-final class Outcome<T>: @unchecked Sendable {   // unchecked: written once before the semaphore is signalled
+final class Outcome<T>: @unchecked Sendable {  // unchecked: written once before the semaphore is signalled
     var value: Result<T, Error>?
 }
 
@@ -68,54 +68,89 @@ func blocking<T>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
 
 let rig: Rig = {
     do {
-        let store = try CoSignerStore(path: FuzzSupport.scratch.appendingPathComponent("cosigner.db").path, serverKey: [UInt8](repeating: 7, count: 32))
+        let store = try CoSignerStore(
+            path: FuzzSupport.scratch.appendingPathComponent("cosigner.db").path,
+            serverKey: [UInt8](repeating: 7, count: 32))
         // The golden transcript's ring-Pedersen primes: generating safe primes takes seconds.
-        let transcript = try JSONSerialization.jsonObject(with: Data(contentsOf: FuzzSupport.fixture("threshold/transcript.json"))) as? [String: Any]
+        let transcript =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: FuzzSupport.fixture("threshold/transcript.json")))
+            as? [String: Any]
         let primes = transcript?["ringPedersen"] as? [String: String]
         guard let p = primes?["p"].flatMap(BigInt.init(hex:)), let q = primes?["q"].flatMap(BigInt.init(hex:)) else {
-            throw CoreError.malformedText(field: "Fixtures/threshold/transcript.json", reason: "no ring-Pedersen primes")
+            throw CoreError.malformedText(
+                field: "Fixtures/threshold/transcript.json", reason: "no ring-Pedersen primes")
         }
-        let party = try ServerParty(pid: Transcript.taggedHash("fuzz", [[1]]), ringPedersen: try RingPedersenSecret(p: p, q: q, random: SystemRandom()))
+        let party = try ServerParty(
+            pid: Transcript.taggedHash("fuzz", [[1]]),
+            ringPedersen: try RingPedersenSecret(p: p, q: q, random: SystemRandom()))
         // The test CA, so that the certificate routes run instead of answering 501.
-        let authority = try CertificateAuthority(certificatePEM: Data(contentsOf: FuzzSupport.fixture("pki/issuing-ca.cert.pem")),
-                                                 keyPEM: Data(contentsOf: FuzzSupport.fixture("pki/issuing-ca.key.pem")))
+        let authority = try CertificateAuthority(
+            certificatePEM: Data(contentsOf: FuzzSupport.fixture("pki/issuing-ca.cert.pem")),
+            keyPEM: Data(contentsOf: FuzzSupport.fixture("pki/issuing-ca.key.pem")))
         // Sessions that outlive any campaign, so that `{s}` still names a live one hours later.
         let lifetime: TimeInterval = 10 * 365 * 86_400
-        let service = CoSignerService(store: store, party: party, sessionLifetime: lifetime, certificateAuthority: authority, errorLog: { _ in })
-        let open = CoSignerService(store: store, party: party, sessionLifetime: lifetime, certificateAuthority: authority,
-                                   requireAttestation: false, errorLog: { _ in })
+        let service = CoSignerService(
+            store: store, party: party, sessionLifetime: lifetime, certificateAuthority: authority, errorLog: { _ in })
+        let open = CoSignerService(
+            store: store, party: party, sessionLifetime: lifetime, certificateAuthority: authority,
+            requireAttestation: false, errorLog: { _ in })
         let rpKey = try store.addRelyingParty(name: "Fuzz Bank")
-        _ = try store.issueEnrollmentCode(documentNumber: "38001085718")   // one left for the enrollment routes
+        _ = try store.issueEnrollmentCode(documentNumber: "38001085718")  // one left for the enrollment routes
 
         // One device enrolled the real way, over loopback.
-        let device = DeviceAttestation(key: try DeviceKey(file: FuzzSupport.scratch.appendingPathComponent("device.key").path))
+        let device = DeviceAttestation(
+            key: try DeviceKey(file: FuzzSupport.scratch.appendingPathComponent("device.key").path))
         let server = try HTTPServer { service.handle($0) }
         defer { server.stop() }
         let code = try store.issueEnrollmentCode(documentNumber: "38001085718")
-        guard let base = URL(string: "http://127.0.0.1:\(server.port)") else { throw CoreError.malformedText(field: "fuzz start-up", reason: "no loopback URL") }
+        guard let base = URL(string: "http://127.0.0.1:\(server.port)") else {
+            throw CoreError.malformedText(field: "fuzz start-up", reason: "no loopback URL")
+        }
         let client = ThresholdClient(server: base, transport: HTTPTransport(timeout: 60), attestation: device)
         let (share, registration) = try blocking {
-            try await client.enrollShare(code: code, role: .sign, clientPID: Transcript.taggedHash("fuzz-device", [[1]]))
+            try await client.enrollShare(
+                code: code, role: .sign, clientPID: Transcript.taggedHash("fuzz-device", [[1]]))
         }
         // The auth key too (the same code, the same device): AUTH sessions need it.
-        _ = try blocking { try await client.enrollShare(code: code, role: .auth, clientPID: Transcript.taggedHash("fuzz-device", [[2]])) }
+        _ = try blocking {
+            try await client.enrollShare(
+                code: code, role: .auth, clientPID: Transcript.taggedHash("fuzz-device", [[2]]))
+        }
 
         // Sessions for that key: three SIGN, one AUTH (by document number).
         var sessions: [String] = []
-        let bodies: [[String: Any]] = (0..<3).map { index in
-            ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex([UInt8](repeating: UInt8(index + 1), count: 32)), "displayText": "fuzz \(index)"]
-        } + [["kind": "AUTH", "documentNumber": "38001085718", "rpChallenge": Data(repeating: 9, count: 32).base64EncodedString(), "displayText": "log in"]]
+        let bodies: [[String: Any]] =
+            (0..<3).map { index in
+                [
+                    "keyID": WireFormat.hex(share.keyID),
+                    "digest": WireFormat.hex([UInt8](repeating: UInt8(index + 1), count: 32)),
+                    "displayText": "fuzz \(index)",
+                ]
+            } + [
+                [
+                    "kind": "AUTH", "documentNumber": "38001085718",
+                    "rpChallenge": Data(repeating: 9, count: 32).base64EncodedString(), "displayText": "log in",
+                ]
+            ]
         for body in bodies {
             let began = trace ? Date() : nil
-    let answer = service.handle(HTTPRequest(method: "POST", path: "/v3/rp/session", headers: ["authorization": "Bearer \(rpKey)"],
-                                                    body: Array(try JSONSerialization.data(withJSONObject: body))))
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(answer.body))) as? [String: Any], let id = object["sessionID"] as? String else {
-                throw CoreError.malformedText(field: "fuzz start-up", reason: "no session: \(answer.status) \(String(decoding: answer.body, as: UTF8.self))")
+            let answer = service.handle(
+                HTTPRequest(
+                    method: "POST", path: "/v3/rp/session", headers: ["authorization": "Bearer \(rpKey)"],
+                    body: Array(try JSONSerialization.data(withJSONObject: body))))
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(answer.body))) as? [String: Any],
+                let id = object["sessionID"] as? String
+            else {
+                throw CoreError.malformedText(
+                    field: "fuzz start-up",
+                    reason: "no session: \(answer.status) \(String(decoding: answer.body, as: UTF8.self))")
             }
             sessions.append(id)
         }
-        return Rig(service: service, open: open, device: device, token: registration.deviceToken, rpKey: rpKey, keyID: WireFormat.hex(share.keyID),
-                   sessions: sessions)
+        return Rig(
+            service: service, open: open, device: device, token: registration.deviceToken, rpKey: rpKey,
+            keyID: WireFormat.hex(share.keyID),
+            sessions: sessions)
     } catch {
         FileHandle.standardError.write(Data("fuzz: cannot start the co-signer: \(error)\n".utf8))
         exit(2)
@@ -131,15 +166,18 @@ let routes: [(String, String)] = [
     ("POST", "/v3/mobile/session"), ("GET", "/v3/mobile/pending/38001085718"), ("GET", "/v3/mobile/session/{s}"),
     ("GET", "/v3/mobile/activity/38001085718"), ("POST", "/v3/mobile/session/{s}/sign/commit"),
     ("POST", "/v3/mobile/session/{s}/sign/prove"), ("POST", "/v3/mobile/session/{s}/sign/finish"),
-    ("POST", "/v3/mobile/session/{s}/sign/abandon"), ("POST", "/v3/mobile/certificate/session"), ("POST", "/v3/mobile/certificate"),
+    ("POST", "/v3/mobile/session/{s}/sign/abandon"), ("POST", "/v3/mobile/certificate/session"),
+    ("POST", "/v3/mobile/certificate"),
     ("POST", "/v3/mobile/pin/evaluate"), ("POST", "/v3/mobile/pin/confirm"),
     ("GET", "/v3/health"), ("GET", "/v3/ready"), ("GET", "/metrics"),
 ]
 
 /// Requests go through the operations router `cosigner serve --metrics` puts in front of the
 /// service (health, ready, metrics, and every path turned into a route pattern for the metrics).
-let routers = (attested: OperationsRouter(service: rig.service, metrics: CoSignerMetrics()),
-               open: OperationsRouter(service: rig.open, metrics: CoSignerMetrics()))
+let routers = (
+    attested: OperationsRouter(service: rig.service, metrics: CoSignerMetrics()),
+    open: OperationsRouter(service: rig.open, metrics: CoSignerMetrics())
+)
 
 /// Input: a route byte; a flag byte (bit 0: the enrolled device's token and a valid
 /// attestation of this request, bit 1: its token only, bit 2: the relying party's API key,
@@ -148,7 +186,7 @@ let routers = (attested: OperationsRouter(service: rig.service, metrics: CoSigne
 /// the query (`limit=…&offset=…`); then the body (`{k}`: the key id, `{s}`: the session id).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCoSignerRouter(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let rig = rig   // set up on the first call (FuzzSupport.run makes one before fuzzing)
+    let rig = rig  // set up on the first call (FuzzSupport.run makes one before fuzzing)
     rig.resetNow()
     let bytes = FuzzSupport.bytes(data, size)
     guard bytes.count >= 2 else { return 0 }
@@ -168,18 +206,23 @@ public func fuzzCoSignerRouter(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CI
     // `{k}` and `{s}` in a UTF-8 body become the enrolled key's id and the session's, which
     // random bytes would never hit.
     var body = Array(rest)
-    if body.contains(UInt8(ascii: "{")), let text = String(bytes: body, encoding: .utf8), text.contains("{k}") || text.contains("{s}") {
-        body = Array(text.replacingOccurrences(of: "{k}", with: rig.keyID).replacingOccurrences(of: "{s}", with: sessionID).utf8)
+    if body.contains(UInt8(ascii: "{")), let text = String(bytes: body, encoding: .utf8),
+        text.contains("{k}") || text.contains("{s}")
+    {
+        body = Array(
+            text.replacingOccurrences(of: "{k}", with: rig.keyID).replacingOccurrences(of: "{s}", with: sessionID).utf8)
     }
     let path = template.replacingOccurrences(of: "{s}", with: sessionID) + suffix
     let service = flags & 0x08 != 0 ? rig.open : rig.service
     if flags & 0x03 != 0 { token = rig.token }
     if flags & 0x01 != 0 {
         // A fresh nonce from the challenge route, then this exact request signed with it.
-        let challenge = service.handle(HTTPRequest(method: "GET", path: "/v3/attestation/challenge", headers: [:], body: []))
+        let challenge = service.handle(
+            HTTPRequest(method: "GET", path: "/v3/attestation/challenge", headers: [:], body: []))
         if let object = (try? JSONSerialization.jsonObject(with: Data(challenge.body))) as? [String: Any],
-           let hex = object["nonce"] as? String, let nonce = Hex.bytes(hex, count: 32),
-           let signed = try? rig.device.header(nonce: nonce, method: method, path: path, body: body) {
+            let hex = object["nonce"] as? String, let nonce = Hex.bytes(hex, count: 32),
+            let signed = try? rig.device.header(nonce: nonce, method: method, path: path, body: body)
+        {
             attestation = signed
         }
     }
@@ -191,14 +234,19 @@ public func fuzzCoSignerRouter(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CI
     var query: [String: String] = [:]
     for pair in queryText.split(separator: "&") {
         let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-        if parts.count == 2, ["limit", "offset"].contains(String(parts[0])) { query[String(parts[0])] = String(parts[1]) }
+        if parts.count == 2, ["limit", "offset"].contains(String(parts[0])) {
+            query[String(parts[0])] = String(parts[1])
+        }
     }
     let began = trace ? Date() : nil
     let router = flags & 0x08 != 0 ? routers.open : routers.attested
     let answer = router.handle(HTTPRequest(method: method, path: path, headers: headers, body: body, query: query))
     if trace {
         // FUZZ_ROUTER_TRACE=1 ./FuzzCoSignerRouter FILES…: which handler each input reached.
-        FileHandle.standardError.write(Data("route \(method) \(template) -> \(answer.status) \(Int(-(began ?? Date()).timeIntervalSinceNow * 1000)) ms \(String(decoding: answer.body.prefix(120), as: UTF8.self))\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "route \(method) \(template) -> \(answer.status) \(Int(-(began ?? Date()).timeIntervalSinceNow * 1000)) ms \(String(decoding: answer.body.prefix(120), as: UTF8.self))\n"
+                    .utf8))
     }
     return 0
 }

@@ -1,7 +1,8 @@
 import Foundation
 import FuzzSupport
-@testable import TamgaCLI
 import TamgaCore
+
+@testable import TamgaCLI
 
 /// What the command line decodes itself: config.json (any bytes: an error naming the file and
 /// key, never a crash), command-line arguments that are not UTF-8 (shown escaped, and the
@@ -23,8 +24,15 @@ private func unescaped(_ text: String) -> [UInt8] {
     var scalars = Array(text.utf8)[...]
     while let byte = scalars.first {
         scalars = scalars.dropFirst()
-        guard byte == UInt8(ascii: "\\") else { out.append(byte); continue }
-        if scalars.first == UInt8(ascii: "\\") { out.append(byte); scalars = scalars.dropFirst(); continue }
+        guard byte == UInt8(ascii: "\\") else {
+            out.append(byte)
+            continue
+        }
+        if scalars.first == UInt8(ascii: "\\") {
+            out.append(byte)
+            scalars = scalars.dropFirst()
+            continue
+        }
         let hex = String(decoding: scalars.dropFirst().prefix(2), as: UTF8.self)
         out.append(UInt8(hex, radix: 16) ?? 0)
         scalars = scalars.dropFirst(3)
@@ -34,6 +42,7 @@ private func unescaped(_ text: String) -> [UInt8] {
 
 /// SwiftPM links an executable target's entry point as `FuzzCommandLineInput_main`.
 @_cdecl("FuzzCommandLineInput_main")
-public func FuzzCommandLineInputMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+public func FuzzCommandLineInputMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt
+{
     FuzzSupport.run(argc, argv, fuzzCommandLineInput)
 }

@@ -22,14 +22,19 @@ public func fuzzDDOC(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     Container.ddocReadsStartTagsWithoutLibXML2 = false
     let whole = opened(path)
     guard chunked.outcome == whole.outcome else {
-        FileHandle.standardError.write(Data("FuzzDDOC: in 1 KB chunks, tags read first without libxml2: \(chunked.outcome); in one, libxml2 alone: \(whole.outcome)\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "FuzzDDOC: in 1 KB chunks, tags read first without libxml2: \(chunked.outcome); in one, libxml2 alone: \(whole.outcome)\n"
+                    .utf8))
         abort()
     }
     guard let container = chunked.container else { return 0 }
     for file in container.dataFiles {
         var count: UInt64 = 0
-        if (try? container.read(file) { count += UInt64($0.count) }) != nil, container.kind == .ddoc, count != file.size {
-            FileHandle.standardError.write(Data("FuzzDDOC: \(file.name) read \(count) bytes, its size says \(file.size)\n".utf8))
+        if (try? container.read(file) { count += UInt64($0.count) }) != nil, container.kind == .ddoc, count != file.size
+        {
+            FileHandle.standardError.write(
+                Data("FuzzDDOC: \(file.name) read \(count) bytes, its size says \(file.size)\n".utf8))
             abort()
         }
     }
@@ -47,7 +52,10 @@ private func opened(_ path: String) -> (container: Container?, outcome: String) 
     }
     let report = container.validate(ValidationOptions())
     let signatures = report.signatures.map { "\($0.status) \($0.findings.map(\.code))" }
-    return (container, "\(report.status) \(report.findings.map(\.code)) \(signatures) \(container.dataFiles.map { "\($0.name) \($0.size)" })")
+    return (
+        container,
+        "\(report.status) \(report.findings.map(\.code)) \(signatures) \(container.dataFiles.map { "\($0.name) \($0.size)" })"
+    )
 }
 
 /// SwiftPM links an executable target's entry point as `FuzzDDOC_main`.

@@ -1,6 +1,7 @@
-@testable import CoSigner
 import Foundation
 import FuzzSupport
+
+@testable import CoSigner
 
 /// What the co-signer reads from PostgreSQL and from `--db`: a column value in the binary
 /// format (any type OID, any bytes — a server or a proxy in between may send anything), the
@@ -22,7 +23,9 @@ public func fuzzDatabaseRows(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
     if let value = try? PostgreSQLValues.decode(type: type, bytes: rest) {
         let encoded = PostgreSQLValues.encode(value)
         // int2/int4/bool widen to int8 and text types all come back as text: compare values.
-        if encoded.type != 0, let again = try? PostgreSQLValues.decode(type: encoded.type, bytes: encoded.bytes ?? []), again != value {
+        if encoded.type != 0, let again = try? PostgreSQLValues.decode(type: encoded.type, bytes: encoded.bytes ?? []),
+            again != value
+        {
             fatalError("a decoded value does not survive encoding: \(value) → \(again)")
         }
     }
@@ -33,9 +36,12 @@ public func fuzzDatabaseRows(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
     // judged by Unicode scalars as libpq reads bytes.
     let scalars = Array(text.unicodeScalars)
     if let at = scalars.firstIndex(of: "@"), !scalars[(at + 1)...].contains("@"),
-       !scalars[..<at].contains(where: { $0 == "/" || $0 == "?" }), let colon = scalars[..<at].firstIndex(of: ":") {
+        !scalars[..<at].contains(where: { $0 == "/" || $0 == "?" }), let colon = scalars[..<at].firstIndex(of: ":")
+    {
         let expected = "postgresql://" + String(String.UnicodeScalarView(scalars[..<colon])) + ":***@"
-        if !redacted.unicodeScalars.starts(with: expected.unicodeScalars) { fatalError("the password survived redaction: \(redacted)") }
+        if !redacted.unicodeScalars.starts(with: expected.unicodeScalars) {
+            fatalError("the password survived redaction: \(redacted)")
+        }
         let password = String(String.UnicodeScalarView(scalars[(colon + 1)..<at]))
         if !password.isEmpty, !DatabaseLocation.passwords(in: "postgresql://" + text).contains(password) {
             fatalError("passwords(in:) missed the user part's password")

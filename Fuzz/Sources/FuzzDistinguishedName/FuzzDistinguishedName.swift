@@ -23,6 +23,7 @@ public func fuzzDistinguishedName(_ data: UnsafePointer<UInt8>?, _ size: Int) ->
 
 /// SwiftPM links an executable target's entry point as `FuzzDistinguishedName_main`.
 @_cdecl("FuzzDistinguishedName_main")
-public func FuzzDistinguishedNameMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+public func FuzzDistinguishedNameMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt
+{
     FuzzSupport.run(argc, argv, fuzzDistinguishedName)
 }

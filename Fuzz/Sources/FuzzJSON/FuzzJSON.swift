@@ -12,19 +12,25 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     for fragments in [false, true] {
         guard let tree = try? JSON.parse(bytes, fragmentsAllowed: fragments) else { continue }
         guard let written = try? JSON.data(tree, options: [.prettyPrinted]) else {
-            fatalError("a parsed tree cannot be written")   // an oracle, not a guard on input
+            fatalError("a parsed tree cannot be written")  // an oracle, not a guard on input
         }
-        guard let again = try? JSON.parse(written, fragmentsAllowed: true), let rewritten = try? JSON.data(again, options: [.prettyPrinted]),
-              rewritten == written else {
+        guard let again = try? JSON.parse(written, fragmentsAllowed: true),
+            let rewritten = try? JSON.data(again, options: [.prettyPrinted]),
+            rewritten == written
+        else {
             fatalError("JSON does not round-trip: \(String(decoding: written, as: UTF8.self))")
         }
     }
     let text = String(decoding: bytes, as: UTF8.self)
-    if PercentEncoding.decode(PercentEncoding.encode(text)) != text { fatalError("percent-encoding does not round-trip") }
+    if PercentEncoding.decode(PercentEncoding.encode(text)) != text {
+        fatalError("percent-encoding does not round-trip")
+    }
     _ = PercentEncoding.decode(text)
     let half = text.index(text.startIndex, offsetBy: text.count / 2)
     let (left, right) = (String(text[..<half]), String(text[half...]))
-    if NaturalOrder.precedes(left, right) && NaturalOrder.precedes(right, left) { fatalError("natural order is not strict") }
+    if NaturalOrder.precedes(left, right) && NaturalOrder.precedes(right, left) {
+        fatalError("natural order is not strict")
+    }
     if NaturalOrder.precedes(left, left) { fatalError("natural order is not irreflexive") }
     return 0
 }

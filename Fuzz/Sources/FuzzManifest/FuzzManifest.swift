@@ -1,6 +1,7 @@
-@testable import ASiC
 import Foundation
 import FuzzSupport
+
+@testable import ASiC
 
 /// META-INF/manifest.xml as any bytes.
 @_cdecl("LLVMFuzzerTestOneInput")

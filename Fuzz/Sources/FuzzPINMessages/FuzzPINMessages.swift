@@ -9,11 +9,14 @@ import Threshold
 public func fuzzPINMessages(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = FuzzSupport.bytes(data, size)
     guard let selector = bytes.first,
-          let json = (try? JSONSerialization.jsonObject(with: Data(bytes.dropFirst()))) as? [String: Any] else { return 0 }
+        let json = (try? JSONSerialization.jsonObject(with: Data(bytes.dropFirst()))) as? [String: Any]
+    else { return 0 }
     let key = BigInt(UInt(0x1234_5678_9abc))
     switch selector % 3 {
     case 0:
-        if let request = try? PINMessages.decodeEvaluateRequest(json) { _ = try? OPRF.evaluate(request.blinded, key: key) }
+        if let request = try? PINMessages.decodeEvaluateRequest(json) {
+            _ = try? OPRF.evaluate(request.blinded, key: key)
+        }
     case 1:
         if let response = try? PINMessages.decodeEvaluateResponse(json) {
             _ = try? OPRF.finalize(Array(bytes.prefix(64)), blind: BigInt(UInt(7)), evaluated: response.evaluated)

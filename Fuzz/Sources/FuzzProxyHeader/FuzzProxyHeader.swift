@@ -1,6 +1,7 @@
-@testable import HTTPService
 import Foundation
 import FuzzSupport
+
+@testable import HTTPService
 
 /// What a trusted proxy's connection starts with (the PROXY protocol v2 header, read by the
 /// co-signer's gate before libmicrohttpd sees the connection), and the `--trusted-proxy` text.
@@ -13,22 +14,31 @@ import FuzzSupport
 public func fuzzProxyHeader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = FuzzSupport.bytes(data, size)
     // Half the inputs start with the signature, so that the parser's body is reached.
-    let input = bytes.first.map { $0 & 1 == 0 } == true ? ProxyProtocolHeader.signature + bytes.dropFirst() : Array(bytes.dropFirst())
+    let input =
+        bytes.first.map { $0 & 1 == 0 } == true
+        ? ProxyProtocolHeader.signature + bytes.dropFirst() : Array(bytes.dropFirst())
     switch try? ProxyProtocolHeader.parse(input) {
     case .header(let header)?:
-        guard header.length <= input.count, header.length <= ProxyProtocolHeader.maximumLength, header.length >= ProxyProtocolHeader.fixedLength else {
+        guard header.length <= input.count, header.length <= ProxyProtocolHeader.maximumLength,
+            header.length >= ProxyProtocolHeader.fixedLength
+        else {
             fatalError("a header of \(header.length) bytes taken from \(input.count)")
         }
-        guard case .header(let again)? = try? ProxyProtocolHeader.parse(Array(input.prefix(header.length))), again == header else {
+        guard case .header(let again)? = try? ProxyProtocolHeader.parse(Array(input.prefix(header.length))),
+            again == header
+        else {
             fatalError("the header's own bytes do not give the same header")
         }
         for cut in [0, ProxyProtocolHeader.fixedLength - 1, header.length - 1] where cut < header.length {
-            guard case .needs(let needed)? = try? ProxyProtocolHeader.parse(Array(input.prefix(cut))), needed > cut else {
+            guard case .needs(let needed)? = try? ProxyProtocolHeader.parse(Array(input.prefix(cut))), needed > cut
+            else {
                 fatalError("a cut of \(cut) bytes of a \(header.length)-byte header does not ask for more")
             }
         }
     case .needs(let needed)?:
-        guard needed > input.count, needed <= ProxyProtocolHeader.maximumLength else { fatalError("needs \(needed) with \(input.count) read") }
+        guard needed > input.count, needed <= ProxyProtocolHeader.maximumLength else {
+            fatalError("needs \(needed) with \(input.count) read")
+        }
     case nil:
         break
     }

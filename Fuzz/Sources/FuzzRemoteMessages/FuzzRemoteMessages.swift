@@ -1,22 +1,27 @@
 import Foundation
 import FuzzSupport
-import TamgaSupport
-@testable import RemoteSigning
 import TamgaCore
+import TamgaSupport
+
+@testable import RemoteSigning
 
 /// Mobile-ID and Smart-ID answers: any bytes as a JSON object, through what the client reads
 /// from a service's reply (session id, base64 fields, certificates, the signature check, end
 /// results, status meanings, RFC 9457 problem bodies, the v3 reply checks). The client is never
 /// connected; its URL only has to be one a configuration takes (a host name, since host names
 /// are checked for the pins).
-let client = try! RemoteServiceClient(service: "Smart-ID", configuration: RemoteServiceConfiguration(
-    url: URL(string: "https://fuzz.invalid/v3") ?? URL(fileURLWithPath: "/"), relyingPartyUUID: "00000000-0000-0000-0000-000000000000", relyingPartyName: "fuzz"),
+let client = try! RemoteServiceClient(
+    service: "Smart-ID",
+    configuration: RemoteServiceConfiguration(
+        url: URL(string: "https://fuzz.invalid/v3") ?? URL(fileURLWithPath: "/"),
+        relyingPartyUUID: "00000000-0000-0000-0000-000000000000", relyingPartyName: "fuzz"),
     statusMeaning: SmartIDEndResult.meaning)
 let certificate = FuzzSupport.certificate("pki/ec-p256.cert.pem")
 let digest = Digest.compute(.sha256, over: Data("fuzz".utf8))
-let smartID = try! SmartIDSigner(country: "EE", identityCode: "40504040001", documentNumber: "PNOEE-40504040001-DEM0-Q",
-                                 certificate: FuzzSupport.certificate("pki/rsa-2048.cert.pem"), client: client, apiVersion: .v3,
-                                 showVerificationCode: { _ in })
+let smartID = try! SmartIDSigner(
+    country: "EE", identityCode: "40504040001", documentNumber: "PNOEE-40504040001-DEM0-Q",
+    certificate: FuzzSupport.certificate("pki/rsa-2048.cert.pem"), client: client, apiVersion: .v3,
+    showVerificationCode: { _ in })
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRemoteMessages(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -36,7 +41,8 @@ public func fuzzRemoteMessages(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CI
         _ = try? client.checkSignature(signature, algorithm: .ecdsaP256SHA256, certificate: certificate, digest: digest)
     }
     _ = try? smartID.checkEnd(object)
-    _ = try? smartID.checkV3Reply(object, hashName: "SHA-256", size: 32, offered: ["displayTextAndPIN", "confirmationMessage"])
+    _ = try? smartID.checkV3Reply(
+        object, hashName: "SHA-256", size: 32, offered: ["displayTextAndPIN", "confirmationMessage"])
     _ = try? smartID.checkReturnedCertificate((object["cert"] as? [String: Any])?["value"], required: true)
     return 0
 }

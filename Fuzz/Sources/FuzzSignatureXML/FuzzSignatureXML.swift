@@ -1,7 +1,8 @@
-@testable import ASiC
 import Foundation
 import FuzzSupport
 import TamgaCore
+
+@testable import ASiC
 
 /// A signature file's XML and its whole verification, against a fixed container (one data
 /// file, signed once at start by the fixture key): the input replaces the signature's XML.
@@ -16,25 +17,29 @@ let container: Container = {
         let signer = try SoftwareSigner(key: key, certificate: FuzzSupport.certificate("pki/ec-p256.cert.pem"))
         let semaphore = DispatchSemaphore(value: 0)
         Task {
-            _ = try? await made.sign(with: signer, options: SignatureOptions(profile: .B))   // writes the container
+            _ = try? await made.sign(with: signer, options: SignatureOptions(profile: .B))  // writes the container
             semaphore.signal()
         }
         semaphore.wait()
         let opened = try Container(openingAt: target)
-        _ = opened.validate()   // fills the digest cache now, not during an input (it would look like a leak)
+        _ = opened.validate()  // fills the digest cache now, not during an input (it would look like a leak)
         return opened
     } catch {
         FileHandle.standardError.write(Data("fuzz: cannot make the fixed container: \(error)\n".utf8))
         exit(2)
     }
 }()
-let trust = TrustStore(anchors: [FuzzSupport.certificate("pki/root.cert.pem")], intermediates: [FuzzSupport.certificate("pki/issuing-ca.cert.pem")])
+let trust = TrustStore(
+    anchors: [FuzzSupport.certificate("pki/root.cert.pem")],
+    intermediates: [FuzzSupport.certificate("pki/issuing-ca.cert.pem")])
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSignatureXML(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    container.replaceSignatures([SignatureFile(name: "META-INF/signatures0.xml", data: Data(FuzzSupport.bytes(data, size)), entry: nil)])
+    container.replaceSignatures([
+        SignatureFile(name: "META-INF/signatures0.xml", data: Data(FuzzSupport.bytes(data, size)), entry: nil)
+    ])
     _ = container.validate(ValidationOptions(trust: trust, minimumProfile: .B))
-    container.replaceSignatures([])   // keep no input beyond its run
+    container.replaceSignatures([])  // keep no input beyond its run
     return 0
 }
 

@@ -9,12 +9,16 @@ public enum FuzzSupport {
     public static let repository: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    public static func fixture(_ path: String) -> URL { repository.appendingPathComponent("Fixtures").appendingPathComponent(path) }
+    public static func fixture(_ path: String) -> URL {
+        repository.appendingPathComponent("Fixtures").appendingPathComponent(path)
+    }
 
     /// A private folder for files a target must write (a container to open).
     public static let scratch: URL = {
         // In memory when the machine has a tmpfs: targets that must write a file do it per input.
-        let base = FileManager.default.fileExists(atPath: "/dev/shm") ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
+        let base =
+            FileManager.default.fileExists(atPath: "/dev/shm")
+            ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
         let url = base.appendingPathComponent("tamga-fuzz-\(getpid())")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         atexit { try? FileManager.default.removeItem(at: FuzzSupport.scratch) }
@@ -36,8 +40,10 @@ public enum FuzzSupport {
     }
 
     /// Runs libFuzzer with the program's arguments over `callback`.
-    public static func run(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                           _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt {
+    public static func run(
+        _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+    ) -> CInt {
         // Fixed inputs (a container, a co-signer database) are made by the first call; make them
         // now, so that their cost is not charged to the first input against -timeout.
         _ = callback(nil, 0)

@@ -7,7 +7,7 @@ import TamgaCore
 public func fuzzTextCodecs(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let text = String(decoding: FuzzSupport.bytes(data, size), as: UTF8.self)
     if let bytes = Hex.bytes(text), Hex.encode(bytes) != text.lowercased() {
-        fatalError("hex does not round-trip: \(text)")   // an oracle, not a guard on input
+        fatalError("hex does not round-trip: \(text)")  // an oracle, not a guard on input
     }
     if let bytes = try? Base64.decode(text), Base64.encode(bytes) != text {
         fatalError("base64 does not round-trip: \(text)")
@@ -16,8 +16,9 @@ public func fuzzTextCodecs(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     // xsd:dateTime as signatures, OCSP reports and trusted lists carry it: what parses must
     // format back to the same instant.
     if let date = XSDDateTime.parse(text), let again = XSDDateTime.parse(XSDDateTime.format(date)),
-       abs(again.timeIntervalSince(date)) >= 1 {
-        fatalError("xsd:dateTime does not round-trip: \(text)")   // an oracle, not a guard on input
+        abs(again.timeIntervalSince(date)) >= 1
+    {
+        fatalError("xsd:dateTime does not round-trip: \(text)")  // an oracle, not a guard on input
     }
     return 0
 }

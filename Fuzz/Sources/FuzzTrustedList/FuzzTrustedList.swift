@@ -1,12 +1,16 @@
-@testable import ASiC
 import Foundation
 import FuzzSupport
 import TamgaCore
 
+@testable import ASiC
+
 /// An ETSI trusted list or list of lists as any bytes, checked against the test signers (so
 /// that mutations of the seeds get past the signature to the content).
-let signers = ["tsl/tsl-signer.cert.pem", "tsl/lotl/lotl-signer.cert.pem", "tsl/lotl/ee-tsl-signer.cert.pem", "tsl/lotl/lv-tsl-signer.cert.pem"]
-    .map(FuzzSupport.certificate)
+let signers = [
+    "tsl/tsl-signer.cert.pem", "tsl/lotl/lotl-signer.cert.pem", "tsl/lotl/ee-tsl-signer.cert.pem",
+    "tsl/lotl/lv-tsl-signer.cert.pem",
+]
+.map(FuzzSupport.certificate)
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTrustedList(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

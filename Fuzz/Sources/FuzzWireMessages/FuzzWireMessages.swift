@@ -19,7 +19,8 @@ public func fuzzWireMessages(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
         return 0
     }
     guard let selector = bytes.first,
-          let json = (try? JSONSerialization.jsonObject(with: Data(bytes.dropFirst()))) as? [String: Any] else { return 0 }
+        let json = (try? JSONSerialization.jsonObject(with: Data(bytes.dropFirst()))) as? [String: Any]
+    else { return 0 }
     let object = json.compactMapValues { $0 as? String }
     let lists = json.compactMapValues { $0 as? [String] }
     switch selector % 9 {

@@ -20,11 +20,13 @@ public func fuzzZip(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             let read: Bool = (try? container.read(file) { delivered += $0 }) != nil
             _ = try? container.digest(of: file, .sha256)
             guard let entry = entries[file.name] else {
-                FileHandle.standardError.write(Data("FuzzZip oracle: tamga lists \(file.name), the central directory does not\n".utf8))
+                FileHandle.standardError.write(
+                    Data("FuzzZip oracle: tamga lists \(file.name), the central directory does not\n".utf8))
                 abort()
             }
             if read, let stored = oracle.storedData(entry), stored != delivered {
-                FileHandle.standardError.write(Data("FuzzZip oracle: \(file.name) reads differently from its stored bytes\n".utf8))
+                FileHandle.standardError.write(
+                    Data("FuzzZip oracle: \(file.name) reads differently from its stored bytes\n".utf8))
                 abort()
             }
         }

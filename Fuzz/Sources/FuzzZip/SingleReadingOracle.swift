@@ -21,12 +21,17 @@ struct SingleReadingOracle {
     /// Central entries by name, read the naive way; stops the fuzzer at the first broken rule.
     func entries() -> [String: Entry] {
         let last = lastIndex(of: [0x50, 0x4B, 0x05, 0x06])
-        guard let last, last + 22 <= bytes.count else { fail("tamga opened an archive whose last PK\\5\\6 cannot be an end record") }
+        guard let last, last + 22 <= bytes.count else {
+            fail("tamga opened an archive whose last PK\\5\\6 cannot be an end record")
+        }
         let commentLength = Int(u16(last + 20))
-        check(last + 22 + commentLength == bytes.count, "the last end record's comment does not run exactly to the end of the file")
+        check(
+            last + 22 + commentLength == bytes.count,
+            "the last end record's comment does not run exactly to the end of the file")
         let comment = bytes[(last + 22)...]
         let signatures: Set<[UInt8]> = [[1, 2], [3, 4], [5, 6], [6, 6], [6, 7], [7, 8], [5, 5], [6, 8]]
-        for i in comment.indices.dropLast(3) where comment[i] == 0x50 && comment[i + 1] == 0x4B && signatures.contains([comment[i + 2], comment[i + 3]]) {
+        for i in comment.indices.dropLast(3)
+        where comment[i] == 0x50 && comment[i + 1] == 0x4B && signatures.contains([comment[i + 2], comment[i + 3]]) {
             fail("the archive comment holds a ZIP record signature")
         }
         var count = UInt64(u16(last + 10)), size = UInt64(u32(last + 12)), offset = UInt64(u32(last + 16))
@@ -44,38 +49,52 @@ struct SingleReadingOracle {
             (count, size, offset) = (zCount, zSize, zOffset)
             directoryEnd = UInt64(record)
         }
-        check(offset <= directoryEnd && size <= directoryEnd - offset && offset + size == directoryEnd,
-              "the central directory does not end where the end records begin")
+        check(
+            offset <= directoryEnd && size <= directoryEnd - offset && offset + size == directoryEnd,
+            "the central directory does not end where the end records begin")
         check(bytes.count >= 4 && u32(0) == 0x0403_4B50, "the first local header is not at byte 0")
 
         var result: [String: Entry] = [:]
         var spans: [(UInt64, UInt64)] = []
         var p = Int(offset)
         for _ in 0..<count {
-            check(p + 46 <= Int(directoryEnd) && u32(p) == 0x0201_4B50, "a central record where the count promises one is missing")
+            check(
+                p + 46 <= Int(directoryEnd) && u32(p) == 0x0201_4B50,
+                "a central record where the count promises one is missing")
             let flags = u16(p + 8), method = u16(p + 10)
             var compressed = UInt64(u32(p + 20)), uncompressed = UInt64(u32(p + 24))
             let nameLength = Int(u16(p + 28)), extraLength = Int(u16(p + 30)), commentLength = Int(u16(p + 32))
             var local = UInt64(u32(p + 42))
-            check(p + 46 + nameLength + extraLength + commentLength <= Int(directoryEnd), "a central record runs past the directory")
+            check(
+                p + 46 + nameLength + extraLength + commentLength <= Int(directoryEnd),
+                "a central record runs past the directory")
             let name = Array(bytes[(p + 46)..<(p + 46 + nameLength)])
-            widen(extra: Array(bytes[(p + 46 + nameLength)..<(p + 46 + nameLength + extraLength)]), &uncompressed, &compressed, &local)
+            widen(
+                extra: Array(bytes[(p + 46 + nameLength)..<(p + 46 + nameLength + extraLength)]), &uncompressed,
+                &compressed, &local)
             check(flags & 0x0800 != 0 || name.allSatisfy { $0 < 0x80 }, "a non-ASCII name without the UTF-8 flag")
             let mode = u32(p + 38) >> 16 & 0o170000, folder = name.last == UInt8(ascii: "/")
-            check(mode == 0 || mode == (folder ? 0o040000 : 0o100000), "an entry whose Unix mode makes extractors write something else than it")
+            check(
+                mode == 0 || mode == (folder ? 0o040000 : 0o100000),
+                "an entry whose Unix mode makes extractors write something else than it")
             check(folder || u32(p + 38) & 0x10 == 0, "a file with the MS-DOS folder attribute")
             let l = Int(local)
-            check(local < offset && l + 30 <= Int(offset) && u32(l) == 0x0403_4B50, "a central record whose local header is missing")
+            check(
+                local < offset && l + 30 <= Int(offset) && u32(l) == 0x0403_4B50,
+                "a central record whose local header is missing")
             check(u16(l + 6) & ~0x0006 == flags & ~0x0006, "local and central flags differ")
             check(u16(l + 8) == method, "local and central methods differ")
             let localName = Int(u16(l + 26)), localExtra = Int(u16(l + 28))
-            check(l + 30 + localName + localExtra <= Int(offset) && Array(bytes[(l + 30)..<(l + 30 + localName)]) == name,
-                  "the local header names another entry")
+            check(
+                l + 30 + localName + localExtra <= Int(offset) && Array(bytes[(l + 30)..<(l + 30 + localName)]) == name,
+                "the local header names another entry")
             let dataStart = local + 30 + UInt64(localName) + UInt64(localExtra)
-            check(compressed <= offset && dataStart <= offset - compressed, "entry data runs into the central directory")
+            check(
+                compressed <= offset && dataStart <= offset - compressed, "entry data runs into the central directory")
             spans.append((local, dataStart + compressed))
-            result[String(decoding: name, as: UTF8.self)] = Entry(name: name, flags: flags, method: method, compressedSize: compressed,
-                                                                   offset: dataStart)
+            result[String(decoding: name, as: UTF8.self)] = Entry(
+                name: name, flags: flags, method: method, compressedSize: compressed,
+                offset: dataStart)
             p += 46 + nameLength + extraLength + commentLength
         }
         let sorted = spans.sorted { $0.0 < $1.0 }
@@ -96,10 +115,12 @@ struct SingleReadingOracle {
     private func u32(_ i: Int) -> UInt32 { i + 4 <= bytes.count ? UInt32(u16(i)) | UInt32(u16(i + 2)) << 16 : 0 }
     private func u64(_ i: Int) -> UInt64 { i + 8 <= bytes.count ? UInt64(u32(i)) | UInt64(u32(i + 4)) << 32 : 0 }
 
-    private func widen(extra: [UInt8], _ uncompressed: inout UInt64, _ compressed: inout UInt64, _ offset: inout UInt64) {
+    private func widen(extra: [UInt8], _ uncompressed: inout UInt64, _ compressed: inout UInt64, _ offset: inout UInt64)
+    {
         var i = 0
         while i + 4 <= extra.count {
-            let id = UInt16(extra[i]) | UInt16(extra[i + 1]) << 8, length = Int(UInt16(extra[i + 2]) | UInt16(extra[i + 3]) << 8)
+            let id = UInt16(extra[i]) | UInt16(extra[i + 1]) << 8,
+                length = Int(UInt16(extra[i + 2]) | UInt16(extra[i + 3]) << 8)
             guard i + 4 + length <= extra.count else { return }
             if id == 0x0001 {
                 var j = i + 4
@@ -121,7 +142,11 @@ struct SingleReadingOracle {
         guard bytes.count >= 4 else { return nil }
         var i = bytes.count - 4
         while i >= max(0, bytes.count - 22 - 65_535 - 4) {
-            if bytes[i] == signature[0], bytes[i + 1] == signature[1], bytes[i + 2] == signature[2], bytes[i + 3] == signature[3] { return i }
+            if bytes[i] == signature[0], bytes[i + 1] == signature[1], bytes[i + 2] == signature[2],
+                bytes[i + 3] == signature[3]
+            {
+                return i
+            }
             i -= 1
         }
         return nil

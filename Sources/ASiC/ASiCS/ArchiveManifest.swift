@@ -47,14 +47,16 @@ struct ArchiveManifest {
         }
         let elements = root.children("DataObjectReference", in: XMLNamespace.asic)
         guard elements.count <= Self.maximumReferences else {
-            throw ContainerError.malformedXML(file: name, reason: "\(elements.count) references (at most \(Self.maximumReferences) are read)")
+            throw ContainerError.malformedXML(
+                file: name, reason: "\(elements.count) references (at most \(Self.maximumReferences) are read)")
         }
         references = try elements.map { element in
             guard let uri = element.attribute("URI"), let decoded = URIPath.decode(uri) else {
                 throw ContainerError.malformedXML(file: name, reason: "a DataObjectReference has no readable URI")
             }
             let rootfile = element.attribute("Rootfile").map { $0 == "true" || $0 == "1" } ?? false
-            let algorithm = element.child("DigestMethod", in: XMLNamespace.ds)?.attribute("Algorithm").flatMap(DigestAlgorithm.init(xmlURI:))
+            let algorithm = element.child("DigestMethod", in: XMLNamespace.ds)?.attribute("Algorithm").flatMap(
+                DigestAlgorithm.init(xmlURI:))
             let digest = element.child("DigestValue", in: XMLNamespace.ds).flatMap { XMLBase64.decode($0.text) }
             return Reference(name: decoded, isRootfile: rootfile, digestAlgorithm: algorithm, digest: digest)
         }

@@ -17,9 +17,11 @@ extension Container {
     ///   - outputPath: the new `.asics`; refused if it exists unless `overwrite`.
     ///   - progress: hashing/writing progress of the data object.
     /// - Returns: the new container, opened.
-    public static func timeStampArchive(of inputPath: String, to outputPath: String, timeStamping client: TimeStampClient,
-                                        overwrite: Bool = false, progress: ProgressHandler? = nil) async throws -> Container {
-        _ = try Container(openingAt: inputPath)   // refuse what is not a readable container before asking a TSA
+    public static func timeStampArchive(
+        of inputPath: String, to outputPath: String, timeStamping client: TimeStampClient,
+        overwrite: Bool = false, progress: ProgressHandler? = nil
+    ) async throws -> Container {
+        _ = try Container(openingAt: inputPath)  // refuse what is not a readable container before asking a TSA
         let input = try InputFile(path: inputPath)
         let name = URL(fileURLWithPath: inputPath).lastPathComponent
         try validateNewDataFileName(name)
@@ -28,11 +30,14 @@ extension Container {
             if let outputReal = realpath(outputPath, nil) {
                 defer { free(outputReal) }
                 if strcmp(inputReal, outputReal) == 0 {
-                    throw ContainerError.ioFailure(path: outputPath, reason: "is the input container; give another output path")
+                    throw ContainerError.ioFailure(
+                        path: outputPath, reason: "is the input container; give another output path")
                 }
             }
         }
-        if !overwrite && FileManager.default.fileExists(atPath: outputPath) { throw ContainerError.alreadyExists(outputPath) }
+        if !overwrite && FileManager.default.fileExists(atPath: outputPath) {
+            throw ContainerError.alreadyExists(outputPath)
+        }
 
         let output = try AtomicOutputFile(replacing: outputPath)
         let writer = ZipWriter(output: output)
@@ -51,7 +56,8 @@ extension Container {
         }
         let now = try InputFile(path: inputPath)
         guard done == input.size, now.size == input.size, now.modified == input.modified else {
-            throw ContainerError.ioFailure(path: inputPath, reason: "the file changed while it was being time-stamped; nothing was written")
+            throw ContainerError.ioFailure(
+                path: inputPath, reason: "the file changed while it was being time-stamped; nothing was written")
         }
         let token = try await client.timeStamp(imprint: hasher.finish())
         try writer.add(name: SimpleLayout.timeStampPath, data: token.der, method: .stored, modified: token.genTime)
@@ -59,7 +65,9 @@ extension Container {
         // Never commit a container tamga itself could not reopen as ASiC-S.
         let written = try Container(openingAt: output.temporaryPath)
         guard written.kind == .asics, written.timeStampEntry != nil, written.dataFiles.map(\.name) == [name] else {
-            throw ContainerError.ioFailure(path: outputPath, reason: "the archive being written would not read back as ASiC-S; nothing was written")
+            throw ContainerError.ioFailure(
+                path: outputPath, reason: "the archive being written would not read back as ASiC-S; nothing was written"
+            )
         }
         try output.commit()
         return try Container(openingAt: outputPath)

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
-import TamgaSupport
 import TamgaCore
+import TamgaSupport
 
 /// What an ASiC-S container holds (ETSI EN 319 162-1 §4.3), read as the reference reads it
 /// (docs/design/asics-tm-names.md §1.1): one data object in the root folder, and one signature, either the
@@ -52,7 +52,9 @@ struct SimpleLayout {
             if first.method != .stored { warnings.append("mimetype is compressed; EN 319 162-1 requires it stored") }
             if first.localExtraLength != 0 { warnings.append("mimetype has an extra field; EN 319 162-1 forbids it") }
         } else if entries.contains(where: { $0.name == "mimetype" }) {
-            warnings.append("mimetype is not the first entry and was ignored (EN 319 162-1 requires it first); read as ASiC-S by the file name")
+            warnings.append(
+                "mimetype is not the first entry and was ignored (EN 319 162-1 requires it first); read as ASiC-S by the file name"
+            )
         } else {
             warnings.append("the container has no mimetype entry; read as ASiC-S by the file name")
         }
@@ -74,9 +76,9 @@ struct SimpleLayout {
             case Self.cadesPath: cades = entry
             case Self.signaturesPath:
                 let bytes = try reader.read(entry, limit: Container.xmlEntryLimit)
-                _ = try XMLDocument(data: bytes, name: entry.name)   // refuse unparsable or DTD-bearing files now
+                _ = try XMLDocument(data: bytes, name: entry.name)  // refuse unparsable or DTD-bearing files now
                 signatures.append(SignatureFile(name: entry.name, data: bytes, entry: entry))
-            default: otherMeta.append(entry)   // older archive manifests and tokens are read through the chain
+            default: otherMeta.append(entry)  // older archive manifests and tokens are read through the chain
             }
         }
 
@@ -89,16 +91,19 @@ struct SimpleLayout {
         }
         let tokenSignature = timeStamp != nil || archiveManifest != nil
         if tokenSignature && !signatures.isEmpty {
-            throw ContainerError.asicsSignatureConflict("an RFC 3161 time-stamp token (\(Self.timeStampPath)) and XAdES (\(Self.signaturesPath))")
+            throw ContainerError.asicsSignatureConflict(
+                "an RFC 3161 time-stamp token (\(Self.timeStampPath)) and XAdES (\(Self.signaturesPath))")
         }
         if let cades {
             guard !tokenSignature && signatures.isEmpty else {
-                throw ContainerError.asicsSignatureConflict("CAdES (\(Self.cadesPath)) and \(tokenSignature ? Self.timeStampPath : Self.signaturesPath)")
+                throw ContainerError.asicsSignatureConflict(
+                    "CAdES (\(Self.cadesPath)) and \(tokenSignature ? Self.timeStampPath : Self.signaturesPath)")
             }
             throw ContainerError.unsupportedSignatureFormat(cades.name)
         }
-        dataFile = DataFile(name: object.name, mediaType: MediaType.guess(forFileName: object.name),
-                            size: object.uncompressedSize, source: .archive(object))
+        dataFile = DataFile(
+            name: object.name, mediaType: MediaType.guess(forFileName: object.name),
+            size: object.uncompressedSize, source: .archive(object))
         self.signatures = signatures
         self.timeStamp = timeStamp
         self.archiveManifest = archiveManifest

@@ -43,7 +43,8 @@ struct TimeStampSignatureValidator {
                 }
             }
         } else {
-            findings.invalid("archive-chain", "\(file) is missing: an archive manifest renews a time-stamp token that is not there")
+            findings.invalid(
+                "archive-chain", "\(file) is missing: an archive manifest renews a time-stamp token that is not there")
         }
         var renewals: [ValidationReport.ArchiveTimeStamp]? = nil
         // Checked even after a failed token, as the reference collects both failures.
@@ -82,8 +83,9 @@ struct TimeStampSignatureValidator {
         }
         if let token = try? TimeStampToken(der: bytes) { return token }
         if Self.looksLikeTimeStampResponse(bytes) {
-            findings.invalid("timestamp-response-not-token",
-                             "\(entry.name) holds a TimeStampResp (the TSA's whole answer), not the TimeStampToken inside it")
+            findings.invalid(
+                "timestamp-response-not-token",
+                "\(entry.name) holds a TimeStampResp (the TSA's whole answer), not the TimeStampToken inside it")
         } else {
             findings.invalid("timestamp-malformed", "\(entry.name) is not an RFC 3161 TimeStampToken")
         }
@@ -93,8 +95,10 @@ struct TimeStampSignatureValidator {
     /// Checks a token over the bytes `imprint` hashes with the token's algorithm, with the TSA
     /// trusted at the token's genTime. Returns whether it may be built on (valid or only untrusted).
     @discardableResult
-    private func checkToken(_ token: TimeStampToken, file: String, code: String = "timestamp",
-                            findings: inout FindingList, imprint: (DigestAlgorithm) throws -> Digest) -> Bool {
+    private func checkToken(
+        _ token: TimeStampToken, file: String, code: String = "timestamp",
+        findings: inout FindingList, imprint: (DigestAlgorithm) throws -> Digest
+    ) -> Bool {
         guard let algorithm = token.imprintAlgorithm else {
             findings.invalid("\(code)-invalid", "\(file): the token's imprint hash is unknown")
             return false
@@ -109,16 +113,24 @@ struct TimeStampSignatureValidator {
         // Another imprint: the token is intact but time-stamps other bytes (DSS's words first,
         // which SiVa's clients read, and its HASH_FAILURE).
         guard ConstantTime.equal(Array(token.imprint), Array(digest.bytes)) else {
-            findings.invalid("\(code)-imprint", "The time-stamp message imprint is not intact! \(file) time-stamps other bytes than \(code == "timestamp" ? "the data object" : "the archive manifest") (message imprint mismatch)")
+            findings.invalid(
+                "\(code)-imprint",
+                "The time-stamp message imprint is not intact! \(file) time-stamps other bytes than \(code == "timestamp" ? "the data object" : "the archive manifest") (message imprint mismatch)"
+            )
             return false
         }
-        let trust = TrustStore(anchors: options.anchors(for: .timeStamping, at: token.genTime), intermediates: options.trust.intermediates)
+        let trust = TrustStore(
+            anchors: options.anchors(for: .timeStamping, at: token.genTime), intermediates: options.trust.intermediates)
         switch token.verify(imprint: digest, trust: trust) {
         case .valid:
-            if algorithm.isWeak { findings.warning("weak-digest", "\(file): the time-stamp's imprint uses \(algorithm), a weak digest") }
+            if algorithm.isWeak {
+                findings.warning("weak-digest", "\(file): the time-stamp's imprint uses \(algorithm), a weak digest")
+            }
             return true
         case .untrusted(let why):
-            findings.add("\(code)-untrusted", .unknown, "\(file): the TSA is not trusted at \(XSDDateTime.format(token.genTime)) (\(why))")
+            findings.add(
+                "\(code)-untrusted", .unknown,
+                "\(file): the TSA is not trusted at \(XSDDateTime.format(token.genTime)) (\(why))")
             return false
         case .invalid(let why):
             findings.invalid("\(code)-invalid", "\(file) does not verify: \(why)")
@@ -130,7 +142,7 @@ struct TimeStampSignatureValidator {
     /// a token (ContentInfo) with an OBJECT IDENTIFIER. Reads at most a few header bytes.
     static func looksLikeTimeStampResponse(_ bytes: Data) -> Bool {
         let b = [UInt8](bytes.prefix(16))
-        func skipHeader(_ at: Int) -> Int? {   // index of the content after the tag and length at `at`
+        func skipHeader(_ at: Int) -> Int? {  // index of the content after the tag and length at `at`
             guard at + 1 < b.count else { return nil }
             let first = b[at + 1]
             if first < 0x80 { return at + 2 }
@@ -139,7 +151,8 @@ struct TimeStampSignatureValidator {
             return at + 2 + count
         }
         guard b.first == 0x30, let inner = skipHeader(0), inner < b.count, b[inner] == 0x30,
-              let status = skipHeader(inner), status < b.count else { return false }
+            let status = skipHeader(inner), status < b.count
+        else { return false }
         return b[status] == 0x02
     }
 
@@ -147,16 +160,20 @@ struct TimeStampSignatureValidator {
 
     /// Reads the chain from `ASiCArchiveManifest.xml` through each `Rootfile` to the oldest
     /// (stopping at a name seen before, so a cycle ends), then checks it oldest first.
-    private func checkArchiveChain(after firstTime: Date?, findings: inout FindingList) -> [ValidationReport.ArchiveTimeStamp]? {
+    private func checkArchiveChain(
+        after firstTime: Date?, findings: inout FindingList
+    ) -> [ValidationReport.ArchiveTimeStamp]? {
         guard let reader = container.reader, let data = container.dataFiles.first else { return nil }
         let entries = Dictionary(reader.entries.map { ($0.name.exact, $0) }, uniquingKeysWith: { a, _ in a })
-        var chain: [ArchiveManifest] = []   // newest first
+        var chain: [ArchiveManifest] = []  // newest first
         var seen = Set<String>()
         var bytes = 0
         var next: String? = SimpleLayout.archiveManifestPath
         while let name = next {
             guard seen.insert(name).inserted else {
-                findings.invalid("archive-chain", "\(name) is reached again through Rootfile references: the archive manifests form a cycle")
+                findings.invalid(
+                    "archive-chain",
+                    "\(name) is reached again through Rootfile references: the archive manifests form a cycle")
                 return nil
             }
             guard chain.count < Self.maximumManifests else {
@@ -182,7 +199,7 @@ struct TimeStampSignatureValidator {
             }
         }
 
-        var digests: [ExactName: Digest] = [:]   // each file hashed once per algorithm, however often referenced
+        var digests: [ExactName: Digest] = [:]  // each file hashed once per algorithm, however often referenced
         func digest(of name: String, _ algorithm: DigestAlgorithm) throws -> Digest? {
             let key = "\(algorithm.rawValue):\(name)".exact
             if let known = digests[key] { return known }
@@ -206,52 +223,74 @@ struct TimeStampSignatureValidator {
             // 1. Every file the manifest lists, with its own digest method.
             for reference in manifest.references {
                 guard let algorithm = reference.digestAlgorithm, let expectedDigest = reference.digest else {
-                    findings.invalid("archive-reference-digest", "\(manifest.name): Reference '\(reference.name)' has no usable DigestMethod and DigestValue")
+                    findings.invalid(
+                        "archive-reference-digest",
+                        "\(manifest.name): Reference '\(reference.name)' has no usable DigestMethod and DigestValue")
                     return renewals
                 }
                 do {
                     guard let actual = try digest(of: reference.name, algorithm) else {
-                        findings.invalid("archive-reference-missing", "\(manifest.name): File not found '\(reference.name)'")
+                        findings.invalid(
+                            "archive-reference-missing", "\(manifest.name): File not found '\(reference.name)'")
                         return renewals
                     }
                     guard ConstantTime.equal(actual.bytes, expectedDigest) else {
-                        findings.invalid("archive-reference-digest", "\(manifest.name): Reference '\(reference.name)' digest does not match")
+                        findings.invalid(
+                            "archive-reference-digest",
+                            "\(manifest.name): Reference '\(reference.name)' digest does not match")
                         return renewals
                     }
                 } catch {
-                    findings.invalid("archive-reference-digest", "\(manifest.name): Reference '\(reference.name)': \(error)")
+                    findings.invalid(
+                        "archive-reference-digest", "\(manifest.name): Reference '\(reference.name)': \(error)")
                     return renewals
                 }
-                if algorithm.isWeak { findings.warning("weak-digest", "\(manifest.name): Reference '\(reference.name)' uses \(algorithm)") }
+                if algorithm.isWeak {
+                    findings.warning("weak-digest", "\(manifest.name): Reference '\(reference.name)' uses \(algorithm)")
+                }
             }
             // 2. Its token, over the manifest's exact bytes.
-            guard let sigReference = manifest.sigReference, sigReference.mediaType == ArchiveManifest.tokenMediaType else {
-                findings.invalid("archive-sigreference", "\(manifest.name): SigReference is missing (or not of type \(ArchiveManifest.tokenMediaType))")
+            guard let sigReference = manifest.sigReference, sigReference.mediaType == ArchiveManifest.tokenMediaType
+            else {
+                findings.invalid(
+                    "archive-sigreference",
+                    "\(manifest.name): SigReference is missing (or not of type \(ArchiveManifest.tokenMediaType))")
                 return renewals
             }
             guard sigReference.name.hasPrefix("META-INF/"), let tokenEntry = entries[sigReference.name.exact] else {
-                findings.invalid("archive-sigreference", "\(manifest.name): SigReference \(sigReference.name) is missing")
+                findings.invalid(
+                    "archive-sigreference", "\(manifest.name): SigReference \(sigReference.name) is missing")
                 return renewals
             }
             guard let token = readToken(tokenEntry, findings: &findings),
-                  checkToken(token, file: tokenEntry.name, code: "archive-timestamp", findings: &findings,
-                             imprint: { Digest.compute($0, over: manifest.data) }) else {
+                checkToken(
+                    token, file: tokenEntry.name, code: "archive-timestamp", findings: &findings,
+                    imprint: { Digest.compute($0, over: manifest.data) })
+            else {
                 return renewals
             }
             if let earlier = previousTime, token.genTime < earlier {
-                findings.invalid("archive-timestamp-order", "\(tokenEntry.name) (\(XSDDateTime.format(token.genTime))) is older than the time-stamp it renews (\(XSDDateTime.format(earlier)))")
+                findings.invalid(
+                    "archive-timestamp-order",
+                    "\(tokenEntry.name) (\(XSDDateTime.format(token.genTime))) is older than the time-stamp it renews (\(XSDDateTime.format(earlier)))"
+                )
                 return renewals
             }
             previousTime = token.genTime
             // 3. Everything the older layers covered must still be covered.
-            let covered = Dictionary((manifest.references.map(\.name) + [sigReference.name]).map { ($0.exact, $0) }, uniquingKeysWith: { a, _ in a })
+            let covered = Dictionary(
+                (manifest.references.map(\.name) + [sigReference.name]).map { ($0.exact, $0) },
+                uniquingKeysWith: { a, _ in a })
             if let missing = expected.filter({ covered[$0.key] == nil }).map(\.value).sorted().first {
-                findings.invalid("archive-reference-not-found", "\(manifest.name): Reference '\(missing)' not found in manifest")
+                findings.invalid(
+                    "archive-reference-not-found", "\(manifest.name): Reference '\(missing)' not found in manifest")
                 return renewals
             }
             expected = covered
-            renewals.append(.init(manifest: manifest.name, file: tokenEntry.name, timeStampTime: XSDDateTime.format(token.genTime),
-                                  tsa: CheckedToken(token: token).tsa?.subject))
+            renewals.append(
+                .init(
+                    manifest: manifest.name, file: tokenEntry.name, timeStampTime: XSDDateTime.format(token.genTime),
+                    tsa: CheckedToken(token: token).tsa?.subject))
         }
         return renewals
     }

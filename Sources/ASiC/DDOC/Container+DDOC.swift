@@ -19,7 +19,9 @@ extension Container {
     /// the media type the `MimeType`.
     static func dataFiles(of document: DigiDocDocument) throws -> [DataFile] {
         try document.dataFiles.map { file in
-            guard !file.fileName.contains("/"), !file.fileName.contains("\\"), !file.fileName.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
+            guard !file.fileName.contains("/"), !file.fileName.contains("\\"),
+                !file.fileName.unicodeScalars.contains(where: { $0.value < 0x20 })
+            else {
                 throw ContainerError.unsafeEntryName(file.fileName)
             }
             return DataFile(name: file.fileName, mediaType: file.mimeType, size: file.size, source: .ddoc(file))
@@ -44,7 +46,9 @@ extension Container {
             case .embeddedBase64, .hashcode:
                 var decoder = StreamingBase64Decoder()
                 do {
-                    try input.stream(from: range.lowerBound, length: UInt64(range.count)) { chunk in try decoder.decode(chunk, sink: body) }
+                    try input.stream(from: range.lowerBound, length: UInt64(range.count)) { chunk in
+                        try decoder.decode(chunk, sink: body)
+                    }
                     try decoder.finish(sink: body)
                 } catch StreamingBase64Decoder.Failure.notBase64(let why) {
                     throw ContainerError.malformedDDOC("the content of DataFile \(file.id) is not base64: \(why)")
@@ -61,24 +65,44 @@ extension Container {
     func validateDDOC(_ document: DigiDocDocument, _ options: ValidationOptions) -> ValidationReport {
         var findings = FindingList()
         // The DDOC trust set applies: "no trust configured" does not hold here.
-        for notice in options.trustNotices where notice != .noTrustConfigured { findings.add(notice.code, notice.severity, notice.message) }
-        findings.warning("ddoc-sha1", "the algorithm SHA-1 that DDOC signatures and digests use is no longer considered reliable for signature creation (SiVa's warning); to keep an archive's evidence strong, time-stamp the file (tamga container timestamp)")
+        for notice in options.trustNotices where notice != .noTrustConfigured {
+            findings.add(notice.code, notice.severity, notice.message)
+        }
+        findings.warning(
+            "ddoc-sha1",
+            "the algorithm SHA-1 that DDOC signatures and digests use is no longer considered reliable for signature creation (SiVa's warning); to keep an archive's evidence strong, time-stamp the file (tamga container timestamp)"
+        )
         if document.version.isOld {
-            findings.warning("ddoc-old-version", "\(document.version.rawValue) is an old DigiDoc format (DigiDoc4j: \"Old and unsupported format\")")
+            findings.warning(
+                "ddoc-old-version",
+                "\(document.version.rawValue) is an old DigiDoc format (DigiDoc4j: \"Old and unsupported format\")")
         }
         var ids: Set<String> = []
         for file in document.dataFiles {
-            if !ids.insert(file.id).inserted { findings.invalid("duplicate-id", "two data files have the Id \(file.id)") }
+            if !ids.insert(file.id).inserted {
+                findings.invalid("duplicate-id", "two data files have the Id \(file.id)")
+            }
             if !Self.isDataFileID(file.id) {
-                findings.invalid("ddoc-data-file-id", "DataFile Id \(file.id) is not of the form D<number> (DigiDoc4j: \"Id attribute value has to be in form D<number> or DO\")")
+                findings.invalid(
+                    "ddoc-data-file-id",
+                    "DataFile Id \(file.id) is not of the form D<number> (DigiDoc4j: \"Id attribute value has to be in form D<number> or DO\")"
+                )
             }
             if file.contentType == .embedded {
                 // The digest is still checked (a tampered one is reported as such), but a form that
                 // the validator SiVa runs refuses is never VALID here.
-                findings.invalid("ddoc-embedded-content", "\(file.fileName) (\(file.id)) holds its content inline (ContentType EMBEDDED): DigiDoc4j, and so SiVa, refuse this form, and libdigidoc reads it only with EMBEDDED_XML_SUPPORT on; tamga does not call it valid")
+                findings.invalid(
+                    "ddoc-embedded-content",
+                    "\(file.fileName) (\(file.id)) holds its content inline (ContentType EMBEDDED): DigiDoc4j, and so SiVa, refuse this form, and libdigidoc reads it only with EMBEDDED_XML_SUPPORT on; tamga does not call it valid"
+                )
             }
-            if let declared = file.declaredSize, file.content != nil, file.contentType == .embeddedBase64, declared != file.size {
-                findings.warning("ddoc-data-file-size", "\(file.fileName) (\(file.id)): its Size attribute says \(declared) bytes, its content holds \(file.size)")
+            if let declared = file.declaredSize, file.content != nil, file.contentType == .embeddedBase64,
+                declared != file.size
+            {
+                findings.warning(
+                    "ddoc-data-file-size",
+                    "\(file.fileName) (\(file.id)): its Size attribute says \(declared) bytes, its content holds \(file.size)"
+                )
             }
         }
         if document.signatures.isEmpty { findings.invalid("no-signatures", "the document holds no signatures") }
@@ -87,13 +111,16 @@ extension Container {
         var results: [ValidationReport.SignatureResult] = []
         for block in document.signatures {
             var result = validator.validate(block)
-            if let id = result.id, !seen.insert(id).inserted { findings.invalid("duplicate-id", "two signatures have the Id \(id)") }
+            if let id = result.id, !seen.insert(id).inserted {
+                findings.invalid("duplicate-id", "two signatures have the Id \(id)")
+            }
             result.signerName = result.signer.map(DistinguishedName.readableName(rfc4514:))
             results.append(result)
         }
         let status = max(findings.status, results.map(\.status).max() ?? .valid)
-        return ValidationReport(container: path, status: status, dataFiles: dataFiles.map(\.name), findings: findings.items,
-                                signatures: results, containerType: document.version.signatureForm(hashcode: document.isHashcode))
+        return ValidationReport(
+            container: path, status: status, dataFiles: dataFiles.map(\.name), findings: findings.items,
+            signatures: results, containerType: document.version.signatureForm(hashcode: document.isHashcode))
     }
 
     /// `D` and a number, or DigiDoc4j's other accepted form `DO`.
@@ -117,13 +144,15 @@ extension Container {
                 case "X509Certificate" where der == nil: der = XMLBase64.decode(element.text)
                 case "SigningTime": time = ddoc.version.parseTime(element.text).map(XSDDateTime.format) ?? element.text
                 case "ClaimedRole": if !element.text.trimmed().isEmpty { roles.append(element.text.trimmed()) }
-                case "City", "StateOrProvince", "PostalCode", "CountryName": if !element.text.trimmed().isEmpty { place.append(element.text.trimmed()) }
+                case "City", "StateOrProvince", "PostalCode", "CountryName":
+                    if !element.text.trimmed().isEmpty { place.append(element.text.trimmed()) }
                 default: break
                 }
             }
-            return SignatureSummary(file: name, id: signature.attribute("Id"), signer: der.flatMap { try? Certificate(der: $0) }?.subject,
-                                    signingTime: time, claimedRoles: roles.isEmpty ? nil : roles,
-                                    productionPlace: place.isEmpty ? nil : place.joined(separator: ", "))
+            return SignatureSummary(
+                file: name, id: signature.attribute("Id"), signer: der.flatMap { try? Certificate(der: $0) }?.subject,
+                signingTime: time, claimedRoles: roles.isEmpty ? nil : roles,
+                productionPlace: place.isEmpty ? nil : place.joined(separator: ", "))
         }
     }
 }

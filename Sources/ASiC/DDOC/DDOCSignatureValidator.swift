@@ -42,7 +42,8 @@ struct DDOCSignatureValidator {
         }
         let id = signature.attribute("Id")
         guard let signedInfo = one(signature, "SignedInfo", &findings),
-              let valueElement = one(signature, "SignatureValue", &findings) else {
+            let valueElement = one(signature, "SignatureValue", &findings)
+        else {
             return result(label, id, nil, nil, nil, findings)
         }
         let qualifying = child(child(signature, "Object"), "QualifyingProperties")
@@ -54,21 +55,28 @@ struct DDOCSignatureValidator {
         // The signer's certificate (KeyInfo) and method.
         let certificate: Certificate? = {
             let elements = descendants(child(signature, "KeyInfo"), "X509Certificate")
-            guard elements.count == 1, let der = XMLBase64.decode(elements[0].text), let certificate = try? Certificate(der: der) else {
-                findings.invalid("keyinfo-certificate", "KeyInfo must hold exactly one readable X509Certificate, the signer's")
+            guard elements.count == 1, let der = XMLBase64.decode(elements[0].text),
+                let certificate = try? Certificate(der: der)
+            else {
+                findings.invalid(
+                    "keyinfo-certificate", "KeyInfo must hold exactly one readable X509Certificate, the signer's")
                 return nil
             }
             return certificate
         }()
         let method = child(signedInfo, "SignatureMethod")?.attribute("Algorithm")
         if method != Self.rsaSHA1 {
-            findings.invalid("unsupported-signature-method", "SignatureMethod \(method ?? "(none)") is not rsa-sha1, the only one DigiDoc signs with")
+            findings.invalid(
+                "unsupported-signature-method",
+                "SignatureMethod \(method ?? "(none)") is not rsa-sha1, the only one DigiDoc signs with")
         }
         if child(signedInfo, "CanonicalizationMethod")?.attribute("Algorithm") != Canonicalization.c14n10.rawValue {
-            findings.invalid("unsupported-canonicalization", "SignedInfo's CanonicalizationMethod is not C14N 1.0 (2001-03-15)")
+            findings.invalid(
+                "unsupported-canonicalization", "SignedInfo's CanonicalizationMethod is not C14N 1.0 (2001-03-15)")
         }
 
-        checkReferences(signedInfo, signatureID: id, signedProperties: signedProperties, block: block, findings: &findings)
+        checkReferences(
+            signedInfo, signatureID: id, signedProperties: signedProperties, block: block, findings: &findings)
         let signatureValue = XMLBase64.decode(valueElement.text)
         if let certificate, method == Self.rsaSHA1 {
             checkSignatureValue(signatureValue, block: block, certificate: certificate, findings: &findings)
@@ -86,31 +94,42 @@ struct DDOCSignatureValidator {
         var profile = "TM"
         if ocspValues.isEmpty {
             profile = "B"
-            findings.invalid("ocsp-missing", "the signature has no OCSP confirmation (a B-level DDOC signature): nothing shows the certificate was valid when it signed")
+            findings.invalid(
+                "ocsp-missing",
+                "the signature has no OCSP confirmation (a B-level DDOC signature): nothing shows the certificate was valid when it signed"
+            )
         } else if ocspValues.count > 1 {
             findings.invalid("revocation-values", "\(ocspValues.count) OCSP confirmations; a DDOC signature has one")
         } else if let certificate {
-            producedAt = checkNotary(ocspValues[0], unsigned: unsigned, certificate: certificate, signatureValue: signatureValue, findings: &findings)
+            producedAt = checkNotary(
+                ocspValues[0], unsigned: unsigned, certificate: certificate, signatureValue: signatureValue,
+                findings: &findings)
         }
         if profile == "TM", options.minimumProfile == .LTA {
             findings.invalid("profile-too-low", "a DDOC time-mark counts as LT; at least LTA is required")
         }
         if let certificate {
-            checkChain(certificate, at: producedAt ?? signingTime ?? certificate.notBefore, confirmed: producedAt != nil, findings: &findings)
+            checkChain(
+                certificate, at: producedAt ?? signingTime ?? certificate.notBefore, confirmed: producedAt != nil,
+                findings: &findings)
         }
         var judged = result(label, id, certificate, signingTime, producedAt, findings, method: method, profile: profile)
-        judged.claimedRoles = descendants(child(ssp, "SignerRole"), "ClaimedRole").map(\.text).filter { !$0.isEmpty }.nilIfEmpty
+        judged.claimedRoles =
+            descendants(child(ssp, "SignerRole"), "ClaimedRole").map(\.text).filter { !$0.isEmpty }.nilIfEmpty
         return judged
     }
 
     // MARK: - References
 
-    private func checkReferences(_ signedInfo: XMLElement, signatureID: String?, signedProperties: XMLElement?, block: DigiDocSignatureBlock,
-                                 findings: inout FindingList) {
+    private func checkReferences(
+        _ signedInfo: XMLElement, signatureID: String?, signedProperties: XMLElement?, block: DigiDocSignatureBlock,
+        findings: inout FindingList
+    ) {
         let references = signedInfo.children.filter { $0.localName == "Reference" }
         let bound = document.dataFiles.count * 2 + 16
         guard references.count <= bound else {
-            findings.invalid("too-many-references", "\(references.count) references for \(document.dataFiles.count) data files")
+            findings.invalid(
+                "too-many-references", "\(references.count) references for \(document.dataFiles.count) data files")
             return
         }
         var covered: [String: Int] = [:]
@@ -123,27 +142,36 @@ struct DDOCSignatureValidator {
             }
             let target = String(uri.dropFirst())
             guard child(reference, "DigestMethod")?.attribute("Algorithm") == Self.sha1 else {
-                findings.invalid("unsupported-digest", "Reference \(uri): the DigestMethod is not SHA-1, the only one DigiDoc uses")
+                findings.invalid(
+                    "unsupported-digest", "Reference \(uri): the DigestMethod is not SHA-1, the only one DigiDoc uses")
                 continue
             }
-            guard let expected = child(reference, "DigestValue").flatMap({ XMLBase64.decode($0.text) }), expected.count == 20 else {
-                findings.invalid("reference-digest", "Reference \(uri): the DigestValue is missing or not 20 bytes of base64")
+            guard let expected = child(reference, "DigestValue").flatMap({ XMLBase64.decode($0.text) }),
+                expected.count == 20
+            else {
+                findings.invalid(
+                    "reference-digest", "Reference \(uri): the DigestValue is missing or not 20 bytes of base64")
                 continue
             }
             let transforms = descendants(reference, "Transform")
             if version != .skXML10, !transforms.isEmpty {
-                findings.invalid("reference-transforms", "Reference \(uri) has transforms, which DIGIDOC-XML does not use")
+                findings.invalid(
+                    "reference-transforms", "Reference \(uri) has transforms, which DIGIDOC-XML does not use")
                 continue
             }
             // SK-XML 1.0: `#D0-MIME` signs the data file's MimeType.
-            if version == .skXML10, let dash = target.firstIndex(of: "-"), target[target.index(after: dash)...] == "MIME" {
+            if version == .skXML10, let dash = target.firstIndex(of: "-"),
+                target[target.index(after: dash)...] == "MIME"
+            {
                 let fileID = String(target[..<dash])
                 guard let file = document.dataFiles.first(where: { $0.id == fileID }) else {
-                    findings.invalid("reference-file-missing", "Reference \(uri) names a data file the document does not hold")
+                    findings.invalid(
+                        "reference-file-missing", "Reference \(uri) names a data file the document does not hold")
                     continue
                 }
                 if Digest.compute(.sha1, over: Data(file.mimeType.utf8)).bytes != expected {
-                    findings.invalid("mime-type-mismatch", "\(file.fileName): its MimeType \(file.mimeType) is not the one signed")
+                    findings.invalid(
+                        "mime-type-mismatch", "\(file.fileName): its MimeType \(file.mimeType) is not the one signed")
                 }
                 continue
             }
@@ -154,26 +182,38 @@ struct DDOCSignatureValidator {
             }
             let files = document.dataFiles.filter { $0.id == target }
             guard let file = files.first else {
-                findings.invalid("reference-file-missing", "Reference \(uri) names a data file the document does not hold")
+                findings.invalid(
+                    "reference-file-missing", "Reference \(uri) names a data file the document does not hold")
                 continue
             }
             covered[file.id, default: 0] += 1
             if file.digest == expected {
                 continue
             } else if file.alternateDigest == expected {
-                findings.warning("ddoc-alternate-digest", "\(file.fileName) (\(file.id)) matches its signature only when its digest is taken without the DigiDoc 1.3 namespace, as some old writers took it (DigiDoc4j: \"alternate digest matches\")")
+                findings.warning(
+                    "ddoc-alternate-digest",
+                    "\(file.fileName) (\(file.id)) matches its signature only when its digest is taken without the DigiDoc 1.3 namespace, as some old writers took it (DigiDoc4j: \"alternate digest matches\")"
+                )
             } else {
-                findings.invalid("data-file-digest", "\(file.fileName) (\(file.id)) has changed since it was signed (digest mismatch)")
+                findings.invalid(
+                    "data-file-digest",
+                    "\(file.fileName) (\(file.id)) has changed since it was signed (digest mismatch)")
             }
         }
         if signedPropertiesReferences != 1 {
-            findings.invalid("signed-properties-reference", "SignedInfo must reference SignedProperties exactly once, found \(signedPropertiesReferences)")
+            findings.invalid(
+                "signed-properties-reference",
+                "SignedInfo must reference SignedProperties exactly once, found \(signedPropertiesReferences)")
         }
         for file in document.dataFiles {
             switch covered[file.id] ?? 0 {
             case 1: continue
-            case 0: findings.invalid("data-file-not-signed", "\(file.fileName) (\(file.id)) is in the document but not covered by this signature")
-            default: findings.invalid("duplicate-reference", "\(file.fileName) (\(file.id)) is referenced more than once")
+            case 0:
+                findings.invalid(
+                    "data-file-not-signed",
+                    "\(file.fileName) (\(file.id)) is in the document but not covered by this signature")
+            default:
+                findings.invalid("duplicate-reference", "\(file.fileName) (\(file.id)) is referenced more than once")
             }
         }
     }
@@ -182,19 +222,23 @@ struct DDOCSignatureValidator {
     private func checkSignedProperties(expected: Data, block: DigiDocSignatureBlock, findings: inout FindingList) {
         do {
             guard let bytes = try Self.element("SignedProperties", in: block.bytes) else {
-                findings.invalid("signed-properties-reference", "the SignedProperties element cannot be found once in the signature")
+                findings.invalid(
+                    "signed-properties-reference", "the SignedProperties element cannot be found once in the signature")
                 return
             }
             let canonical = try canonical(bytes, name: "SignedProperties")
             if Digest.compute(.sha1, over: Data(canonical)).bytes != expected {
-                findings.invalid("signed-properties-digest", "the signed properties were changed after signing (digest mismatch)")
+                findings.invalid(
+                    "signed-properties-digest", "the signed properties were changed after signing (digest mismatch)")
             }
         } catch {
             findings.invalid("signed-properties-digest", "\(error)")
         }
     }
 
-    private func checkSignatureValue(_ value: Data?, block: DigiDocSignatureBlock, certificate: Certificate, findings: inout FindingList) {
+    private func checkSignatureValue(
+        _ value: Data?, block: DigiDocSignatureBlock, certificate: Certificate, findings: inout FindingList
+    ) {
         guard let value else {
             findings.invalid("signature-value", "SignatureValue is not base64")
             return
@@ -206,7 +250,10 @@ struct DDOCSignatureValidator {
             }
             let digest = Digest.compute(.sha1, over: Data(try canonical(bytes, name: "SignedInfo")))
             if !certificate.publicKey.verify(signature: value, digest: digest, algorithm: .rsaPKCS1(.sha1)) {
-                findings.invalid("signature-value", "the SignatureValue does not verify with the key of the signing certificate (\(certificate.subject)): the signature was made with another key or has been changed")
+                findings.invalid(
+                    "signature-value",
+                    "the SignatureValue does not verify with the key of the signing certificate (\(certificate.subject)): the signature was made with another key or has been changed"
+                )
             }
         } catch {
             findings.invalid("signature-value", "\(error)")
@@ -217,7 +264,8 @@ struct DDOCSignatureValidator {
     /// element declares none (xmldsig in 1.1 and 1.2).
     private func canonical(_ element: [UInt8], name: String) throws -> [UInt8] {
         let declaresOwn = try DigiDocDocument.parseStartTag(Self.startTag(of: element), name: name).namespace != nil
-        return try DigiDocDataFile.canonicalElement(element, injecting: declaresOwn ? nil : version.signedPartsNamespace)
+        return try DigiDocDataFile.canonicalElement(
+            element, injecting: declaresOwn ? nil : version.signedPartsNamespace)
     }
 
     // MARK: - Certificates
@@ -230,20 +278,29 @@ struct DDOCSignatureValidator {
         }
         let digestValue = child(child(cert, "CertDigest"), "DigestValue").flatMap { XMLBase64.decode($0.text) }
         if digestValue != certificate.fingerprint(.sha1).bytes {
-            findings.invalid("signing-certificate-digest", "the signed CertDigest does not match the KeyInfo certificate")
+            findings.invalid(
+                "signing-certificate-digest", "the signed CertDigest does not match the KeyInfo certificate")
         }
         guard let issuerSerial = child(cert, "IssuerSerial") else {
-            findings.invalid("signing-certificate-issuer-serial", "the signed certificate reference has no IssuerSerial")
+            findings.invalid(
+                "signing-certificate-issuer-serial", "the signed certificate reference has no IssuerSerial")
             return
         }
         // 1.3: X509IssuerName and X509SerialNumber; 1.0–1.2: the serial as the element's text.
         let serialElement = child(issuerSerial, "X509SerialNumber")
         let serialText = (serialElement?.text ?? (issuerSerial.children.isEmpty ? issuerSerial.text : "")).trimmed()
         if Self.decimal(serialText) != Self.decimal(certificate.serialNumber) {
-            findings.invalid("signing-certificate-issuer-serial", "the signed serial number \(serialText.prefix(80)) is not the KeyInfo certificate's (\(certificate.serialNumber))")
+            findings.invalid(
+                "signing-certificate-issuer-serial",
+                "the signed serial number \(serialText.prefix(80)) is not the KeyInfo certificate's (\(certificate.serialNumber))"
+            )
         }
-        if let name = child(issuerSerial, "X509IssuerName")?.text, let mismatch = Self.issuerMismatch(name, certificate.issuer) {
-            findings.invalid("signing-certificate-issuer-serial", "the signed issuer name does not name the certificate's issuer: \(mismatch)")
+        if let name = child(issuerSerial, "X509IssuerName")?.text,
+            let mismatch = Self.issuerMismatch(name, certificate.issuer)
+        {
+            findings.invalid(
+                "signing-certificate-issuer-serial",
+                "the signed issuer name does not name the certificate's issuer: \(mismatch)")
         }
     }
 
@@ -256,7 +313,9 @@ struct DDOCSignatureValidator {
             for piece in text.split(separator: separator) {
                 guard let equals = piece.firstIndex(of: "=") else { continue }
                 let key = piece[..<equals].trimmed().uppercased()
-                if ["CN", "O", "OU", "C"].contains(key), out[key] == nil { out[key] = piece[piece.index(after: equals)...].trimmed() }
+                if ["CN", "O", "OU", "C"].contains(key), out[key] == nil {
+                    out[key] = piece[piece.index(after: equals)...].trimmed()
+                }
             }
             return out
         }
@@ -280,69 +339,102 @@ struct DDOCSignatureValidator {
     // MARK: - Notary
 
     /// Checks the OCSP confirmation; returns producedAt when the response is readable.
-    private func checkNotary(_ value: XMLElement, unsigned: XMLElement?, certificate: Certificate, signatureValue: Data?,
-                             findings: inout FindingList) -> Date? {
+    private func checkNotary(
+        _ value: XMLElement, unsigned: XMLElement?, certificate: Certificate, signatureValue: Data?,
+        findings: inout FindingList
+    ) -> Date? {
         // SK-XML 1.0's responder (2002) set a non-zero unused-bits count on its signature's BIT
         // STRING, which OpenSSL refuses; libdigidoc clears it before verifying, and so does tamga
         // (for 1.0 only: the digest in CompleteRevocationRefs is not checked there either).
         guard let der = XMLBase64.decode(value.text),
-              let response = try? OCSPResponse(der: version == .skXML10 ? Self.clearingSignatureBitsLeft(der) : der), response.isSuccessful,
-              let producedAt = response.producedAt else {
-            findings.invalid("ocsp-unreadable", "the OCSP confirmation is unreadable or not a successful basic response")
+            let response = try? OCSPResponse(der: version == .skXML10 ? Self.clearingSignatureBitsLeft(der) : der),
+            response.isSuccessful,
+            let producedAt = response.producedAt
+        else {
+            findings.invalid(
+                "ocsp-unreadable", "the OCSP confirmation is unreadable or not a successful basic response")
             return nil
         }
         let references = descendants(child(unsigned, "CompleteRevocationRefs"), "OCSPRef")
         if version.checksNotaryDigest {
-            let stored = references.first.flatMap { child(child($0, "DigestAlgAndValue"), "DigestValue") }.flatMap { XMLBase64.decode($0.text) }
+            let stored = references.first.flatMap { child(child($0, "DigestAlgAndValue"), "DigestValue") }.flatMap {
+                XMLBase64.decode($0.text)
+            }
             if references.count != 1 || stored != Digest.compute(.sha1, over: der).bytes {
-                findings.invalid("ocsp-digest", "the OCSP confirmation's digest in CompleteRevocationRefs does not match the response (DigiDoc4j: \"Notarys digest doesn't match\")")
+                findings.invalid(
+                    "ocsp-digest",
+                    "the OCSP confirmation's digest in CompleteRevocationRefs does not match the response (DigiDoc4j: \"Notarys digest doesn't match\")"
+                )
             }
         }
         if version != .skXML10, let text = references.first.flatMap({ descendants($0, "ProducedAt").first?.text }),
-           text.trimmed() != version.format(producedAt) {
-            findings.invalid("ocsp-produced-at", "CompleteRevocationRefs gives ProducedAt \(text.trimmed()), the OCSP response \(version.format(producedAt))")
+            text.trimmed() != version.format(producedAt)
+        {
+            findings.invalid(
+                "ocsp-produced-at",
+                "CompleteRevocationRefs gives ProducedAt \(text.trimmed()), the OCSP response \(version.format(producedAt))"
+            )
         }
         // The nonce: SHA-1 of the SignatureValue, raw (20 bytes) or in an OCTET STRING.
         if let signatureValue {
             let expected = Digest.compute(.sha1, over: signatureValue).bytes
             let nonce = response.nonceExtensionValue.map { raw -> Data in
-                raw.count == 22 && raw.first == 0x04 && raw[raw.startIndex + 1] == 20 ? Data(raw.dropFirst(2)) : Data(raw)
+                raw.count == 22 && raw.first == 0x04 && raw[raw.startIndex + 1] == 20
+                    ? Data(raw.dropFirst(2)) : Data(raw)
             }
             if nonce != expected {
-                findings.invalid("ocsp-nonce", nonce == nil
-                                 ? "the OCSP confirmation has no nonce: nothing binds it to this signature"
-                                 : "the OCSP confirmation's nonce is not the SHA-1 of this SignatureValue: it confirms another signature")
+                findings.invalid(
+                    "ocsp-nonce",
+                    nonce == nil
+                        ? "the OCSP confirmation has no nonce: nothing binds it to this signature"
+                        : "the OCSP confirmation's nonce is not the SHA-1 of this SignatureValue: it confirms another signature"
+                )
             }
         }
         let helpers = descendants(child(unsigned, "CertificateValues"), "EncapsulatedX509Certificate")
             .compactMap { XMLBase64.decode($0.text).flatMap { try? Certificate(der: $0) } }
         let issuers = helpers + (trust?.issuers(certificate) ?? []) + options.issuerCandidates
         guard let issuer = issuers.first(where: { $0.isIssuer(of: certificate) }) else {
-            findings.add("issuer-missing", .unknown, "the signer's issuing CA certificate is neither in the DDOC trust set, nor given (--trust, --certs), nor in the trusted list")
+            findings.add(
+                "issuer-missing", .unknown,
+                "the signer's issuing CA certificate is neither in the DDOC trust set, nor given (--trust, --certs), nor in the trusted list"
+            )
             return producedAt
         }
-        checkResponder(response, issuer: issuer, helpers: helpers + response.responderCertificates, at: producedAt, findings: &findings)
+        checkResponder(
+            response, issuer: issuer, helpers: helpers + response.responderCertificates, at: producedAt,
+            findings: &findings)
         checkResponderReference(response, unsigned: unsigned, helpers: helpers, findings: &findings)
         switch response.status(of: certificate, issuer: issuer)?.kind {
         case .good: break
-        case .revoked: findings.invalid("certificate-revoked", "the OCSP confirmation says the signer's certificate was revoked")
-        case .unknown: findings.invalid("ocsp-status-unknown", "the OCSP responder does not know the signer's certificate")
-        case nil: findings.invalid("ocsp-other-certificate", "the OCSP confirmation is about another certificate, not the signer's")
+        case .revoked:
+            findings.invalid("certificate-revoked", "the OCSP confirmation says the signer's certificate was revoked")
+        case .unknown:
+            findings.invalid("ocsp-status-unknown", "the OCSP responder does not know the signer's certificate")
+        case nil:
+            findings.invalid(
+                "ocsp-other-certificate", "the OCSP confirmation is about another certificate, not the signer's")
         }
         if !certificate.isValid(at: producedAt) {
-            findings.invalid("certificate-expired", "the signer's certificate was not valid at the confirmation's time \(XSDDateTime.format(producedAt))")
+            findings.invalid(
+                "certificate-expired",
+                "the signer's certificate was not valid at the confirmation's time \(XSDDateTime.format(producedAt))")
         }
         return producedAt
     }
 
     /// The responder must be one pinned for the signer's CA (the DDOC trust set), or one the
     /// given trust authorises (a `--trust` CA that certified it, a listed OCSP service).
-    private func checkResponder(_ response: OCSPResponse, issuer: Certificate, helpers: [Certificate], at producedAt: Date,
-                                findings: inout FindingList) {
+    private func checkResponder(
+        _ response: OCSPResponse, issuer: Certificate, helpers: [Certificate], at producedAt: Date,
+        findings: inout FindingList
+    ) {
         let pinned = trust?.responders(for: issuer) ?? []
         var reasons: [String] = []
         if !pinned.isEmpty {
-            if let why = response.verifySignature(anchors: pinned, intermediates: helpers, at: producedAt, byListing: true) {
+            if let why = response.verifySignature(
+                anchors: pinned, intermediates: helpers, at: producedAt, byListing: true)
+            {
                 reasons.append(why)
             } else {
                 return
@@ -350,32 +442,45 @@ struct DDOCSignatureValidator {
         }
         let anchors = options.anchors(for: .ocsp, at: producedAt)
         if !anchors.isEmpty {
-            if let why = response.verifySignature(anchors: anchors, intermediates: helpers + options.trust.intermediates, at: producedAt,
-                                                  byListing: options.responderTrustedByListing) {
+            if let why = response.verifySignature(
+                anchors: anchors, intermediates: helpers + options.trust.intermediates, at: producedAt,
+                byListing: options.responderTrustedByListing)
+            {
                 reasons.append(why)
             } else {
                 return
             }
         }
         let why = reasons.joined(separator: "; ")
-        let untrusted = reasons.isEmpty || why.contains("certificate verify error") || why.contains("unable to get") || why.contains("not trusted")
+        let untrusted =
+            reasons.isEmpty || why.contains("certificate verify error") || why.contains("unable to get")
+            || why.contains("not trusted")
             || why.contains("signer certificate not found")
         if untrusted {
-            findings.add("ocsp-responder-untrusted", .unknown, "the OCSP responder is not trusted at \(XSDDateTime.format(producedAt))"
-                         + (reasons.isEmpty ? " (no responder is pinned for the signer's CA, and no trust was given)" : " (\(why))"))
+            findings.add(
+                "ocsp-responder-untrusted", .unknown,
+                "the OCSP responder is not trusted at \(XSDDateTime.format(producedAt))"
+                    + (reasons.isEmpty
+                        ? " (no responder is pinned for the signer's CA, and no trust was given)" : " (\(why))"))
         } else {
             findings.invalid("ocsp-signature", "the OCSP confirmation does not verify: \(why)")
         }
     }
 
     /// CompleteCertificateRefs names the responder's certificate by digest (SHA-1 of its DER).
-    private func checkResponderReference(_ response: OCSPResponse, unsigned: XMLElement?, helpers: [Certificate], findings: inout FindingList) {
+    private func checkResponderReference(
+        _ response: OCSPResponse, unsigned: XMLElement?, helpers: [Certificate], findings: inout FindingList
+    ) {
         let references = descendants(child(unsigned, "CompleteCertificateRefs"), "Cert")
         guard let reference = references.first,
-              let digest = child(child(reference, "CertDigest"), "DigestValue").flatMap({ XMLBase64.decode($0.text) }) else { return }
+            let digest = child(child(reference, "CertDigest"), "DigestValue").flatMap({ XMLBase64.decode($0.text) })
+        else { return }
         let responder = response.signerCertificate(among: helpers)
         if let responder, responder.fingerprint(.sha1).bytes != digest {
-            findings.invalid("ocsp-responder-certificate", "CompleteCertificateRefs names another certificate than the responder's (DigiDoc4j: \"Notary certificates digest doesn't match\")")
+            findings.invalid(
+                "ocsp-responder-certificate",
+                "CompleteCertificateRefs names another certificate than the responder's (DigiDoc4j: \"Notary certificates digest doesn't match\")"
+            )
         }
     }
 
@@ -383,14 +488,17 @@ struct DDOCSignatureValidator {
         // The set's CA itself is an anchor (a partial chain), as DigiDoc4j trusts its CA list.
         let anchors = options.anchors(for: .certificateAuthority, at: time) + (trust?.issuers(certificate) ?? [])
         let store = TrustStore(anchors: anchors, intermediates: options.trust.intermediates)
-        let when = confirmed ? "at the confirmation's time \(XSDDateTime.format(time))" : "at \(XSDDateTime.format(time))"
+        let when =
+            confirmed ? "at the confirmation's time \(XSDDateTime.format(time))" : "at \(XSDDateTime.format(time))"
         // Not X509_STRICT: SK's CA certificates of 2002–2007 (ESTEID-SK, KLASS3-SK, EID-SK) do not
         // mark basicConstraints critical, which RFC 5280 asks of a CA and OpenSSL's strict mode
         // refuses; DigiDoc4j, which SiVa runs, does not ask it either.
         switch store.verify(certificate, at: time, strict: false) {
         case .trusted: break
-        case .unknown(let reason): findings.add("trust-not-established", .unknown, "the signer's certificate chain \(when): \(reason)")
-        case .invalid(let reason): findings.invalid("certificate-chain", "the signer's certificate chain \(when): \(reason)")
+        case .unknown(let reason):
+            findings.add("trust-not-established", .unknown, "the signer's certificate chain \(when): \(reason)")
+        case .invalid(let reason):
+            findings.invalid("certificate-chain", "the signer's certificate chain \(when): \(reason)")
         }
     }
 
@@ -422,10 +530,11 @@ struct DDOCSignatureValidator {
             return out
         }
         guard let response = element(at: 0, within: bytes.count), response.tag == 0x30,
-              let explicit = children(response).first(where: { $0.tag == 0xA0 }),
-              let responseBytes = children(explicit).first, responseBytes.tag == 0x30,
-              let octets = children(responseBytes).first(where: { $0.tag == 0x04 }),
-              let basic = element(at: octets.content, within: octets.end), basic.tag == 0x30 else { return der }
+            let explicit = children(response).first(where: { $0.tag == 0xA0 }),
+            let responseBytes = children(explicit).first, responseBytes.tag == 0x30,
+            let octets = children(responseBytes).first(where: { $0.tag == 0x04 }),
+            let basic = element(at: octets.content, within: octets.end), basic.tag == 0x30
+        else { return der }
         let parts = children(basic)
         guard parts.count >= 3, parts[2].tag == 0x03, parts[2].content < parts[2].end else { return der }
         bytes[parts[2].content] = 0
@@ -460,7 +569,10 @@ struct DDOCSignatureValidator {
     static func startTag(of element: [UInt8]) -> [UInt8] {
         var quote: UInt8? = nil
         for (index, byte) in element.enumerated() {
-            if let open = quote { if byte == open { quote = nil }; continue }
+            if let open = quote {
+                if byte == open { quote = nil }
+                continue
+            }
             if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") { quote = byte }
             if byte == UInt8(ascii: ">") { return Array(element[...index]) }
         }
@@ -487,17 +599,22 @@ struct DDOCSignatureValidator {
         return found[0]
     }
 
-    private func failure(_ label: String, _ id: String?, _ code: String, _ message: String) -> ValidationReport.SignatureResult {
+    private func failure(
+        _ label: String, _ id: String?, _ code: String, _ message: String
+    ) -> ValidationReport.SignatureResult {
         var findings = FindingList()
         findings.invalid(code, message)
         return result(label, id, nil, nil, nil, findings)
     }
 
-    private func result(_ label: String, _ id: String?, _ certificate: Certificate?, _ signingTime: Date?, _ producedAt: Date?,
-                        _ findings: FindingList, method: String? = nil, profile: String = "B") -> ValidationReport.SignatureResult {
-        ValidationReport.SignatureResult(file: label, id: id, signer: certificate?.subject, signerSerial: certificate?.serialNumber,
-                                         signingTime: signingTime.map(XSDDateTime.format), timeStampTime: producedAt.map(XSDDateTime.format),
-                                         signatureMethod: method, profile: profile, status: findings.status, findings: findings.items)
+    private func result(
+        _ label: String, _ id: String?, _ certificate: Certificate?, _ signingTime: Date?, _ producedAt: Date?,
+        _ findings: FindingList, method: String? = nil, profile: String = "B"
+    ) -> ValidationReport.SignatureResult {
+        ValidationReport.SignatureResult(
+            file: label, id: id, signer: certificate?.subject, signerSerial: certificate?.serialNumber,
+            signingTime: signingTime.map(XSDDateTime.format), timeStampTime: producedAt.map(XSDDateTime.format),
+            signatureMethod: method, profile: profile, status: findings.status, findings: findings.items)
     }
 }
 

@@ -21,7 +21,10 @@ public struct DDOCTrust: Sendable {
         self.responders = { issuer in responders.filter { $0.issuers.contains(issuer) }.map(\.responder) }
     }
 
-    init(issuers: @escaping @Sendable (Certificate) -> [Certificate], responders: @escaping @Sendable (Certificate) -> [Certificate]) {
+    init(
+        issuers: @escaping @Sendable (Certificate) -> [Certificate],
+        responders: @escaping @Sendable (Certificate) -> [Certificate]
+    ) {
         self.issuers = issuers
         self.responders = responders
     }
@@ -29,12 +32,15 @@ public struct DDOCTrust: Sendable {
     func responders(for issuer: Certificate) -> [Certificate] { responders(issuer) }
 
     /// SK's historical CAs and responders (`DDOCTrustSet`), on by default for DDOC only.
-    public static let builtIn = DDOCTrust(issuers: { DDOCTrustSet.certificateAuthorities(named: Self.issuerCommonName(of: $0)) },
-                                          responders: { DDOCTrustSet.pinnedResponders(forIssuer: $0) })
+    public static let builtIn = DDOCTrust(
+        issuers: { DDOCTrustSet.certificateAuthorities(named: Self.issuerCommonName(of: $0)) },
+        responders: { DDOCTrustSet.pinnedResponders(forIssuer: $0) })
 
     /// The CN of a certificate's issuer (its RFC 2253 form; SK's CA names hold no escapes).
     static func issuerCommonName(of certificate: Certificate) -> String {
-        for part in certificate.issuer.split(separator: ",") where part.hasPrefix("CN=") { return String(part.dropFirst(3)) }
+        for part in certificate.issuer.split(separator: ",") where part.hasPrefix("CN=") {
+            return String(part.dropFirst(3))
+        }
         return ""
     }
 }
@@ -48,7 +54,8 @@ extension DDOCTrustSet {
 
     /// The CA and root certificates of the set whose subject CN is `name`.
     static func certificateAuthorities(named name: String) -> [Certificate] {
-        entries.indices.filter { entries[$0].role != .ocspResponder && entries[$0].name == name }.compactMap(certificate(at:))
+        entries.indices.filter { entries[$0].role != .ocspResponder && entries[$0].name == name }.compactMap(
+            certificate(at:))
     }
 
     /// The responders paired with `ca`, parsed only when asked for.
@@ -58,7 +65,7 @@ extension DDOCTrustSet {
         return entries.indices.filter { wanted.contains(entries[$0].sha256) }.compactMap(certificate(at:))
     }
 
-    private final class LazyCertificates: @unchecked Sendable {   // unchecked: `parsed` behind `lock`
+    private final class LazyCertificates: @unchecked Sendable {  // unchecked: `parsed` behind `lock`
         private let lock = Lock()
         private var parsed: [Int: Certificate?] = [:]
 

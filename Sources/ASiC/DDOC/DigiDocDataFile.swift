@@ -1,8 +1,8 @@
+internal import CPosix
 import FoundationEssentials
 import Glibc
 import TamgaCore
 import TamgaSupport
-internal import CPosix
 
 /// One `DataFile` of a DigiDoc file: its attributes, where its content lies, and the digest a
 /// signature's `#Dn` reference must carry, computed as both reference libraries compute it
@@ -40,12 +40,16 @@ struct DigiDocDataFile: Sendable, Equatable {
 
     static let sha1Length = 20
 
-    init(tag: DigiDocScanner.Tag, version: DigiDocVersion, scanner: inout DigiDocScanner, tags: DigiDocStartTagReader,
-         progress: ProgressHandler?) throws {
+    init(
+        tag: DigiDocScanner.Tag, version: DigiDocVersion, scanner: inout DigiDocScanner, tags: DigiDocStartTagReader,
+        progress: ProgressHandler?
+    ) throws {
         let startTag = try scanner.bytes(at: tag.range.lowerBound, count: tag.range.count)
         let read = try tags.read(startTag, name: "DataFile")
         let element = read.attributes
-        guard let id = element.attribute("Id"), !id.isEmpty else { throw DigiDocScanner.malformed("a DataFile without an Id (byte \(tag.range.lowerBound))") }
+        guard let id = element.attribute("Id"), !id.isEmpty else {
+            throw DigiDocScanner.malformed("a DataFile without an Id (byte \(tag.range.lowerBound))")
+        }
         self.id = id
         guard let fileName = element.attribute("Filename"), !fileName.isEmpty else {
             throw ContainerError.malformedDDOC("DataFile \(id) has no Filename")
@@ -54,7 +58,9 @@ struct DigiDocDataFile: Sendable, Equatable {
         mimeType = element.attribute("MimeType") ?? "application/octet-stream"
         let typeText = element.attribute("ContentType") ?? ""
         guard let contentType = ContentType(rawValue: typeText) else {
-            throw ContainerError.malformedDDOC("DataFile \(id) has ContentType \"\(typeText)\"; tamga reads EMBEDDED_BASE64, EMBEDDED and HASHCODE (a DETATCHED file is not in the document)")
+            throw ContainerError.malformedDDOC(
+                "DataFile \(id) has ContentType \"\(typeText)\"; tamga reads EMBEDDED_BASE64, EMBEDDED and HASHCODE (a DETATCHED file is not in the document)"
+            )
         }
         self.contentType = contentType
         declaredSize = element.attribute("Size").flatMap { UInt64($0.trimmed()) }
@@ -74,14 +80,19 @@ struct DigiDocDataFile: Sendable, Equatable {
             if !tag.isEmpty {
                 let after = try scanner.skipWhitespace(from: tag.range.upperBound)
                 let close = try scanner.tag(at: after)
-                guard close.isEnd, close.name == "DataFile" else { throw ContainerError.malformedDDOC("hashcode DataFile \(id) holds content") }
+                guard close.isEnd, close.name == "DataFile" else {
+                    throw ContainerError.malformedDDOC("hashcode DataFile \(id) holds content")
+                }
                 end = close.range.upperBound
             }
             guard (element.attribute("DigestType") ?? "").lowercased() == "sha1" else {
-                throw ContainerError.malformedDDOC("hashcode DataFile \(id) has DigestType \"\(element.attribute("DigestType") ?? "")\", not sha1")
+                throw ContainerError.malformedDDOC(
+                    "hashcode DataFile \(id) has DigestType \"\(element.attribute("DigestType") ?? "")\", not sha1")
             }
-            guard let value = element.attribute("DigestValue"), let digest = try? Base64.decode(value, ignoringWhitespace: true, maximumCount: 64),
-                  digest.count == Self.sha1Length else {
+            guard let value = element.attribute("DigestValue"),
+                let digest = try? Base64.decode(value, ignoringWhitespace: true, maximumCount: 64),
+                digest.count == Self.sha1Length
+            else {
                 throw ContainerError.malformedDDOC("hashcode DataFile \(id) has no SHA-1 DigestValue of 20 bytes")
             }
             self.digest = Data(digest)
@@ -98,7 +109,12 @@ struct DigiDocDataFile: Sendable, Equatable {
             content = contentStart..<contentEnd
             size = contentEnd - contentStart
             if version == .skXML10 {
-                digest = Digest.compute(.sha1, over: Data(bytes[Int(contentStart - tag.range.lowerBound)..<Int(contentEnd - tag.range.lowerBound)])).bytes
+                digest =
+                    Digest.compute(
+                        .sha1,
+                        over: Data(
+                            bytes[Int(contentStart - tag.range.lowerBound)..<Int(contentEnd - tag.range.lowerBound)])
+                    ).bytes
                 alternateDigest = nil
             } else {
                 digest = try Self.canonicalDigest(of: bytes, injecting: injected)
@@ -112,26 +128,34 @@ struct DigiDocDataFile: Sendable, Equatable {
             // the checker finds the `<` that ends the content (memchr) and whether a CR is there;
             // this thread's hasher takes each chunk with what was found. The stream ends at the
             // chunk that holds the `<`.
-            let hashing = DataFileHashing(prefix: version == .skXML10 ? nil : prefix, alternatePrefix: alternatePrefix,
-                                          decodes: version == .skXML10)
+            let hashing = DataFileHashing(
+                prefix: version == .skXML10 ? nil : prefix, alternatePrefix: alternatePrefix,
+                decodes: version == .skXML10)
             let remaining = scanner.size - contentStart
             var done: UInt64 = 0
             do {
-                try scanner.file.streamReadingAhead(from: contentStart, length: remaining, chunkSize: Container.ddocChunkSize, inspect: { chunk in
-                    let inspected = try hashing.inspect(chunk)
-                    done += UInt64(chunk.count)
-                    progress?(ProgressEvent(phase: .hashing, item: fileName, completed: min(done, remaining), total: remaining))
-                    return inspected
-                }, consume: { chunk, note in
-                    hashing.hash(chunk, note)
-                })
+                try scanner.file.streamReadingAhead(
+                    from: contentStart, length: remaining, chunkSize: Container.ddocChunkSize,
+                    inspect: { chunk in
+                        let inspected = try hashing.inspect(chunk)
+                        done += UInt64(chunk.count)
+                        progress?(
+                            ProgressEvent(
+                                phase: .hashing, item: fileName, completed: min(done, remaining), total: remaining))
+                        return inspected
+                    },
+                    consume: { chunk, note in
+                        hashing.hash(chunk, note)
+                    })
             } catch let failure as StreamingBase64Decoder.Failure {
                 guard case .notBase64(let why) = failure else { throw failure }
                 throw ContainerError.malformedDDOC("the content of DataFile \(id) is not base64: \(why)")
             } catch ContainerError.malformedZip(let why) {
                 throw ContainerError.malformedDDOC(why)
             }
-            guard let length = hashing.checker.contentLength else { throw DigiDocScanner.malformed("the file ends inside DataFile \(id)") }
+            guard let length = hashing.checker.contentLength else {
+                throw DigiDocScanner.malformed("the file ends inside DataFile \(id)")
+            }
             do {
                 try hashing.finish()
             } catch StreamingBase64Decoder.Failure.notBase64(let why) {
@@ -140,7 +164,9 @@ struct DigiDocDataFile: Sendable, Equatable {
             let contentEnd = contentStart + length
             let close = try scanner.tag(at: contentEnd)
             guard close.isEnd, close.name == "DataFile" else {
-                throw ContainerError.malformedDDOC("DataFile \(id) is EMBEDDED_BASE64 but holds markup (<\(close.isEnd ? "/" : "")\(close.name)> at byte \(contentEnd))")
+                throw ContainerError.malformedDDOC(
+                    "DataFile \(id) is EMBEDDED_BASE64 but holds markup (<\(close.isEnd ? "/" : "")\(close.name)> at byte \(contentEnd))"
+                )
             }
             content = contentStart..<contentEnd
             end = close.range.upperBound
@@ -152,7 +178,9 @@ struct DigiDocDataFile: Sendable, Equatable {
 
     /// C14N 1.0 of the start tag alone, without the `</DataFile>` it is canonicalised with:
     /// what the libraries hash before the content.
-    static func canonicalStartTag(_ startTag: [UInt8], injecting namespace: String?, name: String = "DataFile") throws -> [UInt8] {
+    static func canonicalStartTag(
+        _ startTag: [UInt8], injecting namespace: String?, name: String = "DataFile"
+    ) throws -> [UInt8] {
         let canonical = try canonicalElement(Array(DigiDocDocument.closing(startTag, name: name)), injecting: namespace)
         let closing = Array("</\(name)>".utf8)
         guard canonical.count >= closing.count, Array(canonical.suffix(closing.count)) == closing else {
@@ -173,7 +201,9 @@ struct DigiDocDataFile: Sendable, Equatable {
         if let namespace {
             // After the element name: `<Name` then white space, `>` or `/`.
             var index = 1
-            while index < input.count, ![0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ">"), UInt8(ascii: "/")].contains(input[index]) { index += 1 }
+            while index < input.count,
+                ![0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ">"), UInt8(ascii: "/")].contains(input[index])
+            { index += 1 }
             input.insert(contentsOf: Array(" xmlns=\"\(namespace)\"".utf8), at: index)
         }
         let document = try XMLDocument(data: Data(input), name: "DataFile", limits: .signature)
@@ -206,12 +236,14 @@ private struct DataFileHashing {
     func inspect(_ chunk: UnsafeRawBufferPointer) throws -> (note: Note, last: Bool) {
         let (content, ended) = beforeMarkup(chunk)
         try checker.update(content, ended: ended)
-        let hasCarriageReturn = hasher.isHashing && content.baseAddress.map { memchr($0, 0x0D, content.count) != nil } ?? false
+        let hasCarriageReturn =
+            hasher.isHashing && content.baseAddress.map { memchr($0, 0x0D, content.count) != nil } ?? false
         return (Note(contentCount: content.count, hasCarriageReturn: hasCarriageReturn), ended)
     }
 
     func hash(_ chunk: UnsafeRawBufferPointer, _ note: Note) {
-        hasher.update(UnsafeRawBufferPointer(rebasing: chunk[0..<note.contentCount]), hasCarriageReturn: note.hasCarriageReturn)
+        hasher.update(
+            UnsafeRawBufferPointer(rebasing: chunk[0..<note.contentCount]), hasCarriageReturn: note.hasCarriageReturn)
     }
 
     func finish() throws {
@@ -226,7 +258,9 @@ private struct DataFileHashing {
 
 /// The part of `chunk` before the first `<`, and whether there is one.
 private func beforeMarkup(_ chunk: UnsafeRawBufferPointer) -> (UnsafeRawBufferPointer, ended: Bool) {
-    guard let base = chunk.baseAddress, let hit = memchr(base, Int32(UInt8(ascii: "<")), chunk.count) else { return (chunk, false) }
+    guard let base = chunk.baseAddress, let hit = memchr(base, Int32(UInt8(ascii: "<")), chunk.count) else {
+        return (chunk, false)
+    }
     return (UnsafeRawBufferPointer(rebasing: chunk[0..<base.distance(to: UnsafeRawPointer(hit))]), true)
 }
 
@@ -359,7 +393,8 @@ private final class ContentChecker {
                     padding += 1
                     if padding > 2 { throw StreamingBase64Decoder.Failure.notBase64("too much base64 padding") }
                 } else if value != 64 {
-                    throw StreamingBase64Decoder.Failure.notBase64("a character that is not base64 (byte 0x\(String(chunk[index], radix: 16)))")
+                    throw StreamingBase64Decoder.Failure.notBase64(
+                        "a character that is not base64 (byte 0x\(String(chunk[index], radix: 16)))")
                 }
                 index += 1
             }
@@ -374,8 +409,14 @@ private final class ContentChecker {
         }
         switch (alphabet % 4, padding) {
         case (0, 0): break
-        case (2, 2): if lastValue & 0x0F != 0 { throw StreamingBase64Decoder.Failure.notBase64("base64 with stray trailing bits") }
-        case (3, 1): if lastValue & 0x03 != 0 { throw StreamingBase64Decoder.Failure.notBase64("base64 with stray trailing bits") }
+        case (2, 2):
+            if lastValue & 0x0F != 0 {
+                throw StreamingBase64Decoder.Failure.notBase64("base64 with stray trailing bits")
+            }
+        case (3, 1):
+            if lastValue & 0x03 != 0 {
+                throw StreamingBase64Decoder.Failure.notBase64("base64 with stray trailing bits")
+            }
         default: throw StreamingBase64Decoder.Failure.notBase64("base64 whose length or padding is impossible")
         }
     }

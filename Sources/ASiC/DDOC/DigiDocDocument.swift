@@ -64,24 +64,36 @@ struct DigiDocDocument {
         position = try scanner.skipWhitespace(from: position)
         if try scanner.starts(with: "<?xml", at: position) {
             let declaration = try scanner.bytes(at: position, count: 256)
-            guard let end = declaration.firstRange(of: Array("?>".utf8)) else { throw DigiDocScanner.malformed("an XML declaration that does not end") }
+            guard let end = declaration.firstRange(of: Array("?>".utf8)) else {
+                throw DigiDocScanner.malformed("an XML declaration that does not end")
+            }
             let text = String(decoding: declaration[..<end.lowerBound], as: UTF8.self)
             if let encoding = Self.declaredEncoding(text), encoding.uppercased() != "UTF-8" {
                 throw ContainerError.malformedDDOC("it declares the encoding \(encoding); DigiDoc files are UTF-8")
             }
             position = try scanner.skipWhitespace(from: position + UInt64(end.upperBound))
         }
-        guard try scanner.byte(at: position) == UInt8(ascii: "<") else { throw DigiDocScanner.malformed("no SignedDoc element") }
+        guard try scanner.byte(at: position) == UInt8(ascii: "<") else {
+            throw DigiDocScanner.malformed("no SignedDoc element")
+        }
         let rootTag = try scanner.tag(at: position)
         guard rootTag.name == "SignedDoc", !rootTag.isEnd, !rootTag.isEmpty else {
             throw DigiDocScanner.malformed("the document element is \(rootTag.name), not SignedDoc")
         }
-        let root = try tags.read(scanner.bytes(at: rootTag.range.lowerBound, count: rootTag.range.count), name: "SignedDoc").attributes
-        guard let version = DigiDocVersion(format: root.attribute("format") ?? "", version: root.attribute("version") ?? "") else {
-            throw ContainerError.malformedDDOC("SignedDoc format \"\(root.attribute("format") ?? "")\" version \"\(root.attribute("version") ?? "")\" is none of SK-XML 1.0 and DIGIDOC-XML 1.1, 1.2, 1.3")
+        let root = try tags.read(
+            scanner.bytes(at: rootTag.range.lowerBound, count: rootTag.range.count), name: "SignedDoc"
+        ).attributes
+        guard
+            let version = DigiDocVersion(
+                format: root.attribute("format") ?? "", version: root.attribute("version") ?? "")
+        else {
+            throw ContainerError.malformedDDOC(
+                "SignedDoc format \"\(root.attribute("format") ?? "")\" version \"\(root.attribute("version") ?? "")\" is none of SK-XML 1.0 and DIGIDOC-XML 1.1, 1.2, 1.3"
+            )
         }
         if version == .digiDoc13, root.namespace != DigiDocVersion.namespace13 {
-            throw ContainerError.malformedDDOC("a DIGIDOC-XML 1.3 SignedDoc must be in the namespace \(DigiDocVersion.namespace13)")
+            throw ContainerError.malformedDDOC(
+                "a DIGIDOC-XML 1.3 SignedDoc must be in the namespace \(DigiDocVersion.namespace13)")
         }
         self.version = version
         position = rootTag.range.upperBound
@@ -90,32 +102,48 @@ struct DigiDocDocument {
         var signatures: [DigiDocSignatureBlock] = []
         while true {
             position = try scanner.skipWhitespace(from: position)
-            guard let byte = try scanner.byte(at: position) else { throw DigiDocScanner.malformed("the file ends before </SignedDoc>") }
+            guard let byte = try scanner.byte(at: position) else {
+                throw DigiDocScanner.malformed("the file ends before </SignedDoc>")
+            }
             guard byte == UInt8(ascii: "<") else {
                 throw DigiDocScanner.malformed("text outside the DataFile and Signature elements at byte \(position)")
             }
             let tag = try scanner.tag(at: position)
             if tag.isEnd {
-                guard tag.name == "SignedDoc" else { throw DigiDocScanner.malformed("</\(tag.name)> at byte \(position) closes SignedDoc") }
+                guard tag.name == "SignedDoc" else {
+                    throw DigiDocScanner.malformed("</\(tag.name)> at byte \(position) closes SignedDoc")
+                }
                 position = try scanner.skipWhitespace(from: tag.range.upperBound)
-                guard position == scanner.size else { throw DigiDocScanner.malformed("bytes after </SignedDoc> (at byte \(position))") }
+                guard position == scanner.size else {
+                    throw DigiDocScanner.malformed("bytes after </SignedDoc> (at byte \(position))")
+                }
                 break
             }
             switch tag.name {
             case "DataFile":
-                guard signatures.isEmpty else { throw DigiDocScanner.malformed("a DataFile after a Signature (byte \(position))") }
-                guard dataFiles.count < Self.maximumDataFiles else { throw DigiDocScanner.malformed("more than \(Self.maximumDataFiles) data files") }
-                let dataFile = try DigiDocDataFile(tag: tag, version: version, scanner: &scanner, tags: tags, progress: progress)
+                guard signatures.isEmpty else {
+                    throw DigiDocScanner.malformed("a DataFile after a Signature (byte \(position))")
+                }
+                guard dataFiles.count < Self.maximumDataFiles else {
+                    throw DigiDocScanner.malformed("more than \(Self.maximumDataFiles) data files")
+                }
+                let dataFile = try DigiDocDataFile(
+                    tag: tag, version: version, scanner: &scanner, tags: tags, progress: progress)
                 position = dataFile.end
                 dataFiles.append(dataFile)
             case "Signature":
-                guard signatures.count < Self.maximumSignatures else { throw DigiDocScanner.malformed("more than \(Self.maximumSignatures) signatures") }
+                guard signatures.count < Self.maximumSignatures else {
+                    throw DigiDocScanner.malformed("more than \(Self.maximumSignatures) signatures")
+                }
                 let end = try scanner.elementEnd(after: tag, limit: Self.maximumSignatureLength)
                 let bytes = try scanner.bytes(at: tag.range.lowerBound, count: Int(end - tag.range.lowerBound))
-                signatures.append(DigiDocSignatureBlock(index: signatures.count, offset: tag.range.lowerBound, bytes: Data(bytes)))
+                signatures.append(
+                    DigiDocSignatureBlock(index: signatures.count, offset: tag.range.lowerBound, bytes: Data(bytes)))
                 position = end
             default:
-                throw DigiDocScanner.malformed("a \(tag.name) element inside SignedDoc (byte \(position)): only DataFile and Signature belong there")
+                throw DigiDocScanner.malformed(
+                    "a \(tag.name) element inside SignedDoc (byte \(position)): only DataFile and Signature belong there"
+                )
             }
         }
         self.dataFiles = dataFiles
@@ -139,7 +167,9 @@ struct DigiDocDocument {
     private static func declaredEncoding(_ declaration: String) -> String? {
         let bytes = Array(declaration.utf8)
         guard let range = bytes.firstRange(of: Array("encoding".utf8)) else { return nil }
-        let rest = String(decoding: bytes[range.upperBound...], as: UTF8.self).drop { $0 == " " || $0 == "=" || $0 == "\t" }
+        let rest = String(decoding: bytes[range.upperBound...], as: UTF8.self).drop {
+            $0 == " " || $0 == "=" || $0 == "\t"
+        }
         guard let quote = rest.first, quote == "\"" || quote == "'" else { return nil }
         return String(rest.dropFirst().prefix { $0 != quote })
     }

@@ -80,7 +80,9 @@ struct DigiDocScanner {
     /// The first offset from `offset` that is not XML white space.
     mutating func skipWhitespace(from offset: UInt64) throws -> UInt64 {
         var position = offset
-        while let byte = try byte(at: position), byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { position += 1 }
+        while let byte = try byte(at: position), byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+            position += 1
+        }
         return position
     }
 
@@ -117,9 +119,15 @@ struct DigiDocScanner {
         }
         switch second {
         case UInt8(ascii: "!"):
-            let what = try starts(with: "<!--", at: offset) ? "a comment" : try starts(with: "<![CDATA[", at: offset) ? "a CDATA section"
-                : "a DOCTYPE or entity declaration"
-            throw Self.malformed("\(what) at byte \(offset): DigiDoc writers never write one, and tamga reads none (no DTD, no entities)")
+            let what =
+                try starts(with: "<!--", at: offset)
+                ? "a comment"
+                : try starts(with: "<![CDATA[", at: offset)
+                    ? "a CDATA section"
+                    : "a DOCTYPE or entity declaration"
+            throw Self.malformed(
+                "\(what) at byte \(offset): DigiDoc writers never write one, and tamga reads none (no DTD, no entities)"
+            )
         case UInt8(ascii: "?"):
             throw Self.malformed("a processing instruction at byte \(offset)")
         default:
@@ -132,7 +140,9 @@ struct DigiDocScanner {
         while let byte = try byte(at: position), Self.isNameByte(byte) {
             nameBytes.append(byte)
             position += 1
-            guard nameBytes.count <= 256 else { throw Self.malformed("an element name over 256 bytes at byte \(offset)") }
+            guard nameBytes.count <= 256 else {
+                throw Self.malformed("an element name over 256 bytes at byte \(offset)")
+            }
         }
         guard !nameBytes.isEmpty else { throw Self.malformed("a '<' that starts no element at byte \(offset)") }
         // To the closing '>', over quoted attribute values (which may hold '>' and '/').
@@ -142,10 +152,14 @@ struct DigiDocScanner {
             guard position - offset <= UInt64(Self.maximumTagLength) else {
                 throw Self.malformed("a tag over \(Self.maximumTagLength >> 10) KB at byte \(offset)")
             }
-            guard let byte = try byte(at: position) else { throw Self.malformed("the file ends inside a tag (byte \(offset))") }
+            guard let byte = try byte(at: position) else {
+                throw Self.malformed("the file ends inside a tag (byte \(offset))")
+            }
             position += 1
             if let open = quote {
-                if byte == open { quote = nil } else if byte == UInt8(ascii: "<") {
+                if byte == open {
+                    quote = nil
+                } else if byte == UInt8(ascii: "<") {
                     throw Self.malformed("a '<' inside an attribute value at byte \(position - 1)")
                 }
                 continue
@@ -157,8 +171,9 @@ struct DigiDocScanner {
             case UInt8(ascii: "<"):
                 throw Self.malformed("a '<' inside a tag at byte \(position - 1)")
             case UInt8(ascii: ">"):
-                return Tag(name: String(decoding: nameBytes, as: UTF8.self), range: offset..<position, isEnd: isEnd,
-                           isEmpty: !isEnd && last == UInt8(ascii: "/"))
+                return Tag(
+                    name: String(decoding: nameBytes, as: UTF8.self), range: offset..<position, isEnd: isEnd,
+                    isEmpty: !isEnd && last == UInt8(ascii: "/"))
             default:
                 break
             }
@@ -177,7 +192,9 @@ struct DigiDocScanner {
                 throw Self.malformed("\(start.name) at byte \(start.range.lowerBound) is longer than \(limit >> 20) MB")
             }
             let (markup, _) = try nextMarkup(from: position)
-            guard markup < file.size else { throw Self.malformed("the file ends inside \(start.name) (byte \(start.range.lowerBound))") }
+            guard markup < file.size else {
+                throw Self.malformed("the file ends inside \(start.name) (byte \(start.range.lowerBound))")
+            }
             let tag = try tag(at: markup)
             position = tag.range.upperBound
             if tag.isEnd {
@@ -188,15 +205,18 @@ struct DigiDocScanner {
                 if open.isEmpty { return position }
             } else if !tag.isEmpty {
                 open.append(tag.name)
-                guard open.count <= Self.maximumDepth else { throw Self.malformed("elements nested over \(Self.maximumDepth) deep in \(start.name)") }
+                guard open.count <= Self.maximumDepth else {
+                    throw Self.malformed("elements nested over \(Self.maximumDepth) deep in \(start.name)")
+                }
             }
         }
     }
 
     private static func isNameByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: ":"):
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: ":"):
             true
         default:
             byte >= 0x80

@@ -51,7 +51,9 @@ struct DigiDocStartTag: DigiDocStartTagAttributes, Equatable {
             while index < bytes.count, isNameByte(bytes[index], first: index == start) { index += 1 }
             return index > start ? String(decoding: bytes[start..<index], as: UTF8.self) : nil
         }
-        guard bytes.count >= 3, bytes[0] == UInt8(ascii: "<"), let name = readName(), name == expected else { return nil }
+        guard bytes.count >= 3, bytes[0] == UInt8(ascii: "<"), let name = readName(), name == expected else {
+            return nil
+        }
         var attributes: [(name: String, value: String)] = []
         while true {
             let spaced = index < bytes.count && isSpace(bytes[index])
@@ -71,19 +73,26 @@ struct DigiDocStartTag: DigiDocStartTagAttributes, Equatable {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "=") else { return nil }
             index += 1
             while index < bytes.count, isSpace(bytes[index]) { index += 1 }
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'") else { return nil }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'") else {
+                return nil
+            }
             index += 1
             let start = index
             // No reference to decode, no character the canonical form would escape or an XML
             // parser would normalise, no quote of either kind: the value stands as written.
             while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "'") {
-                guard bytes[index] >= 0x20, bytes[index] != UInt8(ascii: "&"), bytes[index] != UInt8(ascii: "<"), bytes[index] != 0x7F else { return nil }
+                guard bytes[index] >= 0x20, bytes[index] != UInt8(ascii: "&"), bytes[index] != UInt8(ascii: "<"),
+                    bytes[index] != 0x7F
+                else { return nil }
                 index += 1
             }
             guard index < bytes.count, bytes[index] == bytes[start - 1],
-                  let value = String(validating: bytes[start..<index], as: UTF8.self) else { return nil }
+                let value = String(validating: bytes[start..<index], as: UTF8.self)
+            else { return nil }
             index += 1
-            guard !attributes.contains(where: { $0.name == attribute }), attribute != "xmlns" || !value.isEmpty else { return nil }
+            guard !attributes.contains(where: { $0.name == attribute }), attribute != "xmlns" || !value.isEmpty else {
+                return nil
+            }
             attributes.append((attribute, value))
         }
         return DigiDocStartTag(name: name, attributes: attributes)
@@ -95,7 +104,9 @@ struct DigiDocStartTag: DigiDocStartTagAttributes, Equatable {
     func canonical(injecting injected: String?) -> [UInt8] {
         var out = Array("<\(name)".utf8)
         if let namespace = injected ?? namespace { out += Array(" xmlns=\"\(namespace)\"".utf8) }
-        for attribute in attributes.filter({ $0.name != "xmlns" }).sorted(by: { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }) {
+        for attribute in attributes.filter({ $0.name != "xmlns" }).sorted(by: {
+            Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8))
+        }) {
             out += Array(" \(attribute.name)=\"\(attribute.value)\"".utf8)
         }
         out.append(UInt8(ascii: ">"))
@@ -127,7 +138,8 @@ final class DigiDocStartTagReader {
             guessed.append((bytes, name, tag, []))
             return Read(bytes: bytes, name: name, attributes: tag, guessIndex: guessed.count - 1)
         }
-        return Read(bytes: bytes, name: name, attributes: try DigiDocDocument.parseStartTag(bytes, name: name), guessIndex: nil)
+        return Read(
+            bytes: bytes, name: name, attributes: try DigiDocDocument.parseStartTag(bytes, name: name), guessIndex: nil)
     }
 
     /// C14N 1.0 of the start tag alone (`DigiDocDataFile.canonicalStartTag`).
@@ -143,7 +155,9 @@ final class DigiDocStartTagReader {
     /// element, namespace, attribute values and canonical forms, alone and with each namespace the
     /// reading injected.
     func libXML2Agrees() -> Bool {
-        guessed.allSatisfy { DigiDocStartTagComparison(entry: $0.bytes, name: $0.name, tag: $0.tag, injections: $0.injected) == .agrees }
+        guessed.allSatisfy {
+            DigiDocStartTagComparison(entry: $0.bytes, name: $0.name, tag: $0.tag, injections: $0.injected) == .agrees
+        }
     }
 }
 
@@ -160,7 +174,9 @@ enum DigiDocStartTagComparison: Equatable {
             return
         }
         guard element.localName == name, element.namespace == tag.namespace else {
-            self = .differs("element \(element.localName) in \(element.namespace ?? "no namespace"), read as \(name) in \(tag.namespace ?? "no namespace")")
+            self = .differs(
+                "element \(element.localName) in \(element.namespace ?? "no namespace"), read as \(name) in \(tag.namespace ?? "no namespace")"
+            )
             return
         }
         for attribute in tag.attributes where attribute.name != "xmlns" {
@@ -178,7 +194,9 @@ enum DigiDocStartTagComparison: Equatable {
             }
             let quick = tag.canonical(injecting: injected)
             if canonical != quick {
-                self = .differs("canonical form: libxml2 \(String(decoding: canonical, as: UTF8.self)), quick \(String(decoding: quick, as: UTF8.self))")
+                self = .differs(
+                    "canonical form: libxml2 \(String(decoding: canonical, as: UTF8.self)), quick \(String(decoding: quick, as: UTF8.self))"
+                )
                 return
             }
         }

@@ -79,12 +79,15 @@ public enum DigiDocVersion: String, Sendable, Codable, CaseIterable {
 
     /// `producedAt` as this version writes it into OCSPRef/ProducedAt.
     func format(_ date: Date) -> String {
-        let iso = XSDDateTime.format(date)   // 2005-02-11T16:23:21Z
+        let iso = XSDDateTime.format(date)  // 2005-02-11T16:23:21Z
         switch self {
         case .digiDoc13: return iso
         case .digiDoc11, .digiDoc12, .skXML10:
             var characters = Array(iso)
-            if characters.count > 7 { characters[4] = "."; characters[7] = "." }
+            if characters.count > 7 {
+                characters[4] = "."
+                characters[7] = "."
+            }
             return String(characters)
         }
     }

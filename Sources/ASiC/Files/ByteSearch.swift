@@ -7,7 +7,8 @@ enum ByteSearch {
     /// The offset of the first `needle` in `haystack` at or after `start`, nil when there is none.
     static func firstIndex(of needle: [UInt8], in haystack: UnsafeRawBufferPointer, from start: Int = 0) -> Int? {
         guard let base = haystack.baseAddress, let first = needle.first, start >= 0,
-              haystack.count >= needle.count, start <= haystack.count - needle.count else { return nil }
+            haystack.count >= needle.count, start <= haystack.count - needle.count
+        else { return nil }
         return needle.withUnsafeBytes { pattern -> Int? in
             guard let pattern = pattern.baseAddress else { return nil }
             var index = start

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,7 +22,9 @@ public final class ContainerLock {
         lockPath = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tamga-lock").path
         let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
-            throw ContainerError.ioFailure(path: lockPath, reason: "cannot create the lock file beside the container: \(String(cString: strerror(errno)))")
+            throw ContainerError.ioFailure(
+                path: lockPath,
+                reason: "cannot create the lock file beside the container: \(String(cString: strerror(errno)))")
         }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK else {

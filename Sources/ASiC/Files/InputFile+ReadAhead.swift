@@ -19,9 +19,11 @@ extension InputFile {
     /// the reader is behind: the SHA-1 runs from the first chunk to the last without a pause.
     /// Data no larger than one chunk is handled on this thread alone. `inspect` runs on the reader
     /// thread: it may share state with `consume` only through the note.
-    func streamReadingAhead<Note>(from offset: UInt64, length: UInt64, chunkSize requested: Int = 256 << 10, depth: Int = 4,
-                                  inspect: (UnsafeRawBufferPointer) throws -> (note: Note, last: Bool),
-                                  consume: (UnsafeRawBufferPointer, Note) throws -> Void) throws {
+    func streamReadingAhead<Note>(
+        from offset: UInt64, length: UInt64, chunkSize requested: Int = 256 << 10, depth: Int = 4,
+        inspect: (UnsafeRawBufferPointer) throws -> (note: Note, last: Bool),
+        consume: (UnsafeRawBufferPointer, Note) throws -> Void
+    ) throws {
         let chunkSize = max(requested, 1)
         guard length > UInt64(chunkSize) else {
             // `stream` checks the range itself.
@@ -36,8 +38,9 @@ extension InputFile {
         // No more buffers than there are chunks.
         let chunks = (length + UInt64(chunkSize) - 1) / UInt64(chunkSize)
         try withoutActuallyEscaping(inspect) { inspect in
-            let ring = ReadAheadRing<Note>(file: self, offset: offset, length: length, chunkSize: chunkSize,
-                                           depth: Int(min(UInt64(max(depth, 2)), chunks)), inspect: inspect)
+            let ring = ReadAheadRing<Note>(
+                file: self, offset: offset, length: length, chunkSize: chunkSize,
+                depth: Int(min(UInt64(max(depth, 2)), chunks)), inspect: inspect)
             defer { ring.stopAndWait() }
             ring.start()
             while let (chunk, note) = try ring.next() {
@@ -78,11 +81,13 @@ private final class ReadAheadRing<Note>: @unchecked Sendable {
     let filled = DispatchSemaphore(value: 0)
     let done = DispatchSemaphore(value: 0)
     let stopped = Atomic<Bool>(false)
-    private var consumed = 0   // the consumer's alone
+    private var consumed = 0  // the consumer's alone
     private var started = false
 
-    init(file: InputFile, offset: UInt64, length: UInt64, chunkSize: Int, depth: Int,
-         inspect: @escaping (UnsafeRawBufferPointer) throws -> (note: Note, last: Bool)) {
+    init(
+        file: InputFile, offset: UInt64, length: UInt64, chunkSize: Int, depth: Int,
+        inspect: @escaping (UnsafeRawBufferPointer) throws -> (note: Note, last: Bool)
+    ) {
         self.file = file
         self.offset = offset
         self.length = length

@@ -1,12 +1,13 @@
+import Dispatch
+import FoundationEssentials
+import Glibc
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import FoundationEssentials
-import Glibc
-import Dispatch
 
 /// A file opened for positioned reads (`pread`), so that several readers can share it.
-final class InputFile: @unchecked Sendable {   // unchecked: the descriptor is only read with pread
+final class InputFile: @unchecked Sendable {  // unchecked: the descriptor is only read with pread
     let path: String
     let size: UInt64
     let modified: Date
@@ -94,9 +95,11 @@ final class InputFile: @unchecked Sendable {   // unchecked: the descriptor is o
     /// (so create + sign of stored data runs near `openssl dgst`'s time). Each worker sees
     /// every chunk in order, one chunk at a time; the first error thrown ends the stream.
     /// Data no larger than one chunk is handled on this thread alone.
-    func streamOnTwoCores(from offset: UInt64, length: UInt64, chunkSize: Int = 1 << 20,
-                          first: (UnsafeRawBufferPointer) throws -> Void,
-                          second: (UnsafeRawBufferPointer) throws -> Void) throws {
+    func streamOnTwoCores(
+        from offset: UInt64, length: UInt64, chunkSize: Int = 1 << 20,
+        first: (UnsafeRawBufferPointer) throws -> Void,
+        second: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         guard length > UInt64(chunkSize) else {
             try stream(from: offset, length: length, chunkSize: chunkSize) { chunk in
                 try first(chunk)
@@ -107,8 +110,10 @@ final class InputFile: @unchecked Sendable {   // unchecked: the descriptor is o
         guard offset <= size, length <= size - offset else {
             throw ContainerError.malformedZip("entry data runs past the end of the file")
         }
-        let buffers = [UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16),
-                       UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)]
+        let buffers = [
+            UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16),
+            UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16),
+        ]
         defer { buffers.forEach { $0.deallocate() } }
         var position = offset
         var remaining = length
@@ -123,7 +128,9 @@ final class InputFile: @unchecked Sendable {   // unchecked: the descriptor is o
                     let nextRemaining = remaining - UInt64(count)
                     let nextCount = Int(min(UInt64(chunkSize), nextRemaining))
                     step.chunk = UnsafeRawBufferPointer(rebasing: buffers[index][0..<count])
-                    step.next = (UnsafeMutableRawBufferPointer(rebasing: buffers[1 - index][0..<nextCount]), nextPosition)
+                    step.next = (
+                        UnsafeMutableRawBufferPointer(rebasing: buffers[1 - index][0..<nextCount]), nextPosition
+                    )
                     // Two iterations: one on this thread, one on a dispatch worker; both end
                     // before concurrentPerform returns, so no buffer is touched after the step.
                     DispatchQueue.concurrentPerform(iterations: 2) { step.run(worker: $0) }
@@ -138,14 +145,17 @@ final class InputFile: @unchecked Sendable {   // unchecked: the descriptor is o
     }
 
     /// Streams `length` bytes from `offset` in chunks of up to `chunkSize`.
-    func stream(from offset: UInt64, length: UInt64, chunkSize: Int = 1 << 20,
-                _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    func stream(
+        from offset: UInt64, length: UInt64, chunkSize: Int = 1 << 20,
+        _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         guard offset <= size, length <= size - offset else {
             throw ContainerError.malformedZip("entry data runs past the end of the file")
         }
         // No bigger than what is read: a short entry or a DDOC tag costs no 1 MB allocation (an
         // mmap and its page faults, under ASan a secondary-allocator round trip each time).
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(min(UInt64(chunkSize), max(length, 1))), alignment: 16)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(
+            byteCount: Int(min(UInt64(chunkSize), max(length, 1))), alignment: 16)
         defer { buffer.deallocate() }
         var position = offset
         var remaining = length
@@ -170,11 +180,16 @@ private final class TwoCoreStep: @unchecked Sendable {
     let first: (UnsafeRawBufferPointer) throws -> Void
     let second: (UnsafeRawBufferPointer) throws -> Void
     var chunk = UnsafeRawBufferPointer(start: nil, count: 0)
-    var next: (buffer: UnsafeMutableRawBufferPointer, position: UInt64) = (UnsafeMutableRawBufferPointer(start: nil, count: 0), 0)
+    var next: (buffer: UnsafeMutableRawBufferPointer, position: UInt64) = (
+        UnsafeMutableRawBufferPointer(start: nil, count: 0), 0
+    )
     var firstError: Error? = nil
     var secondError: Error? = nil
 
-    init(file: InputFile, first: @escaping (UnsafeRawBufferPointer) throws -> Void, second: @escaping (UnsafeRawBufferPointer) throws -> Void) {
+    init(
+        file: InputFile, first: @escaping (UnsafeRawBufferPointer) throws -> Void,
+        second: @escaping (UnsafeRawBufferPointer) throws -> Void
+    ) {
         self.file = file
         self.first = first
         self.second = second

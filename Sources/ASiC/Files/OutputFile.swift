@@ -1,9 +1,10 @@
+internal import CPosix
+import FoundationEssentials
+import Glibc
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import FoundationEssentials
-import Glibc
-internal import CPosix
 
 /// A new file written beside its final path and moved into place only when complete:
 /// write to a temporary file in the same folder, fsync it, rename it over the target, fsync
@@ -39,14 +40,19 @@ final class AtomicOutputFile {
         let now = Date().timeIntervalSince1970
         for name in names where name.hasPrefix(prefix) {
             let suffix = name.utf8.dropFirst(prefix.utf8.count)
-            guard suffix.count == 6, suffix.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }) else { continue }
+            guard suffix.count == 6,
+                suffix.allSatisfy({
+                    ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A)
+                })
+            else { continue }
             let path = folder + "/" + name
             let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
             guard fd >= 0 else { continue }
             defer { close(fd) }
             var info = stat()
             guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, now - Double(info.st_mtim.tv_sec) > age,
-                  flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }
+                flock(fd, LOCK_EX | LOCK_NB) == 0
+            else { continue }
             unlink(path)
         }
     }
@@ -71,7 +77,9 @@ final class AtomicOutputFile {
         var template = Array("\(folder)/\(prefix)XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
         guard fd >= 0 else {
-            throw ContainerError.ioFailure(path: targetPath, reason: "cannot create a temporary file in \(folder): \(String(cString: strerror(errno)))")
+            throw ContainerError.ioFailure(
+                path: targetPath,
+                reason: "cannot create a temporary file in \(folder): \(String(cString: strerror(errno)))")
         }
         // Held until the file is renamed or removed (the kernel drops it if the process dies):
         // a temporary file nobody holds is a leftover.
@@ -86,7 +94,8 @@ final class AtomicOutputFile {
             _ = fchown(fd, existing.st_uid, existing.st_gid)
         } else {
             // mkstemp creates 0600; a new container is a document: 0666 minus the umask.
-            let mask = umask(0); umask(mask)
+            let mask = umask(0)
+            umask(mask)
             fchmod(fd, 0o666 & ~mask)
         }
     }
@@ -99,7 +108,8 @@ final class AtomicOutputFile {
             let n = Glibc.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw ContainerError.ioFailure(path: targetPath, reason: "write failed: \(String(cString: strerror(errno)))")
+                throw ContainerError.ioFailure(
+                    path: targetPath, reason: "write failed: \(String(cString: strerror(errno)))")
             }
             done += n
         }
@@ -126,7 +136,8 @@ final class AtomicOutputFile {
         var sourceOffset = Int64(offset)
         var remaining = length
         while remaining > 0 {
-            let n = cposix_copy_file_range(input.descriptor, &sourceOffset, descriptor, nil, Int(min(remaining, 1 << 30)))
+            let n = cposix_copy_file_range(
+                input.descriptor, &sourceOffset, descriptor, nil, Int(min(remaining, 1 << 30)))
             if n > 0 {
                 remaining -= UInt64(n)
                 position += UInt64(n)
@@ -145,7 +156,8 @@ final class AtomicOutputFile {
         guard !bytes.isEmpty else { return }
         let n = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
         guard n == bytes.count else {
-            throw ContainerError.ioFailure(path: targetPath, reason: "write failed: \(String(cString: strerror(errno)))")
+            throw ContainerError.ioFailure(
+                path: targetPath, reason: "write failed: \(String(cString: strerror(errno)))")
         }
     }
 
@@ -155,7 +167,8 @@ final class AtomicOutputFile {
     func finishWriting() throws {
         guard descriptor >= 0 else { return }
         guard fsync(descriptor) == 0 else {
-            throw ContainerError.ioFailure(path: targetPath, reason: "fsync failed: \(String(cString: strerror(errno)))")
+            throw ContainerError.ioFailure(
+                path: targetPath, reason: "fsync failed: \(String(cString: strerror(errno)))")
         }
         Glibc.close(descriptor)
         descriptor = -1
@@ -176,7 +189,10 @@ final class AtomicOutputFile {
 
     /// Removes the temporary file; the target is left as it was.
     func abandon() {
-        if descriptor >= 0 { Glibc.close(descriptor); descriptor = -1 }
+        if descriptor >= 0 {
+            Glibc.close(descriptor)
+            descriptor = -1
+        }
         if !committed { unlink(temporaryPath) }
         TemporaryFiles.unregister(temporaryPath)
         committed = true
@@ -187,7 +203,10 @@ final class AtomicOutputFile {
 func syncFolder(of path: String) {
     let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
     let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if fd >= 0 { fsync(fd); close(fd) }
+    if fd >= 0 {
+        fsync(fd)
+        close(fd)
+    }
 }
 
 /// A whole small file written the way containers are (`AtomicOutputFile`): beside its path,

@@ -1,15 +1,16 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FoundationEssentials
 import Glibc
 import TamgaSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The temporary files being written right now, so that an interrupted process (Ctrl-C,
 /// SIGTERM) can remove them before it exits instead of leaving half a container behind.
 public enum TemporaryFiles {
     private static let lock = Lock()
-    nonisolated(unsafe) private static var paths = Set<String>()   // guarded by `lock`
+    nonisolated(unsafe) private static var paths = Set<String>()  // guarded by `lock`
 
     static func register(_ path: String) { lock.withLock { _ = paths.insert(path) } }
     static func unregister(_ path: String) { lock.withLock { _ = paths.remove(path) } }

@@ -1,7 +1,7 @@
 internal import CZlib
+import Dispatch
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// Raw deflate on two cores, as pigz does it: each piece of the input is compressed on its own
 /// `z_stream`, primed with the 32 KiB of input before it (so matches reach back as far as in
@@ -25,9 +25,14 @@ final class ParallelDeflater {
 
     /// Compresses `input`, running `alongside` (say, the CRC-32 of the same bytes) at the same
     /// time as the pieces; the compressed bytes go to `sink` in order.
-    func compress(_ input: UnsafeRawBufferPointer, alongside: (() -> Void)? = nil,
-                  sink: (UnsafeRawBufferPointer) throws -> Void) throws {
-        guard input.count > 0 else { alongside?(); return }
+    func compress(
+        _ input: UnsafeRawBufferPointer, alongside: (() -> Void)? = nil,
+        sink: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        guard input.count > 0 else {
+            alongside?()
+            return
+        }
         let count = input.count >= Self.splitThreshold ? pieces.count : 1
         let size = (input.count + count - 1) / count
         history.withUnsafeBytes { history in
@@ -36,7 +41,8 @@ final class ParallelDeflater {
                 pieces[index].input = UnsafeRawBufferPointer(rebasing: input[start..<min(input.count, start + size)])
                 // Piece 0 is primed with the previous call's tail, each later one with the end
                 // of the piece before it (at least a window long: pieces are split only then).
-                pieces[index].dictionary = index == 0
+                pieces[index].dictionary =
+                    index == 0
                     ? history
                     : UnsafeRawBufferPointer(rebasing: input[(start - min(start, Self.window))..<start])
             }
@@ -79,7 +85,8 @@ private final class DeflatePiece: @unchecked Sendable {
 
     init(level: Int32) throws {
         guard czlib_deflate_init_raw(&stream, level) == Z_OK else {
-            throw ContainerError.ioFailure(path: "deflate", reason: "zlib could not start a compressor (out of memory?)")
+            throw ContainerError.ioFailure(
+                path: "deflate", reason: "zlib could not start a compressor (out of memory?)")
         }
     }
     deinit { deflateEnd(&stream) }
@@ -88,10 +95,17 @@ private final class DeflatePiece: @unchecked Sendable {
     func run() {
         error = nil
         produced = 0
-        guard deflateReset(&stream) == Z_OK else { error = failure("deflateReset"); return }
+        guard deflateReset(&stream) == Z_OK else {
+            error = failure("deflateReset")
+            return
+        }
         if let base = dictionary.baseAddress, dictionary.count > 0 {
-            guard deflateSetDictionary(&stream, base.assumingMemoryBound(to: Bytef.self), UInt32(dictionary.count)) == Z_OK else {
-                error = failure("deflateSetDictionary"); return
+            guard
+                deflateSetDictionary(&stream, base.assumingMemoryBound(to: Bytef.self), UInt32(dictionary.count))
+                    == Z_OK
+            else {
+                error = failure("deflateSetDictionary")
+                return
             }
         }
         deflateAll(flush: Z_SYNC_FLUSH)
@@ -119,7 +133,9 @@ private final class DeflatePiece: @unchecked Sendable {
             produced = out.count - Int(stream.avail_out)
             return status
         }
-        let done = flush == Z_FINISH ? status == Z_STREAM_END : (status == Z_OK && stream.avail_in == 0 && stream.avail_out > 0)
+        let done =
+            flush == Z_FINISH
+            ? status == Z_STREAM_END : (status == Z_OK && stream.avail_in == 0 && stream.avail_out > 0)
         if !done { error = failure("deflate returned \(status)") }
     }
 

@@ -33,14 +33,16 @@ enum Canonicalization: String, CaseIterable {
 /// A parsed XML document (owns the `xmlDoc*`). Parsing never touches the network, never loads
 /// a DTD or external entity, and refuses any document that has a DOCTYPE at all: manifests and
 /// signatures have no use for one, and refusing it closes XXE and entity-expansion bombs.
-final class XMLDocument: @unchecked Sendable {   // unchecked: read-only after parsing
+final class XMLDocument: @unchecked Sendable {  // unchecked: read-only after parsing
     fileprivate let pointer: xmlDocPtr
     let name: String
 
     init(data: Data, name: String, limits: XMLLimits = .signature) throws {
         // First: the checks below read the bytes as ASCII markup.
         if let encoding = XMLLimits.unreadableEncoding(data) {
-            throw ContainerError.malformedXML(file: name, reason: "it is encoded in \(encoding); tamga reads XML in UTF-8, as every signature is written")
+            throw ContainerError.malformedXML(
+                file: name,
+                reason: "it is encoded in \(encoding); tamga reads XML in UTF-8, as every signature is written")
         }
         if Self.contains(data, "<!DOCTYPE") || Self.contains(data, "<!ENTITY") {
             throw ContainerError.malformedXML(file: name, reason: "a DOCTYPE or entity declaration is not allowed")
@@ -48,8 +50,9 @@ final class XMLDocument: @unchecked Sendable {   // unchecked: read-only after p
         if let violation = limits.violation(in: data) {
             throw ContainerError.xmlTooComplex(file: name, reason: violation)
         }
-        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue
-                            | XML_PARSE_NOWARNING.rawValue)
+        let options = Int32(
+            XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue
+                | XML_PARSE_NOWARNING.rawValue)
         let parsed: xmlDocPtr? = data.withUnsafeBytes { raw in
             xmlReadMemory(raw.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(raw.count), nil, nil, options)
         }
@@ -100,7 +103,8 @@ final class XMLDocument: @unchecked Sendable {   // unchecked: read-only after p
             guard let userData, let node else { return 0 }
             let bounds = userData.assumingMemoryBound(to: (xmlNodePtr, xmlNodePtr?).self).pointee
             // Namespace and attribute nodes are judged by the element that carries them.
-            var cursor: xmlNodePtr? = node.pointee.type == XML_NAMESPACE_DECL || node.pointee.type == XML_ATTRIBUTE_NODE
+            var cursor: xmlNodePtr? =
+                node.pointee.type == XML_NAMESPACE_DECL || node.pointee.type == XML_ATTRIBUTE_NODE
                 ? parent : node
             while let current = cursor {
                 if let excluded = bounds.1, current == excluded { return 0 }
@@ -115,7 +119,8 @@ final class XMLDocument: @unchecked Sendable {   // unchecked: read-only after p
         defer { xmlOutputBufferClose(buffer) }
         var bounds: (xmlNodePtr, xmlNodePtr?) = (element.node, excluding?.node)
         let result = withUnsafeMutablePointer(to: &bounds) { pointer in
-            xmlC14NExecute(self.pointer, visible, UnsafeMutableRawPointer(pointer), method.mode, nil, method.withComments, buffer)
+            xmlC14NExecute(
+                self.pointer, visible, UnsafeMutableRawPointer(pointer), method.mode, nil, method.withComments, buffer)
         }
         guard result >= 0, let content = xmlOutputBufferGetContent(buffer) else {
             throw ContainerError.malformedXML(file: name, reason: "canonicalization failed")
@@ -129,8 +134,10 @@ extension XMLDocument {
     /// in-scope prefix for it or declaring `prefix` on the new element. Used only to add
     /// unsigned properties; signed parts are never touched.
     @discardableResult
-    func appendElement(to parent: XMLElement, namespace: String, prefix: String, localName: String,
-                       attributes: [(String, String)] = [], text: String? = nil) -> XMLElement {
+    func appendElement(
+        to parent: XMLElement, namespace: String, prefix: String, localName: String,
+        attributes: [(String, String)] = [], text: String? = nil
+    ) -> XMLElement {
         let node = xmlNewDocNode(pointer, nil, localName, nil)!
         xmlAddChild(parent.node, node)
         if let ns = xmlSearchNsByHref(pointer, node, namespace) {
@@ -216,8 +223,11 @@ struct XMLElement {
         var child = node.pointee.children
         while let c = child {
             if c.pointee.type == XML_TEXT_NODE || c.pointee.type == XML_CDATA_SECTION_NODE,
-               let content = c.pointee.content,
-               !String(cString: content).allSatisfy({ $0.isWhitespace }) { return true }
+                let content = c.pointee.content,
+                !String(cString: content).allSatisfy({ $0.isWhitespace })
+            {
+                return true
+            }
             child = c.pointee.next
         }
         return false
@@ -227,7 +237,9 @@ struct XMLElement {
         var out: [XMLElement] = []
         var child = node.pointee.children
         while let c = child {
-            if c.pointee.type == XML_ELEMENT_NODE, Self.matches(c, localName, namespace) { out.append(XMLElement(node: c, document: document)) }
+            if c.pointee.type == XML_ELEMENT_NODE, Self.matches(c, localName, namespace) {
+                out.append(XMLElement(node: c, document: document))
+            }
             child = c.pointee.next
         }
         return out
@@ -236,7 +248,9 @@ struct XMLElement {
     func child(_ localName: String, in namespace: String) -> XMLElement? {
         var child = node.pointee.children
         while let c = child {
-            if c.pointee.type == XML_ELEMENT_NODE, Self.matches(c, localName, namespace) { return XMLElement(node: c, document: document) }
+            if c.pointee.type == XML_ELEMENT_NODE, Self.matches(c, localName, namespace) {
+                return XMLElement(node: c, document: document)
+            }
             child = c.pointee.next
         }
         return nil

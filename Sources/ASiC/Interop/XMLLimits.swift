@@ -21,14 +21,16 @@ struct XMLLimits: Sendable {
     var maximumNamespacesInScope: Int
 
     /// Signatures and manifests: a signature over 1,000 data files has about 8,000 elements.
-    static let signature = XMLLimits(maximumElements: 100_000, maximumAttributesPerElement: 64,
-                                     maximumNamespaceDeclarations: 128, maximumDepth: 64,
-                                     maximumNamespacesInScope: 500_000)
+    static let signature = XMLLimits(
+        maximumElements: 100_000, maximumAttributesPerElement: 64,
+        maximumNamespaceDeclarations: 128, maximumDepth: 64,
+        maximumNamespacesInScope: 500_000)
     /// National trusted lists run to a few hundred thousand elements, with about ten namespaces
     /// declared at the root.
-    static let trustedList = XMLLimits(maximumElements: 2_000_000, maximumAttributesPerElement: 64,
-                                       maximumNamespaceDeclarations: 1_000, maximumDepth: 64,
-                                       maximumNamespacesInScope: 32_000_000)
+    static let trustedList = XMLLimits(
+        maximumElements: 2_000_000, maximumAttributesPerElement: 64,
+        maximumNamespaceDeclarations: 1_000, maximumDepth: 64,
+        maximumNamespacesInScope: 32_000_000)
 
     /// Why `data` exceeds a limit, or nil. One pass over the bytes, tracking only whether it is
     /// inside a tag, a quoted attribute value, a comment, a CDATA section or a processing
@@ -55,7 +57,9 @@ struct XMLLimits: Sendable {
             func skip(past terminator: StaticString, from position: Int) -> Int {
                 var cursor = position
                 while cursor < count {
-                    if bytes[cursor] == terminator.utf8Start[0], starts(terminator, at: cursor) { return cursor + terminator.utf8CodeUnitCount }
+                    if bytes[cursor] == terminator.utf8Start[0], starts(terminator, at: cursor) {
+                        return cursor + terminator.utf8CodeUnitCount
+                    }
                     cursor += 1
                 }
                 return count
@@ -68,16 +72,28 @@ struct XMLLimits: Sendable {
                     index = base.distance(to: UnsafeRawPointer(next))
                     continue
                 }
-                if starts("<!--", at: index) { index = skip(past: "-->", from: index + 4); continue }
-                if starts("<![CDATA[", at: index) { index = skip(past: "]]>", from: index + 9); continue }
-                if starts("<?", at: index) { index = skip(past: "?>", from: index + 2); continue }
+                if starts("<!--", at: index) {
+                    index = skip(past: "-->", from: index + 4)
+                    continue
+                }
+                if starts("<![CDATA[", at: index) {
+                    index = skip(past: "]]>", from: index + 9)
+                    continue
+                }
+                if starts("<?", at: index) {
+                    index = skip(past: "?>", from: index + 2)
+                    continue
+                }
                 if starts("</", at: index) {
                     depth = max(0, depth - 1)
                     if let declared = declaredByOpen.popLast() { inScope -= declared }
                     index = skip(past: ">", from: index + 2)
                     continue
                 }
-                if starts("<!", at: index) { index = skip(past: ">", from: index + 2); continue }
+                if starts("<!", at: index) {
+                    index = skip(past: ">", from: index + 2)
+                    continue
+                }
                 // A start tag: count its attributes (each `=` outside a quoted value) and the
                 // namespace declarations among them.
                 elements += 1
@@ -104,7 +120,9 @@ struct XMLLimits: Sendable {
                         break
                     } else if byte == UInt8(ascii: "=") {
                         attributes += 1
-                        if attributes > maximumAttributesPerElement { return "an element with more than \(maximumAttributesPerElement) attributes" }
+                        if attributes > maximumAttributesPerElement {
+                            return "an element with more than \(maximumAttributesPerElement) attributes"
+                        }
                         if nameStart >= 0, starts("xmlns", at: nameStart) {
                             namespaces += 1
                             declared += 1
@@ -124,7 +142,8 @@ struct XMLLimits: Sendable {
                 }
                 inScopeTotal += inScope + declared
                 if inScopeTotal > maximumNamespacesInScope {
-                    return "namespace declarations in scope at too many elements (more than \(maximumNamespacesInScope) in all)"
+                    return
+                        "namespace declarations in scope at too many elements (more than \(maximumNamespacesInScope) in all)"
                 }
                 if !selfClosing {
                     depth += 1
@@ -144,7 +163,9 @@ struct XMLLimits: Sendable {
     /// (docs/design/asice.md §1.3), so such members are refused with this reason rather than a wrong one.
     static func unreadableEncoding(_ data: Data) -> String? {
         let head = Array(data.prefix(4))
-        if head.starts(with: [0x00, 0x00, 0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE, 0x00, 0x00]) { return "UTF-32 (byte-order mark)" }
+        if head.starts(with: [0x00, 0x00, 0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE, 0x00, 0x00]) {
+            return "UTF-32 (byte-order mark)"
+        }
         if head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE]) { return "UTF-16 (byte-order mark)" }
         if head == [0x4C, 0x6F, 0xA7, 0x94] { return "EBCDIC" }
         // No character of UTF-8 XML is a NUL byte, and every ASCII character of UTF-16 or

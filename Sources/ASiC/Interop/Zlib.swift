@@ -30,9 +30,13 @@ final class Deflater {
                 let status = deflate(&stream, flush)
                 return (status, out.count - Int(stream.avail_out))
             }
-            if produced > 0 { try output.withUnsafeBytes { try sink(UnsafeRawBufferPointer(rebasing: $0[0..<produced])) } }
+            if produced > 0 {
+                try output.withUnsafeBytes { try sink(UnsafeRawBufferPointer(rebasing: $0[0..<produced])) }
+            }
             if status == Z_STREAM_END { return }
-            guard status == Z_OK || status == Z_BUF_ERROR else { throw ContainerError.ioFailure(path: "deflate", reason: "zlib error \(status)") }
+            guard status == Z_OK || status == Z_BUF_ERROR else {
+                throw ContainerError.ioFailure(path: "deflate", reason: "zlib error \(status)")
+            }
             if !finish && stream.avail_in == 0 { return }
         }
     }
@@ -53,11 +57,16 @@ final class Inflater {
     /// end of the deflate stream: the entry's compressed size must end where the stream ends, or
     /// a reader that follows the stream (streaming readers, which then look for the next header
     /// or the data descriptor) and one that follows the size would part ways.
-    func decompress(_ input: UnsafeRawBufferPointer, entry: String, sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+    func decompress(
+        _ input: UnsafeRawBufferPointer, entry: String, sink: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         guard !finished || input.isEmpty else { throw Self.trailing(entry) }
         stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
         stream.avail_in = UInt32(input.count)
-        defer { stream.next_in = nil; stream.avail_in = 0 }
+        defer {
+            stream.next_in = nil
+            stream.avail_in = 0
+        }
         while !finished {
             let (status, produced) = output.withUnsafeMutableBytes { out -> (Int32, Int) in
                 stream.next_out = out.baseAddress!.assumingMemoryBound(to: Bytef.self)
@@ -65,13 +74,15 @@ final class Inflater {
                 let status = inflate(&stream, Z_NO_FLUSH)
                 return (status, out.count - Int(stream.avail_out))
             }
-            if produced > 0 { try output.withUnsafeBytes { try sink(UnsafeRawBufferPointer(rebasing: $0[0..<produced])) } }
+            if produced > 0 {
+                try output.withUnsafeBytes { try sink(UnsafeRawBufferPointer(rebasing: $0[0..<produced])) }
+            }
             switch status {
             case Z_STREAM_END:
                 finished = true
                 guard stream.avail_in == 0 else { throw Self.trailing(entry) }
             case Z_OK: if stream.avail_in == 0 && produced == 0 { return }
-            case Z_BUF_ERROR: return   // needs more input
+            case Z_BUF_ERROR: return  // needs more input
             default: throw ContainerError.corruptEntry("\(entry): deflate data is corrupt (zlib \(status))")
             }
             if stream.avail_in == 0 && stream.avail_out != 0 { return }
@@ -79,6 +90,8 @@ final class Inflater {
     }
 
     private static func trailing(_ entry: String) -> ContainerError {
-        .ambiguousZip("\(entry): its compressed data goes on after the end of the deflate stream, so readers that follow the stream and readers that follow the compressed size find the next record in different places")
+        .ambiguousZip(
+            "\(entry): its compressed data goes on after the end of the deflate stream, so readers that follow the stream and readers that follow the compressed size find the next record in different places"
+        )
     }
 }

@@ -33,37 +33,61 @@ enum ArchiveTimeStampInput {
 
     /// The same as `digest`, continuing from `cache`'s progress for this signature, method and
     /// hash when the stop lies at or after it (time-stamps are checked in document order).
-    static func digest(signature: XMLElement, in document: XMLDocument, container: Container, method: Canonicalization,
-                       algorithm: DigestAlgorithm, before stop: XMLElement?, cache: inout [Progress]) throws -> Digest {
-        guard let unsigned = signature.child("Object", in: XMLNamespace.ds)?.child("QualifyingProperties", in: XMLNamespace.xades)?
-            .child("UnsignedProperties", in: XMLNamespace.xades)?.child("UnsignedSignatureProperties", in: XMLNamespace.xades) else {
-            return try digest(signature: signature, in: document, container: container, method: method, algorithm: algorithm, before: stop)
+    static func digest(
+        signature: XMLElement, in document: XMLDocument, container: Container, method: Canonicalization,
+        algorithm: DigestAlgorithm, before stop: XMLElement?, cache: inout [Progress]
+    ) throws -> Digest {
+        guard
+            let unsigned = signature.child("Object", in: XMLNamespace.ds)?.child(
+                "QualifyingProperties", in: XMLNamespace.xades)?
+                .child("UnsignedProperties", in: XMLNamespace.xades)?.child(
+                    "UnsignedSignatureProperties", in: XMLNamespace.xades)
+        else {
+            return try digest(
+                signature: signature, in: document, container: container, method: method, algorithm: algorithm,
+                before: stop)
         }
         let children = unsigned.children
         let end = stop.flatMap { stop in children.firstIndex(where: { $0 == stop }) } ?? children.count
         let progress: Progress
-        if let found = cache.first(where: { $0.signature == signature && $0.method == method && $0.hasher.algorithm == algorithm && $0.processed <= end }) {
+        if let found = cache.first(where: {
+            $0.signature == signature && $0.method == method && $0.hasher.algorithm == algorithm && $0.processed <= end
+        }) {
             progress = found
         } else {
-            progress = Progress(signature: signature, method: method, hasher: try prefix(signature: signature, in: document, container: container,
-                                                                                          method: method, algorithm: algorithm), processed: 0)
+            progress = Progress(
+                signature: signature, method: method,
+                hasher: try prefix(
+                    signature: signature, in: document, container: container,
+                    method: method, algorithm: algorithm), processed: 0)
             cache.append(progress)
         }
-        for child in children[progress.processed..<end] { progress.hasher.update(try document.canonicalize(child, method)) }
+        for child in children[progress.processed..<end] {
+            progress.hasher.update(try document.canonicalize(child, method))
+        }
         progress.processed = end
         guard let ending = progress.hasher.copy() else {
-            throw ContainerError.malformedXML(file: document.name, reason: "out of memory while hashing an archive time-stamp's input")
+            throw ContainerError.malformedXML(
+                file: document.name, reason: "out of memory while hashing an archive time-stamp's input")
         }
         return ending.finish()
     }
 
-    static func digest(signature: XMLElement, in document: XMLDocument, container: Container,
-                       method: Canonicalization, algorithm: DigestAlgorithm, before stop: XMLElement?) throws -> Digest {
-        guard let unsigned = signature.child("Object", in: XMLNamespace.ds)?.child("QualifyingProperties", in: XMLNamespace.xades)?
-            .child("UnsignedProperties", in: XMLNamespace.xades)?.child("UnsignedSignatureProperties", in: XMLNamespace.xades) else {
-            throw ContainerError.malformedXML(file: document.name, reason: "the signature lacks the parts an archive time-stamp covers")
+    static func digest(
+        signature: XMLElement, in document: XMLDocument, container: Container,
+        method: Canonicalization, algorithm: DigestAlgorithm, before stop: XMLElement?
+    ) throws -> Digest {
+        guard
+            let unsigned = signature.child("Object", in: XMLNamespace.ds)?.child(
+                "QualifyingProperties", in: XMLNamespace.xades)?
+                .child("UnsignedProperties", in: XMLNamespace.xades)?.child(
+                    "UnsignedSignatureProperties", in: XMLNamespace.xades)
+        else {
+            throw ContainerError.malformedXML(
+                file: document.name, reason: "the signature lacks the parts an archive time-stamp covers")
         }
-        let hasher = try prefix(signature: signature, in: document, container: container, method: method, algorithm: algorithm)
+        let hasher = try prefix(
+            signature: signature, in: document, container: container, method: method, algorithm: algorithm)
         for child in unsigned.children {
             if let stop, child == stop { break }
             hasher.update(try document.canonicalize(child, method))
@@ -72,21 +96,28 @@ enum ArchiveTimeStampInput {
     }
 
     /// The hasher over the references' targets, SignedInfo, SignatureValue and KeyInfo.
-    private static func prefix(signature: XMLElement, in document: XMLDocument, container: Container,
-                               method: Canonicalization, algorithm: DigestAlgorithm) throws -> StreamingDigest {
+    private static func prefix(
+        signature: XMLElement, in document: XMLDocument, container: Container,
+        method: Canonicalization, algorithm: DigestAlgorithm
+    ) throws -> StreamingDigest {
         guard let signedInfo = signature.child("SignedInfo", in: XMLNamespace.ds),
-              let signatureValue = signature.child("SignatureValue", in: XMLNamespace.ds),
-              let keyInfo = signature.child("KeyInfo", in: XMLNamespace.ds),
-              let qualifying = signature.child("Object", in: XMLNamespace.ds)?.child("QualifyingProperties", in: XMLNamespace.xades),
-              qualifying.child("UnsignedProperties", in: XMLNamespace.xades)?.child("UnsignedSignatureProperties", in: XMLNamespace.xades) != nil else {
-            throw ContainerError.malformedXML(file: document.name, reason: "the signature lacks the parts an archive time-stamp covers")
+            let signatureValue = signature.child("SignatureValue", in: XMLNamespace.ds),
+            let keyInfo = signature.child("KeyInfo", in: XMLNamespace.ds),
+            let qualifying = signature.child("Object", in: XMLNamespace.ds)?.child(
+                "QualifyingProperties", in: XMLNamespace.xades),
+            qualifying.child("UnsignedProperties", in: XMLNamespace.xades)?.child(
+                "UnsignedSignatureProperties", in: XMLNamespace.xades) != nil
+        else {
+            throw ContainerError.malformedXML(
+                file: document.name, reason: "the signature lacks the parts an archive time-stamp covers")
         }
         let references = signedInfo.children("Reference", in: XMLNamespace.ds)
         // The same bound as the reference check: past it the signature is refused anyway, and
         // each reference here costs a data file's bytes or a canonicalization.
         let bound = SignatureValidator.referenceBound(dataFiles: container.dataFiles.count)
         guard references.count <= bound else {
-            throw ContainerError.malformedXML(file: document.name, reason: "\(references.count) references (at most \(bound) are read)")
+            throw ContainerError.malformedXML(
+                file: document.name, reason: "\(references.count) references (at most \(bound) are read)")
         }
         let files = Dictionary(container.dataFiles.map { ($0.name.exact, $0) }, uniquingKeysWith: { first, _ in first })
         // Resolve every target first, so that a data file named twice is refused before any
@@ -104,7 +135,8 @@ enum ArchiveTimeStampInput {
                     throw ContainerError.dataFileNotFound(uri)
                 }
                 guard named.insert(name.exact).inserted else {
-                    throw ContainerError.malformedXML(file: document.name, reason: "\(name) is referenced more than once")
+                    throw ContainerError.malformedXML(
+                        file: document.name, reason: "\(name) is referenced more than once")
                 }
                 targets.append(.file(file))
             }
@@ -145,7 +177,9 @@ enum ArchiveTimeStampInput {
                 hasher.update(bytes)
             }
         }
-        for element in [signedInfo, signatureValue, keyInfo] { hasher.update(try document.canonicalize(element, method)) }
+        for element in [signedInfo, signatureValue, keyInfo] {
+            hasher.update(try document.canonicalize(element, method))
+        }
         return hasher
     }
 }

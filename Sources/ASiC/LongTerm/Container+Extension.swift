@@ -10,7 +10,9 @@ extension Container {
     /// - Parameter fileNames: the signature files to extend; nil means all.
     /// - Returns: the files that were changed.
     @discardableResult
-    public func extend(to profile: SignatureProfile, services: LongTermServices, fileNames: [String]? = nil) async throws -> [String] {
+    public func extend(
+        to profile: SignatureProfile, services: LongTermServices, fileNames: [String]? = nil
+    ) async throws -> [String] {
         guard kind == .asice else { throw kind == .ddoc ? ContainerError.ddocReadOnly : ContainerError.asicsReadOnly }
         guard profile > .B else { return [] }
         guard services.timeStamping != nil else {
@@ -25,12 +27,17 @@ extension Container {
         let checker = SignatureValidator(container: self, options: ValidationOptions(minimumProfile: .B))
         for file in original where fileNames?.contains(file.name) ?? true {
             if let broken = checker.validate(file).first(where: { $0.status == .invalid }),
-               let finding = broken.findings.first(where: { $0.severity == .invalid }) {
-                throw ContainerError.signatureDoesNotVerify(file: file.name, reason: "\(finding.message) [\(finding.code)]")
+                let finding = broken.findings.first(where: { $0.severity == .invalid })
+            {
+                throw ContainerError.signatureDoesNotVerify(
+                    file: file.name, reason: "\(finding.message) [\(finding.code)]")
             }
         }
         for file in original {
-            guard fileNames?.contains(file.name) ?? true else { updated.append(file); continue }
+            guard fileNames?.contains(file.name) ?? true else {
+                updated.append(file)
+                continue
+            }
             if let data = try await augmenter.augment(file.data, fileName: file.name, to: profile) {
                 updated.append(SignatureFile(name: file.name, data: data, entry: nil))
                 changed.append(file.name)

@@ -27,12 +27,16 @@ extension SignatureProfile {
     /// The level a signature's unsigned properties reach (LTA needs a time-stamp, revocation
     /// values and an archive time-stamp; T without revocation values stays T).
     static func detect(_ qualifying: XMLElement?) -> SignatureProfile {
-        guard let properties = qualifying?.child("UnsignedProperties", in: XMLNamespace.xades)?
-            .child("UnsignedSignatureProperties", in: XMLNamespace.xades) else { return .B }
+        guard
+            let properties = qualifying?.child("UnsignedProperties", in: XMLNamespace.xades)?
+                .child("UnsignedSignatureProperties", in: XMLNamespace.xades)
+        else { return .B }
         // Only XAdES elements count: look-alikes in other namespaces prove nothing.
-        let names = Set(properties.children.filter {
-            $0.namespace == XMLNamespace.xades || ($0.namespace == XMLNamespace.xades141 && $0.localName == "ArchiveTimeStamp")
-        }.map(\.localName))
+        let names = Set(
+            properties.children.filter {
+                $0.namespace == XMLNamespace.xades
+                    || ($0.namespace == XMLNamespace.xades141 && $0.localName == "ArchiveTimeStamp")
+            }.map(\.localName))
         guard names.contains("SignatureTimeStamp") else { return .B }
         guard names.contains("RevocationValues") else { return .T }
         let archive = properties.children("ArchiveTimeStamp", in: XMLNamespace.xades141)
@@ -52,8 +56,10 @@ public struct LongTermServices: Sendable {
     public var issuerCandidates: [Certificate]
     public var transport: HTTPTransport
 
-    public init(timeStamping: TimeStampClient?, ocsp: OCSPClient = OCSPClient(), ocspURL: URL? = nil,
-                issuerCandidates: [Certificate] = [], transport: HTTPTransport = HTTPTransport()) {
+    public init(
+        timeStamping: TimeStampClient?, ocsp: OCSPClient = OCSPClient(), ocspURL: URL? = nil,
+        issuerCandidates: [Certificate] = [], transport: HTTPTransport = HTTPTransport()
+    ) {
         self.timeStamping = timeStamping
         self.ocsp = ocsp
         self.ocspURL = ocspURL
@@ -67,10 +73,12 @@ public struct LongTermServices: Sendable {
         if let known = issuerCandidates.first(where: { $0.isIssuer(of: certificate) }) { return known }
         for text in certificate.caIssuerURLs {
             guard let url = URL(string: text), let data = try? await transport.get(url, service: "CA issuer download"),
-                  let candidate = try? Certificate(derOrPEM: data), candidate.isIssuer(of: certificate) else { continue }
+                let candidate = try? Certificate(derOrPEM: data), candidate.isIssuer(of: certificate)
+            else { continue }
             return candidate
         }
-        throw CoreError.serviceResponseRejected(service: "issuer lookup", url: certificate.caIssuerURLs.first ?? "(no AIA caIssuers)",
-                                                reason: "the signer's issuing CA certificate was not found; give it with --certs")
+        throw CoreError.serviceResponseRejected(
+            service: "issuer lookup", url: certificate.caIssuerURLs.first ?? "(no AIA caIssuers)",
+            reason: "the signer's issuing CA certificate was not found; give it with --certs")
     }
 }

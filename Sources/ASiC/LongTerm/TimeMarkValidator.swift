@@ -26,15 +26,18 @@ struct TimeMarkValidator {
 
     /// Runs every check; returns producedAt of the response used (the time-mark's time), else of
     /// the first readable one, for the report only.
-    func check(qualifying: XMLElement?, properties: XMLElement, signatureValue: XMLElement?, certificate: Certificate?,
-               helpers: [Certificate], findings: inout FindingList) -> (producedAt: Date?, good: Bool) {
+    func check(
+        qualifying: XMLElement?, properties: XMLElement, signatureValue: XMLElement?, certificate: Certificate?,
+        helpers: [Certificate], findings: inout FindingList
+    ) -> (producedAt: Date?, good: Bool) {
         let signedSignatureProperties = qualifying?.child("SignedProperties", in: XMLNamespace.xades)?
             .child("SignedSignatureProperties", in: XMLNamespace.xades)
         checkPolicy(signedSignatureProperties, findings: &findings)
 
         let revocationValues = properties.children("RevocationValues", in: XMLNamespace.xades)
         guard revocationValues.count == 1 else {
-            findings.invalid("revocation-values", "exactly one RevocationValues is required, found \(revocationValues.count)")
+            findings.invalid(
+                "revocation-values", "exactly one RevocationValues is required, found \(revocationValues.count)")
             return (nil, false)
         }
         let values = revocationValues[0].children("OCSPValues", in: XMLNamespace.xades)
@@ -44,10 +47,13 @@ struct TimeMarkValidator {
             return (nil, false)
         }
         guard LongTermValidator.ocspCountWithinBound(values, findings: &findings) else { return (nil, false) }
-        guard let certificate else { return (nil, false) }   // KeyInfo already reported
+        guard let certificate else { return (nil, false) }  // KeyInfo already reported
         let pool = helpers + options.issuerCandidates
         guard let issuer = pool.first(where: { $0.isIssuer(of: certificate) }) else {
-            findings.add("issuer-missing", .unknown, "the signer's issuing CA certificate is neither in the signature, nor given (--certs), nor a CA of the trusted list")
+            findings.add(
+                "issuer-missing", .unknown,
+                "the signer's issuing CA certificate is neither in the signature, nor given (--certs), nor a CA of the trusted list"
+            )
             return (nil, false)
         }
 
@@ -55,8 +61,10 @@ struct TimeMarkValidator {
         var firstProducedAt: Date? = nil
         for (index, value) in values.enumerated() {
             let label = values.count > 1 ? "OCSP response \(index + 1) of \(values.count)" : "the OCSP response"
-            guard let der = XMLBase64.decode(value.text), let response = try? OCSPResponse(der: der), response.isSuccessful,
-                  let producedAt = response.producedAt else {
+            guard let der = XMLBase64.decode(value.text), let response = try? OCSPResponse(der: der),
+                response.isSuccessful,
+                let producedAt = response.producedAt
+            else {
                 rejections.invalid("ocsp-unreadable", "\(label) is unreadable or not a successful basic response")
                 continue
             }
@@ -64,13 +72,18 @@ struct TimeMarkValidator {
             let anchors = options.anchors(for: .ocsp, at: producedAt)
             // Certificate-less responses (SK's 2013 ones) are signed by a listed or given responder.
             let candidates = helpers + options.trust.intermediates + anchors
-            if let why = response.verifySignature(anchors: anchors, intermediates: candidates, at: producedAt,
-                                                  byListing: options.responderTrustedByListing) {
-                let untrusted = why.contains("certificate verify error") || why.contains("unable to get") || why.contains("not trusted")
+            if let why = response.verifySignature(
+                anchors: anchors, intermediates: candidates, at: producedAt,
+                byListing: options.responderTrustedByListing)
+            {
+                let untrusted =
+                    why.contains("certificate verify error") || why.contains("unable to get")
+                    || why.contains("not trusted")
                     || anchors.isEmpty
                 if untrusted {
-                    rejections.add("ocsp-responder-untrusted", .unknown,
-                                   "\(label): the responder is not trusted at \(XSDDateTime.format(producedAt)) (\(why))")
+                    rejections.add(
+                        "ocsp-responder-untrusted", .unknown,
+                        "\(label): the responder is not trusted at \(XSDDateTime.format(producedAt)) (\(why))")
                 } else {
                     rejections.invalid("ocsp-signature", "\(label) does not verify: \(why)")
                 }
@@ -78,18 +91,24 @@ struct TimeMarkValidator {
             }
             guard let status = response.status(of: certificate, issuer: issuer) else {
                 // As in the reference: no answer about the signer is an unknown status.
-                rejections.add("ocsp-other-certificate", .unknown, "\(label) is about another certificate, not the signer's")
+                rejections.add(
+                    "ocsp-other-certificate", .unknown, "\(label) is about another certificate, not the signer's")
                 continue
             }
             switch status.kind {
             case .good:
-                checkResponder(of: response, candidates: candidates, label: label, signatureValue: signatureValue, findings: &findings)
+                checkResponder(
+                    of: response, candidates: candidates, label: label, signatureValue: signatureValue,
+                    findings: &findings)
                 return (producedAt, true)
             case .revoked:
-                rejections.invalid("certificate-revoked", "\(label) says the signer's certificate was revoked"
-                                   + (status.revocationTime.map { " on \(XSDDateTime.format($0))" } ?? ""))
+                rejections.invalid(
+                    "certificate-revoked",
+                    "\(label) says the signer's certificate was revoked"
+                        + (status.revocationTime.map { " on \(XSDDateTime.format($0))" } ?? ""))
             case .unknown:
-                rejections.add("ocsp-status-unknown", .unknown, "\(label): the responder does not know the signer's certificate")
+                rejections.add(
+                    "ocsp-status-unknown", .unknown, "\(label): the responder does not know the signer's certificate")
             }
         }
         // No response verified: every reason counts, as the reference reports them all.
@@ -102,8 +121,11 @@ struct TimeMarkValidator {
     static func policyIdentifier(_ signedSignatureProperties: XMLElement?) -> (element: XMLElement?, value: String) {
         let policy = signedSignatureProperties?.child("SignaturePolicyIdentifier", in: XMLNamespace.xades)?
             .child("SignaturePolicyId", in: XMLNamespace.xades)
-        let identifier = policy?.child("SigPolicyId", in: XMLNamespace.xades)?.child("Identifier", in: XMLNamespace.xades)
-        let value = identifier?.attribute("Qualifier") == "OIDAsURN" ? String(identifier?.text.drop(while: \.isWhitespace) ?? "") : ""
+        let identifier = policy?.child("SigPolicyId", in: XMLNamespace.xades)?.child(
+            "Identifier", in: XMLNamespace.xades)
+        let value =
+            identifier?.attribute("Qualifier") == "OIDAsURN"
+            ? String(identifier?.text.drop(while: \.isWhitespace) ?? "") : ""
         return (identifier, value)
     }
 
@@ -119,7 +141,8 @@ struct TimeMarkValidator {
         let policy = properties?.child("SignaturePolicyIdentifier", in: XMLNamespace.xades)?
             .child("SignaturePolicyId", in: XMLNamespace.xades)
         let (identifier, value) = Self.policyIdentifier(properties)
-        let spuri = policy?.child("SigPolicyQualifiers", in: XMLNamespace.xades)?
+        let spuri =
+            policy?.child("SigPolicyQualifiers", in: XMLNamespace.xades)?
             .children("SigPolicyQualifier", in: XMLNamespace.xades)
             .lazy.compactMap { $0.child("SPURI", in: XMLNamespace.xades) }.first
             .map { String($0.text.drop(while: \.isWhitespace)) } ?? ""
@@ -127,21 +150,32 @@ struct TimeMarkValidator {
             findings.invalid("time-mark-policy-spuri", "the time-mark's signature policy has no SPURI")
         }
         if !Self.policies.contains(value) {
-            let found = identifier == nil ? "none" : identifier?.attribute("Qualifier") == "OIDAsURN" ? "'\(value)'" : "an Identifier without Qualifier=\"OIDAsURN\""
-            findings.invalid("time-mark-policy", "a time-mark needs the BDOC 2.1 signature policy (urn:oid:1.3.6.1.4.1.10015.1000.3.2.1 or …3.2.3); found \(found)")
+            let found =
+                identifier == nil
+                ? "none"
+                : identifier?.attribute("Qualifier") == "OIDAsURN"
+                    ? "'\(value)'" : "an Identifier without Qualifier=\"OIDAsURN\""
+            findings.invalid(
+                "time-mark-policy",
+                "a time-mark needs the BDOC 2.1 signature policy (urn:oid:1.3.6.1.4.1.10015.1000.3.2.1 or …3.2.3); found \(found)"
+            )
         }
     }
 
     /// The responder's TM policy and, only when it has one, the nonce (the reference's order).
-    private func checkResponder(of response: OCSPResponse, candidates: [Certificate], label: String, signatureValue: XMLElement?,
-                                findings: inout FindingList) {
+    private func checkResponder(
+        of response: OCSPResponse, candidates: [Certificate], label: String, signatureValue: XMLElement?,
+        findings: inout FindingList
+    ) {
         let responder = response.signerCertificate(among: candidates)
         let policies = responder?.policies ?? []
         guard !options.timeMarkResponderPolicies.isDisjoint(with: policies) else {
             let accepted = options.timeMarkResponderPolicies.sorted().joined(separator: ", ")
-            findings.invalid("time-mark-responder-policy",
-                             "\(label): the responder \(responder?.subject ?? "(certificate not found)") is not a time-mark responder: its certificate policies ("
-                             + (policies.isEmpty ? "none" : policies.joined(separator: ", ")) + ") hold none of \(accepted) (see --tm-responder-policy)")
+            findings.invalid(
+                "time-mark-responder-policy",
+                "\(label): the responder \(responder?.subject ?? "(certificate not found)") is not a time-mark responder: its certificate policies ("
+                    + (policies.isEmpty ? "none" : policies.joined(separator: ", "))
+                    + ") hold none of \(accepted) (see --tm-responder-policy)")
             return
         }
         guard var nonce = response.nonceExtensionValue else {
@@ -149,18 +183,25 @@ struct TimeMarkValidator {
             return
         }
         // OpenSSL writes the nonce wrapped once more in an OCTET STRING; SK's 2013 responders did not.
-        if nonce.count >= 2, nonce[nonce.startIndex] == Self.nonceWrapTag, Int(nonce[nonce.startIndex + 1]) == nonce.count - 2 {
+        if nonce.count >= 2, nonce[nonce.startIndex] == Self.nonceWrapTag,
+            Int(nonce[nonce.startIndex + 1]) == nonce.count - 2
+        {
             nonce = nonce.dropFirst(2)
         }
         guard let info = try? DigestInfo(der: Data(nonce)), let algorithm = info.algorithm else {
-            findings.invalid("time-mark-nonce-missing",
-                             "\(label): the nonce is not a DigestInfo with SHA-1, SHA-224, SHA-256, SHA-384 or SHA-512 over the SignatureValue")
+            findings.invalid(
+                "time-mark-nonce-missing",
+                "\(label): the nonce is not a DigestInfo with SHA-1, SHA-224, SHA-256, SHA-384 or SHA-512 over the SignatureValue"
+            )
             return
         }
-        guard let signatureValue, let value = XMLBase64.decode(signatureValue.text) else { return }   // reported with the SignatureValue
+        // reported with the SignatureValue
+        guard let signatureValue, let value = XMLBase64.decode(signatureValue.text) else { return }
         if !ConstantTime.equal(Digest.compute(algorithm, over: value).bytes, info.digest) {
-            findings.invalid("time-mark-nonce-mismatch",
-                             "\(label): the nonce is not the \(algorithm) digest of this signature's SignatureValue, so the time-mark belongs to another signature")
+            findings.invalid(
+                "time-mark-nonce-mismatch",
+                "\(label): the nonce is not the \(algorithm) digest of this signature's SignatureValue, so the time-mark belongs to another signature"
+            )
         }
     }
 }

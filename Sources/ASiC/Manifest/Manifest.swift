@@ -33,7 +33,8 @@ struct Manifest: Equatable {
                 throw ContainerError.malformedManifest("unexpected element \(element.localName)")
             }
             guard let path = element.attribute("full-path", namespace: XMLNamespace.manifest),
-                  let mediaType = element.attribute("media-type", namespace: XMLNamespace.manifest) else {
+                let mediaType = element.attribute("media-type", namespace: XMLNamespace.manifest)
+            else {
                 throw ContainerError.malformedManifest("a file-entry lacks full-path or media-type")
             }
             guard !path.isEmpty else { throw ContainerError.malformedManifest("an empty full-path") }
@@ -41,7 +42,8 @@ struct Manifest: Equatable {
             if path == "/" {
                 rootEntries += 1
                 guard mediaType == mimetype else {
-                    throw ContainerError.malformedManifest("the / entry says \(mediaType), the mimetype says \(mimetype)")
+                    throw ContainerError.malformedManifest(
+                        "the / entry says \(mediaType), the mimetype says \(mimetype)")
                 }
             } else {
                 entries.append(Entry(path: path, mediaType: mediaType))
@@ -54,13 +56,14 @@ struct Manifest: Equatable {
     /// The manifest as the reference writes it: two-space indent, `/` first, raw UTF-8 paths.
     func serialized(mimetype: String) -> Data {
         var xml = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <manifest:manifest xmlns:manifest="\(XMLNamespace.manifest)" manifest:version="1.2">
-          <manifest:file-entry manifest:full-path="/" manifest:media-type="\(XMLText.attribute(mimetype))"/>
+            <?xml version="1.0" encoding="UTF-8"?>
+            <manifest:manifest xmlns:manifest="\(XMLNamespace.manifest)" manifest:version="1.2">
+              <manifest:file-entry manifest:full-path="/" manifest:media-type="\(XMLText.attribute(mimetype))"/>
 
-        """
+            """
         for entry in entries {
-            xml += "  <manifest:file-entry manifest:full-path=\"\(XMLText.attribute(entry.path))\" "
+            xml +=
+                "  <manifest:file-entry manifest:full-path=\"\(XMLText.attribute(entry.path))\" "
                 + "manifest:media-type=\"\(XMLText.attribute(entry.mediaType))\"/>\n"
         }
         xml += "</manifest:manifest>\n"

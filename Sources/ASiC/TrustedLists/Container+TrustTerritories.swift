@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
-import TamgaSupport
 import TamgaCore
+import TamgaSupport
 
 extension Container {
     /// At most this many certificates are read per signature file: a signer, its chain, a TSA
@@ -20,13 +20,17 @@ extension Container {
     public func trustTerritories() -> Set<String> {
         var certificates: [Certificate] = []
         for file in signatures {
-            guard let document = try? XMLDocument(data: file.data, name: file.name), let root = document.root else { continue }
+            guard let document = try? XMLDocument(data: file.data, name: file.name), let root = document.root else {
+                continue
+            }
             var found: [Certificate] = []
             root.walk { element in
                 guard found.count < Self.territoryCertificateLimit else { return }
                 switch element.localName {
                 case "X509Certificate", "EncapsulatedX509Certificate":
-                    if let der = XMLBase64.decode(element.text), let certificate = try? Certificate(der: der) { found.append(certificate) }
+                    if let der = XMLBase64.decode(element.text), let certificate = try? Certificate(der: der) {
+                        found.append(certificate)
+                    }
                 case "EncapsulatedTimeStamp":
                     if let der = XMLBase64.decode(element.text), let token = try? TimeStampToken(der: der) {
                         found += token.certificates.prefix(8)
@@ -42,8 +46,9 @@ extension Container {
             certificates += found
         }
         if let entry = timeStampEntry, let reader,
-           let bytes = try? reader.read(entry, limit: TimeStampSignatureValidator.tokenLimit),
-           let token = try? TimeStampToken(der: bytes) {
+            let bytes = try? reader.read(entry, limit: TimeStampSignatureValidator.tokenLimit),
+            let token = try? TimeStampToken(der: bytes)
+        {
             certificates += token.certificates.prefix(8)
         }
         var territories: Set<String> = []

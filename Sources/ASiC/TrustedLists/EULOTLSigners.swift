@@ -18,7 +18,9 @@ public enum EULOTLSigners {
     public static let url = "https://ec.europa.eu/tools/lotl/eu-lotl.xml"
 
     /// Parsed once; a certificate that failed to parse would be a build defect, caught by the tests.
-    public static let certificates: [Certificate] = pem.flatMap { (try? Certificate.parseAll(pem: Data($0.utf8))) ?? [] }
+    public static let certificates: [Certificate] = pem.flatMap {
+        (try? Certificate.parseAll(pem: Data($0.utf8))) ?? []
+    }
 
     /// SHA-256 fingerprints (hex, upper case) in the order of `pem`.
     public static let fingerprints = [

@@ -1,7 +1,7 @@
-import TamgaSupport
 import FoundationEssentials
 import Glibc
 import TamgaCore
+import TamgaSupport
 
 /// The trusted lists `tamga trust update` keeps: `$XDG_CACHE_HOME/tamga/trust/` (else
 /// `~/.cache/tamga/trust/`), holding the list of lists under its URL's file name
@@ -60,7 +60,8 @@ public struct TrustCache: Sendable {
     public func listOfListsSigners(_ state: State) throws -> [Certificate] {
         guard state.customSigners else { return EULOTLSigners.certificates }
         guard let data = read(Self.signersFile) else {
-            throw TrustedListError.malformed("\(path(Self.signersFile)) is missing: run `tamga trust update --lotl-cert PEM` again")
+            throw TrustedListError.malformed(
+                "\(path(Self.signersFile)) is missing: run `tamga trust update --lotl-cert PEM` again")
         }
         return try Certificate.parseAll(pem: data)
     }
@@ -89,9 +90,11 @@ public struct TrustCache: Sendable {
     /// A list's cache name: its URL's last path segment (`eu-lotl.xml`,
     /// `eu-lotl-pivot-341.xml`), made safe.
     public static func fileName(for url: URL) -> String {
-        let name = String(url.lastPathComponent.unicodeScalars.filter {
-            ($0.isASCII && $0.properties.isAlphabetic || ("0"..."9").contains($0)) || $0 == "-" || $0 == "_" || $0 == "."
-        })
+        let name = String(
+            url.lastPathComponent.unicodeScalars.filter {
+                ($0.isASCII && $0.properties.isAlphabetic || ("0"..."9").contains($0)) || $0 == "-" || $0 == "_"
+                    || $0 == "."
+            })
         guard !name.isEmpty, !name.hasPrefix("."), name != stateFile, name != signersFile else { return "eu-lotl.xml" }
         return name.hasSuffix(".xml") ? name : name + ".xml"
     }
@@ -103,13 +106,18 @@ public struct TrustCache: Sendable {
 
     /// The cached lists, checked: nil when `trust update` never ran here.
     /// - Parameter territories: read only these national lists (nil: all of them).
-    public func load(now: Date = Date(), allowExpired: Bool = false, territories: Set<String>? = nil) throws -> TrustedListSet? {
+    public func load(
+        now: Date = Date(), allowExpired: Bool = false, territories: Set<String>? = nil
+    ) throws -> TrustedListSet? {
         guard let state = state() else { return nil }
         guard let data = read(state.lotlFile) else {
-            throw TrustedListError.malformed("the cached list of lists \(path(state.lotlFile)) is missing: run `tamga trust update`")
+            throw TrustedListError.malformed(
+                "the cached list of lists \(path(state.lotlFile)) is missing: run `tamga trust update`")
         }
-        return try TrustedListSet.load(listOfLists: data, signers: try listOfListsSigners(state), now: now, allowExpired: allowExpired,
-                                       name: state.lotlFile, pivots: pivot, territories: territories) { pointer in
+        return try TrustedListSet.load(
+            listOfLists: data, signers: try listOfListsSigners(state), now: now, allowExpired: allowExpired,
+            name: state.lotlFile, pivots: pivot, territories: territories
+        ) { pointer in
             read(pointer.cacheFileName).map { ($0, path(pointer.cacheFileName)) }
         }
     }

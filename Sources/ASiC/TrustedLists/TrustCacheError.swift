@@ -8,7 +8,8 @@ public enum TrustCacheError: Error, CustomStringConvertible {
     public var code: String { "trust-cache-write" }
     public var description: String {
         switch self {
-        case .writeFailed(let path, let reason): "Cannot write \(path) (\(reason)); check the permissions of the folder or set XDG_CACHE_HOME."
+        case .writeFailed(let path, let reason):
+            "Cannot write \(path) (\(reason)); check the permissions of the folder or set XDG_CACHE_HOME."
         }
     }
 }

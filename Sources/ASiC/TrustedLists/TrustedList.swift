@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
-import TamgaSupport
 import TamgaCore
+import TamgaSupport
 
 /// An ETSI TS 119 612 trusted list, read offline: its signature is checked against the
 /// certificates allowed to sign it *before* its content is used, it must not be past NextUpdate
@@ -72,7 +72,7 @@ public struct TrustedList: Sendable {
         do {
             document = try XMLDocument(data: data, name: "trusted list", limits: .trustedList)
         } catch {
-            throw TrustedListError.malformed("\(error)")   // one code for a list, whatever libxml2 says
+            throw TrustedListError.malformed("\(error)")  // one code for a list, whatever libxml2 says
         }
         guard let root = document.root, root.is("TrustServiceStatusList", in: Self.namespace) else {
             throw TrustedListError.malformed("the root element is not TrustServiceStatusList")
@@ -88,25 +88,32 @@ public struct TrustedList: Sendable {
         } else if Self.listOfListsTypes.contains(type) {
             kind = .listOfLists
         } else {
-            throw TrustedListError.unsupported("the list type \(type.isEmpty ? "(none)" : type) is neither a national list nor a list of lists")
+            throw TrustedListError.unsupported(
+                "the list type \(type.isEmpty ? "(none)" : type) is neither a national list nor a list of lists")
         }
         territory = text("SchemeTerritory") ?? "?"
         sequenceNumber = Int(text("TSLSequenceNumber") ?? "") ?? 0
         issued = text("ListIssueDateTime").flatMap(XSDDateTime.parse)
         nextUpdate = scheme.child("NextUpdate", in: Self.namespace)?.child("dateTime", in: Self.namespace)
             .flatMap { XSDDateTime.parse($0.text.trimmed()) }
-        schemeInformationURIs = scheme.child("SchemeInformationURI", in: Self.namespace)?.children("URI", in: Self.namespace)
+        schemeInformationURIs =
+            scheme.child("SchemeInformationURI", in: Self.namespace)?.children("URI", in: Self.namespace)
             .map { $0.text.trimmed() } ?? []
         if kind == .listOfLists {
             // Pointers only from a list of lists; its own services are ignored, as the reference does.
-            pointers = scheme.child("PointersToOtherTSL", in: Self.namespace)?.children("OtherTSLPointer", in: Self.namespace)
+            pointers =
+                scheme.child("PointersToOtherTSL", in: Self.namespace)?.children("OtherTSLPointer", in: Self.namespace)
                 .map(TrustedListPointer.init) ?? []
             services = []
         } else {
             pointers = []
             var services: [TrustedService] = []
-            for provider in root.child("TrustServiceProviderList", in: Self.namespace)?.children("TrustServiceProvider", in: Self.namespace) ?? [] {
-                for service in provider.child("TSPServices", in: Self.namespace)?.children("TSPService", in: Self.namespace) ?? [] {
+            for provider in root.child("TrustServiceProviderList", in: Self.namespace)?.children(
+                "TrustServiceProvider", in: Self.namespace) ?? []
+            {
+                for service in provider.child("TSPServices", in: Self.namespace)?.children(
+                    "TSPService", in: Self.namespace) ?? []
+                {
                     if let parsed = TrustedService(service) { services.append(parsed) }
                 }
             }
@@ -151,7 +158,9 @@ public struct TrustedList: Sendable {
     }
 
     /// The CA/QC service, trusted at `time`, that issued `certificate`.
-    private func issuingService(of certificate: Certificate, issuedBy issuer: Certificate?, at time: Date) -> TrustedService? {
+    private func issuingService(
+        of certificate: Certificate, issuedBy issuer: Certificate?, at time: Date
+    ) -> TrustedService? {
         services.first { service in
             service.kind == .certificateAuthority && service.isTrusted(at: time)
                 && service.certificates.contains(where: { $0 == issuer || $0.isIssuer(of: certificate) })
@@ -161,7 +170,9 @@ public struct TrustedList: Sendable {
     /// Whether `certificate` is qualified, on a QSCD, a seal: what the certificate says, as the
     /// qualifiers of the CA/QC service that issued it at `time` amend it (docs/design/trust.md §3–4); nil
     /// when no trusted service on this list issued it.
-    public func qualification(of certificate: Certificate, issuedBy issuer: Certificate?, at time: Date) -> Certificate.Qualification? {
+    public func qualification(
+        of certificate: Certificate, issuedBy issuer: Certificate?, at time: Date
+    ) -> Certificate.Qualification? {
         guard let service = issuingService(of: certificate, issuedBy: issuer, at: time) else { return nil }
         let qualifiers = service.qualifiers(at: time, for: certificate)
         var qualification = certificate.qualification

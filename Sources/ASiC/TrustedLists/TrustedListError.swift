@@ -62,7 +62,8 @@ public enum TrustedListError: Error, Equatable, CustomStringConvertible {
             } else {
                 "The \(territory) trusted list has no NextUpdate, so it counts as expired: --allow-expired-trust (verify and trust update) uses it anyway."
             }
-        case .tooLarge(let size): "The trusted list is \(size) bytes, more than the \(TrustedList.maximumSize) tamga reads; it was not used."
+        case .tooLarge(let size):
+            "The trusted list is \(size) bytes, more than the \(TrustedList.maximumSize) tamga reads; it was not used."
         case .unexpectedKind(let territory, let expected):
             expected == .national
                 ? "The pointer for \(territory) leads to a list of lists, not a national list: tamga follows pointers one level deep only; it was not used."

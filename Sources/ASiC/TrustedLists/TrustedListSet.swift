@@ -1,8 +1,8 @@
+import Dispatch
 import FoundationEssentials
 import Glibc
-import Dispatch
-import TamgaSupport
 import TamgaCore
+import TamgaSupport
 
 /// A list of lists and the national lists it points to, each checked with the certificates
 /// its pointer names, as one source of trust: the union of the national lists' services.
@@ -30,17 +30,22 @@ public struct TrustedListSet: Sendable {
     /// Checks a list of lists with `signers`, then each national list that `national` finds
     /// for its followed pointers (nil: no file for that territory, silently absent as in the
     /// reference's lazy loading).
-    public static func load(listOfLists data: Data, signers: [Certificate], now: Date = Date(), allowExpired: Bool = false,
-                            signerError: TrustedListError = .listOfListsSignerNotPinned, name: String = "eu-lotl.xml",
-                            pivots: ((String) -> Data?)? = nil, territories: Set<String>? = nil,
-                            national: @Sendable (TrustedListPointer) -> (data: Data, source: String)?) throws -> TrustedListSet {
-        let top = try checkListOfLists(data, signers: signers, now: now, allowExpired: allowExpired, signerError: signerError,
-                                       name: name, pivots: pivots)
+    public static func load(
+        listOfLists data: Data, signers: [Certificate], now: Date = Date(), allowExpired: Bool = false,
+        signerError: TrustedListError = .listOfListsSignerNotPinned, name: String = "eu-lotl.xml",
+        pivots: ((String) -> Data?)? = nil, territories: Set<String>? = nil,
+        national: @Sendable (TrustedListPointer) -> (data: Data, source: String)?
+    ) throws -> TrustedListSet {
+        let top = try checkListOfLists(
+            data, signers: signers, now: now, allowExpired: allowExpired, signerError: signerError,
+            name: name, pivots: pivots)
         // The national lists are independent: read and check them on every core, as the
         // reference does (the LOTL, parsed above on this thread, has initialised libxml2).
         // With `territories`, only those lists are read at all (the reference also reads only
         // the countries it meets); the rest are not in `entries`.
-        let followed = top.pointers.filter { $0.isFollowed && (territories?.contains($0.territory.uppercased()) ?? true) }
+        let followed = top.pointers.filter {
+            $0.isFollowed && (territories?.contains($0.territory.uppercased()) ?? true)
+        }
         let slots = Slots<Entry>(count: followed.count)
         DispatchQueue.concurrentPerform(iterations: followed.count) { index in
             let pointer = followed[index]
@@ -58,7 +63,8 @@ public struct TrustedListSet: Sendable {
             }
         }
         let entries = slots.values
-        let expired = (top.isExpired(at: now) ? [top] : []) + entries.compactMap(\.list).filter { $0.isExpired(at: now) }
+        let expired =
+            (top.isExpired(at: now) ? [top] : []) + entries.compactMap(\.list).filter { $0.isExpired(at: now) }
         return TrustedListSet(listOfLists: top, entries: entries, expiredInUse: expired)
     }
 
@@ -78,9 +84,11 @@ public struct TrustedListSet: Sendable {
     ///   - name: the list's file name (`eu-lotl.xml`); a pivot does not lead to itself.
     ///   - pivots: the bytes of a pivot list by URI, nil when not at hand
     ///     (`TrustedListError.pivotUnavailable` then names the URI to fetch).
-    public static func checkListOfLists(_ data: Data, signers: [Certificate], now: Date = Date(), allowExpired: Bool = false,
-                                        signerError: TrustedListError = .listOfListsSignerNotPinned, name: String = "eu-lotl.xml",
-                                        pivots: ((String) -> Data?)? = nil, depth: Int = 0) throws -> TrustedList {
+    public static func checkListOfLists(
+        _ data: Data, signers: [Certificate], now: Date = Date(), allowExpired: Bool = false,
+        signerError: TrustedListError = .listOfListsSignerNotPinned, name: String = "eu-lotl.xml",
+        pivots: ((String) -> Data?)? = nil, depth: Int = 0
+    ) throws -> TrustedList {
         let list: TrustedList
         do {
             list = try TrustedList(data: data, signers: signers, now: now, allowExpired: allowExpired)
@@ -89,8 +97,9 @@ public struct TrustedListSet: Sendable {
             guard depth < maximumPivotDepth else { throw TrustedListError.pivotDepth(maximumPivotDepth) }
             guard let uri = try pivotURIs(data, name: name).first else { throw signerError }
             guard let pivotData = pivots(uri) else { throw TrustedListError.pivotUnavailable(uri) }
-            let pivot = try checkListOfLists(pivotData, signers: signers, now: now, allowExpired: true, signerError: signerError,
-                                             name: URL(string: uri)?.lastPathComponent ?? uri, pivots: pivots, depth: depth + 1)
+            let pivot = try checkListOfLists(
+                pivotData, signers: signers, now: now, allowExpired: true, signerError: signerError,
+                name: URL(string: uri)?.lastPathComponent ?? uri, pivots: pivots, depth: depth + 1)
             let announced = pivot.pointers.filter { TrustedList.listOfListsTypes.contains($0.type) }.flatMap(\.signers)
             do {
                 list = try TrustedList(data: data, signers: announced, now: now, allowExpired: allowExpired)
@@ -100,7 +109,9 @@ public struct TrustedListSet: Sendable {
         } catch TrustedListError.expired(_, let date) {
             throw TrustedListError.expired(territory: "EU list of lists", nextUpdate: date)
         }
-        guard list.kind == .listOfLists else { throw TrustedListError.unexpectedKind(territory: list.territory, expected: .listOfLists) }
+        guard list.kind == .listOfLists else {
+            throw TrustedListError.unexpectedKind(territory: list.territory, expected: .listOfLists)
+        }
         return list
     }
 
@@ -109,7 +120,8 @@ public struct TrustedListSet: Sendable {
     static func pivotURIs(_ data: Data, name: String) throws -> [String] {
         guard data.count <= TrustedList.maximumSize else { throw TrustedListError.tooLarge(data.count) }
         let document = try XMLDocument(data: data, name: "list of lists")
-        let uris = document.root?.child("SchemeInformation", in: TrustedList.namespace)?
+        let uris =
+            document.root?.child("SchemeInformation", in: TrustedList.namespace)?
             .child("SchemeInformationURI", in: TrustedList.namespace)?.children("URI", in: TrustedList.namespace)
             .filter { ($0.attribute("lang", namespace: "http://www.w3.org/XML/1998/namespace") ?? "en") == "en" }
             .map { $0.text.trimmed() } ?? []
@@ -120,7 +132,9 @@ public struct TrustedListSet: Sendable {
 
     /// A national list checked with the certificates its pointer names; a list of lists here is
     /// refused, so pointers are followed one level deep and cannot loop.
-    public static func checkNational(_ data: Data, pointer: TrustedListPointer, now: Date = Date(), allowExpired: Bool = false) throws -> TrustedList {
+    public static func checkNational(
+        _ data: Data, pointer: TrustedListPointer, now: Date = Date(), allowExpired: Bool = false
+    ) throws -> TrustedList {
         let list: TrustedList
         do {
             list = try TrustedList(data: data, signers: pointer.signers, now: now, allowExpired: allowExpired)
@@ -129,13 +143,15 @@ public struct TrustedListSet: Sendable {
         } catch TrustedListError.expired(_, let date) {
             throw TrustedListError.expired(territory: pointer.territory, nextUpdate: date)
         }
-        guard list.kind == .national else { throw TrustedListError.unexpectedKind(territory: pointer.territory, expected: .national) }
+        guard list.kind == .national else {
+            throw TrustedListError.unexpectedKind(territory: pointer.territory, expected: .national)
+        }
         return list
     }
 }
 
 /// Results written from `concurrentPerform`, one slot per index.
-private final class Slots<Value>: @unchecked Sendable {   // unchecked: every access holds `lock`
+private final class Slots<Value>: @unchecked Sendable {  // unchecked: every access holds `lock`
     private let lock = Lock()
     private var storage: [Value?]
 

@@ -66,15 +66,19 @@ public struct TrustedListUpdater: Sendable {
     }
 
     /// Updates the cache; `progress` hears about each download before it starts.
-    public func update(listOfLists url: URL, now: Date = Date(), progress: (String) -> Void = { _ in }) async -> [Line] {
+    public func update(listOfLists url: URL, now: Date = Date(), progress: (String) -> Void = { _ in }) async -> [Line]
+    {
         var lines: [Line] = []
         let lotlFile = TrustCache.fileName(for: url)
         progress("list of lists \(url.absoluteString)")
         let previousState = cache.state()
         let previous: TrustedList? = {
-            guard let state = previousState, state.lotlFile == lotlFile, let data = cache.read(lotlFile) else { return nil }
-            return try? TrustedListSet.checkListOfLists(data, signers: signers, now: now, allowExpired: allowExpired, name: lotlFile,
-                                                        pivots: cache.pivot)
+            guard let state = previousState, state.lotlFile == lotlFile, let data = cache.read(lotlFile) else {
+                return nil
+            }
+            return try? TrustedListSet.checkListOfLists(
+                data, signers: signers, now: now, allowExpired: allowExpired, name: lotlFile,
+                pivots: cache.pivot)
         }()
         var top: TrustedList
         var topPointers = 0
@@ -85,11 +89,13 @@ public struct TrustedListUpdater: Sendable {
             var checked: TrustedList? = nil
             for _ in 0...TrustedListSet.maximumPivotDepth {
                 do {
-                    checked = try TrustedListSet.checkListOfLists(data, signers: signers, now: now, allowExpired: allowExpired, name: lotlFile,
-                                                                  pivots: { pivots[$0] ?? cache.pivot($0) })
+                    checked = try TrustedListSet.checkListOfLists(
+                        data, signers: signers, now: now, allowExpired: allowExpired, name: lotlFile,
+                        pivots: { pivots[$0] ?? cache.pivot($0) })
                     break
                 } catch TrustedListError.pivotUnavailable(let uri) {
-                    guard let pivotURL = URL(string: uri), pivotURL.scheme == "http" || pivotURL.scheme == "https" else {
+                    guard let pivotURL = URL(string: uri), pivotURL.scheme == "http" || pivotURL.scheme == "https"
+                    else {
                         throw TrustedListError.pivotUnavailable(uri)
                     }
                     progress("pivot list of lists \(uri)")
@@ -105,19 +111,26 @@ public struct TrustedListUpdater: Sendable {
             let same = cache.read(lotlFile) == data
             if !same { try cache.write(data, named: lotlFile) }
             if let customSignersPEM { try cache.write(customSignersPEM, named: TrustCache.signersFile) }
-            try cache.saveState(TrustCache.State(lotlURL: url.absoluteString, lotlFile: lotlFile,
-                                                 customSigners: customSignersPEM != nil, updated: now))
+            try cache.saveState(
+                TrustCache.State(
+                    lotlURL: url.absoluteString, lotlFile: lotlFile,
+                    customSigners: customSignersPEM != nil, updated: now))
             topPointers = top.pointers.filter(\.isFollowed).count
-            lines.append(Self.line("EU", url.absoluteString, lotlFile, same ? .unchanged : .updated, top, ["pointers": topPointers], nil,
-                                   now: now))
+            lines.append(
+                Self.line(
+                    "EU", url.absoluteString, lotlFile, same ? .unchanged : .updated, top, ["pointers": topPointers],
+                    nil,
+                    now: now))
         } catch {
             guard let previous else {
                 lines.append(Self.line("EU", url.absoluteString, lotlFile, .failed, nil, nil, error))
                 return lines
             }
             top = previous
-            lines.append(Self.line("EU", url.absoluteString, lotlFile, .kept, previous,
-                                   ["pointers": previous.pointers.filter(\.isFollowed).count], error))
+            lines.append(
+                Self.line(
+                    "EU", url.absoluteString, lotlFile, .kept, previous,
+                    ["pointers": previous.pointers.filter(\.isFollowed).count], error))
         }
 
         let pointers = top.pointers.filter { pointer in
@@ -126,27 +139,42 @@ public struct TrustedListUpdater: Sendable {
                 && (territories.map { $0.contains(pointer.territory) } ?? true)
         }
         for (index, pointer) in pointers.enumerated() {
-            guard pointer.isFollowed, let location = URL(string: pointer.location), location.scheme == "http" || location.scheme == "https" else {
-                lines.append(Line(territory: pointer.territory, url: pointer.location, file: nil, result: .skipped, sequenceNumber: nil,
-                                  issued: nil, nextUpdate: nil, services: nil,
-                                  error: Problem(code: "tsl-pointer-skipped", message: pointer.skipReason ?? "the TSLLocation is not an http(s) URL")))
+            guard pointer.isFollowed, let location = URL(string: pointer.location),
+                location.scheme == "http" || location.scheme == "https"
+            else {
+                lines.append(
+                    Line(
+                        territory: pointer.territory, url: pointer.location, file: nil, result: .skipped,
+                        sequenceNumber: nil,
+                        issued: nil, nextUpdate: nil, services: nil,
+                        error: Problem(
+                            code: "tsl-pointer-skipped",
+                            message: pointer.skipReason ?? "the TSLLocation is not an http(s) URL")))
                 continue
             }
             progress("\(pointer.territory) (\(index + 1)/\(pointers.count)) \(pointer.location)")
             let file = pointer.cacheFileName
             let cached = cache.read(file)
-            let previous = cached.flatMap { try? TrustedListSet.checkNational($0, pointer: pointer, now: now, allowExpired: allowExpired) }
+            let previous = cached.flatMap {
+                try? TrustedListSet.checkNational($0, pointer: pointer, now: now, allowExpired: allowExpired)
+            }
             do {
                 let data = try await transport.get(location, service: "trusted list \(pointer.territory)")
-                let list = try TrustedListSet.checkNational(data, pointer: pointer, now: now, allowExpired: allowExpired)
+                let list = try TrustedListSet.checkNational(
+                    data, pointer: pointer, now: now, allowExpired: allowExpired)
                 try Self.refuseRollback(list, previous: previous)
                 let same = cached == data
                 if !same { try cache.write(data, named: file) }
-                lines.append(Self.line(pointer.territory, pointer.location, file, same ? .unchanged : .updated, list, list.serviceCounts, nil,
-                                       now: now))
+                lines.append(
+                    Self.line(
+                        pointer.territory, pointer.location, file, same ? .unchanged : .updated, list,
+                        list.serviceCounts, nil,
+                        now: now))
             } catch {
-                lines.append(Self.line(pointer.territory, pointer.location, file, previous == nil ? .failed : .kept,
-                                       previous, previous?.serviceCounts, error))
+                lines.append(
+                    Self.line(
+                        pointer.territory, pointer.location, file, previous == nil ? .failed : .kept,
+                        previous, previous?.serviceCounts, error))
             }
         }
         return lines
@@ -157,21 +185,30 @@ public struct TrustedListUpdater: Sendable {
     /// reference only logs the sequence number.
     static func refuseRollback(_ list: TrustedList, previous: TrustedList?) throws {
         if let previous, list.sequenceNumber < previous.sequenceNumber {
-            throw TrustedListError.rollback(territory: list.territory, sequenceNumber: list.sequenceNumber, cached: previous.sequenceNumber)
+            throw TrustedListError.rollback(
+                territory: list.territory, sequenceNumber: list.sequenceNumber, cached: previous.sequenceNumber)
         }
     }
 
     /// - Parameter now: given for a list just accepted, which is then checked for expiry (only
     ///   an `allowExpired` update accepts an expired one) and warned about.
-    private static func line(_ territory: String, _ url: String, _ file: String, _ result: Line.Result, _ list: TrustedList?,
-                             _ services: [String: Int]?, _ error: Error?, now: Date? = nil) -> Line {
-        var line = Line(territory: territory, url: url, file: file, result: result, sequenceNumber: list?.sequenceNumber,
-                        issued: list?.issued.map(XSDDateTime.format), nextUpdate: list?.nextUpdate.map(XSDDateTime.format),
-                        services: services, error: error.map(problem))
+    private static func line(
+        _ territory: String, _ url: String, _ file: String, _ result: Line.Result, _ list: TrustedList?,
+        _ services: [String: Int]?, _ error: Error?, now: Date? = nil
+    ) -> Line {
+        var line = Line(
+            territory: territory, url: url, file: file, result: result, sequenceNumber: list?.sequenceNumber,
+            issued: list?.issued.map(XSDDateTime.format), nextUpdate: list?.nextUpdate.map(XSDDateTime.format),
+            services: services, error: error.map(problem))
         if let now, let list, list.isExpired(at: now) {
-            let when = list.nextUpdate.map { "expired on \(XSDDateTime.format($0)) (its NextUpdate)" } ?? "has no NextUpdate, so it counts as expired"
-            line.warning = Problem(code: "trust-list-expired",
-                                   message: "The \(territory) trusted list \(when); it was cached because of --allow-expired-trust, and verify uses it only with --allow-expired-trust.")
+            let when =
+                list.nextUpdate.map { "expired on \(XSDDateTime.format($0)) (its NextUpdate)" }
+                ?? "has no NextUpdate, so it counts as expired"
+            line.warning = Problem(
+                code: "trust-list-expired",
+                message:
+                    "The \(territory) trusted list \(when); it was cached because of --allow-expired-trust, and verify uses it only with --allow-expired-trust."
+            )
         }
         return line
     }

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
-import TamgaSupport
 import TamgaCore
+import TamgaSupport
 
 /// One TSPService of a trusted list: its type, certificates (pooled over its history) and
 /// its status over time, each status with the qualifiers it carried.
@@ -35,7 +35,8 @@ struct TrustedService: Sendable {
         func matches(_ certificate: Certificate) -> Bool {
             let usage = certificate.keyUsage ?? []
             let policies = Set(certificate.policies)
-            let results = keyUsage.map { usage.contains($0.bit) == $0.set } + self.policies.map { policies.contains($0) }
+            let results =
+                keyUsage.map { usage.contains($0.bit) == $0.set } + self.policies.map { policies.contains($0) }
             guard !results.isEmpty else { return true }
             return assertAll ? results.allSatisfy { $0 } : results.contains(true)
         }
@@ -58,7 +59,8 @@ struct TrustedService: Sendable {
     ]
     static let keyUsageNames: [String: Certificate.KeyUsage] = [
         "digitalSignature": .digitalSignature, "nonRepudiation": .nonRepudiation, "keyEncipherment": .keyEncipherment,
-        "dataEncipherment": .dataEncipherment, "keyAgreement": .keyAgreement, "keyCertSign": .keyCertSign, "crlSign": .crlSign,
+        "dataEncipherment": .dataEncipherment, "keyAgreement": .keyAgreement, "keyCertSign": .keyCertSign,
+        "crlSign": .crlSign,
     ]
 
     /// Nil for service types tamga does not use (CA/PKC, plain OCSP, CRL, …), which the
@@ -66,7 +68,8 @@ struct TrustedService: Sendable {
     init?(_ element: XMLElement) {
         let ns = TrustedList.namespace
         guard let information = element.child("ServiceInformation", in: ns),
-              let type = information.child("ServiceTypeIdentifier", in: ns)?.text.trimmed() else { return nil }
+            let type = information.child("ServiceTypeIdentifier", in: ns)?.text.trimmed()
+        else { return nil }
         switch type {
         case Self.typePrefix + "CA/QC": kind = .certificateAuthority
         case Self.typePrefix + "Certstatus/OCSP/QC": kind = .ocsp
@@ -74,7 +77,9 @@ struct TrustedService: Sendable {
         default: return nil
         }
         // The current information and each history instance of the same type.
-        let instances = [information] + (element.child("ServiceHistory", in: ns)?.children("ServiceHistoryInstance", in: ns) ?? [])
+        let instances =
+            [information]
+            + (element.child("ServiceHistory", in: ns)?.children("ServiceHistoryInstance", in: ns) ?? [])
             .filter { $0.child("ServiceTypeIdentifier", in: ns)?.text.trimmed() == type }
         var certificates: [Certificate] = []
         var periods: [Period] = []
@@ -82,23 +87,29 @@ struct TrustedService: Sendable {
             for identity in instance.children("ServiceDigitalIdentity", in: ns) {
                 for id in identity.children("DigitalId", in: ns) {
                     if let text = id.child("X509Certificate", in: ns)?.text, let der = XMLBase64.decode(text),
-                       let certificate = try? Certificate(der: der), !certificates.contains(certificate) {
+                        let certificate = try? Certificate(der: der), !certificates.contains(certificate)
+                    {
                         certificates.append(certificate)
                     }
                 }
             }
             guard let status = instance.child("ServiceStatus", in: ns)?.text.trimmed(),
-                  let start = instance.child("StatusStartingTime", in: ns).flatMap({ XSDDateTime.parse($0.text.trimmed()) })
+                let start = instance.child("StatusStartingTime", in: ns).flatMap({
+                    XSDDateTime.parse($0.text.trimmed())
+                })
             else { continue }
             let extensions = instance.child("ServiceInformationExtensions", in: ns)?.children("Extension", in: ns) ?? []
             // A critical ExpiredCertsRevocationInfo drops the instance, as the reference does.
-            if extensions.contains(where: { $0.attribute("Critical") == "true" && $0.child("ExpiredCertsRevocationInfo", in: ns) != nil }) {
+            if extensions.contains(where: {
+                $0.attribute("Critical") == "true" && $0.child("ExpiredCertsRevocationInfo", in: ns) != nil
+            }) {
                 continue
             }
             let qualifications = extensions.compactMap { $0.child("Qualifications", in: TrustedList.eccNamespace) }
                 .flatMap { $0.children("QualificationElement", in: TrustedList.eccNamespace) }
                 .map(Self.qualification)
-            periods.append(Period(start: start, granted: Self.grantedStatuses.contains(status), qualifications: qualifications))
+            periods.append(
+                Period(start: start, granted: Self.grantedStatuses.contains(status), qualifications: qualifications))
         }
         guard !certificates.isEmpty, !periods.isEmpty else { return nil }
         self.certificates = certificates
@@ -107,7 +118,9 @@ struct TrustedService: Sendable {
 
     private static func qualification(_ element: XMLElement) -> Qualification {
         let ecc = TrustedList.eccNamespace
-        let qualifiers = element.child("Qualifiers", in: ecc)?.children("Qualifier", in: ecc).compactMap { $0.attribute("uri") } ?? []
+        let qualifiers =
+            element.child("Qualifiers", in: ecc)?.children("Qualifier", in: ecc).compactMap { $0.attribute("uri") }
+            ?? []
         let criteria = element.child("CriteriaList", in: ecc)
         var keyUsage: [(Certificate.KeyUsage, Bool)] = []
         for bit in criteria?.children("KeyUsage", in: ecc).flatMap({ $0.children("KeyUsageBit", in: ecc) }) ?? [] {
@@ -115,11 +128,13 @@ struct TrustedService: Sendable {
                 keyUsage.append((usage, bit.text.trimmed() == "true"))
             }
         }
-        let policies = criteria?.children("PolicySet", in: ecc).flatMap { $0.children("PolicyIdentifier", in: ecc) }
+        let policies =
+            criteria?.children("PolicySet", in: ecc).flatMap { $0.children("PolicyIdentifier", in: ecc) }
             .compactMap { $0.child("Identifier", in: XMLNamespace.xades)?.text.trimmed() }
             .map { $0.hasPrefix("urn:oid:") ? String($0.dropFirst(8)) : $0 } ?? []
-        return Qualification(qualifiers: qualifiers, assertAll: criteria?.attribute("assert") != "atLeastOne",
-                             keyUsage: keyUsage, policies: policies)
+        return Qualification(
+            qualifiers: qualifiers, assertAll: criteria?.attribute("assert") != "atLeastOne",
+            keyUsage: keyUsage, policies: policies)
     }
 
     /// The latest status that started at or before `time` decides.
@@ -131,7 +146,8 @@ struct TrustedService: Sendable {
     func qualifiers(at time: Date, for certificate: Certificate) -> Set<String> {
         guard let period = period(at: time) else { return [] }
         let prefix = "http://uri.etsi.org/TrstSvc/TrustedList/SvcInfoExt/"
-        return Set(period.qualifications.filter { $0.matches(certificate) }.flatMap(\.qualifiers)
-            .map { $0.hasPrefix(prefix) ? String($0.dropFirst(prefix.count)) : $0 })
+        return Set(
+            period.qualifications.filter { $0.matches(certificate) }.flatMap(\.qualifiers)
+                .map { $0.hasPrefix(prefix) ? String($0.dropFirst(prefix.count)) : $0 })
     }
 }

@@ -34,37 +34,51 @@ extension Container {
     ///
     /// - Throws: `ContainerError.malformedXML` when the bytes are not such a file (SiVa answers
     ///   400 "Signature file malformed").
-    public convenience init(detachedSignature data: Data, named name: String, dataFiles given: [DetachedDataFile]?) throws {
-        guard data.count <= Int(Container.xmlEntryLimit) else { throw ContainerError.entryTooLarge(name: name, limit: Int(Container.xmlEntryLimit)) }
+    public convenience init(
+        detachedSignature data: Data, named name: String, dataFiles given: [DetachedDataFile]?
+    ) throws {
+        guard data.count <= Int(Container.xmlEntryLimit) else {
+            throw ContainerError.entryTooLarge(name: name, limit: Int(Container.xmlEntryLimit))
+        }
         let document = try XMLDocument(data: data, name: name, limits: .signature)
         guard let root = document.root, root.is("XAdESSignatures", in: XMLNamespace.asic) else {
             throw ContainerError.malformedXML(file: name, reason: "the root element is not asic:XAdESSignatures")
         }
         let signatures = root.children("Signature", in: XMLNamespace.ds)
         guard !signatures.isEmpty, signatures.count == root.children.count else {
-            throw ContainerError.malformedXML(file: name, reason: "asic:XAdESSignatures must hold ds:Signature elements only")
+            throw ContainerError.malformedXML(
+                file: name, reason: "asic:XAdESSignatures must hold ds:Signature elements only")
         }
         var files: [DataFile] = []
         if let given {
             for file in given {
-                files.append(DataFile(name: file.name, mediaType: "application/octet-stream", size: 0,
-                                      source: .digest(name: file.algorithmName, algorithm: file.algorithm, value: file.digest)))
+                files.append(
+                    DataFile(
+                        name: file.name, mediaType: "application/octet-stream", size: 0,
+                        source: .digest(name: file.algorithmName, algorithm: file.algorithm, value: file.digest)))
             }
         } else {
             // The signature's own data-file references, each once, in their order.
             var seen = Set<ExactName>()
             for signature in signatures {
-                let references = signature.child("SignedInfo", in: XMLNamespace.ds)?.children("Reference", in: XMLNamespace.ds) ?? []
+                let references =
+                    signature.child("SignedInfo", in: XMLNamespace.ds)?.children("Reference", in: XMLNamespace.ds) ?? []
                 for reference in references.prefix(SignatureValidator.maximumReferences) {
                     let type = reference.attribute("Type")
-                    guard type != SignatureValidator.signedPropertiesType, type != SignatureValidator.signedPropertiesTypeV111,
-                          let uri = reference.attribute("URI"), !uri.hasPrefix("#"), !uri.contains("://"),
-                          let fileName = URIPath.decode(uri), seen.insert(fileName.exact).inserted,
-                          let method = reference.child("DigestMethod", in: XMLNamespace.ds)?.attribute("Algorithm"),
-                          let algorithm = DigestAlgorithm(xmlURI: method),
-                          let value = reference.child("DigestValue", in: XMLNamespace.ds).flatMap({ XMLBase64.decode($0.text) }) else { continue }
-                    files.append(DataFile(name: fileName, mediaType: "application/octet-stream", size: 0,
-                                          source: .digest(name: algorithm.rawValue.uppercased(), algorithm: algorithm, value: value)))
+                    guard type != SignatureValidator.signedPropertiesType,
+                        type != SignatureValidator.signedPropertiesTypeV111,
+                        let uri = reference.attribute("URI"), !uri.hasPrefix("#"), !uri.contains("://"),
+                        let fileName = URIPath.decode(uri), seen.insert(fileName.exact).inserted,
+                        let method = reference.child("DigestMethod", in: XMLNamespace.ds)?.attribute("Algorithm"),
+                        let algorithm = DigestAlgorithm(xmlURI: method),
+                        let value = reference.child("DigestValue", in: XMLNamespace.ds).flatMap({
+                            XMLBase64.decode($0.text)
+                        })
+                    else { continue }
+                    files.append(
+                        DataFile(
+                            name: fileName, mediaType: "application/octet-stream", size: 0,
+                            source: .digest(name: algorithm.rawValue.uppercased(), algorithm: algorithm, value: value)))
                 }
             }
         }

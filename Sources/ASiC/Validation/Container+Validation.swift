@@ -24,7 +24,10 @@ extension Container {
             // 1,000 files of 16 signatures each would be 16,000 full verifications; no real
             // container comes near the bound, so past it the rest are refused unread.
             guard judged < Container.maximumSignatures else {
-                findings.invalid("too-many-signatures", "more than \(Container.maximumSignatures) signatures in the container; those in \(file.name) and after it were not checked")
+                findings.invalid(
+                    "too-many-signatures",
+                    "more than \(Container.maximumSignatures) signatures in the container; those in \(file.name) and after it were not checked"
+                )
                 break
             }
             for (result, value) in validator.validateWithValues(file) {
@@ -32,8 +35,10 @@ extension Container {
                 if let value {
                     if let original = seenValues[value] {
                         let worse = result.status > results[original.index].status
-                        findings.warning("duplicate-signature", "\(file.name) repeats the signature in \(original.file) (the same SignatureValue); it counts once"
-                                         + (worse ? ", with the verdict of \(file.name), the worse of the two" : ""))
+                        findings.warning(
+                            "duplicate-signature",
+                            "\(file.name) repeats the signature in \(original.file) (the same SignatureValue); it counts once"
+                                + (worse ? ", with the verdict of \(file.name), the worse of the two" : ""))
                         if worse { results[original.index] = result }
                         continue
                     }
@@ -52,7 +57,8 @@ extension Container {
             return named
         }
         let status = max(findings.status, results.map(\.status).max() ?? .valid)
-        return ValidationReport(container: path, status: status, dataFiles: dataFiles.map(\.name),
-                                findings: findings.items, signatures: results, containerType: kind.rawValue)
+        return ValidationReport(
+            container: path, status: status, dataFiles: dataFiles.map(\.name),
+            findings: findings.items, signatures: results, containerType: kind.rawValue)
     }
 }

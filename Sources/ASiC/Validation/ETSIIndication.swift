@@ -33,7 +33,9 @@ public struct ETSIIndication: Sendable, Equatable {
     }
 
     /// ETSI EN 319 102-1 Table 5: the sub-indications of TOTAL-FAILED; all others are INDETERMINATE's.
-    static let finalFailures: Set<String> = ["FORMAT_FAILURE", "HASH_FAILURE", "SIG_CRYPTO_FAILURE", "REVOKED", "EXPIRED", "NOT_YET_VALID"]
+    static let finalFailures: Set<String> = [
+        "FORMAT_FAILURE", "HASH_FAILURE", "SIG_CRYPTO_FAILURE", "REVOKED", "EXPIRED", "NOT_YET_VALID",
+    ]
 
     public init(status: ValidationReport.Status, findings: [ValidationReport.Finding]) {
         switch status {
@@ -41,13 +43,19 @@ public struct ETSIIndication: Sendable, Equatable {
             self.init(indication: .totalPassed, subIndication: nil)
         case .unknown:
             let first = findings.first { $0.severity == .unknown }
-            self.init(indication: .indeterminate, subIndication: first.map { Self.subIndication(forIndeterminate: $0.code) } ?? "NO_CERTIFICATE_CHAIN_FOUND")
+            self.init(
+                indication: .indeterminate,
+                subIndication: first.map { Self.subIndication(forIndeterminate: $0.code) }
+                    ?? "NO_CERTIFICATE_CHAIN_FOUND")
         case .invalid:
-            let subIndications = findings.filter { $0.severity == .invalid }.map { Self.subIndication(forFailed: $0.code) }
+            let subIndications = findings.filter { $0.severity == .invalid }.map {
+                Self.subIndication(forFailed: $0.code)
+            }
             if let final = subIndications.first(where: Self.finalFailures.contains) {
                 self.init(indication: .totalFailed, subIndication: final)
             } else {
-                self.init(indication: .indeterminate, subIndication: subIndications.first ?? "NO_CERTIFICATE_CHAIN_FOUND")
+                self.init(
+                    indication: .indeterminate, subIndication: subIndications.first ?? "NO_CERTIFICATE_CHAIN_FOUND")
             }
         }
     }
@@ -60,7 +68,7 @@ public struct ETSIIndication: Sendable, Equatable {
         let code = code.hasSuffix("-at-issue") ? String(code.dropLast("-at-issue".count)) : code
         switch code {
         case "reference-digest", "data-file-digest", "signed-properties-digest", "archive-reference-digest",
-             "ddoc-alternate-digest", "timestamp-imprint", "archive-timestamp-imprint":
+            "ddoc-alternate-digest", "timestamp-imprint", "archive-timestamp-imprint":
             return "HASH_FAILURE"
         case "signature-value", "ocsp-signature":
             return "SIG_CRYPTO_FAILURE"
@@ -68,9 +76,11 @@ public struct ETSIIndication: Sendable, Equatable {
             return "REVOKED"
         case "certificate-expired":
             return "EXPIRED"
-        case "reference-file-missing", "data-file-unreadable", "archive-reference-not-found", "data-file-digest-algorithm":
+        case "reference-file-missing", "data-file-unreadable", "archive-reference-not-found",
+            "data-file-digest-algorithm":
             return "SIGNED_DATA_NOT_FOUND"
-        case "keyinfo-certificate", "signing-certificate", "signing-certificate-digest", "signing-certificate-issuer-serial":
+        case "keyinfo-certificate", "signing-certificate", "signing-certificate-digest",
+            "signing-certificate-issuer-serial":
             return "NO_SIGNING_CERTIFICATE_FOUND"
         case "certificate-chain", "issuer-missing":
             return "CERTIFICATE_CHAIN_GENERAL_FAILURE"
@@ -81,7 +91,7 @@ public struct ETSIIndication: Sendable, Equatable {
         case "ocsp-missing", "profile-too-low":
             return "FORMAT_FAILURE"
         case "revocation-values", "ocsp-unreadable", "ocsp-status-unknown", "ocsp-responder-untrusted",
-             "ocsp-responder-certificate", "ocsp-other-certificate", "revocation-not-fresh", "conflicting-revocation":
+            "ocsp-responder-certificate", "ocsp-other-certificate", "revocation-not-fresh", "conflicting-revocation":
             return "TRY_LATER"
         case "ocsp-before-timestamp", "ocsp-produced-late", "archive-timestamp-order", "signing-time-after-timestamp":
             return "TIMESTAMP_ORDER_FAILURE"

@@ -75,7 +75,9 @@ public struct SignatureEvidence: Sendable, Codable, Equatable {
             .sha384: [0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x02],
             .sha512: [0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x03],
         ]
-        guard let algorithm = token.imprintAlgorithm, let oid = oids[algorithm], token.imprint.count < 128 else { return nil }
+        guard let algorithm = token.imprintAlgorithm, let oid = oids[algorithm], token.imprint.count < 128 else {
+            return nil
+        }
         let identifier = [0x30, UInt8(oid.count + 2)] + oid + [0x05, 0x00]
         let digest = [0x04, UInt8(token.imprint.count)] + Array(token.imprint)
         return Data([0x30, UInt8(identifier.count + digest.count)] + identifier + digest)
@@ -84,7 +86,9 @@ public struct SignatureEvidence: Sendable, Codable, Equatable {
     /// What one XAdES signature carries: its signer (with the issuer found in `pool`), the
     /// signature time-stamps, the OCSP responses, the archive time-stamps (with whether each
     /// verified, from `archiveVerdicts`, in document order).
-    static func collect(signer: Certificate?, qualifying: XMLElement?, pool: [Certificate], archiveVerdicts: [Bool]) -> SignatureEvidence {
+    static func collect(
+        signer: Certificate?, qualifying: XMLElement?, pool: [Certificate], archiveVerdicts: [Bool]
+    ) -> SignatureEvidence {
         var evidence = SignatureEvidence()
         if let signer {
             var signing = reported(signer, "SIGNING")
@@ -103,30 +107,43 @@ public struct SignatureEvidence: Sendable, Codable, Equatable {
         }
         var responders: [Certificate] = []
         for values in properties.children("RevocationValues", in: XMLNamespace.xades).prefix(1) {
-            let encoded = values.child("OCSPValues", in: XMLNamespace.xades)?.children("EncapsulatedOCSPValue", in: XMLNamespace.xades) ?? []
+            let encoded =
+                values.child("OCSPValues", in: XMLNamespace.xades)?.children(
+                    "EncapsulatedOCSPValue", in: XMLNamespace.xades) ?? []
             for value in encoded.prefix(LongTermValidator.maximumOCSPResponses) {
-                guard let der = XMLBase64.decode(value.text), let response = try? OCSPResponse(der: der), response.isSuccessful else { continue }
+                guard let der = XMLBase64.decode(value.text), let response = try? OCSPResponse(der: der),
+                    response.isSuccessful
+                else { continue }
                 if evidence.ocspProducedAt == nil { evidence.ocspProducedAt = response.producedAt }
                 // A time-mark has no time-stamp: its OCSP nonce is the time assertion.
-                if evidence.timeAssertionMessageImprint == nil, properties.children("SignatureTimeStamp", in: XMLNamespace.xades).isEmpty,
-                   let nonce = response.nonceExtensionValue {
+                if evidence.timeAssertionMessageImprint == nil,
+                    properties.children("SignatureTimeStamp", in: XMLNamespace.xades).isEmpty,
+                    let nonce = response.nonceExtensionValue
+                {
                     evidence.timeAssertionMessageImprint = nonce
                 }
-                if let responder = response.signerCertificate(among: pool) ?? response.responderCertificates.first, !responders.contains(responder) {
+                if let responder = response.signerCertificate(among: pool) ?? response.responderCertificates.first,
+                    !responders.contains(responder)
+                {
                     responders.append(responder)
                     evidence.certificates.append(reported(responder, "REVOCATION"))
                 }
             }
         }
-        let archives = properties.children("ArchiveTimeStamp", in: XMLNamespace.xades141).prefix(LongTermValidator.maximumArchiveTimeStamps)
+        let archives = properties.children("ArchiveTimeStamp", in: XMLNamespace.xades141).prefix(
+            LongTermValidator.maximumArchiveTimeStamps)
         for (index, element) in archives.enumerated() {
-            guard let token = token(in: element), let encoded = element.children("EncapsulatedTimeStamp", in: XMLNamespace.xades).first,
-                  let der = XMLBase64.decode(encoded.text) else { continue }
+            guard let token = token(in: element),
+                let encoded = element.children("EncapsulatedTimeStamp", in: XMLNamespace.xades).first,
+                let der = XMLBase64.decode(encoded.text)
+            else { continue }
             let tsa = Self.signer(of: token)
             if let tsa { evidence.certificates.append(reported(tsa, "ARCHIVE_TIMESTAMP")) }
             let country = tsa.flatMap { try? DistinguishedName(rfc4514: $0.subject) }?.firstValue(oid: "2.5.4.6") ?? ""
-            evidence.archiveTimeStamps.append(.init(genTime: token.genTime, signedBy: tsa.map(name) ?? "", country: country,
-                                                    passed: index < archiveVerdicts.count && archiveVerdicts[index], token: der))
+            evidence.archiveTimeStamps.append(
+                .init(
+                    genTime: token.genTime, signedBy: tsa.map(name) ?? "", country: country,
+                    passed: index < archiveVerdicts.count && archiveVerdicts[index], token: der))
         }
         return evidence
     }

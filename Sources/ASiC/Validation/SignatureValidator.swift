@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
-import TamgaSupport
 import TamgaCore
+import TamgaSupport
 
 /// Checks one signature file the way the reference does (`docs/design/asice.md` §1.3–1.4), with the key of
 /// the signing certificate only (the KeyInfo certificate the signed CertDigest names, never a
@@ -34,7 +34,9 @@ struct SignatureValidator {
     static let maximumFindings = 50
 
     /// Data files by name, for lookups that stay linear in the number of references.
-    private var filesByName: [ExactName: DataFile] { Dictionary(container.dataFiles.map { ($0.name.exact, $0) }, uniquingKeysWith: { a, _ in a }) }
+    private var filesByName: [ExactName: DataFile] {
+        Dictionary(container.dataFiles.map { ($0.name.exact, $0) }, uniquingKeysWith: { a, _ in a })
+    }
 
     func validate(_ file: SignatureFile) -> [ValidationReport.SignatureResult] {
         validateWithValues(file).map(\.result)
@@ -55,24 +57,39 @@ struct SignatureValidator {
         }
         let signatures = root.children("Signature", in: XMLNamespace.ds)
         guard !signatures.isEmpty, signatures.count == root.children.count else {
-            return [(failure(file, "wrong-structure", "asic:XAdESSignatures must hold ds:Signature elements only"), nil)]
+            return [
+                (failure(file, "wrong-structure", "asic:XAdESSignatures must hold ds:Signature elements only"), nil)
+            ]
         }
         // ASiC-E writes one signature per file; a few are tolerated, thousands are an attack on the validator.
         guard signatures.count <= Self.maximumSignaturesPerFile else {
-            return [(failure(file, "too-many-signatures", "\(signatures.count) signatures in one file (at most \(Self.maximumSignaturesPerFile) are read)"), nil)]
+            return [
+                (
+                    failure(
+                        file, "too-many-signatures",
+                        "\(signatures.count) signatures in one file (at most \(Self.maximumSignaturesPerFile) are read)"
+                    ), nil
+                )
+            ]
         }
         return signatures.map { signature in
-            (validate(signature, in: document, file: file),
-             signature.child("SignatureValue", in: XMLNamespace.ds).flatMap { XMLBase64.decode($0.text) })
+            (
+                validate(signature, in: document, file: file),
+                signature.child("SignatureValue", in: XMLNamespace.ds).flatMap { XMLBase64.decode($0.text) }
+            )
         }
     }
 
     private func failure(_ file: SignatureFile, _ code: String, _ message: String) -> ValidationReport.SignatureResult {
-        .init(file: file.name, id: nil, signer: nil, signerSerial: nil, signingTime: nil, timeStampTime: nil, signatureMethod: nil, profile: "B",
-              status: .invalid, findings: [.init(code: code, severity: .invalid, message: message)])
+        .init(
+            file: file.name, id: nil, signer: nil, signerSerial: nil, signingTime: nil, timeStampTime: nil,
+            signatureMethod: nil, profile: "B",
+            status: .invalid, findings: [.init(code: code, severity: .invalid, message: message)])
     }
 
-    private func exactlyOne(_ parent: XMLElement?, _ name: String, _ ns: String, _ findings: inout FindingList) -> XMLElement? {
+    private func exactlyOne(
+        _ parent: XMLElement?, _ name: String, _ ns: String, _ findings: inout FindingList
+    ) -> XMLElement? {
         guard let parent else { return nil }
         let found = parent.children(name, in: ns)
         guard found.count == 1 else {
@@ -83,7 +100,9 @@ struct SignatureValidator {
     }
 
     // swiftlint:disable:next function_body_length
-    private func validate(_ signature: XMLElement, in document: XMLDocument, file: SignatureFile) -> ValidationReport.SignatureResult {
+    private func validate(
+        _ signature: XMLElement, in document: XMLDocument, file: SignatureFile
+    ) -> ValidationReport.SignatureResult {
         var findings = FindingList()
         let id = signature.attribute("Id")
         if id == nil { findings.invalid("signature-id-missing", "ds:Signature has no Id") }
@@ -91,7 +110,8 @@ struct SignatureValidator {
         // --- Unsupported XAdES elements make the whole signature unusable, as in the reference.
         signature.walk { element in
             if Self.unsupportedElements.contains(element.localName),
-               element.namespace == XMLNamespace.xades || element.namespace == XMLNamespace.xades141 {
+                element.namespace == XMLNamespace.xades || element.namespace == XMLNamespace.xades141
+            {
                 findings.invalid("unsupported-element", "xades:\(element.localName) is not supported")
             }
             // The 1.3.2 ArchiveTimeStamp predates the 1.4.1 one the reference reads.
@@ -108,7 +128,8 @@ struct SignatureValidator {
             findings.invalid("structure", "QualifyingProperties/@Target does not point at this signature")
         }
         let signedProperties = exactlyOne(qualifying, "SignedProperties", XMLNamespace.xades, &findings)
-        let signedSignatureProperties = exactlyOne(signedProperties, "SignedSignatureProperties", XMLNamespace.xades, &findings)
+        let signedSignatureProperties = exactlyOne(
+            signedProperties, "SignedSignatureProperties", XMLNamespace.xades, &findings)
 
         // --- KeyInfo: the signer's certificate, the only key the SignatureValue is checked with.
         // Other EU tools put the signer's chain there too; as the reference does, the signer is
@@ -117,21 +138,29 @@ struct SignatureValidator {
         var certificate: Certificate? = nil
         var keyInfoCertificates: [Certificate] = []
         if let keyInfo = exactlyOne(signature, "KeyInfo", XMLNamespace.ds, &findings) {
-            let elements = keyInfo.children("X509Data", in: XMLNamespace.ds).flatMap { $0.children("X509Certificate", in: XMLNamespace.ds) }
+            let elements = keyInfo.children("X509Data", in: XMLNamespace.ds).flatMap {
+                $0.children("X509Certificate", in: XMLNamespace.ds)
+            }
             if elements.isEmpty {
-                findings.invalid("keyinfo-certificate", "KeyInfo holds no X509Certificate: the signer's certificate is missing")
+                findings.invalid(
+                    "keyinfo-certificate", "KeyInfo holds no X509Certificate: the signer's certificate is missing")
             } else if elements.count > Self.maximumKeyInfoCertificates {
-                findings.invalid("keyinfo-certificate", "KeyInfo holds \(elements.count) certificates (at most \(Self.maximumKeyInfoCertificates) are read)")
+                findings.invalid(
+                    "keyinfo-certificate",
+                    "KeyInfo holds \(elements.count) certificates (at most \(Self.maximumKeyInfoCertificates) are read)"
+                )
             } else {
                 for (index, element) in elements.enumerated() {
                     if let der = XMLBase64.decode(element.text), let parsed = try? Certificate(der: der) {
                         keyInfoCertificates.append(parsed)
                     } else {
-                        findings.invalid("keyinfo-certificate", "KeyInfo certificate \(index + 1) cannot be read as DER X.509")
+                        findings.invalid(
+                            "keyinfo-certificate", "KeyInfo certificate \(index + 1) cannot be read as DER X.509")
                     }
                 }
                 if keyInfoCertificates.count == elements.count {
-                    certificate = signingCertificate(among: keyInfoCertificates, signedSignatureProperties, findings: &findings)
+                    certificate = signingCertificate(
+                        among: keyInfoCertificates, signedSignatureProperties, findings: &findings)
                 }
             }
         }
@@ -145,7 +174,9 @@ struct SignatureValidator {
             if case .ec(let c)? = certificate?.publicKey.type { curve = c }
             algorithm = methodURI.flatMap { SignatureAlgorithm(xmlURI: $0, curve: curve) }
             if algorithm == nil, let certificate {
-                findings.invalid("unsupported-signature-method", "SignatureMethod \(methodURI ?? "(none)") does not fit the \(certificate.publicKey) key")
+                findings.invalid(
+                    "unsupported-signature-method",
+                    "SignatureMethod \(methodURI ?? "(none)") does not fit the \(certificate.publicKey) key")
             }
             if let algorithm, algorithm.digest.isWeak {
                 findings.warning("weak-digest", "the signature uses \(algorithm.digest)")
@@ -154,13 +185,15 @@ struct SignatureValidator {
 
         // --- References: data files and SignedProperties.
         var signedDataFiles: [String] = []
-        let referencesRead = checkReferences(signedInfo: signedInfo, signature: signature, signedProperties: signedProperties,
-                                             document: document, findings: &findings, signedDataFiles: &signedDataFiles)
+        let referencesRead = checkReferences(
+            signedInfo: signedInfo, signature: signature, signedProperties: signedProperties,
+            document: document, findings: &findings, signedDataFiles: &signedDataFiles)
 
         // --- SignatureValue over canonical SignedInfo, with the KeyInfo key only.
         if let signedInfo, let signatureValueElement, let certificate, let algorithm {
-            checkSignatureValue(signedInfo: signedInfo, valueElement: signatureValueElement, document: document,
-                                certificate: certificate, algorithm: algorithm, findings: &findings)
+            checkSignatureValue(
+                signedInfo: signedInfo, valueElement: signatureValueElement, document: document,
+                certificate: certificate, algorithm: algorithm, findings: &findings)
         }
 
         // --- Signed properties: time, certificate reference, data object formats.
@@ -184,7 +217,8 @@ struct SignatureValidator {
         let helpers = certificateValues(in: qualifying) + keyInfoCertificates.filter { $0 != certificate }
         let longTerm = LongTermValidator(container: container, options: options).check(
             signature: signature, in: document, signedInfo: signedInfo, signatureValue: signatureValueElement,
-            qualifying: qualifying, certificate: certificate, helpers: helpers, archiveInputReadable: referencesRead, findings: &findings)
+            qualifying: qualifying, certificate: certificate, helpers: helpers, archiveInputReadable: referencesRead,
+            findings: &findings)
 
         // --- The certificate: nonRepudiation and a chain to an anchor, at the time-stamp's time
         // and at the certificate's issue date.
@@ -200,27 +234,35 @@ struct SignatureValidator {
         // the certificate existed.
         if let claimed = signingTime.flatMap(XAdESTime.parse) {
             if !longTerm.isTimeMark, let stamped = longTerm.signatureTime, claimed > stamped {
-                findings.warning("signing-time-after-timestamp", "the claimed SigningTime \(XSDDateTime.format(claimed)) is after the signature time-stamp \(XSDDateTime.format(stamped))")
+                findings.warning(
+                    "signing-time-after-timestamp",
+                    "the claimed SigningTime \(XSDDateTime.format(claimed)) is after the signature time-stamp \(XSDDateTime.format(stamped))"
+                )
             }
             if let certificate, claimed < certificate.notBefore {
-                findings.warning("signing-time-before-certificate", "the claimed SigningTime \(XSDDateTime.format(claimed)) is before the signer's certificate was valid (from \(XSDDateTime.format(certificate.notBefore)))")
+                findings.warning(
+                    "signing-time-before-certificate",
+                    "the claimed SigningTime \(XSDDateTime.format(claimed)) is before the signer's certificate was valid (from \(XSDDateTime.format(certificate.notBefore)))"
+                )
             }
         }
         let profile = longTerm.profileLabel
         let timeStampTime = longTerm.timeStampTime
 
         let claims = ClaimedProperties(signature: signature)
-        var result = ValidationReport.SignatureResult(file: file.name, id: id, signer: certificate?.subject, signerSerial: certificate?.serialNumber,
-                     signingTime: signingTime, timeStampTime: timeStampTime, signatureMethod: methodURI, profile: profile,
-                     status: findings.status, findings: findings.capped(Self.maximumFindings))
+        var result = ValidationReport.SignatureResult(
+            file: file.name, id: id, signer: certificate?.subject, signerSerial: certificate?.serialNumber,
+            signingTime: signingTime, timeStampTime: timeStampTime, signatureMethod: methodURI, profile: profile,
+            status: findings.status, findings: findings.capped(Self.maximumFindings))
         result.claimedRoles = claims.roles.isEmpty ? nil : claims.roles
         result.productionPlace = claims.productionPlace
         result.qualification = qualification
         // A detached signature's report says which of the given files it covers (the scopes).
         if container.isDetached { result.signedDataFiles = signedDataFiles }
         if options.collectEvidence {
-            result.evidence = SignatureEvidence.collect(signer: certificate, qualifying: qualifying, pool: helpers + options.issuerCandidates,
-                                                        archiveVerdicts: longTerm.archiveVerdicts)
+            result.evidence = SignatureEvidence.collect(
+                signer: certificate, qualifying: qualifying, pool: helpers + options.issuerCandidates,
+                archiveVerdicts: longTerm.archiveVerdicts)
             result.evidence?.productionPlace = claims.productionPlaceParts
         }
         return result
@@ -234,13 +276,16 @@ struct SignatureValidator {
     /// time-mark at notBefore only, so that a certificate that expired, or a CA withdrawn,
     /// before producedAt still passes there; tamga is stricter (docs/cli.md, Time-marks).
     /// - Returns: the certificate's qualification, where a trusted list judged it.
-    private func checkChain(_ certificate: Certificate, helpers: [Certificate], longTerm: LongTermValidator.Outcome,
-                            findings: inout FindingList) -> ValidationReport.SignerQualification? {
+    private func checkChain(
+        _ certificate: Certificate, helpers: [Certificate], longTerm: LongTermValidator.Outcome,
+        findings: inout FindingList
+    ) -> ValidationReport.SignerQualification? {
         let issued = certificate.notBefore
         if longTerm.isTimeMark, longTerm.signatureTime == nil {
             // The time-mark did not verify (already reported): only the issue date is certain.
             if verifyChain(certificate, helpers: helpers, at: issued, atIssue: true, findings: &findings),
-               let list = options.trustedList {
+                let list = options.trustedList
+            {
                 return checkQualification(certificate, list: list, helpers: helpers, at: issued, findings: &findings)
             }
             return nil
@@ -260,22 +305,28 @@ struct SignatureValidator {
 
     /// One chain check; true when trusted. Failures at the issue date get their own codes.
     @discardableResult
-    private func verifyChain(_ certificate: Certificate, helpers: [Certificate], at time: Date, atIssue: Bool,
-                             findings: inout FindingList) -> Bool {
-        let trust = TrustStore(anchors: options.anchors(for: .certificateAuthority, at: time),
-                               intermediates: options.trust.intermediates + helpers)
+    private func verifyChain(
+        _ certificate: Certificate, helpers: [Certificate], at time: Date, atIssue: Bool,
+        findings: inout FindingList
+    ) -> Bool {
+        let trust = TrustStore(
+            anchors: options.anchors(for: .certificateAuthority, at: time),
+            intermediates: options.trust.intermediates + helpers)
         let suffix = atIssue ? "-at-issue" : ""
-        let when = atIssue ? "at its issue date (notBefore \(XSDDateTime.format(time)))" : "at \(XSDDateTime.format(time))"
+        let when =
+            atIssue ? "at its issue date (notBefore \(XSDDateTime.format(time)))" : "at \(XSDDateTime.format(time))"
         if trust.anchors.isEmpty, options.trustedList != nil {
-            findings.add("trust-not-established" + suffix, .unknown,
-                         "the signer's certificate chain \(when): no CA/QC service of the trusted list was granted then")
+            findings.add(
+                "trust-not-established" + suffix, .unknown,
+                "the signer's certificate chain \(when): no CA/QC service of the trusted list was granted then")
             return false
         }
         switch trust.verify(certificate, at: time) {
         case .trusted:
             return true
         case .unknown(let reason):
-            findings.add("trust-not-established" + suffix, .unknown, "the signer's certificate chain \(when): \(reason)")
+            findings.add(
+                "trust-not-established" + suffix, .unknown, "the signer's certificate chain \(when): \(reason)")
         case .invalid(let reason):
             findings.invalid("certificate-chain" + suffix, "the signer's certificate chain \(when): \(reason)")
         }
@@ -283,29 +334,38 @@ struct SignatureValidator {
     }
 
     /// QC on a QSCD (or an e-seal), from the certificate and the list's qualifiers (docs/design/trust.md §3–4).
-    private func checkQualification(_ certificate: Certificate, list: TrustedList, helpers: [Certificate], at time: Date,
-                                    findings: inout FindingList) -> ValidationReport.SignerQualification {
+    private func checkQualification(
+        _ certificate: Certificate, list: TrustedList, helpers: [Certificate], at time: Date,
+        findings: inout FindingList
+    ) -> ValidationReport.SignerQualification {
         let issuer = (helpers + options.trust.intermediates).first { $0.isIssuer(of: certificate) }
         // A certificate no trusted service issued keeps what it says of itself (the chain check
         // reports the missing trust).
         let qualification = list.qualification(of: certificate, issuedBy: issuer, at: time) ?? certificate.qualification
         if !(qualification.qualified && qualification.onQualifiedDevice) && !qualification.isSeal {
-            findings.add("not-qualified", .nonQSCD,
-                         "the trusted list and the certificate do not make this a qualified signature on a QSCD")
+            findings.add(
+                "not-qualified", .nonQSCD,
+                "the trusted list and the certificate do not make this a qualified signature on a QSCD")
         }
-        return .init(qualified: qualification.qualified, qscd: qualification.onQualifiedDevice, seal: qualification.isSeal)
+        return .init(
+            qualified: qualification.qualified, qscd: qualification.onQualifiedDevice, seal: qualification.isSeal)
     }
 
     /// - Returns: false when the references were refused unread (too many): an archive
     ///   time-stamp's input, which reads them again, is then not computed either.
     @discardableResult
-    private func checkReferences(signedInfo: XMLElement?, signature: XMLElement, signedProperties: XMLElement?,
-                                 document: XMLDocument, findings: inout FindingList, signedDataFiles: inout [String]) -> Bool {
+    private func checkReferences(
+        signedInfo: XMLElement?, signature: XMLElement, signedProperties: XMLElement?,
+        document: XMLDocument, findings: inout FindingList, signedDataFiles: inout [String]
+    ) -> Bool {
         guard let signedInfo else { return false }
         let references = signedInfo.children("Reference", in: XMLNamespace.ds)
         let bound = Self.referenceBound(dataFiles: container.dataFiles.count)
         guard references.count <= bound else {
-            findings.invalid("too-many-references", "\(references.count) references for \(container.dataFiles.count) data files (at most \(bound) are read)")
+            findings.invalid(
+                "too-many-references",
+                "\(references.count) references for \(container.dataFiles.count) data files (at most \(bound) are read)"
+            )
             return false
         }
         let files = filesByName
@@ -317,12 +377,16 @@ struct SignatureValidator {
                 continue
             }
             guard let digestMethod = reference.child("DigestMethod", in: XMLNamespace.ds)?.attribute("Algorithm"),
-                  let digestAlgorithm = DigestAlgorithm(xmlURI: digestMethod) else {
+                let digestAlgorithm = DigestAlgorithm(xmlURI: digestMethod)
+            else {
                 findings.invalid("unsupported-digest", "Reference \(uri): unknown or missing DigestMethod")
                 continue
             }
             if digestAlgorithm.isWeak { findings.warning("weak-digest", "Reference \(uri) uses \(digestAlgorithm)") }
-            guard let expected = reference.child("DigestValue", in: XMLNamespace.ds).flatMap({ XMLBase64.decode($0.text) }) else {
+            guard
+                let expected = reference.child("DigestValue", in: XMLNamespace.ds).flatMap({ XMLBase64.decode($0.text) }
+                )
+            else {
                 findings.invalid("reference-digest", "Reference \(uri): DigestValue missing or not base64")
                 continue
             }
@@ -331,15 +395,17 @@ struct SignatureValidator {
                 signedPropertiesReferences += 1
                 // Only the first is canonicalized: a second is an error anyway (counted below).
                 if signedPropertiesReferences == 1 {
-                    checkSignedPropertiesReference(reference, uri: uri, digestAlgorithm: digestAlgorithm, expected: expected,
-                                                   signedProperties: signedProperties, document: document, findings: &findings)
+                    checkSignedPropertiesReference(
+                        reference, uri: uri, digestAlgorithm: digestAlgorithm, expected: expected,
+                        signedProperties: signedProperties, document: document, findings: &findings)
                 }
                 continue
             }
             // A data-file reference: raw bytes, no transforms, resolved inside the container only.
             if reference.attribute("Id") == nil { findings.invalid("reference-id", "Reference \(uri) has no Id") }
             if reference.child("Transforms", in: XMLNamespace.ds) != nil {
-                findings.invalid("reference-transforms", "data-file Reference \(uri) has Transforms; ASiC-E signs raw bytes")
+                findings.invalid(
+                    "reference-transforms", "data-file Reference \(uri) has Transforms; ASiC-E signs raw bytes")
             }
             guard !uri.hasPrefix("#"), let name = URIPath.decode(uri), !uri.contains("://") else {
                 findings.invalid("reference-uri", "Reference \(uri) does not name a data file of the container")
@@ -347,10 +413,13 @@ struct SignatureValidator {
             }
             guard let dataFile = files[name.exact] else {
                 let inZip = container.reader?.entries.contains { $0.name.isExactly(name) } ?? false
-                findings.invalid(inZip ? "reference-not-in-manifest" : "reference-file-missing",
-                                 inZip ? "\(name) is signed but the manifest does not list it as a data file"
-                                       : container.isDetached ? "\(name) is signed but is not among the data files given"
-                                                              : "\(name) is signed but is not in the container")
+                findings.invalid(
+                    inZip ? "reference-not-in-manifest" : "reference-file-missing",
+                    inZip
+                        ? "\(name) is signed but the manifest does not list it as a data file"
+                        : container.isDetached
+                            ? "\(name) is signed but is not among the data files given"
+                            : "\(name) is signed but is not in the container")
                 continue
             }
             signedFiles[name.exact, default: 0] += 1
@@ -366,7 +435,9 @@ struct SignatureValidator {
             }
         }
         if signedPropertiesReferences != 1 {
-            findings.invalid("signed-properties-reference", "SignedInfo must reference SignedProperties exactly once, found \(signedPropertiesReferences)")
+            findings.invalid(
+                "signed-properties-reference",
+                "SignedInfo must reference SignedProperties exactly once, found \(signedPropertiesReferences)")
         }
         for file in container.dataFiles {
             if signedFiles[file.name.exact, default: 0] > 0 { signedDataFiles.append(file.name) }
@@ -375,7 +446,9 @@ struct SignatureValidator {
                 // No container holds the file: the caller sent one this signature does not
                 // cover, and DSS (so SiVa) passes it by. Said, and left out of the scopes.
                 findings.warning("data-file-not-signed", "\(file.name) was given but is not covered by this signature")
-            case 0: findings.invalid("data-file-not-signed", "\(file.name) is in the container but not covered by this signature")
+            case 0:
+                findings.invalid(
+                    "data-file-not-signed", "\(file.name) is in the container but not covered by this signature")
             case 1: break
             default: findings.invalid("duplicate-reference", "\(file.name) is referenced more than once")
             }
@@ -383,10 +456,14 @@ struct SignatureValidator {
         return true
     }
 
-    private func checkSignedPropertiesReference(_ reference: XMLElement, uri: String, digestAlgorithm: DigestAlgorithm, expected: Data,
-                                                signedProperties: XMLElement?, document: XMLDocument, findings: inout FindingList) {
+    private func checkSignedPropertiesReference(
+        _ reference: XMLElement, uri: String, digestAlgorithm: DigestAlgorithm, expected: Data,
+        signedProperties: XMLElement?, document: XMLDocument, findings: inout FindingList
+    ) {
         guard let signedProperties, let spID = signedProperties.attribute("Id"), uri == "#\(spID)" else {
-            findings.invalid("signed-properties-reference", "the SignedProperties Reference \(uri) does not point at this signature's SignedProperties")
+            findings.invalid(
+                "signed-properties-reference",
+                "the SignedProperties Reference \(uri) does not point at this signature's SignedProperties")
             return
         }
         // Exactly one element may carry the Id, or a wrapped copy could be what gets digested.
@@ -394,15 +471,18 @@ struct SignatureValidator {
             findings.invalid("duplicate-id", "more than one element has Id \(spID)")
             return
         }
-        var method = Canonicalization.c14n10   // XML-DSig's default for same-document references
-        let transforms = reference.child("Transforms", in: XMLNamespace.ds)?.children("Transform", in: XMLNamespace.ds) ?? []
+        var method = Canonicalization.c14n10  // XML-DSig's default for same-document references
+        let transforms =
+            reference.child("Transforms", in: XMLNamespace.ds)?.children("Transform", in: XMLNamespace.ds) ?? []
         if transforms.count > 1 {
-            findings.invalid("reference-transforms", "the SignedProperties Reference has \(transforms.count) transforms")
+            findings.invalid(
+                "reference-transforms", "the SignedProperties Reference has \(transforms.count) transforms")
             return
         }
         if let transform = transforms.first {
             guard let c = transform.attribute("Algorithm").flatMap(Canonicalization.init(rawValue:)) else {
-                findings.invalid("reference-transforms", "unsupported transform \(transform.attribute("Algorithm") ?? "")")
+                findings.invalid(
+                    "reference-transforms", "unsupported transform \(transform.attribute("Algorithm") ?? "")")
                 return
             }
             method = c
@@ -410,32 +490,42 @@ struct SignatureValidator {
         do {
             let canonical = try document.canonicalize(signedProperties, method)
             if !ConstantTime.equal(Digest.compute(digestAlgorithm, over: canonical).bytes, expected) {
-                findings.invalid("signed-properties-digest", "the signed properties were changed after signing (digest mismatch)")
+                findings.invalid(
+                    "signed-properties-digest", "the signed properties were changed after signing (digest mismatch)")
             }
         } catch {
             findings.invalid("signed-properties-digest", "\(error)")
         }
     }
 
-    private func checkSignatureValue(signedInfo: XMLElement, valueElement: XMLElement, document: XMLDocument,
-                                     certificate: Certificate, algorithm: SignatureAlgorithm, findings: inout FindingList) {
+    private func checkSignatureValue(
+        signedInfo: XMLElement, valueElement: XMLElement, document: XMLDocument,
+        certificate: Certificate, algorithm: SignatureAlgorithm, findings: inout FindingList
+    ) {
         guard let c14nURI = signedInfo.child("CanonicalizationMethod", in: XMLNamespace.ds)?.attribute("Algorithm"),
-              let method = Canonicalization(rawValue: c14nURI) else {
-            findings.invalid("unsupported-canonicalization", "SignedInfo's CanonicalizationMethod is missing or unknown")
+            let method = Canonicalization(rawValue: c14nURI)
+        else {
+            findings.invalid(
+                "unsupported-canonicalization", "SignedInfo's CanonicalizationMethod is missing or unknown")
             return
         }
         guard let value = XMLBase64.decode(valueElement.text) else {
-            findings.invalid("signature-value", "SignatureValue is not base64 (or is over \(XMLBase64.maximumBytes >> 20) MB)")
+            findings.invalid(
+                "signature-value", "SignatureValue is not base64 (or is over \(XMLBase64.maximumBytes >> 20) MB)")
             return
         }
         do {
             let digest = Digest.compute(algorithm.digest, over: try document.canonicalize(signedInfo, method))
             if !certificate.publicKey.verify(signature: value, digest: digest, algorithm: algorithm) {
                 if let curve = algorithm.curve, value.count != 2 * curve.fieldSize {
-                    findings.invalid("signature-value", "the ECDSA SignatureValue is \(value.count) bytes, not raw r‖s of \(2 * curve.fieldSize)")
+                    findings.invalid(
+                        "signature-value",
+                        "the ECDSA SignatureValue is \(value.count) bytes, not raw r‖s of \(2 * curve.fieldSize)")
                 } else {
-                    findings.invalid("signature-value", "the SignatureValue does not verify with the key of the signing certificate "
-                                     + "(\(certificate.subject)): the signature was made with another key or has been changed")
+                    findings.invalid(
+                        "signature-value",
+                        "the SignatureValue does not verify with the key of the signing certificate "
+                            + "(\(certificate.subject)): the signature was made with another key or has been changed")
                 }
             }
         } catch {
@@ -446,34 +536,51 @@ struct SignatureValidator {
     /// The certificate reference the signed properties carry: the one `Cert` of
     /// `SigningCertificate` or `SigningCertificateV2` and its CertDigest. Nil when the structure
     /// is wrong (``checkSigningCertificate`` reports why).
-    private func signedCertificateReference(_ ssp: XMLElement?) -> (cert: XMLElement, algorithm: DigestAlgorithm, digest: Data)? {
+    private func signedCertificateReference(
+        _ ssp: XMLElement?
+    ) -> (cert: XMLElement, algorithm: DigestAlgorithm, digest: Data)? {
         guard let ssp else { return nil }
-        let holders = ssp.children("SigningCertificate", in: XMLNamespace.xades) + ssp.children("SigningCertificateV2", in: XMLNamespace.xades)
+        let holders =
+            ssp.children("SigningCertificate", in: XMLNamespace.xades)
+            + ssp.children("SigningCertificateV2", in: XMLNamespace.xades)
         guard holders.count == 1, let holder = holders.first else { return nil }
         // XAdES lets SigningCertificate name the signer's whole path; the signer's own Cert
         // comes first, and the reference reads only that one (docs/design/asics-tm-names.md §3). The count
         // is already bounded by the XML limits.
         let certs = holder.children("Cert", in: XMLNamespace.xades)
         guard let cert = certs.first,
-              let certDigest = cert.child("CertDigest", in: XMLNamespace.xades),
-              let algorithm = certDigest.child("DigestMethod", in: XMLNamespace.ds)?.attribute("Algorithm").flatMap(DigestAlgorithm.init(xmlURI:)),
-              let value = certDigest.child("DigestValue", in: XMLNamespace.ds).flatMap({ XMLBase64.decode($0.text) }) else { return nil }
+            let certDigest = cert.child("CertDigest", in: XMLNamespace.xades),
+            let algorithm = certDigest.child("DigestMethod", in: XMLNamespace.ds)?.attribute("Algorithm").flatMap(
+                DigestAlgorithm.init(xmlURI:)),
+            let value = certDigest.child("DigestValue", in: XMLNamespace.ds).flatMap({ XMLBase64.decode($0.text) })
+        else { return nil }
         return (cert, algorithm, value)
     }
 
     /// The signer among the KeyInfo certificates: the one the signed CertDigest names. A lone
     /// certificate is the signer whatever the digest says (``checkSigningCertificate`` then
     /// reports the mismatch), as before; with several, none is guessed.
-    private func signingCertificate(among certificates: [Certificate], _ ssp: XMLElement?, findings: inout FindingList) -> Certificate? {
+    private func signingCertificate(
+        among certificates: [Certificate], _ ssp: XMLElement?, findings: inout FindingList
+    ) -> Certificate? {
         if certificates.count == 1 { return certificates[0] }
         guard let reference = signedCertificateReference(ssp) else {
-            findings.invalid("keyinfo-certificate", "KeyInfo holds the signer's chain but the signed properties name no "
-                             + "signing certificate by its digest, so the signer's key cannot be chosen")
+            findings.invalid(
+                "keyinfo-certificate",
+                "KeyInfo holds the signer's chain but the signed properties name no "
+                    + "signing certificate by its digest, so the signer's key cannot be chosen")
             return nil
         }
-        guard let signer = certificates.first(where: { ConstantTime.equal($0.fingerprint(reference.algorithm).bytes, reference.digest) }) else {
-            findings.invalid("signing-certificate-digest", "no KeyInfo certificate has the signed CertDigest: the certificate "
-                             + "that signed is not in KeyInfo (a substituted certificate?), so the SignatureValue cannot be checked")
+        guard
+            let signer = certificates.first(where: {
+                ConstantTime.equal($0.fingerprint(reference.algorithm).bytes, reference.digest)
+            })
+        else {
+            findings.invalid(
+                "signing-certificate-digest",
+                "no KeyInfo certificate has the signed CertDigest: the certificate "
+                    + "that signed is not in KeyInfo (a substituted certificate?), so the SignatureValue cannot be checked"
+            )
             return nil
         }
         return signer
@@ -483,7 +590,8 @@ struct SignatureValidator {
         let v1 = ssp.children("SigningCertificate", in: XMLNamespace.xades)
         let v2 = ssp.children("SigningCertificateV2", in: XMLNamespace.xades)
         guard v1.count + v2.count == 1 else {
-            findings.invalid("signing-certificate", "exactly one SigningCertificate or SigningCertificateV2 is required")
+            findings.invalid(
+                "signing-certificate", "exactly one SigningCertificate or SigningCertificateV2 is required")
             return
         }
         guard let (cert, algorithm, value) = signedCertificateReference(ssp) else {
@@ -491,28 +599,34 @@ struct SignatureValidator {
             return
         }
         if !ConstantTime.equal(certificate.fingerprint(algorithm).bytes, value) {
-            findings.invalid("signing-certificate-digest", "the signed CertDigest does not match the KeyInfo certificate")
+            findings.invalid(
+                "signing-certificate-digest", "the signed CertDigest does not match the KeyInfo certificate")
         }
         // Issuer and serial are compared as an X.500 name (RFC 5280 §7.1) and an integer, not as
         // text: real CAs' names arrive as `#hex` DER values, `\XX` UTF-8 escapes or in DER order.
         var comparisons: [IssuerSerialComparison] = []
         if let issuerSerial = cert.child("IssuerSerial", in: XMLNamespace.xades) {
-            comparisons.append(certificate.compareIssuerSerial(
-                issuerName: issuerSerial.child("X509IssuerName", in: XMLNamespace.ds)?.text ?? "",
-                serialNumber: issuerSerial.child("X509SerialNumber", in: XMLNamespace.ds)?.text ?? ""))
+            comparisons.append(
+                certificate.compareIssuerSerial(
+                    issuerName: issuerSerial.child("X509IssuerName", in: XMLNamespace.ds)?.text ?? "",
+                    serialNumber: issuerSerial.child("X509SerialNumber", in: XMLNamespace.ds)?.text ?? ""))
         }
         if let v2Serial = cert.child("IssuerSerialV2", in: XMLNamespace.xades) {
-            comparisons.append(XMLBase64.decode(v2Serial.text).map { certificate.compareIssuerSerialV2(der: $0) }
-                               ?? .malformedIssuerSerialV2("not base64"))
+            comparisons.append(
+                XMLBase64.decode(v2Serial.text).map { certificate.compareIssuerSerialV2(der: $0) }
+                    ?? .malformedIssuerSerialV2("not base64"))
         }
         for comparison in comparisons {
             switch comparison {
             case .matches:
                 break
             case .issuerDiffers, .serialDiffers:
-                findings.invalid("signing-certificate-issuer-serial", "the signed IssuerSerial does not name the signing certificate: \(comparison)")
+                findings.invalid(
+                    "signing-certificate-issuer-serial",
+                    "the signed IssuerSerial does not name the signing certificate: \(comparison)")
             case .malformedIssuerName, .malformedSerialNumber, .malformedIssuerSerialV2:
-                findings.invalid("signing-certificate-issuer-serial", "the signed IssuerSerial cannot be read: \(comparison)")
+                findings.invalid(
+                    "signing-certificate-issuer-serial", "the signed IssuerSerial cannot be read: \(comparison)")
             }
         }
     }
@@ -533,8 +647,11 @@ struct SignatureValidator {
         return parts[0].allSatisfy(isWord) && parts[1].allSatisfy { isWord($0) || $0 == "-" || $0 == "+" || $0 == "." }
     }
 
-    private func checkDataObjectFormats(signedInfo: XMLElement, signedProperties: XMLElement, findings: inout FindingList) {
-        let formats = signedProperties.child("SignedDataObjectProperties", in: XMLNamespace.xades)?
+    private func checkDataObjectFormats(
+        signedInfo: XMLElement, signedProperties: XMLElement, findings: inout FindingList
+    ) {
+        let formats =
+            signedProperties.child("SignedDataObjectProperties", in: XMLNamespace.xades)?
             .children("DataObjectFormat", in: XMLNamespace.xades) ?? []
         let files = filesByName
         var mimeByReference: [String: String] = [:]
@@ -546,8 +663,9 @@ struct SignatureValidator {
         for reference in signedInfo.children("Reference", in: XMLNamespace.ds) {
             let type = reference.attribute("Type")
             guard type != Self.signedPropertiesType, type != Self.signedPropertiesTypeV111,
-                  let uri = reference.attribute("URI"), let name = URIPath.decode(uri),
-                  let file = files[name.exact] else { continue }
+                let uri = reference.attribute("URI"), let name = URIPath.decode(uri),
+                let file = files[name.exact]
+            else { continue }
             guard let refID = reference.attribute("Id"), let mime = mimeByReference["#\(refID)"] else {
                 findings.invalid("data-object-format", "\(name) has no DataObjectFormat/MimeType")
                 continue
@@ -555,7 +673,8 @@ struct SignatureValidator {
             // ASiC-S has no manifest, so its data object has no declared type to compare with.
             // Neither has a detached signature (hashcode validation).
             if mime != file.mediaType && container.kind == .asice && !container.isDetached {
-                findings.invalid("mime-type-mismatch", "\(name): the signature says \(mime), the manifest says \(file.mediaType)")
+                findings.invalid(
+                    "mime-type-mismatch", "\(name): the signature says \(mime), the manifest says \(file.mediaType)")
             } else if !Self.hasMediaTypeForm(mime) {
                 findings.warning("mime-type-format", "\(name): media type \(mime) is not of the form type/subtype")
             }
@@ -563,9 +682,11 @@ struct SignatureValidator {
     }
 
     private func certificateValues(in qualifying: XMLElement?) -> [Certificate] {
-        guard let values = qualifying?.child("UnsignedProperties", in: XMLNamespace.xades)?
-            .child("UnsignedSignatureProperties", in: XMLNamespace.xades)?
-            .child("CertificateValues", in: XMLNamespace.xades) else { return [] }
+        guard
+            let values = qualifying?.child("UnsignedProperties", in: XMLNamespace.xades)?
+                .child("UnsignedSignatureProperties", in: XMLNamespace.xades)?
+                .child("CertificateValues", in: XMLNamespace.xades)
+        else { return [] }
         return values.children("EncapsulatedX509Certificate", in: XMLNamespace.xades)
             .compactMap { XMLBase64.decode($0.text) }.compactMap { try? Certificate(der: $0) }
     }
@@ -579,7 +700,6 @@ enum XMLBase64 {
     /// long SignatureValue is refused at its length instead of decoded (twice, for a duplicate
     /// check) at a cost far out of proportion to its compressed size.
     static let maximumBytes = 1 << 20
-
 
     static func decode(_ text: String) -> Data? {
         (try? Base64.decode(text, ignoringWhitespace: true, maximumCount: maximumBytes)).map { Data($0) }

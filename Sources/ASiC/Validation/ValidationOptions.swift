@@ -38,9 +38,11 @@ public struct ValidationOptions: Sendable {
     /// SK's time-mark responder policy, the only one the reference accepts by default.
     public static let productionTimeMarkResponderPolicy = "1.3.6.1.4.1.10015.4.1.2"
 
-    public init(trust: TrustStore = TrustStore(), trustedList: TrustedList? = nil, time: Date? = nil,
-                minimumProfile: SignatureProfile = .LT,
-                timeMarkResponderPolicies: Set<String> = [ValidationOptions.productionTimeMarkResponderPolicy]) {
+    public init(
+        trust: TrustStore = TrustStore(), trustedList: TrustedList? = nil, time: Date? = nil,
+        minimumProfile: SignatureProfile = .LT,
+        timeMarkResponderPolicies: Set<String> = [ValidationOptions.productionTimeMarkResponderPolicy]
+    ) {
         self.trust = trust
         self.trustedList = trustedList
         self.time = time
@@ -52,11 +54,12 @@ public struct ValidationOptions: Sendable {
     /// a trusted list gives each kind its own services, as granted at `time`.
     func anchors(for kind: TrustedServiceKind, at time: Date) -> [Certificate] {
         guard let trustedList else { return trust.anchors }
-        let kinds: Set<TrustedService.Kind> = switch kind {
-        case .certificateAuthority: [.certificateAuthority]
-        case .timeStamping: [.timeStamping]
-        case .ocsp: [.certificateAuthority, .ocsp]
-        }
+        let kinds: Set<TrustedService.Kind> =
+            switch kind {
+            case .certificateAuthority: [.certificateAuthority]
+            case .timeStamping: [.timeStamping]
+            case .ocsp: [.certificateAuthority, .ocsp]
+            }
         return trust.anchors + trustedList.certificates(of: kinds, at: time)
     }
 

@@ -147,8 +147,12 @@ struct FindingList {
     /// At most `limit` findings, most severe first, plus one that counts the rest.
     func capped(_ limit: Int) -> [ValidationReport.Finding] {
         guard items.count > limit else { return items }
-        let kept = items.enumerated().sorted { ($0.element.severity, -$0.offset) > ($1.element.severity, -$1.offset) }.prefix(limit).map(\.element)
-        return kept + [.init(code: "more-findings", severity: kept.first?.severity ?? .invalid,
-                             message: "\(items.count - limit) more findings were left out")]
+        let kept = items.enumerated().sorted { ($0.element.severity, -$0.offset) > ($1.element.severity, -$1.offset) }
+            .prefix(limit).map(\.element)
+        return kept + [
+            .init(
+                code: "more-findings", severity: kept.first?.severity ?? .invalid,
+                message: "\(items.count - limit) more findings were left out")
+        ]
     }
 }

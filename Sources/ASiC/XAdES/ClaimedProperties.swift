@@ -14,18 +14,24 @@ struct ClaimedProperties {
     var productionPlaceParts: [String: String] = [:]
 
     init(signature: XMLElement) {
-        guard let properties = signature.child("Object", in: XMLNamespace.ds)?.child("QualifyingProperties", in: XMLNamespace.xades)?
-            .child("SignedProperties", in: XMLNamespace.xades)?.child("SignedSignatureProperties", in: XMLNamespace.xades) else { return }
+        guard
+            let properties = signature.child("Object", in: XMLNamespace.ds)?.child(
+                "QualifyingProperties", in: XMLNamespace.xades)?
+                .child("SignedProperties", in: XMLNamespace.xades)?.child(
+                    "SignedSignatureProperties", in: XMLNamespace.xades)
+        else { return }
         for name in ["SignerRole", "SignerRoleV2"] {
             for role in properties.child(name, in: XMLNamespace.xades)?.child("ClaimedRoles", in: XMLNamespace.xades)?
-                .children("ClaimedRole", in: XMLNamespace.xades) ?? [] {
+                .children("ClaimedRole", in: XMLNamespace.xades) ?? []
+            {
                 let text = role.text.trimmed()
                 if !text.isEmpty, roles.count < 16 { roles.append(String(text.prefix(200))) }
             }
         }
         for name in ["SignatureProductionPlaceV2", "SignatureProductionPlace"] {
             guard let place = properties.child(name, in: XMLNamespace.xades) else { continue }
-            let parts = ["City", "StreetAddress", "StateOrProvince", "PostalCode", "CountryName"].compactMap { part -> String? in
+            let parts = ["City", "StreetAddress", "StateOrProvince", "PostalCode", "CountryName"].compactMap {
+                part -> String? in
                 let text = place.child(part, in: XMLNamespace.xades)?.text.trimmed() ?? ""
                 guard !text.isEmpty else { return nil }
                 productionPlaceParts[part] = String(text.prefix(200))

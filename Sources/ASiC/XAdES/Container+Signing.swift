@@ -22,45 +22,56 @@ extension Container {
     ///   - certificate: the signer's certificate; it must carry nonRepudiation and be valid now.
     ///   - algorithm: the key's algorithm; the returned digest uses `algorithm.digest`.
     /// - Returns: the digest to sign.
-    public func prepareSignature(certificate: Certificate, algorithm: SignatureAlgorithm,
-                                 options: SignatureOptions = SignatureOptions(), services: LongTermServices? = nil) throws -> Digest {
+    public func prepareSignature(
+        certificate: Certificate, algorithm: SignatureAlgorithm,
+        options: SignatureOptions = SignatureOptions(), services: LongTermServices? = nil
+    ) throws -> Digest {
         guard kind == .asice else { throw kind == .ddoc ? ContainerError.ddocReadOnly : ContainerError.asicsReadOnly }
         guard !dataFiles.isEmpty else { throw ContainerError.noDataFiles }
         // Found out before anyone types a PIN: T and above cannot be made without a TSA.
         if options.profile > .B && services?.timeStamping == nil {
-            throw CoreError.serviceURLMissing(service: "time-stamping authority for \(options.profile.withArticle) signature (--tsa URL)")
+            throw CoreError.serviceURLMissing(
+                service: "time-stamping authority for \(options.profile.withArticle) signature (--tsa URL)")
         }
         guard let usage = certificate.keyUsage, usage.contains(.nonRepudiation) else {
             // Say how to make one that works: a self-made certificate, the usual first try, lacks it.
             throw ContainerError.signingCertificateUnsuitable(
                 "it lacks the nonRepudiation key usage, so no validator would accept the signature. A certificate of your own "
-                    + "needs it: openssl req -x509 -key KEY.pem -subj '/CN=Your Name' -days 365 -addext 'keyUsage=critical,nonRepudiation' -out CERT.pem")
+                    + "needs it: openssl req -x509 -key KEY.pem -subj '/CN=Your Name' -days 365 -addext 'keyUsage=critical,nonRepudiation' -out CERT.pem"
+            )
         }
         let place = options.productionPlace
-        for text in options.roles + [place?.city, place?.streetAddress, place?.stateOrProvince, place?.postalCode, place?.countryName]
-            .compactMap({ $0 }) where !XMLText.isAllowed(text) {
+        for text in options.roles
+            + [place?.city, place?.streetAddress, place?.stateOrProvince, place?.postalCode, place?.countryName]
+            .compactMap({ $0 }) where !XMLText.isAllowed(text)
+        {
             throw ContainerError.invalidSignatureProperty(text)
         }
         let now = options.signingTime ?? Date()
         guard certificate.isValid(at: now) else {
-            throw ContainerError.signingCertificateUnsuitable("it is not valid now (valid \(certificate.notBefore) – \(certificate.notAfter))")
+            throw ContainerError.signingCertificateUnsuitable(
+                "it is not valid now (valid \(certificate.notBefore) – \(certificate.notAfter))")
         }
         switch (certificate.publicKey.type, algorithm.curve) {
         case (.ec(let keyCurve), let curve?) where keyCurve == curve: break
         case (.rsa, nil): break
         default:
-            throw ContainerError.signingCertificateUnsuitable("its \(certificate.publicKey) key cannot sign with \(algorithm)")
+            throw ContainerError.signingCertificateUnsuitable(
+                "its \(certificate.publicKey) key cannot sign with \(algorithm)")
         }
         let digestAlgorithm = options.referenceDigest.algorithm
         let references = try dataFiles.map {
-            SignatureBuilder.DataReference(name: $0.name, mediaType: $0.mediaType, digest: try self.digest(of: $0, digestAlgorithm))
+            SignatureBuilder.DataReference(
+                name: $0.name, mediaType: $0.mediaType, digest: try self.digest(of: $0, digestAlgorithm))
         }
         let id = nextSignatureID()
-        let builder = SignatureBuilder(id: id, certificate: certificate, algorithm: algorithm, references: references,
-                                       options: options, signingTime: now)
+        let builder = SignatureBuilder(
+            id: id, certificate: certificate, algorithm: algorithm, references: references,
+            options: options, signingTime: now)
         let (template, signedInfoDigest) = try builder.prepare()
-        pending = PendingSignature(fileName: nextSignatureFileName(), id: id, template: template, digest: signedInfoDigest,
-                                   certificate: certificate, algorithm: algorithm, profile: options.profile, services: services)
+        pending = PendingSignature(
+            fileName: nextSignatureFileName(), id: id, template: template, digest: signedInfoDigest,
+            certificate: certificate, algorithm: algorithm, profile: options.profile, services: services)
         return signedInfoDigest
     }
 
@@ -93,11 +104,15 @@ extension Container {
 
     /// Prepares the signature for `signer`'s certificate and asks the signer for its value.
     /// On any failure no signature stays pending.
-    private func requestSignatureValue(from signer: any Signer, options: SignatureOptions, services given: LongTermServices?) async throws -> Data {
+    private func requestSignatureValue(
+        from signer: any Signer, options: SignatureOptions, services given: LongTermServices?
+    ) async throws -> Data {
         let certificate = try await signer.certificate()
-        let services = try await settleBeforeSigning(certificate: certificate, profile: options.profile, services: given)
+        let services = try await settleBeforeSigning(
+            certificate: certificate, profile: options.profile, services: given)
         let digest = try signingClock.measure(\.prepare) {
-            try prepareSignature(certificate: certificate, algorithm: signer.algorithm, options: options, services: services)
+            try prepareSignature(
+                certificate: certificate, algorithm: signer.algorithm, options: options, services: services)
         }
         do {
             let timed = signer as? any UnlockTimingSigner
@@ -118,13 +133,19 @@ extension Container {
     /// asked, a token unlocked, the co-signer's share spent): the container's folder is
     /// writable, the TSA and the OCSP responder can be reached, and the signer's issuer is known
     /// (it is what the OCSP request names). Returns the services with the issuer found first.
-    private func settleBeforeSigning(certificate: Certificate, profile: SignatureProfile, services: LongTermServices?) async throws -> LongTermServices? {
+    private func settleBeforeSigning(
+        certificate: Certificate, profile: SignatureProfile, services: LongTermServices?
+    ) async throws -> LongTermServices? {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         guard access(folder.isEmpty ? "." : folder, W_OK) == 0 else {
-            throw ContainerError.ioFailure(path: path, reason: "its folder is not writable, so the signed container could not be saved; nothing was signed")
+            throw ContainerError.ioFailure(
+                path: path,
+                reason: "its folder is not writable, so the signed container could not be saved; nothing was signed")
         }
         guard profile > .B, var settled = services else { return services }
-        if let tsa = settled.timeStamping { try await settled.transport.probe(tsa.url, service: "time-stamping authority") }
+        if let tsa = settled.timeStamping {
+            try await settled.transport.probe(tsa.url, service: "time-stamping authority")
+        }
         if profile >= .LT {
             guard let ocsp = settled.ocspURL ?? certificate.ocspURLs.first.flatMap(URL.init(string:)) else {
                 throw CoreError.serviceURLMissing(service: "OCSP responder (--ocsp URL; the certificate names none)")
@@ -139,15 +160,19 @@ extension Container {
     /// Checks a signature value against the pending signature and returns the finished file.
     private func finishPendingSignature(_ value: Data) async throws -> SignatureFile {
         guard let pending else { throw ContainerError.noPendingSignature }
-        guard pending.certificate.publicKey.verify(signature: value, digest: pending.digest, algorithm: pending.algorithm) else {
+        guard
+            pending.certificate.publicKey.verify(signature: value, digest: pending.digest, algorithm: pending.algorithm)
+        else {
             let width = 2 * (pending.algorithm.curve?.fieldSize ?? 0)
             throw ContainerError.signatureValueRejected(
                 pending.algorithm.isECDSA && value.count != width
-                    ? "ECDSA values must be raw r‖s of \(width) bytes, got \(value.count)" : "wrong key or wrong digest")
+                    ? "ECDSA values must be raw r‖s of \(width) bytes, got \(value.count)" : "wrong key or wrong digest"
+            )
         }
         var data = SignatureBuilder.finish(template: pending.template, signatureValue: value)
         if pending.profile > .B, let services = pending.services {
-            data = try await SignatureAugmenter(container: self, services: services, clock: signingClock)
+            data =
+                try await SignatureAugmenter(container: self, services: services, clock: signingClock)
                 .augment(data, fileName: pending.fileName, to: pending.profile) ?? data
         }
         return SignatureFile(name: pending.fileName, data: data, entry: nil)
@@ -157,15 +182,18 @@ extension Container {
     /// read once, hashed and compressed on its way into the temporary file; the signer is
     /// asked once all of them are written; the signature, manifest and directory follow; then
     /// the file is renamed into place. A failure anywhere leaves the target as it was.
-    private func saveSigning(with signer: any Signer, options: SignatureOptions, services: LongTermServices?) async throws -> String {
-        defer { pending = nil }   // in one pass, nothing stays pending whatever happens
+    private func saveSigning(
+        with signer: any Signer, options: SignatureOptions, services: LongTermServices?
+    ) async throws -> String {
+        defer { pending = nil }  // in one pass, nothing stays pending whatever happens
         digestsWhileWriting.insert(options.referenceDigest.algorithm)
         let output = try AtomicOutputFile(replacing: path)
         let writer = ZipWriter(output: output)
         let now = Date()
         // In one pass, writing the data files is also where they are hashed: count it as write.
         try signingClock.measure(\.write) { try writeMimetypeAndDataFiles(writer, now: now) }
-        let file = try await finishPendingSignature(try await requestSignatureValue(from: signer, options: options, services: services))
+        let file = try await finishPendingSignature(
+            try await requestSignatureValue(from: signer, options: options, services: services))
         try keepingSignatureOnlyIfWritten(file) {
             try signingClock.measure(\.write) {
                 try writeManifestAndSignatures(writer, now: now)
@@ -179,11 +207,14 @@ extension Container {
 
     /// Prepares, signs with `signer`, and adds the signature: both steps in one call.
     @discardableResult
-    public func sign(with signer: any Signer, options: SignatureOptions = SignatureOptions(),
-                     services: LongTermServices? = nil) async throws -> String {
+    public func sign(
+        with signer: any Signer, options: SignatureOptions = SignatureOptions(),
+        services: LongTermServices? = nil
+    ) async throws -> String {
         signingClock = PhaseClock()
         if hasUnwrittenDataFiles { return try await saveSigning(with: signer, options: options, services: services) }
-        return try await addSignature(try await requestSignatureValue(from: signer, options: options, services: services))
+        return try await addSignature(
+            try await requestSignatureValue(from: signer, options: options, services: services))
     }
 
     /// The lowest free `META-INF/signaturesN.xml`.
@@ -198,7 +229,9 @@ extension Container {
     private func nextSignatureID() -> String {
         var taken = Set<String>()
         for file in signatures {
-            guard let document = try? XMLDocument(data: file.data, name: file.name), let root = document.root else { continue }
+            guard let document = try? XMLDocument(data: file.data, name: file.name), let root = document.root else {
+                continue
+            }
             root.walk { if let id = $0.attribute("Id") { taken.insert(id) } }
         }
         var n = 0

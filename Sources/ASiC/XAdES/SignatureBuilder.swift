@@ -1,7 +1,7 @@
-import TamgaSupport
 import FoundationEssentials
 import Glibc
 import TamgaCore
+import TamgaSupport
 
 /// Builds one `META-INF/signaturesN.xml` in the exact shape the reference writes
 /// (`docs/design/asice.md` §1.3): one line after the XML declaration, `asic`, `ds` and `xades` declared on
@@ -29,18 +29,23 @@ struct SignatureBuilder {
     func prepare() throws -> (template: String, digest: Digest) {
         let signedProperties = signedPropertiesXML()
         // Pass 1: canonicalize SignedProperties inside the document (SignedInfo does not affect it).
-        let draft = document(signedInfo: signedInfoXML(signedPropertiesDigest: nil), signatureValue: "", signedProperties: signedProperties)
+        let draft = document(
+            signedInfo: signedInfoXML(signedPropertiesDigest: nil), signatureValue: "",
+            signedProperties: signedProperties)
         let draftDoc = try XMLDocument(data: Data(draft.utf8), name: "signature")
         guard let spElement = draftDoc.elements(withID: "\(id)-SignedProperties").first else {
-            throw ContainerError.malformedXML(file: "signature", reason: "SignedProperties not found in the built document")
+            throw ContainerError.malformedXML(
+                file: "signature", reason: "SignedProperties not found in the built document")
         }
         let spDigest = Digest.compute(referenceDigest, over: try draftDoc.canonicalize(spElement, .c14n11))
         // Pass 2: the final SignedInfo, canonicalized in the final document.
-        let template = document(signedInfo: signedInfoXML(signedPropertiesDigest: spDigest), signatureValue: "",
-                                signedProperties: signedProperties)
+        let template = document(
+            signedInfo: signedInfoXML(signedPropertiesDigest: spDigest), signatureValue: "",
+            signedProperties: signedProperties)
         let doc = try XMLDocument(data: Data(template.utf8), name: "signature")
         guard let signature = doc.root?.child("Signature", in: XMLNamespace.ds),
-              let signedInfo = signature.child("SignedInfo", in: XMLNamespace.ds) else {
+            let signedInfo = signature.child("SignedInfo", in: XMLNamespace.ds)
+        else {
             throw ContainerError.malformedXML(file: "signature", reason: "SignedInfo not found in the built document")
         }
         let digest = Digest.compute(algorithm.digest, over: try doc.canonicalize(signedInfo, .c14n11))
@@ -69,14 +74,17 @@ struct SignatureBuilder {
     }
 
     private func signedInfoXML(signedPropertiesDigest: Digest?) -> String {
-        var xml = "<ds:SignedInfo>"
+        var xml =
+            "<ds:SignedInfo>"
             + "<ds:CanonicalizationMethod Algorithm=\"\(Canonicalization.c14n11.rawValue)\"></ds:CanonicalizationMethod>"
             + "<ds:SignatureMethod Algorithm=\"\(algorithm.xmlURI)\"></ds:SignatureMethod>"
         for (index, reference) in references.enumerated() {
-            xml += "<ds:Reference Id=\"\(id)-RefId\(index)\" URI=\"\(URIPath.encode(reference.name))\">"
+            xml +=
+                "<ds:Reference Id=\"\(id)-RefId\(index)\" URI=\"\(URIPath.encode(reference.name))\">"
                 + digestElements(reference.digest) + "</ds:Reference>"
         }
-        xml += "<ds:Reference Id=\"\(id)-RefId\(references.count)\" Type=\"http://uri.etsi.org/01903#SignedProperties\" URI=\"#\(id)-SignedProperties\">"
+        xml +=
+            "<ds:Reference Id=\"\(id)-RefId\(references.count)\" Type=\"http://uri.etsi.org/01903#SignedProperties\" URI=\"#\(id)-SignedProperties\">"
             + "<ds:Transforms><ds:Transform Algorithm=\"\(Canonicalization.c14n11.rawValue)\"></ds:Transform></ds:Transforms>"
             + digestElements(signedPropertiesDigest ?? Digest.compute(referenceDigest, over: Data()))
             + "</ds:Reference></ds:SignedInfo>"
@@ -91,14 +99,17 @@ struct SignatureBuilder {
     private func signedPropertiesXML() -> String {
         let v2 = options.certificateReference == .v2
         let certDigest = certificate.fingerprint(referenceDigest)
-        var xml = "<xades:SignedProperties Id=\"\(id)-SignedProperties\"><xades:SignedSignatureProperties>"
+        var xml =
+            "<xades:SignedProperties Id=\"\(id)-SignedProperties\"><xades:SignedSignatureProperties>"
             + "<xades:SigningTime>\(XAdESTime.format(signingTime))</xades:SigningTime>"
         if v2 {
-            xml += "<xades:SigningCertificateV2><xades:Cert><xades:CertDigest>" + digestElements(certDigest)
+            xml +=
+                "<xades:SigningCertificateV2><xades:Cert><xades:CertDigest>" + digestElements(certDigest)
                 + "</xades:CertDigest><xades:IssuerSerialV2>\(certificate.issuerSerialDER.base64EncodedString())</xades:IssuerSerialV2>"
                 + "</xades:Cert></xades:SigningCertificateV2>"
         } else {
-            xml += "<xades:SigningCertificate><xades:Cert><xades:CertDigest>" + digestElements(certDigest)
+            xml +=
+                "<xades:SigningCertificate><xades:Cert><xades:CertDigest>" + digestElements(certDigest)
                 + "</xades:CertDigest><xades:IssuerSerial><ds:X509IssuerName>\(XMLText.content(certificate.issuer))</ds:X509IssuerName>"
                 + "<ds:X509SerialNumber>\(certificate.serialNumber)</ds:X509SerialNumber></xades:IssuerSerial>"
                 + "</xades:Cert></xades:SigningCertificate>"
@@ -119,13 +130,15 @@ struct SignatureBuilder {
         let roles = options.roles.filter { !$0.isEmpty }
         if !roles.isEmpty {
             let element = v2 ? "SignerRoleV2" : "SignerRole"
-            xml += "<xades:\(element)><xades:ClaimedRoles>"
+            xml +=
+                "<xades:\(element)><xades:ClaimedRoles>"
                 + roles.map { "<xades:ClaimedRole>\(XMLText.content($0))</xades:ClaimedRole>" }.joined()
                 + "</xades:ClaimedRoles></xades:\(element)>"
         }
         xml += "</xades:SignedSignatureProperties><xades:SignedDataObjectProperties>"
         for (index, reference) in references.enumerated() {
-            xml += "<xades:DataObjectFormat ObjectReference=\"#\(id)-RefId\(index)\"><xades:MimeType>\(XMLText.content(reference.mediaType))</xades:MimeType></xades:DataObjectFormat>"
+            xml +=
+                "<xades:DataObjectFormat ObjectReference=\"#\(id)-RefId\(index)\"><xades:MimeType>\(XMLText.content(reference.mediaType))</xades:MimeType></xades:DataObjectFormat>"
         }
         xml += "</xades:SignedDataObjectProperties></xades:SignedProperties>"
         return xml
@@ -146,8 +159,9 @@ enum URIPath {
         var out = ""
         for byte in name.utf8 {
             switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 out += "%" + NumberText.hex(byte)
@@ -170,7 +184,9 @@ enum URIPath {
         var iterator = Array(uri.utf8).makeIterator()
         while let b = iterator.next() {
             if b == UInt8(ascii: "%") {
-                guard let h = iterator.next().flatMap(hexValue), let l = iterator.next().flatMap(hexValue) else { return nil }
+                guard let h = iterator.next().flatMap(hexValue), let l = iterator.next().flatMap(hexValue) else {
+                    return nil
+                }
                 bytes.append(h << 4 | l)
             } else {
                 bytes.append(b)

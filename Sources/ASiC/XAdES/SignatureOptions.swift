@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import TamgaCore
 
 /// What the signer declares in the signed properties besides the certificate and the time.
 public struct SignatureOptions: Sendable {
@@ -19,12 +20,19 @@ public struct SignatureOptions: Sendable {
         public var stateOrProvince: String?
         public var postalCode: String?
         public var countryName: String?
-        public init(city: String? = nil, streetAddress: String? = nil, stateOrProvince: String? = nil,
-                    postalCode: String? = nil, countryName: String? = nil) {
-            self.city = city; self.streetAddress = streetAddress; self.stateOrProvince = stateOrProvince
-            self.postalCode = postalCode; self.countryName = countryName
+        public init(
+            city: String? = nil, streetAddress: String? = nil, stateOrProvince: String? = nil,
+            postalCode: String? = nil, countryName: String? = nil
+        ) {
+            self.city = city
+            self.streetAddress = streetAddress
+            self.stateOrProvince = stateOrProvince
+            self.postalCode = postalCode
+            self.countryName = countryName
         }
-        var isEmpty: Bool { [city, streetAddress, stateOrProvince, postalCode, countryName].allSatisfy { $0?.isEmpty ?? true } }
+        var isEmpty: Bool {
+            [city, streetAddress, stateOrProvince, postalCode, countryName].allSatisfy { $0?.isEmpty ?? true }
+        }
     }
 
     /// B, T, LT (default: the lowest level the reference validator accepts) or LTA.
@@ -38,9 +46,11 @@ public struct SignatureOptions: Sendable {
     /// Overrides the signing time (tests); nil means now.
     public var signingTime: Date?
 
-    public init(profile: SignatureProfile = .LT, roles: [String] = [], productionPlace: ProductionPlace? = nil,
-                certificateReference: CertificateReference = .v2, referenceDigest: TamgaDigestChoice = .sha256,
-                signingTime: Date? = nil) {
+    public init(
+        profile: SignatureProfile = .LT, roles: [String] = [], productionPlace: ProductionPlace? = nil,
+        certificateReference: CertificateReference = .v2, referenceDigest: TamgaDigestChoice = .sha256,
+        signingTime: Date? = nil
+    ) {
         self.profile = profile
         self.roles = roles
         self.productionPlace = productionPlace
@@ -49,8 +59,6 @@ public struct SignatureOptions: Sendable {
         self.signingTime = signingTime
     }
 }
-
-import TamgaCore
 
 extension SignatureOptions {
     /// Baseline B only: no time-stamp, no revocation data (the reference validator calls such

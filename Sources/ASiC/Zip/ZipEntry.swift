@@ -39,8 +39,9 @@ enum DOSDateTime {
     static func date(time: UInt16, date: UInt16) -> Date {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = .gmt
-        let components = DateComponents(year: Int(date >> 9) + 1980, month: Int((date >> 5) & 0xF), day: Int(date & 0x1F),
-                                        hour: Int(time >> 11), minute: Int((time >> 5) & 0x3F), second: Int(time & 0x1F) * 2)
+        let components = DateComponents(
+            year: Int(date >> 9) + 1980, month: Int((date >> 5) & 0xF), day: Int(date & 0x1F),
+            hour: Int(time >> 11), minute: Int((time >> 5) & 0x3F), second: Int(time & 0x1F) * 2)
         return calendar.date(from: components) ?? Date(timeIntervalSince1970: 315_532_800)
     }
 }
@@ -49,7 +50,10 @@ enum DOSDateTime {
 struct LittleEndianReader {
     let bytes: [UInt8]
     var index: Int
-    init(_ bytes: [UInt8], at index: Int = 0) { self.bytes = bytes; self.index = index }
+    init(_ bytes: [UInt8], at index: Int = 0) {
+        self.bytes = bytes
+        self.index = index
+    }
 
     mutating func u16() throws -> UInt16 {
         guard index + 2 <= bytes.count else { throw ContainerError.malformedZip("truncated record") }

@@ -41,12 +41,16 @@ struct ZipEndRecord: Equatable {
     /// (after `PK`): central header, local header, end, ZIP64 end and locator, data descriptor,
     /// digital signature, archive extra data. A reader that scans for any of them (recovery
     /// modes, streaming readers that lost their place) could start reading inside the comment.
-    static let recordSignatureTails: [(UInt8, UInt8)] = [(1, 2), (3, 4), (5, 6), (6, 6), (6, 7), (7, 8), (5, 5), (6, 8)]
+    static let recordSignatureTails: [(UInt8, UInt8)] = [
+        (1, 2), (3, 4), (5, 6), (6, 6), (6, 7), (7, 8), (5, 5), (6, 8),
+    ]
 
     /// Locates and checks the end records of `file`.
     static func read(from file: InputFile) throws -> ZipEndRecord {
         let size = file.size
-        guard size >= UInt64(endLength) else { throw ContainerError.malformedZip("the file is too short to be a ZIP archive") }
+        guard size >= UInt64(endLength) else {
+            throw ContainerError.malformedZip("the file is too short to be a ZIP archive")
+        }
         let tailLength = Int(min(size, UInt64(endLength + 65_535)))
         let tailStart = size - UInt64(tailLength)
         let tail = try file.read(count: tailLength, at: tailStart)
@@ -57,30 +61,41 @@ struct ZipEndRecord: Equatable {
             // Cut short, most likely a truncated file; ambiguous only when an earlier record
             // could be taken for the end instead.
             guard lastEndSignature(in: tail, before: last + 3) != nil else {
-                throw ContainerError.malformedZip("the end-of-central-directory record is cut short (the file is truncated)")
+                throw ContainerError.malformedZip(
+                    "the end-of-central-directory record is cut short (the file is truncated)")
             }
-            throw ContainerError.ambiguousZip("an end-of-central-directory signature lies in the last \(tailLength - last) bytes of the file, too close to the end to be a record: readers that take the last one fail, others take an earlier one")
+            throw ContainerError.ambiguousZip(
+                "an end-of-central-directory signature lies in the last \(tailLength - last) bytes of the file, too close to the end to be a record: readers that take the last one fail, others take an earlier one"
+            )
         }
         let commentLength = Int(tail[last + 20]) | Int(tail[last + 21]) << 8
         let following = tailLength - last - endLength
         guard commentLength == following else {
-            throw ContainerError.ambiguousZip(commentLength < following
-                ? "\(following - commentLength) bytes follow the end of the ZIP archive (the end record's comment covers \(commentLength) of the \(following) after it): readers differ on where the archive ends"
-                : "the last end-of-central-directory record claims a \(commentLength)-byte comment where \(following) bytes remain: readers that need the comment to fit take an earlier record, others this one")
+            throw ContainerError.ambiguousZip(
+                commentLength < following
+                    ? "\(following - commentLength) bytes follow the end of the ZIP archive (the end record's comment covers \(commentLength) of the \(following) after it): readers differ on where the archive ends"
+                    : "the last end-of-central-directory record claims a \(commentLength)-byte comment where \(following) bytes remain: readers that need the comment to fit take an earlier record, others this one"
+            )
         }
         // An earlier record whose comment runs exactly to the end of the file is another
         // reading of the same file (the one tamga took before 0.2: the archive behind it hidden
         // in its comment).
         var earlier = last - 1
         while earlier >= 0, let other = lastEndSignature(in: tail, before: earlier + 4) {
-            if other + endLength <= tailLength, Int(tail[other + 20]) | Int(tail[other + 21]) << 8 == tailLength - other - endLength {
-                throw ContainerError.ambiguousZip("the file holds two end-of-central-directory records, \(last - other) bytes apart, each of which can be read as the end of the archive: readers that take the last one read another archive than those that take the one whose comment runs to the end of the file")
+            if other + endLength <= tailLength,
+                Int(tail[other + 20]) | Int(tail[other + 21]) << 8 == tailLength - other - endLength
+            {
+                throw ContainerError.ambiguousZip(
+                    "the file holds two end-of-central-directory records, \(last - other) bytes apart, each of which can be read as the end of the archive: readers that take the last one read another archive than those that take the one whose comment runs to the end of the file"
+                )
             }
             earlier = other - 1
         }
         let comment = tail[(last + endLength)...]
         if let signature = recordSignature(in: comment) {
-            throw ContainerError.ambiguousZip("the archive comment holds a ZIP record signature (\(signature)): a reader that scans for records would read the comment as part of the archive")
+            throw ContainerError.ambiguousZip(
+                "the archive comment holds a ZIP record signature (\(signature)): a reader that scans for records would read the comment as part of the archive"
+            )
         }
         let endOffset = tailStart + UInt64(last)
         var r = LittleEndianReader(tail, at: last + 4)
@@ -89,39 +104,53 @@ struct ZipEndRecord: Equatable {
         let directorySize = try r.u32(), directoryOffset = try r.u32()
         guard disk == 0, directoryDisk == 0 else { throw ContainerError.unsupportedZip("multi-disk archives") }
         guard entriesOnDisk == entries else {
-            throw ContainerError.ambiguousZip("the end record counts \(entriesOnDisk) entries on this disk and \(entries) in all: readers take one or the other")
+            throw ContainerError.ambiguousZip(
+                "the end record counts \(entriesOnDisk) entries on this disk and \(entries) in all: readers take one or the other"
+            )
         }
         let saturated = entries == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF
         if let zip64 = try zip64End(before: endOffset, in: file) {
             // Python's zipfile believes the ZIP64 values whenever the locator is there; other
             // readers only where an EOCD field is saturated: the two must say the same.
             guard entries == 0xFFFF || UInt64(entries) == zip64.entryCount,
-                  directorySize == 0xFFFF_FFFF || UInt64(directorySize) == zip64.centralDirectorySize,
-                  directoryOffset == 0xFFFF_FFFF || UInt64(directoryOffset) == zip64.centralDirectoryOffset else {
-                throw ContainerError.ambiguousZip("the ZIP64 end record and the end record give different entry counts, sizes or offsets for the central directory: readers that follow the ZIP64 locator read another archive than those that do not")
+                directorySize == 0xFFFF_FFFF || UInt64(directorySize) == zip64.centralDirectorySize,
+                directoryOffset == 0xFFFF_FFFF || UInt64(directoryOffset) == zip64.centralDirectoryOffset
+            else {
+                throw ContainerError.ambiguousZip(
+                    "the ZIP64 end record and the end record give different entry counts, sizes or offsets for the central directory: readers that follow the ZIP64 locator read another archive than those that do not"
+                )
             }
-            return try checked(ZipEndRecord(entryCount: zip64.entryCount, centralDirectoryOffset: zip64.centralDirectoryOffset,
-                                            centralDirectorySize: zip64.centralDirectorySize, endRecordOffset: endOffset, isZIP64: true),
-                               directoryEnd: zip64.recordOffset)
+            return try checked(
+                ZipEndRecord(
+                    entryCount: zip64.entryCount, centralDirectoryOffset: zip64.centralDirectoryOffset,
+                    centralDirectorySize: zip64.centralDirectorySize, endRecordOffset: endOffset, isZIP64: true),
+                directoryEnd: zip64.recordOffset)
         }
         guard !saturated else {
-            throw ContainerError.ambiguousZip("the end record has ZIP64 placeholder values (0xFFFF or 0xFFFFFFFF) but no ZIP64 locator before it")
+            throw ContainerError.ambiguousZip(
+                "the end record has ZIP64 placeholder values (0xFFFF or 0xFFFFFFFF) but no ZIP64 locator before it")
         }
-        return try checked(ZipEndRecord(entryCount: UInt64(entries), centralDirectoryOffset: UInt64(directoryOffset),
-                                        centralDirectorySize: UInt64(directorySize), endRecordOffset: endOffset, isZIP64: false),
-                           directoryEnd: endOffset)
+        return try checked(
+            ZipEndRecord(
+                entryCount: UInt64(entries), centralDirectoryOffset: UInt64(directoryOffset),
+                centralDirectorySize: UInt64(directorySize), endRecordOffset: endOffset, isZIP64: false),
+            directoryEnd: endOffset)
     }
 
     /// The central directory must end exactly where the end records begin: readers that meet a
     /// gap shift every offset by it (a self-extractor's prefix), others do not.
     private static func checked(_ record: ZipEndRecord, directoryEnd: UInt64) throws -> ZipEndRecord {
         // Written without sums of file values, which a hostile archive could make overflow.
-        guard record.centralDirectoryOffset <= directoryEnd, record.centralDirectorySize <= directoryEnd - record.centralDirectoryOffset else {
+        guard record.centralDirectoryOffset <= directoryEnd,
+            record.centralDirectorySize <= directoryEnd - record.centralDirectoryOffset
+        else {
             throw ContainerError.malformedZip("the central directory lies outside the file")
         }
         let gap = directoryEnd - record.centralDirectoryOffset - record.centralDirectorySize
         guard gap == 0 else {
-            throw ContainerError.ambiguousZip("\(gap) bytes lie between the central directory and the end record\(record.isZIP64 ? "s" : ""): readers that take them for a prefix read every entry at another offset")
+            throw ContainerError.ambiguousZip(
+                "\(gap) bytes lie between the central directory and the end record\(record.isZIP64 ? "s" : ""): readers that take them for a prefix read every entry at another offset"
+            )
         }
         return record
     }
@@ -146,25 +175,34 @@ struct ZipEndRecord: Equatable {
         let recordOffset = try locator.u64()
         let disks = try locator.u32()
         guard recordDisk == 0, disks <= 1 else { throw ContainerError.unsupportedZip("multi-disk archives") }
-        guard recordOffset <= locatorOffset else { throw ContainerError.malformedZip("the ZIP64 locator points past the end of the archive") }
+        guard recordOffset <= locatorOffset else {
+            throw ContainerError.malformedZip("the ZIP64 locator points past the end of the archive")
+        }
         guard locatorOffset >= zip64EndLength, recordOffset == locatorOffset - zip64EndLength else {
-            throw ContainerError.ambiguousZip("the ZIP64 locator points at byte \(recordOffset), not at a 56-byte ZIP64 end record directly before it: readers disagree on which record to read")
+            throw ContainerError.ambiguousZip(
+                "the ZIP64 locator points at byte \(recordOffset), not at a 56-byte ZIP64 end record directly before it: readers disagree on which record to read"
+            )
         }
         var z = LittleEndianReader(try file.read(count: Int(zip64EndLength), at: recordOffset))
         guard try z.u32() == zip64EndSignature else {
-            throw ContainerError.ambiguousZip("a ZIP64 locator names no ZIP64 end record: some readers ignore it, others refuse or read other values")
+            throw ContainerError.ambiguousZip(
+                "a ZIP64 locator names no ZIP64 end record: some readers ignore it, others refuse or read other values")
         }
         guard try z.u64() == zip64EndLength - 12 else {
-            throw ContainerError.ambiguousZip("the ZIP64 end record carries extensible data, which readers place differently")
+            throw ContainerError.ambiguousZip(
+                "the ZIP64 end record carries extensible data, which readers place differently")
         }
-        _ = try z.u16(); _ = try z.u16()   // made by, needed to extract
+        _ = try z.u16()
+        _ = try z.u16()  // made by, needed to extract
         guard try z.u32() == 0, try z.u32() == 0 else { throw ContainerError.unsupportedZip("multi-disk archives") }
         let entriesOnDisk = try z.u64(), entries = try z.u64()
         guard entriesOnDisk == entries else {
-            throw ContainerError.ambiguousZip("the ZIP64 end record counts \(entriesOnDisk) entries on this disk and \(entries) in all")
+            throw ContainerError.ambiguousZip(
+                "the ZIP64 end record counts \(entriesOnDisk) entries on this disk and \(entries) in all")
         }
         let size = try z.u64(), offset = try z.u64()
-        return ZIP64End(recordOffset: recordOffset, entryCount: entries, centralDirectorySize: size, centralDirectoryOffset: offset)
+        return ZIP64End(
+            recordOffset: recordOffset, entryCount: entries, centralDirectorySize: size, centralDirectoryOffset: offset)
     }
 
     /// The index of the last `PK\5\6` in `bytes` that ends before `limit`.
@@ -185,7 +223,8 @@ struct ZipEndRecord: Equatable {
         var i = bytes.startIndex
         while i + 3 < bytes.endIndex {
             if bytes[i] == 0x50, bytes[i + 1] == 0x4B,
-               recordSignatureTails.contains(where: { $0.0 == bytes[i + 2] && $0.1 == bytes[i + 3] }) {
+                recordSignatureTails.contains(where: { $0.0 == bytes[i + 2] && $0.1 == bytes[i + 3] })
+            {
                 return "PK\\\(bytes[i + 2])\\\(bytes[i + 3])"
             }
             i += 1

@@ -21,7 +21,9 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
     private static func readDirectory(_ file: InputFile) throws -> ([ZipEntry], UInt64) {
         let end = try ZipEndRecord.read(from: file)
         let entryCount = end.entryCount, cdSize = end.centralDirectorySize, cdOffset = end.centralDirectoryOffset
-        guard entryCount <= UInt64(maxEntries) else { throw ContainerError.unsupportedZip("more than \(maxEntries) entries") }
+        guard entryCount <= UInt64(maxEntries) else {
+            throw ContainerError.unsupportedZip("more than \(maxEntries) entries")
+        }
         guard cdSize <= 64 << 20 else { throw ContainerError.unsupportedZip("a central directory over 64 MB") }
         let directory = try file.read(count: Int(cdSize), at: cdOffset)
         var d = LittleEndianReader(directory)
@@ -53,9 +55,12 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
                 (usize, csize, offset) = widened
             }
             guard flags & 0x0001 == 0 else { throw ContainerError.unsupportedZip("\(name) is encrypted") }
-            guard diskStart == 0 || diskStart == 0xFFFF else { throw ContainerError.unsupportedZip("multi-disk archives") }
+            guard diskStart == 0 || diskStart == 0xFFFF else {
+                throw ContainerError.unsupportedZip("multi-disk archives")
+            }
             guard let method = ZipEntry.Method(rawValue: methodRaw) else {
-                throw ContainerError.unsupportedZip("\(name) uses compression method \(methodRaw); only stored and deflate are read")
+                throw ContainerError.unsupportedZip(
+                    "\(name) uses compression method \(methodRaw); only stored and deflate are read")
             }
             if method == .stored, csize != usize {
                 throw ContainerError.malformedZip("\(name) is stored but its sizes differ")
@@ -78,11 +83,15 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
             }
             // A reader that walks local headers (unzip's streaming mode, many libraries) must see
             // exactly what the central directory says, or the two could disagree on content.
-            guard localMethod == methodRaw else { throw ContainerError.malformedZip("\(name): local and central compression methods differ") }
+            guard localMethod == methodRaw else {
+                throw ContainerError.malformedZip("\(name): local and central compression methods differ")
+            }
             // Bits 1 and 2 only record how hard the writer compressed; every other bit changes
             // how the entry is read (encryption, data descriptor, name encoding, masked headers).
             guard localFlags & ~0x0006 == flags & ~0x0006 else {
-                throw ContainerError.ambiguousZip("\(name): the local header's flags (\(Self.hex16(localFlags))) differ from the central directory's (\(Self.hex16(flags))): readers that stream local headers would read the entry differently")
+                throw ContainerError.ambiguousZip(
+                    "\(name): the local header's flags (\(Self.hex16(localFlags))) differ from the central directory's (\(Self.hex16(flags))): readers that stream local headers would read the entry differently"
+                )
             }
             let localExtra = try file.read(count: localExtraLength, at: offset + 30 + UInt64(localNameLength))
             try Self.checkExtraField(localExtra, nameBytes: nameBytes, name: name, header: "local")
@@ -93,29 +102,34 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
                 // (0xFFFFFFFF) only beside a ZIP64 field: without one, libarchive takes them for sizes.
                 let placeholders = localCompressed == 0xFFFF_FFFF || localUncompressed == 0xFFFF_FFFF
                 guard localCRC == 0 || localCRC == crc, !placeholders || localZIP64,
-                      placeholders || localCompressed == 0 || UInt64(localCompressed) == csize,
-                      placeholders || localUncompressed == 0 || UInt64(localUncompressed) == usize else {
-                    throw ContainerError.dataDescriptorMismatch("\(name): the local header's CRC or sizes differ from the central directory")
+                    placeholders || localCompressed == 0 || UInt64(localCompressed) == csize,
+                    placeholders || localUncompressed == 0 || UInt64(localUncompressed) == usize
+                else {
+                    throw ContainerError.dataDescriptorMismatch(
+                        "\(name): the local header's CRC or sizes differ from the central directory")
                 }
             } else {
                 var sizes = (UInt64(localCompressed), UInt64(localUncompressed))
                 if localCompressed == 0xFFFF_FFFF || localUncompressed == 0xFFFF_FFFF {
-                    guard let widened = try Self.zip64Fields(in: localExtra, uncompressed: sizes.1, compressed: sizes.0) else {
+                    guard let widened = try Self.zip64Fields(in: localExtra, uncompressed: sizes.1, compressed: sizes.0)
+                    else {
                         throw ContainerError.malformedZip("\(name): a ZIP64 local header without its sizes")
                     }
                     sizes = (widened.1, widened.0)
                 }
                 guard localCRC == crc, sizes.0 == csize, sizes.1 == usize else {
-                    throw ContainerError.malformedZip("\(name): the local header's CRC or sizes differ from the central directory")
+                    throw ContainerError.malformedZip(
+                        "\(name): the local header's CRC or sizes differ from the central directory")
                 }
             }
             let dataOffset = offset + 30 + UInt64(localNameLength) + UInt64(localExtraLength)
             guard dataOffset <= cdOffset, csize <= cdOffset - dataOffset else {
                 throw ContainerError.malformedZip("\(name): data runs into the central directory")
             }
-            var entry = ZipEntry(name: name, method: method, flags: flags, crc32: crc, compressedSize: csize,
-                                 uncompressedSize: usize, localHeaderOffset: offset, dataOffset: dataOffset,
-                                 localExtraLength: localExtraLength, dosTime: time, dosDate: date)
+            var entry = ZipEntry(
+                name: name, method: method, flags: flags, crc32: crc, compressedSize: csize,
+                uncompressedSize: usize, localHeaderOffset: offset, dataOffset: dataOffset,
+                localExtraLength: localExtraLength, dosTime: time, dosDate: date)
             entry.localHeaderHasZIP64 = localZIP64
             entries.append(entry)
         }
@@ -129,13 +143,19 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
         var expected: UInt64 = 0
         for entry in byOffset {
             guard entry.localHeaderOffset == expected else {
-                throw ContainerError.malformedZip(entry.localHeaderOffset < expected
-                    ? "entry \(entry.name) overlaps the one before it" : "there are unlisted bytes before entry \(entry.name)")
+                throw ContainerError.malformedZip(
+                    entry.localHeaderOffset < expected
+                        ? "entry \(entry.name) overlaps the one before it"
+                        : "there are unlisted bytes before entry \(entry.name)")
             }
             expected = entry.dataOffset + entry.compressedSize
-            if entry.flags & 0x0008 != 0 { expected += try descriptorLength(of: entry, in: file, at: expected, limit: cdOffset) }
+            if entry.flags & 0x0008 != 0 {
+                expected += try descriptorLength(of: entry, in: file, at: expected, limit: cdOffset)
+            }
         }
-        guard expected == cdOffset else { throw ContainerError.malformedZip("there are unlisted bytes before the central directory") }
+        guard expected == cdOffset else {
+            throw ContainerError.malformedZip("there are unlisted bytes before the central directory")
+        }
         return (entries, cdOffset)
     }
 
@@ -147,13 +167,19 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
     /// are 64-bit exactly when the local header holds a ZIP64 field (APPNOTE 4.3.9.2: that is how
     /// a streaming reader knows), and a stored entry's descriptor has its signature: without one
     /// a streaming reader cannot find where the entry ends.
-    private static func descriptorLength(of entry: ZipEntry, in file: InputFile, at offset: UInt64, limit: UInt64) throws -> UInt64 {
-        guard offset <= limit, limit - offset >= 12 else { throw ContainerError.malformedZip("\(entry.name): a data descriptor is missing") }
+    private static func descriptorLength(
+        of entry: ZipEntry, in file: InputFile, at offset: UInt64, limit: UInt64
+    ) throws -> UInt64 {
+        guard offset <= limit, limit - offset >= 12 else {
+            throw ContainerError.malformedZip("\(entry.name): a data descriptor is missing")
+        }
         let remaining = limit - offset
         let bytes = try file.read(count: Int(min(remaining, 24)), at: offset)
         let hasSignature = bytes.starts(with: descriptorSignature)
         guard hasSignature || entry.method != .stored else {
-            throw ContainerError.ambiguousZip("\(entry.name) is stored with a data descriptor that has no signature (PK\\7\\8): a streaming reader cannot tell where it ends")
+            throw ContainerError.ambiguousZip(
+                "\(entry.name) is stored with a data descriptor that has no signature (PK\\7\\8): a streaming reader cannot tell where it ends"
+            )
         }
         var misfit: String? = nil
         let wide = entry.localHeaderHasZIP64
@@ -163,14 +189,19 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
         for layout in layouts {
             let length = UInt64((layout.signature ? 4 : 0) + (layout.wide ? 20 : 12))
             guard length <= remaining else { continue }
-            let endsRight = try length == remaining || file.read(count: 4, at: offset + length) == [0x50, 0x4B, 0x03, 0x04]
+            let endsRight =
+                try length == remaining || file.read(count: 4, at: offset + length) == [0x50, 0x4B, 0x03, 0x04]
             guard endsRight else { continue }
             var r = LittleEndianReader(bytes, at: layout.signature ? 4 : 0)
             let crc = try r.u32()
             let compressed = layout.wide ? try r.u64() : UInt64(try r.u32())
             let uncompressed = layout.wide ? try r.u64() : UInt64(try r.u32())
-            if crc == entry.crc32, compressed == entry.compressedSize, uncompressed == entry.uncompressedSize { return length }
-            misfit = misfit ?? "\(entry.name): the data descriptor gives CRC-32 \(hex(crc)), \(compressed) bytes compressed, \(uncompressed) bytes; "
+            if crc == entry.crc32, compressed == entry.compressedSize, uncompressed == entry.uncompressedSize {
+                return length
+            }
+            misfit =
+                misfit
+                ?? "\(entry.name): the data descriptor gives CRC-32 \(hex(crc)), \(compressed) bytes compressed, \(uncompressed) bytes; "
                 + "the central directory gives CRC-32 \(hex(entry.crc32)), \(entry.compressedSize) and \(entry.uncompressedSize)"
         }
         if let misfit { throw ContainerError.dataDescriptorMismatch(misfit) }
@@ -182,7 +213,9 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
     /// minizip, Java and tamga take them as UTF-8.
     private static func checkNameEncoding(_ bytes: [UInt8], name: String, flags: UInt16) throws {
         guard flags & 0x0800 == 0, bytes.contains(where: { $0 >= 0x80 }) else { return }
-        throw ContainerError.ambiguousZip("\(name): a name that is not ASCII without the UTF-8 flag (bit 11), which readers decode in different character sets")
+        throw ContainerError.ambiguousZip(
+            "\(name): a name that is not ASCII without the UTF-8 flag (bit 11), which readers decode in different character sets"
+        )
     }
 
     /// An entry must be what its name says: a file, or a folder when the name ends in `/`.
@@ -207,7 +240,9 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
             case 0: what = "a folder (MS-DOS folder attribute)"
             default: what = "a file of unknown type (mode \(String(externalAttributes >> 16, radix: 8)))"
             }
-            throw ContainerError.ambiguousZip("\(name): its attributes (made by host \(madeBy >> 8)) declare \(what), which extractors create instead of \(isFolder ? "a folder" : "a file with its bytes")")
+            throw ContainerError.ambiguousZip(
+                "\(name): its attributes (made by host \(madeBy >> 8)) declare \(what), which extractors create instead of \(isFolder ? "a folder" : "a file with its bytes")"
+            )
         }
     }
 
@@ -233,10 +268,14 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
             let body = try reader.take(length)
             guard id == 0x0001 || id == 0x7075 else { continue }
             guard seen.insert(id).inserted else {
-                throw ContainerError.ambiguousZip("\(name): the \(header) header holds two \(id == 0x0001 ? "ZIP64" : "Unicode Path") extra fields, which readers pick between differently")
+                throw ContainerError.ambiguousZip(
+                    "\(name): the \(header) header holds two \(id == 0x0001 ? "ZIP64" : "Unicode Path") extra fields, which readers pick between differently"
+                )
             }
             if id == 0x7075, Array(body.dropFirst(5)) != nameBytes {
-                throw ContainerError.ambiguousZip("\(name): the \(header) header's Unicode Path extra field names another entry (\(String(decoding: body.dropFirst(5), as: UTF8.self))), which Info-ZIP unzip shows instead of the name")
+                throw ContainerError.ambiguousZip(
+                    "\(name): the \(header) header's Unicode Path extra field names another entry (\(String(decoding: body.dropFirst(5), as: UTF8.self))), which Info-ZIP unzip shows instead of the name"
+                )
             }
         }
     }
@@ -254,8 +293,10 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
     /// Applies a ZIP64 extended-information extra field (id 0x0001): it holds 64-bit values only
     /// for the fields whose 32-bit value is 0xFFFFFFFF, in the order uncompressed size,
     /// compressed size, offset. Nil when there is no such field.
-    private static func zip64Fields(in extra: [UInt8], uncompressed: UInt64, compressed: UInt64,
-                                    offset: UInt64 = 0) throws -> (UInt64, UInt64, UInt64)? {
+    private static func zip64Fields(
+        in extra: [UInt8], uncompressed: UInt64, compressed: UInt64,
+        offset: UInt64 = 0
+    ) throws -> (UInt64, UInt64, UInt64)? {
         var reader = LittleEndianReader(extra)
         while reader.index + 4 <= extra.count {
             let id = try reader.u16(), length = Int(try reader.u16())
@@ -273,51 +314,61 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
     /// Streams an entry's uncompressed bytes, checking its size and CRC-32 at the end.
     /// - Parameter limit: refuse (as a ZIP bomb) an entry declaring or inflating to more bytes.
     func stream(_ entry: ZipEntry, limit: UInt64 = .max, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        guard entry.uncompressedSize <= limit else { throw ContainerError.entryTooLarge(name: entry.name, limit: Int(clamping: limit)) }
+        guard entry.uncompressedSize <= limit else {
+            throw ContainerError.entryTooLarge(name: entry.name, limit: Int(clamping: limit))
+        }
         var produced: UInt64 = 0
         var crc: UInt32 = 0
         try withoutActuallyEscaping(body) { body in
-        let deliver: (UnsafeRawBufferPointer) throws -> Void = { chunk in
-            produced += UInt64(chunk.count)
-            guard produced <= entry.uncompressedSize else {
-                throw ContainerError.corruptEntry("\(entry.name) inflates to more bytes than its header declares")
-            }
-            crc = crc32Update(crc, chunk)
-            try body(chunk)
-        }
-        switch entry.method {
-        case .stored:
-            // The reader's body (a digest, an extraction) on one core, the size and CRC-32
-            // checks on the other. A stored entry's two sizes are the same; checked first, so
-            // that the body never sees a byte past the declared size.
-            guard entry.compressedSize <= entry.uncompressedSize else {
-                throw ContainerError.corruptEntry("\(entry.name) inflates to more bytes than its header declares")
-            }
-            // A stored entry with a data descriptor has no length a streaming reader can know:
-            // libarchive ends it at the first `PK\7\8` whose CRC-32 fits the bytes before it,
-            // so one inside the data would end the entry early there (Java's ZipInputStream
-            // refuses such entries outright).
-            var descriptorScan = entry.flags & 0x0008 != 0 ? SignatureScan(ZipReader.descriptorSignature) : nil
-            try file.streamOnTwoCores(from: entry.dataOffset, length: entry.compressedSize, first: body, second: { chunk in
+            let deliver: (UnsafeRawBufferPointer) throws -> Void = { chunk in
                 produced += UInt64(chunk.count)
                 guard produced <= entry.uncompressedSize else {
                     throw ContainerError.corruptEntry("\(entry.name) inflates to more bytes than its header declares")
                 }
                 crc = crc32Update(crc, chunk)
-                if descriptorScan?.finds(in: chunk) == true {
-                    throw ContainerError.ambiguousZip("\(entry.name) is stored with a data descriptor and its data holds a data descriptor signature (PK\\7\\8), where streaming readers would end it")
-                }
-            })
-        case .deflated:
-            let inflater = Inflater()
-            try file.stream(from: entry.dataOffset, length: entry.compressedSize) { raw in
-                try inflater.decompress(raw, entry: entry.name, sink: deliver)
+                try body(chunk)
             }
-            guard inflater.finished else { throw ContainerError.corruptEntry("\(entry.name): deflate data ends early") }
-        }
+            switch entry.method {
+            case .stored:
+                // The reader's body (a digest, an extraction) on one core, the size and CRC-32
+                // checks on the other. A stored entry's two sizes are the same; checked first, so
+                // that the body never sees a byte past the declared size.
+                guard entry.compressedSize <= entry.uncompressedSize else {
+                    throw ContainerError.corruptEntry("\(entry.name) inflates to more bytes than its header declares")
+                }
+                // A stored entry with a data descriptor has no length a streaming reader can know:
+                // libarchive ends it at the first `PK\7\8` whose CRC-32 fits the bytes before it,
+                // so one inside the data would end the entry early there (Java's ZipInputStream
+                // refuses such entries outright).
+                var descriptorScan = entry.flags & 0x0008 != 0 ? SignatureScan(ZipReader.descriptorSignature) : nil
+                try file.streamOnTwoCores(
+                    from: entry.dataOffset, length: entry.compressedSize, first: body,
+                    second: { chunk in
+                        produced += UInt64(chunk.count)
+                        guard produced <= entry.uncompressedSize else {
+                            throw ContainerError.corruptEntry(
+                                "\(entry.name) inflates to more bytes than its header declares")
+                        }
+                        crc = crc32Update(crc, chunk)
+                        if descriptorScan?.finds(in: chunk) == true {
+                            throw ContainerError.ambiguousZip(
+                                "\(entry.name) is stored with a data descriptor and its data holds a data descriptor signature (PK\\7\\8), where streaming readers would end it"
+                            )
+                        }
+                    })
+            case .deflated:
+                let inflater = Inflater()
+                try file.stream(from: entry.dataOffset, length: entry.compressedSize) { raw in
+                    try inflater.decompress(raw, entry: entry.name, sink: deliver)
+                }
+                guard inflater.finished else {
+                    throw ContainerError.corruptEntry("\(entry.name): deflate data ends early")
+                }
+            }
         }
         guard produced == entry.uncompressedSize else {
-            throw ContainerError.corruptEntry("\(entry.name) holds \(produced) bytes, its header says \(entry.uncompressedSize)")
+            throw ContainerError.corruptEntry(
+                "\(entry.name) holds \(produced) bytes, its header says \(entry.uncompressedSize)")
         }
         guard crc == entry.crc32 else { throw ContainerError.corruptEntry("\(entry.name) fails its CRC-32 check") }
     }
@@ -333,11 +384,19 @@ final class ZipReader: @unchecked Sendable {  // unchecked: immutable after init
 
         mutating func finds(in chunk: UnsafeRawBufferPointer) -> Bool {
             let joined = carry + chunk.prefix(3)
-            if joined.count >= 4, (0...(joined.count - 4)).contains(where: { joined[$0..<$0 + 4].elementsEqual(signature) }) { return true }
+            if joined.count >= 4,
+                (0...(joined.count - 4)).contains(where: { joined[$0..<$0 + 4].elementsEqual(signature) })
+            {
+                return true
+            }
             if chunk.count >= 4 {
                 var i = 0
                 while i + 4 <= chunk.count {
-                    if chunk[i] == signature[0], chunk[i + 1] == signature[1], chunk[i + 2] == signature[2], chunk[i + 3] == signature[3] { return true }
+                    if chunk[i] == signature[0], chunk[i + 1] == signature[1], chunk[i + 2] == signature[2],
+                        chunk[i + 3] == signature[3]
+                    {
+                        return true
+                    }
                     i += 1
                 }
             }

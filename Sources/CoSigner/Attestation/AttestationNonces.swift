@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
-import TamgaSupport
 import TamgaCore
+import TamgaSupport
 import Threshold
 
 /// The one-time nonces devices sign (see `DeviceAttestation`). Stateless, so that any co-signer
@@ -21,7 +21,7 @@ import Threshold
 /// used again within its remaining lifetime (at most 120 s): only by whoever captured the
 /// signed request, to send that same request again, which each step's compare-and-set on the
 /// session refuses a second time.
-final class AttestationNonces: @unchecked Sendable {   // unchecked: `lock` guards `lastSweep`; the rest is immutable
+final class AttestationNonces: @unchecked Sendable {  // unchecked: `lock` guards `lastSweep`; the rest is immutable
     private let key: [UInt8]
     private let database: Database
     private let random: RandomSource
@@ -40,7 +40,9 @@ final class AttestationNonces: @unchecked Sendable {   // unchecked: `lock` guar
     /// A fresh nonce, for `device` (its token hash) only when given.
     func issue(for device: String?) throws -> [UInt8] {
         let expires = UInt64(bitPattern: CoSignerStore.now() + Int64(lifetime))
-        let body = (0..<8).reversed().map { UInt8(truncatingIfNeeded: expires >> (8 * UInt64($0))) } + (try random.bytes(8, label: "cosigner.attestation-nonce"))
+        let body =
+            (0..<8).reversed().map { UInt8(truncatingIfNeeded: expires >> (8 * UInt64($0))) }
+            + (try random.bytes(8, label: "cosigner.attestation-nonce"))
         return body + tag(body, device: device)
     }
 
@@ -49,7 +51,9 @@ final class AttestationNonces: @unchecked Sendable {   // unchecked: `lock` guar
     func consume(_ nonce: [UInt8], device: String?) throws -> Bool {
         guard nonce.count == 32 else { return false }
         let body = Array(nonce[0..<16]), sent = Array(nonce[16..<32])
-        let genuine = ConstantTime.equal(sent, tag(body, device: nil)) || (device != nil && ConstantTime.equal(sent, tag(body, device: device)))
+        let genuine =
+            ConstantTime.equal(sent, tag(body, device: nil))
+            || (device != nil && ConstantTime.equal(sent, tag(body, device: device)))
         let expires = Int64(bitPattern: body[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
         let now = CoSignerStore.now()
         guard genuine, expires > now else { return false }
@@ -61,14 +65,21 @@ final class AttestationNonces: @unchecked Sendable {   // unchecked: `lock` guar
         return try database.withoutSync {
             // Kept one lifetime past their expiry: an instance whose clock runs behind this
             // one's (by less than that) still finds a use it would otherwise accept again.
-            if sweep { try database.execute("DELETE FROM used_nonces WHERE expires_at < ?", [.integer(now - Int64(lifetime))]) }
-            return try database.execute("INSERT INTO used_nonces (nonce, expires_at) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                                        [.blob(nonce), .integer(expires)]) == 1
+            if sweep {
+                try database.execute("DELETE FROM used_nonces WHERE expires_at < ?", [.integer(now - Int64(lifetime))])
+            }
+            return try database.execute(
+                "INSERT INTO used_nonces (nonce, expires_at) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                [.blob(nonce), .integer(expires)]) == 1
         }
     }
 
     private func tag(_ body: [UInt8], device: String?) -> [UInt8] {
-        Array(Self.hmac(key: key, Transcript.lengthPrefixed([Array("attestation-nonce".utf8), body, Array((device ?? "").utf8)])).prefix(16))
+        Array(
+            Self.hmac(
+                key: key,
+                Transcript.lengthPrefixed([Array("attestation-nonce".utf8), body, Array((device ?? "").utf8)])
+            ).prefix(16))
     }
 
     /// HMAC-SHA256 (RFC 2104); `key` is 32 bytes here.

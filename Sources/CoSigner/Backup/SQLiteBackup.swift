@@ -22,14 +22,19 @@ public enum SQLiteBackup {
     /// removed, which would otherwise be replayed into the new file).
     public static func copy(from source: String, to destination: String, replace: Bool) throws -> Report {
         guard FileManager.default.fileExists(atPath: source) else {
-            throw DatabaseError(code: SQLITE_CANTOPEN, message: "\(source): no such database; give the co-signer's --db FILE")
+            throw DatabaseError(
+                code: SQLITE_CANTOPEN, message: "\(source): no such database; give the co-signer's --db FILE")
         }
         let from = try open(source, flags: SQLITE_OPEN_READWRITE)
         defer { sqlite3_close_v2(from) }
         sqlite3_busy_timeout(from, 5000)
         let version = try integer(from, "PRAGMA user_version")
-        guard version > 0, try integer(from, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'server_identity'") == 1 else {
-            throw DatabaseError(code: SQLITE_NOTADB, message: "\(source) is not a co-signer database (no co-signer schema in it)")
+        guard version > 0,
+            try integer(from, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'server_identity'")
+                == 1
+        else {
+            throw DatabaseError(
+                code: SQLITE_NOTADB, message: "\(source) is not a co-signer database (no co-signer schema in it)")
         }
 
         let folder = URL(fileURLWithPath: destination).deletingLastPathComponent().path
@@ -38,7 +43,11 @@ public enum SQLiteBackup {
         unlink(temporary)
         let descriptor = Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw DatabaseError(code: SQLITE_CANTOPEN, message: "cannot create a file in \(folder) (\(String(cString: strerror(errno)))): give OUT in a folder you can write")
+            throw DatabaseError(
+                code: SQLITE_CANTOPEN,
+                message:
+                    "cannot create a file in \(folder) (\(String(cString: strerror(errno)))): give OUT in a folder you can write"
+            )
         }
         close(descriptor)
         var named = false
@@ -61,29 +70,39 @@ public enum SQLiteBackup {
             guard status == SQLITE_DONE, finished == SQLITE_OK else { throw failure(to) }
             // The copy is checked before it is given its name: a backup that does not pass is no backup.
             guard try text(to, "PRAGMA integrity_check") == "ok" else {
-                throw DatabaseError(code: SQLITE_CORRUPT, message: "the copy of \(source) failed SQLite's integrity check; nothing was written")
+                throw DatabaseError(
+                    code: SQLITE_CORRUPT,
+                    message: "the copy of \(source) failed SQLite's integrity check; nothing was written")
             }
         }
         let sync = Glibc.open(temporary, O_RDONLY | O_CLOEXEC)
-        if sync >= 0 { fsync(sync); close(sync) }
+        if sync >= 0 {
+            fsync(sync)
+            close(sync)
+        }
 
         if replace {
             for leftover in [destination + "-wal", destination + "-shm"] { unlink(leftover) }
             guard rename(temporary, destination) == 0 else {
-                throw DatabaseError(code: SQLITE_CANTOPEN, message: "cannot write \(destination) (\(String(cString: strerror(errno))))")
+                throw DatabaseError(
+                    code: SQLITE_CANTOPEN, message: "cannot write \(destination) (\(String(cString: strerror(errno))))")
             }
         } else {
             // link() refuses an existing name atomically: no window in which a file made
             // meanwhile would be overwritten.
             guard link(temporary, destination) == 0 else {
-                let reason = errno == EEXIST ? "it exists; give --force to replace it" : String(cString: strerror(errno))
+                let reason =
+                    errno == EEXIST ? "it exists; give --force to replace it" : String(cString: strerror(errno))
                 throw DatabaseError(code: SQLITE_CANTOPEN, message: "will not write \(destination): \(reason)")
             }
             unlink(temporary)
         }
         named = true
         let directory = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directory >= 0 { fsync(directory); close(directory) }
+        if directory >= 0 {
+            fsync(directory)
+            close(directory)
+        }
         // stat(2): FoundationEssentials reports the size as UInt, which `as? Int` never matches.
         var status = stat()
         let bytes = stat(destination, &status) == 0 ? Int(status.st_size) : 0
@@ -108,12 +127,18 @@ public enum SQLiteBackup {
     /// The first column of the first row of `sql`, as text or integer.
     private static func first(_ connection: OpaquePointer, _ sql: String) throws -> (text: String?, integer: Int64) {
         var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(connection, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw failure(connection) }
+        guard sqlite3_prepare_v2(connection, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw failure(connection)
+        }
         defer { sqlite3_finalize(statement) }
         guard sqlite3_step(statement) == SQLITE_ROW else { throw failure(connection) }
         let text = sqlite3_column_text(statement, 0).map { String(cString: $0) }
         return (text, sqlite3_column_int64(statement, 0))
     }
-    private static func integer(_ connection: OpaquePointer, _ sql: String) throws -> Int { Int(try first(connection, sql).integer) }
-    private static func text(_ connection: OpaquePointer, _ sql: String) throws -> String? { try first(connection, sql).text }
+    private static func integer(_ connection: OpaquePointer, _ sql: String) throws -> Int {
+        Int(try first(connection, sql).integer)
+    }
+    private static func text(_ connection: OpaquePointer, _ sql: String) throws -> String? {
+        try first(connection, sql).text
+    }
 }

@@ -1,7 +1,7 @@
-import FoundationEssentials
-import HTTPService
-import Glibc
 import Dispatch
+import FoundationEssentials
+import Glibc
+import HTTPService
 
 /// What `cosigner serve` hands the HTTP server: the operator's endpoints — `GET /v3/health`,
 /// `GET /v3/ready`, and `GET /metrics` when metrics are on — in front of the API, and every
@@ -39,18 +39,28 @@ public final class OperationsRouter: Sendable {
             case .ready(let version):
                 return .json(Ready(status: "ready", schemaVersion: version))
             case .databaseUnavailable(let reason):
-                return .error(503, code: "database-unavailable", message: "the database cannot be read (\(reason)); this instance takes no requests until it can")
+                return .error(
+                    503, code: "database-unavailable",
+                    message: "the database cannot be read (\(reason)); this instance takes no requests until it can")
             case .schemaMismatch(let found, let expected):
-                return .error(503, code: "schema-mismatch",
-                              message: "the database has schema version \(found) and this co-signer needs \(expected): run the co-signer version that matches the database (or migrate it), then restart")
+                return .error(
+                    503, code: "schema-mismatch",
+                    message:
+                        "the database has schema version \(found) and this co-signer needs \(expected): run the co-signer version that matches the database (or migrate it), then restart"
+                )
             }
         case ("GET", ["metrics"]) where metrics != nil:
             let text = metrics?.exposition(store: service.store) ?? ""
-            return HTTPResponse(status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"], body: Array(text.utf8))
+            return HTTPResponse(
+                status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
+                body: Array(text.utf8))
         default:
             return service.handle(request)
         }
     }
 
-    struct Ready: Encodable { let status: String; let schemaVersion: Int }
+    struct Ready: Encodable {
+        let status: String
+        let schemaVersion: Int
+    }
 }

@@ -6,8 +6,10 @@ enum RoutePattern {
         "/v3/health", "/v3/ready", "/metrics", "/v3/attestation/challenge",
         "/v3/enrollment/init", "/v3/enrollment/complete",
         "/v3/rp/session", "/v3/rp/session/{id}",
-        "/v3/mobile/session", "/v3/mobile/session/{id}", "/v3/mobile/pending/{document}", "/v3/mobile/activity/{document}",
-        "/v3/mobile/session/{id}/sign/commit", "/v3/mobile/session/{id}/sign/prove", "/v3/mobile/session/{id}/sign/finish",
+        "/v3/mobile/session", "/v3/mobile/session/{id}", "/v3/mobile/pending/{document}",
+        "/v3/mobile/activity/{document}",
+        "/v3/mobile/session/{id}/sign/commit", "/v3/mobile/session/{id}/sign/prove",
+        "/v3/mobile/session/{id}/sign/finish",
         "/v3/mobile/session/{id}/sign/cancel", "/v3/mobile/session/{id}/sign/abandon",
         "/v3/mobile/certificate/session", "/v3/mobile/certificate", "/v3/mobile/pin/evaluate", "/v3/mobile/pin/confirm",
     ].map { $0.split(separator: "/").map(String.init) }

@@ -1,6 +1,6 @@
 import FoundationEssentials
-import HTTPService
 import Glibc
+import HTTPService
 import TamgaCore
 import Threshold
 
@@ -11,10 +11,16 @@ extension CoSignerService {
     private func requirePINKey(_ keyID: [UInt8], _ caller: Caller) throws {
         let keyText = Hex.encode(keyID)
         guard caller.keys.contains(keyText),
-              let row = try store.database.query("SELECT locked FROM keys WHERE key_id = ? AND document_number = ?", [.text(keyText), .text(caller.document)]).first else {
+            let row = try store.database.query(
+                "SELECT locked FROM keys WHERE key_id = ? AND document_number = ?",
+                [.text(keyText), .text(caller.document)]
+            ).first
+        else {
             throw Failure(status: 404, code: "unknown-key", message: "no such key for this device")
         }
-        guard row[0].integer == 0 else { throw Failure(status: 423, code: "key-locked", message: "the key is locked; enroll again") }
+        guard row[0].integer == 0 else {
+            throw Failure(status: 423, code: "key-locked", message: "the key is locked; enroll again")
+        }
     }
 
     /// `POST /v3/mobile/pin/evaluate {keyID, blindedElement}` → `{evaluatedElement, attempt, attemptsLeft}`.

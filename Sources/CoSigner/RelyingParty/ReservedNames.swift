@@ -32,7 +32,9 @@ public enum ReservedNames {
         let key = skeleton(name)
         if let taken = all.first(where: { skeleton($0) == key }) { return taken }
         let folded = fold(name).unicodeScalars.filter { !$0.properties.isWhitespace }
-        if String(String.UnicodeScalarView(folded)).hasPrefix(ownSessionLimiterPrefix) { return ownSessionLimiterPrefix + "…" }
+        if String(String.UnicodeScalarView(folded)).hasPrefix(ownSessionLimiterPrefix) {
+            return ownSessionLimiterPrefix + "…"
+        }
         return nil
     }
 
@@ -43,6 +45,8 @@ public enum ReservedNames {
     /// Letters and digits of the folded name, nothing else (spaces, hyphens, dots and
     /// invisible format characters do not make a name different to a reader).
     static func skeleton(_ name: String) -> String {
-        String(String.UnicodeScalarView(fold(name).unicodeScalars.filter { $0.properties.isAlphabetic || $0.properties.numericType != nil }))
+        String(
+            String.UnicodeScalarView(
+                fold(name).unicodeScalars.filter { $0.properties.isAlphabetic || $0.properties.numericType != nil }))
     }
 }

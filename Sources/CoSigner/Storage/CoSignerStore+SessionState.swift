@@ -15,7 +15,9 @@ extension CoSignerStore {
     static let maximumPendingEnrollments: Int64 = 10_000
 
     static func sessionStateBinding(sessionID: String, keyID: [UInt8], state: String) -> [UInt8] {
-        Transcript.lengthPrefixed([Array("tamga/cosigner/session-state/v1".utf8), Array(sessionID.utf8), keyID, Array(state.utf8)])
+        Transcript.lengthPrefixed([
+            Array("tamga/cosigner/session-state/v1".utf8), Array(sessionID.utf8), keyID, Array(state.utf8),
+        ])
     }
 
     static func enrollmentBinding(clientNonce: [UInt8], state: String) -> [UInt8] {
@@ -26,17 +28,26 @@ extension CoSignerStore {
     func sealSessionState(_ state: SigningSessionState, sessionID: String, keyID: [UInt8]) throws -> [UInt8] {
         var plain = state.storageBytes
         defer { for index in plain.indices { plain[index] = 0 } }
-        return try SealedBox.seal(plain, key: serverKey,
-                                  additionalData: Self.sessionStateBinding(sessionID: sessionID, keyID: keyID, state: state.stateName), random: random)
+        return try SealedBox.seal(
+            plain, key: serverKey,
+            additionalData: Self.sessionStateBinding(sessionID: sessionID, keyID: keyID, state: state.stateName),
+            random: random)
     }
 
     /// The session's state, if `sealed` opens for this session, key and state name and decodes;
     /// nil otherwise (a row edited, moved or replayed, or sealed under another server key).
-    func openSessionState(_ sealed: [UInt8], sessionID: String, keyID: [UInt8], state: String) throws -> SigningSessionState? {
-        guard var plain = try SealedBox.open(sealed, key: serverKey,
-                                             additionalData: Self.sessionStateBinding(sessionID: sessionID, keyID: keyID, state: state)) else { return nil }
+    func openSessionState(
+        _ sealed: [UInt8], sessionID: String, keyID: [UInt8], state: String
+    ) throws -> SigningSessionState? {
+        guard
+            var plain = try SealedBox.open(
+                sealed, key: serverKey,
+                additionalData: Self.sessionStateBinding(sessionID: sessionID, keyID: keyID, state: state))
+        else { return nil }
         defer { for index in plain.indices { plain[index] = 0 } }
-        guard let decoded = try? SigningSessionState(storageBytes: plain), decoded.stateName == state else { return nil }
+        guard let decoded = try? SigningSessionState(storageBytes: plain), decoded.stateName == state else {
+            return nil
+        }
         return decoded
     }
 
@@ -48,19 +59,27 @@ extension CoSignerStore {
         let id = WireFormat.hex(pending.request.clientNonce)
         var plain = pending.storageBytes
         defer { for index in plain.indices { plain[index] = 0 } }
-        let sealed = try SealedBox.seal(plain, key: serverKey,
-                                        additionalData: Self.enrollmentBinding(clientNonce: pending.request.clientNonce, state: "INITIALISED"), random: random)
+        let sealed = try SealedBox.seal(
+            plain, key: serverKey,
+            additionalData: Self.enrollmentBinding(clientNonce: pending.request.clientNonce, state: "INITIALISED"),
+            random: random)
         let now = Self.now()
         // Single statements rather than one SERIALIZABLE transaction: on PostgreSQL concurrent
         // inits would each read the whole table for the count and collide. The cap is a bound
         // on the table, not an exact figure (a few concurrent inits may pass it together); the
         // replay check is the primary key, exact across instances.
         try database.execute("DELETE FROM enrollments WHERE created_at < ?", [.integer(now - Self.enrollmentLifetime)])
-        guard (try database.query("SELECT COUNT(*) FROM enrollments").first?.first?.integer ?? 0) < Self.maximumPendingEnrollments else {
+        guard
+            (try database.query("SELECT COUNT(*) FROM enrollments").first?.first?.integer ?? 0)
+                < Self.maximumPendingEnrollments
+        else {
             throw ThresholdError.unexpectedMessage("too many enrollments in progress; try again later")
         }
-        guard try database.execute("INSERT INTO enrollments (client_nonce, state, pending, created_at) VALUES (?, 'INITIALISED', ?, ?) ON CONFLICT DO NOTHING",
-                                   [.text(id), .blob(sealed), .integer(now)]) == 1 else {
+        guard
+            try database.execute(
+                "INSERT INTO enrollments (client_nonce, state, pending, created_at) VALUES (?, 'INITIALISED', ?, ?) ON CONFLICT DO NOTHING",
+                [.text(id), .blob(sealed), .integer(now)]) == 1
+        else {
             throw ThresholdError.unexpectedMessage("enroll/init replayed")
         }
     }
@@ -70,15 +89,25 @@ extension CoSignerStore {
     func takePendingEnrollment(clientNonce: [UInt8]) throws -> PendingEnrollment {
         let id = WireFormat.hex(clientNonce)
         let missing = ThresholdError.unexpectedMessage("enroll/complete without a pending init")
-        guard let sealed = try database.query("SELECT pending FROM enrollments WHERE client_nonce = ? AND state = 'INITIALISED' AND created_at >= ?",
-                                              [.text(id), .integer(Self.now() - Self.enrollmentLifetime)]).first?.first?.blob,
-              try database.execute("UPDATE enrollments SET state = 'CONSUMED', pending = NULL WHERE client_nonce = ? AND state = 'INITIALISED'",
-                                   [.text(id)]) == 1 else { throw missing }
-        guard var plain = try SealedBox.open(sealed, key: serverKey, additionalData: Self.enrollmentBinding(clientNonce: clientNonce, state: "INITIALISED")) else {
+        guard
+            let sealed = try database.query(
+                "SELECT pending FROM enrollments WHERE client_nonce = ? AND state = 'INITIALISED' AND created_at >= ?",
+                [.text(id), .integer(Self.now() - Self.enrollmentLifetime)]
+            ).first?.first?.blob,
+            try database.execute(
+                "UPDATE enrollments SET state = 'CONSUMED', pending = NULL WHERE client_nonce = ? AND state = 'INITIALISED'",
+                [.text(id)]) == 1
+        else { throw missing }
+        guard
+            var plain = try SealedBox.open(
+                sealed, key: serverKey,
+                additionalData: Self.enrollmentBinding(clientNonce: clientNonce, state: "INITIALISED"))
+        else {
             throw missing
         }
         defer { for index in plain.indices { plain[index] = 0 } }
-        guard let pending = try? PendingEnrollment(storageBytes: plain), pending.request.clientNonce == clientNonce else { throw missing }
+        guard let pending = try? PendingEnrollment(storageBytes: plain), pending.request.clientNonce == clientNonce
+        else { throw missing }
         return pending
     }
 }

@@ -44,10 +44,14 @@ public final class Database: Sendable {
 
     /// Runs one statement; returns the number of rows it changed.
     @discardableResult
-    public func execute(_ sql: String, _ parameters: [SQLValue] = []) throws -> Int { try backend.execute(sql, parameters) }
+    public func execute(_ sql: String, _ parameters: [SQLValue] = []) throws -> Int {
+        try backend.execute(sql, parameters)
+    }
 
     /// Runs one statement and returns its rows.
-    public func query(_ sql: String, _ parameters: [SQLValue] = []) throws -> [[SQLValue]] { try backend.query(sql, parameters) }
+    public func query(_ sql: String, _ parameters: [SQLValue] = []) throws -> [[SQLValue]] {
+        try backend.query(sql, parameters)
+    }
 
     /// All of `body`'s statements or none: the co-signer's state transitions are made atomic
     /// this way. Nested calls become savepoints, so the outer transaction stays all-or-nothing.

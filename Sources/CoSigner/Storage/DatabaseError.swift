@@ -28,8 +28,10 @@ public struct DatabaseError: Error, CustomStringConvertible, Equatable {
     public var description: String {
         switch kind {
         case .failed: "database error \(code): \(message)"
-        case .unavailable: "the database is unavailable: \(message); check that it is running and reachable, then try again"
-        case .schemaNewer: "\(message): run the tamga version that made it (or a newer one), or restore a backup made for this version"
+        case .unavailable:
+            "the database is unavailable: \(message); check that it is running and reachable, then try again"
+        case .schemaNewer:
+            "\(message): run the tamga version that made it (or a newer one), or restore a backup made for this version"
         }
     }
 

@@ -16,7 +16,11 @@ public enum DatabaseLocation {
     public static func redacted(_ location: String) -> String {
         guard isPostgreSQL(location) else { return location }
         let scalars = Array(location.unicodeScalars)
-        guard let schemeEnd = (0..<max(scalars.count - 2, 0)).first(where: { scalars[$0] == ":" && scalars[$0 + 1] == "/" && scalars[$0 + 2] == "/" }) else {
+        guard
+            let schemeEnd = (0..<max(scalars.count - 2, 0)).first(where: {
+                scalars[$0] == ":" && scalars[$0 + 1] == "/" && scalars[$0 + 2] == "/"
+            })
+        else {
             return location
         }
         let start = schemeEnd + 3
@@ -33,11 +37,17 @@ public enum DatabaseLocation {
             var parameters: [[Unicode.Scalar]] = []
             var current: [Unicode.Scalar] = []
             for scalar in tail[(question + 1)...] {
-                if scalar == "&" { parameters.append(current); current = [] } else { current.append(scalar) }
+                if scalar == "&" {
+                    parameters.append(current)
+                    current = []
+                } else {
+                    current.append(scalar)
+                }
             }
             parameters.append(current)
             let cleaned = parameters.map { parameter -> [Unicode.Scalar] in
-                String(String.UnicodeScalarView(parameter)).lowercased().hasPrefix("password=") ? Array("password=***".unicodeScalars) : parameter
+                String(String.UnicodeScalarView(parameter)).lowercased().hasPrefix("password=")
+                    ? Array("password=***".unicodeScalars) : parameter
             }
             tail = Array(tail[...question]) + Array(cleaned.joined(separator: ["&"]))
         }
@@ -48,7 +58,9 @@ public enum DatabaseLocation {
     /// The passwords a URI carries (in the user part and as `password=`), to scrub from the
     /// messages of the library that parsed it.
     static func passwords(in location: String) -> [String] {
-        guard isPostgreSQL(location), let scheme = location.unicodeScalars.firstRange(of: "://".unicodeScalars) else { return [] }
+        guard isPostgreSQL(location), let scheme = location.unicodeScalars.firstRange(of: "://".unicodeScalars) else {
+            return []
+        }
         let rest = location.unicodeScalars[scheme.upperBound...]
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
         let authority = rest[..<authorityEnd]

@@ -10,7 +10,9 @@ extension AddressRange {
         var length = address.bytes.count * 8
         if parts.count == 2 {
             let digits = parts[1].utf8
-            guard (1...3).contains(digits.count), digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let value = Int(parts[1]) else { return nil }
+            guard (1...3).contains(digits.count),
+                digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let value = Int(parts[1])
+            else { return nil }
             length = value
         }
         self.init(network: address, prefixLength: length)

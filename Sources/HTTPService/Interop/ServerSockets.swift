@@ -20,7 +20,8 @@ enum ServerSockets {
     /// A non-blocking TCP listening socket on 127.0.0.1 or on every IPv4 address; the port the
     /// system picked when `port` is 0.
     static func listen(port: UInt16, loopbackOnly: Bool) throws(Failure) -> (socket: Int32, port: UInt16) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(
+            AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .cannotListen(port: port, reason: String(cString: strerror(errno))) }
         var on: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
@@ -30,7 +31,9 @@ enum ServerSockets {
         address.sin_addr.s_addr = (loopbackOnly ? INADDR_LOOPBACK : INADDR_ANY).bigEndian
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         // The kernel's queue of connections not yet accepted: the most it allows
         // (net.core.somaxconn), so that a burst waits there rather than being dropped.
@@ -81,12 +84,16 @@ enum ServerSockets {
         case AF_INET:
             return withUnsafeBytes(of: &copy) { raw in
                 let address = raw.load(as: sockaddr_in.self)
-                return IPAddress(bytes: withUnsafeBytes(of: address.sin_addr) { Array($0) }).map { ($0, UInt16(bigEndian: address.sin_port)) }
+                return IPAddress(bytes: withUnsafeBytes(of: address.sin_addr) { Array($0) }).map {
+                    ($0, UInt16(bigEndian: address.sin_port))
+                }
             }
         case AF_INET6:
             return withUnsafeBytes(of: &copy) { raw in
                 let address = raw.load(as: sockaddr_in6.self)
-                return IPAddress(bytes: withUnsafeBytes(of: address.sin6_addr) { Array($0) }).map { ($0, UInt16(bigEndian: address.sin6_port)) }
+                return IPAddress(bytes: withUnsafeBytes(of: address.sin6_addr) { Array($0) }).map {
+                    ($0, UInt16(bigEndian: address.sin6_port))
+                }
             }
         default:
             return nil
@@ -175,7 +182,9 @@ enum ServerSockets {
     /// Waits until one of `descriptors` is readable, or `timeout` passes; which ones are.
     static func waitReadable(_ descriptors: [Int32], timeout: TimeInterval) -> Set<Int32> {
         var entries = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        let ready = entries.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), Int32(max(0, min(timeout, 10)) * 1000)) }
+        let ready = entries.withUnsafeMutableBufferPointer {
+            poll($0.baseAddress, nfds_t($0.count), Int32(max(0, min(timeout, 10)) * 1000))
+        }
         guard ready > 0 else { return [] }
         return Set(entries.filter { $0.revents != 0 }.map(\.fd))
     }

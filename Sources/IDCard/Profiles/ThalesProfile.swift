@@ -6,13 +6,15 @@ import PCSC
 /// tamga's virtual card uses (EstEID `ADF1 3411`, FinEID `5016 4331`).
 struct ThalesProfile: CardProfile {
     /// Estonian ID card, 2025–.
-    static let estEID = ThalesProfile(name: "EstEID Thales", signingCertificatePath: [0xAD, 0xF2, 0x34, 0x21],
-                                      authenticationCertificatePath: [0xAD, 0xF1, 0x34, 0x11], pin1Reference: 0x81,
-                                      pin2Digits: 5...12, signingKey: 0x05)
+    static let estEID = ThalesProfile(
+        name: "EstEID Thales", signingCertificatePath: [0xAD, 0xF2, 0x34, 0x21],
+        authenticationCertificatePath: [0xAD, 0xF1, 0x34, 0x11], pin1Reference: 0x81,
+        pin2Digits: 5...12, signingKey: 0x05)
     /// Finnish ID card v4.
-    static let finEID = ThalesProfile(name: "FinEID", signingCertificatePath: [0x50, 0x16, 0x43, 0x32],
-                                      authenticationCertificatePath: [0x50, 0x16, 0x43, 0x31], pin1Reference: 0x11,
-                                      pin2Digits: 6...12, signingKey: 0x02)
+    static let finEID = ThalesProfile(
+        name: "FinEID", signingCertificatePath: [0x50, 0x16, 0x43, 0x32],
+        authenticationCertificatePath: [0x50, 0x16, 0x43, 0x31], pin1Reference: 0x11,
+        pin2Digits: 6...12, signingKey: 0x02)
 
     let name: String
     let signingCertificatePath: [UInt8]
@@ -24,7 +26,9 @@ struct ThalesProfile: CardProfile {
     /// Le 00: the card returns what it has (0xB5 bytes per block on real cards).
     let readBlockLength = 256
 
-    private static let selectApplet = CommandAPDU.select(application: [0xA0, 0x00, 0x00, 0x00, 0x63, 0x50, 0x4B, 0x43, 0x53, 0x2D, 0x31, 0x35])
+    private static let selectApplet = CommandAPDU.select(application: [
+        0xA0, 0x00, 0x00, 0x00, 0x63, 0x50, 0x4B, 0x43, 0x53, 0x2D, 0x31, 0x35,
+    ])
 
     func pinFormat(_ kind: PINKind) -> PINFormat {
         switch kind {
@@ -35,8 +39,12 @@ struct ThalesProfile: CardProfile {
     }
 
     func selectCertificate(_ role: KeyRole) -> [CommandAPDU] {
-        [Self.selectApplet, .select(path: role == .signing ? signingCertificatePath : authenticationCertificatePath,
-                                    fromCurrentFolder: false, fileControlParameters: true)]
+        [
+            Self.selectApplet,
+            .select(
+                path: role == .signing ? signingCertificatePath : authenticationCertificatePath,
+                fromCurrentFolder: false, fileControlParameters: true),
+        ]
     }
 
     func selectApplication(for kind: PINKind) -> [CommandAPDU] { [Self.selectApplet] }
@@ -64,14 +72,18 @@ struct ThalesProfile: CardProfile {
             case 64: hashBits = 0x60
             default: return nil
             }
-            let environment = CommandAPDU(ins: 0x22, p1: 0x41, p2: 0xB6, data: [0x80, 0x01, 0x04 | hashBits, 0x84, 0x01, signingKey])
+            let environment = CommandAPDU(
+                ins: 0x22, p1: 0x41, p2: 0xB6, data: [0x80, 0x01, 0x04 | hashBits, 0x84, 0x01, signingKey])
             let hashData = CommandAPDU(ins: 0x2A, p1: 0x90, p2: 0xA0, data: [0x90, UInt8(hash.count)] + hash)
-            return SignatureSteps(prepare: [Self.selectApplet, environment],
-                                  compute: [hashData, CommandAPDU(ins: 0x2A, p1: 0x9E, p2: 0x9A, le: 256)])
+            return SignatureSteps(
+                prepare: [Self.selectApplet, environment],
+                compute: [hashData, CommandAPDU(ins: 0x2A, p1: 0x9E, p2: 0x9A, le: 256)])
         case .authentication:
-            let environment = CommandAPDU(ins: 0x22, p1: 0x41, p2: 0xA4, data: [0x80, 0x01, 0x04, 0x84, 0x01, authenticationKey])
-            return SignatureSteps(prepare: [Self.selectApplet, environment],
-                                  compute: [CommandAPDU(ins: 0x88, data: hash, le: 256)])
+            let environment = CommandAPDU(
+                ins: 0x22, p1: 0x41, p2: 0xA4, data: [0x80, 0x01, 0x04, 0x84, 0x01, authenticationKey])
+            return SignatureSteps(
+                prepare: [Self.selectApplet, environment],
+                compute: [CommandAPDU(ins: 0x88, data: hash, le: 256)])
         }
     }
 

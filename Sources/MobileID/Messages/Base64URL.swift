@@ -13,11 +13,15 @@ public enum Base64URL {
 
     public static func decode(_ text: String, field: String) throws -> Data {
         var standard = text.trimmed().replacingAll("-", with: "+").replacingAll("_", with: "/")
-        guard !standard.isEmpty, standard.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "/" || $0 == "=") }) else {
+        guard !standard.isEmpty,
+            standard.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "/" || $0 == "=") })
+        else {
             throw MobileIDError.notBase64(field: field)
         }
         let unpadded = standard.replacingAll("=", with: "")
-        guard standard.count - unpadded.count <= 2, !standard.dropLast(standard.count - unpadded.count).contains("="), unpadded.count % 4 != 1 else {
+        guard standard.count - unpadded.count <= 2, !standard.dropLast(standard.count - unpadded.count).contains("="),
+            unpadded.count % 4 != 1
+        else {
             throw MobileIDError.notBase64(field: field)
         }
         standard = unpadded + String(repeating: "=", count: (4 - unpadded.count % 4) % 4)

@@ -17,8 +17,12 @@ public struct Envelope: Equatable, Sendable {
         guard let object = (try? JSON.parse(json)) as? [String: Any] else {
             throw MobileIDError.malformedMessage(message: "envelope", detail: "not a JSON object")
         }
-        guard let result = object["result"] as? Bool else { throw MobileIDError.malformedMessage(message: "envelope", detail: "result is missing") }
-        guard let data = object["data"] as? String else { throw MobileIDError.malformedMessage(message: "envelope", detail: "data is missing") }
+        guard let result = object["result"] as? Bool else {
+            throw MobileIDError.malformedMessage(message: "envelope", detail: "result is missing")
+        }
+        guard let data = object["data"] as? String else {
+            throw MobileIDError.malformedMessage(message: "envelope", detail: "data is missing")
+        }
         self.result = result
         message = try Base64URL.decode(data, field: "data")
     }
@@ -45,7 +49,9 @@ public enum Mode: String, Sendable, CaseIterable {
     case p2p
 
     init(field: Any?, message: String) throws {
-        guard let text = field as? String else { throw MobileIDError.malformedMessage(message: message, detail: "mode is missing") }
+        guard let text = field as? String else {
+            throw MobileIDError.malformedMessage(message: message, detail: "mode is missing")
+        }
         guard let mode = Mode(rawValue: text) else { throw MobileIDError.unknownMode(text) }
         self = mode
     }
@@ -75,7 +81,9 @@ public struct StartRequest: Equatable, Sendable {
             throw MobileIDError.malformedMessage(message: "start request", detail: "not a JSON object")
         }
         mode = try Mode(field: object["mode"], message: "start request")
-        guard let code = object["svcCode"] as? String, !code.isEmpty else { throw MobileIDError.malformedMessage(message: "start request", detail: "svcCode is missing") }
+        guard let code = object["svcCode"] as? String, !code.isEmpty else {
+            throw MobileIDError.malformedMessage(message: "start request", detail: "svcCode is missing")
+        }
         serviceCode = code
         includeProfile = object["includeProfile"] as? Bool
     }
@@ -96,14 +104,21 @@ public struct StartResponse: Equatable, Sendable {
     public init(envelope: Envelope) throws {
         guard envelope.result else { throw MobileIDError.appReportedFailure("the SP answered result=false") }
         let object = try envelope.object("T530")
-        guard object["cmd"] as? String == "530" else { throw MobileIDError.unexpectedMessage(expected: "T530", got: "cmd \(object["cmd"] ?? "none")") }
+        guard object["cmd"] as? String == "530" else {
+            throw MobileIDError.unexpectedMessage(expected: "T530", got: "cmd \(object["cmd"] ?? "none")")
+        }
         mode = try Mode(field: object["mode"], message: "T530")
         serviceCode = object["svcCode"] as? String ?? ""
-        guard let m200 = object["m200Base64"] as? String else { throw MobileIDError.malformedMessage(message: "T530", detail: "m200Base64 is missing") }
+        guard let m200 = object["m200Base64"] as? String else {
+            throw MobileIDError.malformedMessage(message: "T530", detail: "m200Base64 is missing")
+        }
         self.m200 = try M200(base64: m200)
     }
 
     public var envelope: Envelope {
-        Envelope(message: Base64URL.json(["cmd": "530", "mode": mode.rawValue, "svcCode": serviceCode, "m200Base64": m200.base64]))
+        Envelope(
+            message: Base64URL.json([
+                "cmd": "530", "mode": mode.rawValue, "svcCode": serviceCode, "m200Base64": m200.base64,
+            ]))
     }
 }

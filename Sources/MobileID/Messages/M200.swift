@@ -18,8 +18,10 @@ public struct M200: Equatable, Sendable {
     public var host: String?
     public var packageName: Bool?
 
-    public init(version: String = "1.0.0", transactionCode: String, mode: Mode, profile: String = "", image: String? = nil,
-                ci: Bool = false, telno: Bool = false, host: String? = nil, packageName: Bool? = nil) {
+    public init(
+        version: String = "1.0.0", transactionCode: String, mode: Mode, profile: String = "", image: String? = nil,
+        ci: Bool = false, telno: Bool = false, host: String? = nil, packageName: Bool? = nil
+    ) {
         self.version = version
         self.transactionCode = transactionCode
         self.mode = mode
@@ -33,10 +35,18 @@ public struct M200: Equatable, Sendable {
 
     /// Parses and checks an M200 (any `version` is accepted: the samples disagree).
     public init(object: [String: Any]) throws {
-        guard object["type"] as? String == "mip" else { throw MobileIDError.unexpectedMessage(expected: "mip M200", got: "type \(object["type"] ?? "none")") }
-        guard object["cmd"] as? String == "200" else { throw MobileIDError.unexpectedMessage(expected: "M200", got: "cmd \(object["cmd"] ?? "none")") }
-        guard let version = object["version"] as? String, !version.isEmpty else { throw MobileIDError.malformedMessage(message: "M200", detail: "version is missing") }
-        guard let code = object["trxcode"] as? String else { throw MobileIDError.malformedMessage(message: "M200", detail: "trxcode is missing") }
+        guard object["type"] as? String == "mip" else {
+            throw MobileIDError.unexpectedMessage(expected: "mip M200", got: "type \(object["type"] ?? "none")")
+        }
+        guard object["cmd"] as? String == "200" else {
+            throw MobileIDError.unexpectedMessage(expected: "M200", got: "cmd \(object["cmd"] ?? "none")")
+        }
+        guard let version = object["version"] as? String, !version.isEmpty else {
+            throw MobileIDError.malformedMessage(message: "M200", detail: "version is missing")
+        }
+        guard let code = object["trxcode"] as? String else {
+            throw MobileIDError.malformedMessage(message: "M200", detail: "trxcode is missing")
+        }
         guard TransactionCode.isValid(code) else { throw MobileIDError.malformedTransactionCode(code) }
         mode = try Mode(field: object["mode"], message: "M200")
         guard object["ci"] == nil || object["ci"] is Bool, object["telno"] == nil || object["telno"] is Bool else {
@@ -51,7 +61,8 @@ public struct M200: Equatable, Sendable {
         host = object["host"] as? String
         packageName = object["packageName"] as? Bool
         if mode == .direct, (host ?? "").isEmpty, profile.isEmpty {
-            throw MobileIDError.malformedMessage(message: "M200", detail: "a direct-mode M200 needs the SP's host (or a profile with a callback)")
+            throw MobileIDError.malformedMessage(
+                message: "M200", detail: "a direct-mode M200 needs the SP's host (or a profile with a callback)")
         }
     }
 
@@ -60,8 +71,10 @@ public struct M200: Equatable, Sendable {
     }
 
     public var json: Data {
-        var object: [String: Any] = ["type": "mip", "version": version, "cmd": "200", "trxcode": transactionCode, "mode": mode.rawValue,
-                                     "ci": ci, "telno": telno]
+        var object: [String: Any] = [
+            "type": "mip", "version": version, "cmd": "200", "trxcode": transactionCode, "mode": mode.rawValue,
+            "ci": ci, "telno": telno,
+        ]
         if !profile.isEmpty { object["profile"] = profile }
         if let image { object["image"] = image }
         if let host { object["host"] = host }

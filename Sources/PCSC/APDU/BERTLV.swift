@@ -19,7 +19,10 @@ public struct BERTLV: Sendable, Hashable {
         var index = 0
         while index < bytes.count {
             // Padding bytes 00/FF between TLVs are allowed by ISO 7816-4 §5.2.2.
-            if bytes[index] == 0x00 || bytes[index] == 0xFF { index += 1; continue }
+            if bytes[index] == 0x00 || bytes[index] == 0xFF {
+                index += 1
+                continue
+            }
             var tag = UInt32(bytes[index])
             let firstByte = bytes[index]
             index += 1
@@ -43,7 +46,7 @@ public struct BERTLV: Sendable, Hashable {
                 length = bytes[index..<(index + count)].reduce(0) { $0 << 8 | Int($1) }
                 index += count
             } else if length == 0x80 {
-                return nil   // indefinite length: not used by cards
+                return nil  // indefinite length: not used by cards
             }
             guard length <= bytes.count - index else { return nil }
             result.append(BERTLV(tag: tag, value: Array(bytes[index..<(index + length)])))

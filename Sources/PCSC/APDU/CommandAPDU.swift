@@ -10,7 +10,10 @@ public struct CommandAPDU: Sendable, Hashable, CustomStringConvertible {
     public let le: Int?
 
     public init(cla: UInt8 = 0x00, ins: UInt8, p1: UInt8 = 0, p2: UInt8 = 0, data: [UInt8] = [], le: Int? = nil) {
-        self.cla = cla; self.ins = ins; self.p1 = p1; self.p2 = p2
+        self.cla = cla
+        self.ins = ins
+        self.p1 = p1
+        self.p2 = p2
         self.data = data
         self.le = le
     }
@@ -23,8 +26,9 @@ public struct CommandAPDU: Sendable, Hashable, CustomStringConvertible {
     /// SELECT by path: from the MF (`00 A4 08 …`) or from the current DF (`00 A4 09 …`). With
     /// `fileControlParameters` the card returns the FCP template (P2 04, Le 00), else nothing (P2 0C).
     public static func select(path: [UInt8], fromCurrentFolder: Bool, fileControlParameters: Bool) -> CommandAPDU {
-        CommandAPDU(ins: 0xA4, p1: fromCurrentFolder ? 0x09 : 0x08, p2: fileControlParameters ? 0x04 : 0x0C, data: path,
-                    le: fileControlParameters ? 256 : nil)
+        CommandAPDU(
+            ins: 0xA4, p1: fromCurrentFolder ? 0x09 : 0x08, p2: fileControlParameters ? 0x04 : 0x0C, data: path,
+            le: fileControlParameters ? 256 : nil)
     }
 
     /// SELECT a file under the current DF by its identifier: a DF (P1 01) or an EF (P1 02).

@@ -5,7 +5,10 @@ import TamgaSupport
 /// A status word (SW1 SW2).
 public struct StatusWord: Sendable, Hashable, CustomStringConvertible {
     public let sw1: UInt8, sw2: UInt8
-    public init(_ sw1: UInt8, _ sw2: UInt8) { self.sw1 = sw1; self.sw2 = sw2 }
+    public init(_ sw1: UInt8, _ sw2: UInt8) {
+        self.sw1 = sw1
+        self.sw2 = sw2
+    }
     public static let success = StatusWord(0x90, 0x00)
     public var isSuccess: Bool { sw1 == 0x90 && sw2 == 0x00 }
     public var description: String { NumberText.hex(sw1) + NumberText.hex(sw2) }

@@ -5,7 +5,7 @@ import Glibc
 /// a PC/SC transaction (`withTransaction`); `transmit` applies the ISO 7816 rules once for all
 /// callers: `6Cxx` → resend with Le = xx, then `61xx` → GET RESPONSE until the data is complete.
 /// Not thread-safe: one task uses a connection at a time.
-public final class CardConnection: @unchecked Sendable {   // unchecked: one task at a time
+public final class CardConnection: @unchecked Sendable {  // unchecked: one task at a time
     public let readerName: String
     let handle: SCardCardHandle
     /// Kept alive as long as the connection: releasing the context invalidates its card handles.

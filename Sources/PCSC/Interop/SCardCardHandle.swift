@@ -11,9 +11,12 @@ final class SCardCardHandle {
     init(context: SCardContextHandle, reader: String) throws {
         var card: SCARDHANDLE = 0
         var active: DWORD = 0
-        try SCardReturnCode(SCardConnect(context.context, reader, DWORD(SCARD_SHARE_SHARED),
-                                         DWORD(SCARD_PROTOCOL_T0 | SCARD_PROTOCOL_T1), &card, &active))
-            .check("SCardConnect", reader: reader)
+        try SCardReturnCode(
+            SCardConnect(
+                context.context, reader, DWORD(SCARD_SHARE_SHARED),
+                DWORD(SCARD_PROTOCOL_T0 | SCARD_PROTOCOL_T1), &card, &active)
+        )
+        .check("SCardConnect", reader: reader)
         self.card = card
         self.reader = reader
         isT0 = active == DWORD(SCARD_PROTOCOL_T0)
@@ -40,8 +43,10 @@ final class SCardCardHandle {
     func control(_ code: UInt32, _ input: [UInt8], reader: String) throws -> [UInt8] {
         var answer = [UInt8](repeating: 0, count: 1024)
         var length: DWORD = 0
-        try SCardReturnCode(SCardControl(card, DWORD(code), input, DWORD(input.count), &answer, DWORD(answer.count), &length))
-            .check("SCardControl", reader: reader)
+        try SCardReturnCode(
+            SCardControl(card, DWORD(code), input, DWORD(input.count), &answer, DWORD(answer.count), &length)
+        )
+        .check("SCardControl", reader: reader)
         return Array(answer.prefix(Int(length)))
     }
 }

@@ -8,7 +8,8 @@ final class SCardContextHandle {
 
     init() throws {
         var context: SCARDCONTEXT = 0
-        try SCardReturnCode(SCardEstablishContext(DWORD(SCARD_SCOPE_SYSTEM), nil, nil, &context)).check("SCardEstablishContext")
+        try SCardReturnCode(SCardEstablishContext(DWORD(SCARD_SCOPE_SYSTEM), nil, nil, &context)).check(
+            "SCardEstablishContext")
         self.context = context
     }
     deinit { SCardReleaseContext(context) }

@@ -19,7 +19,8 @@ struct SCardReturnCode: RawRepresentable, Equatable {
 
     func error(_ call: String, reader: String = "the reader") -> PCSCError {
         switch unsigned {
-        case UInt32(truncatingIfNeeded: SCARD_E_NO_SERVICE), UInt32(truncatingIfNeeded: SCARD_E_SERVICE_STOPPED): .serviceNotRunning
+        case UInt32(truncatingIfNeeded: SCARD_E_NO_SERVICE), UInt32(truncatingIfNeeded: SCARD_E_SERVICE_STOPPED):
+            .serviceNotRunning
         case UInt32(truncatingIfNeeded: SCARD_E_NO_READERS_AVAILABLE): .noReaders
         case UInt32(truncatingIfNeeded: SCARD_E_NO_SMARTCARD): .noCard(reader: reader)
         case UInt32(truncatingIfNeeded: SCARD_W_REMOVED_CARD): .cardRemoved(reader: reader)
@@ -27,8 +28,10 @@ struct SCardReturnCode: RawRepresentable, Equatable {
         case UInt32(truncatingIfNeeded: SCARD_E_SHARING_VIOLATION): .sharingViolation(reader: reader)
         case UInt32(truncatingIfNeeded: SCARD_E_TIMEOUT): .timeout
         case UInt32(truncatingIfNeeded: SCARD_E_CANCELLED): .cancelled
-        case UInt32(truncatingIfNeeded: SCARD_E_READER_UNAVAILABLE), UInt32(truncatingIfNeeded: SCARD_E_UNKNOWN_READER): .readerUnavailable(reader: reader)
-        case UInt32(truncatingIfNeeded: SCARD_W_UNRESPONSIVE_CARD), UInt32(truncatingIfNeeded: SCARD_W_UNPOWERED_CARD): .unresponsiveCard(reader: reader)
+        case UInt32(truncatingIfNeeded: SCARD_E_READER_UNAVAILABLE), UInt32(truncatingIfNeeded: SCARD_E_UNKNOWN_READER):
+            .readerUnavailable(reader: reader)
+        case UInt32(truncatingIfNeeded: SCARD_W_UNRESPONSIVE_CARD), UInt32(truncatingIfNeeded: SCARD_W_UNPOWERED_CARD):
+            .unresponsiveCard(reader: reader)
         default: .failure(call: call, code: unsigned)
         }
     }

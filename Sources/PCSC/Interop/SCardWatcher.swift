@@ -11,14 +11,15 @@ import TamgaSupport
 /// and crashed `tamga readers --wait` here about one run in two. No other thread ever calls
 /// into libpcsclite with this context, so the race cannot happen; a cancel takes effect within
 /// half a second.
-final class SCardWatcher: @unchecked Sendable {   // unchecked: `context` is used only by the watching thread; `cancelled` is behind `lock`
+// unchecked: `context` is used only by the watching thread; `cancelled` is behind `lock`
+final class SCardWatcher: @unchecked Sendable {
     private let context: SCardContextHandle
     private static let pnp = "\\\\?PnP?\\Notification"
 
     init() throws { context = try SCardContextHandle() }
 
     private let lock = Lock()
-    nonisolated(unsafe) private var cancelled = false   // guarded by `lock`
+    nonisolated(unsafe) private var cancelled = false  // guarded by `lock`
 
     /// Stops the loop at the end of the current bounded wait (at most 500 ms).
     func cancel() {
@@ -60,7 +61,8 @@ final class SCardWatcher: @unchecked Sendable {   // unchecked: `context` is use
             if result.unsigned == UInt32(truncatingIfNeeded: SCARD_E_CANCELLED) { throw PCSCError.cancelled }
             let timedOut = result.unsigned == UInt32(truncatingIfNeeded: SCARD_E_TIMEOUT)
             if result.unsigned == UInt32(truncatingIfNeeded: SCARD_E_UNKNOWN_READER)
-                || result.unsigned == UInt32(truncatingIfNeeded: SCARD_E_READER_UNAVAILABLE) {
+                || result.unsigned == UInt32(truncatingIfNeeded: SCARD_E_READER_UNAVAILABLE)
+            {
                 // A reader vanished between listing and waiting: list again below.
             } else if !timedOut {
                 try result.check("SCardGetStatusChange")
@@ -68,11 +70,19 @@ final class SCardWatcher: @unchecked Sendable {   // unchecked: `context` is use
             // Card changes in readers that stay.
             for (index, name) in names.enumerated() where !timedOut {
                 let state = states[index]
-                guard UInt32(truncatingIfNeeded: state.dwEventState) & UInt32(SCARD_STATE_CHANGED) != 0 else { continue }
+                guard UInt32(truncatingIfNeeded: state.dwEventState) & UInt32(SCARD_STATE_CHANGED) != 0 else {
+                    continue
+                }
                 raw[name] = state.dwEventState & ~DWORD(SCARD_STATE_CHANGED)
-                let atr = withUnsafeBytes(of: state.rgbAtr) { Array($0.prefix(Int(min(state.cbAtr, DWORD(MAX_ATR_SIZE))))) }
-                let new = Reader(name: name, state: ReaderState(rawValue: UInt32(truncatingIfNeeded: state.dwEventState) & 0xFFFF & ~UInt32(SCARD_STATE_CHANGED)), atr: atr)
-                guard !new.state.contains(.unavailable) else { continue }   // reported as removed below
+                let atr = withUnsafeBytes(of: state.rgbAtr) {
+                    Array($0.prefix(Int(min(state.cbAtr, DWORD(MAX_ATR_SIZE)))))
+                }
+                let new = Reader(
+                    name: name,
+                    state: ReaderState(
+                        rawValue: UInt32(truncatingIfNeeded: state.dwEventState) & 0xFFFF & ~UInt32(SCARD_STATE_CHANGED)
+                    ), atr: atr)
+                guard !new.state.contains(.unavailable) else { continue }  // reported as removed below
                 let old = known[name]
                 known[name] = new
                 let wasPresent = old?.state.contains(.present) ?? false, isPresent = new.state.contains(.present)
@@ -89,7 +99,9 @@ final class SCardWatcher: @unchecked Sendable {   // unchecked: `context` is use
             if Set(current) != Set(names) {
                 for gone in names where !current.contains(gone) {
                     raw[gone] = nil
-                    if let reader = known.removeValue(forKey: gone) { emit(ReaderEvent(kind: .readerRemoved, reader: reader)) }
+                    if let reader = known.removeValue(forKey: gone) {
+                        emit(ReaderEvent(kind: .readerRemoved, reader: reader))
+                    }
                 }
                 let added = current.filter { !names.contains($0) }
                 if !added.isEmpty {
@@ -104,4 +116,3 @@ final class SCardWatcher: @unchecked Sendable {   // unchecked: `context` is use
         throw PCSCError.cancelled
     }
 }
-

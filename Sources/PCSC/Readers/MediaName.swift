@@ -20,8 +20,12 @@ public struct MediaName: Sendable, Hashable, CustomStringConvertible {
     public init?(_ text: String) {
         description = text
         switch text {
-        case "NO_MEDIA": kind = .noMedia; return
-        case "NO_UNIQUE": kind = .noUnique; return
+        case "NO_MEDIA":
+            kind = .noMedia
+            return
+        case "NO_UNIQUE":
+            kind = .noUnique
+            return
         default: break
         }
         var rest = Substring(text)
@@ -30,10 +34,15 @@ public struct MediaName: Sendable, Hashable, CustomStringConvertible {
         // Longest family first: "rutoken_ecp" before "rutoken".
         for family in ["rutoken_ecp", "rutoken_lt", "rutoken"] where rest.hasPrefix(family) {
             let tail = rest.dropFirst(family.count)
-            if tail.isEmpty { kind = .token(family: family, serial: nil, viaPKCS11: viaPKCS11); return }
+            if tail.isEmpty {
+                kind = .token(family: family, serial: nil, viaPKCS11: viaPKCS11)
+                return
+            }
             guard tail.hasPrefix("_") else { continue }
             let serial = tail.dropFirst()
-            guard !serial.isEmpty, serial.count <= 16, serial.allSatisfy({ $0.isASCII && $0.isHexDigit }) else { return nil }
+            guard !serial.isEmpty, serial.count <= 16, serial.allSatisfy({ $0.isASCII && $0.isHexDigit }) else {
+                return nil
+            }
             kind = .token(family: family, serial: serial.lowercased(), viaPKCS11: viaPKCS11)
             return
         }
@@ -86,11 +95,15 @@ public struct ReaderName: Sendable, Hashable {
         case " HH HH":
             guard scalars.count >= 6 else { return nil }
             let tail = Array(scalars.suffix(6))
-            guard tail[0] == " ", isHex(tail[1]), isHex(tail[2]), tail[3] == " ", isHex(tail[4]), isHex(tail[5]) else { return nil }
+            guard tail[0] == " ", isHex(tail[1]), isHex(tail[2]), tail[3] == " ", isHex(tail[4]), isHex(tail[5]) else {
+                return nil
+            }
             count = 6
         default:
             let digits = scalars.reversed().prefix(while: isDigit).count
-            guard (1...3).contains(digits), scalars.count > digits, scalars[scalars.count - digits - 1] == " " else { return nil }
+            guard (1...3).contains(digits), scalars.count > digits, scalars[scalars.count - digits - 1] == " " else {
+                return nil
+            }
             count = digits + 1
         }
         let start = text.unicodeScalars.index(text.unicodeScalars.endIndex, offsetBy: -count)
@@ -100,9 +113,13 @@ public struct ReaderName: Sendable, Hashable {
 
     /// " (…)" or " […]" at the end of `text`, with no bracket of either kind inside: what is
     /// inside, and where the suffix starts.
-    private static func bracketed(_ text: String, _ open: Unicode.Scalar, _ close: Unicode.Scalar) -> (String.Index, String)? {
+    private static func bracketed(
+        _ text: String, _ open: Unicode.Scalar, _ close: Unicode.Scalar
+    ) -> (String.Index, String)? {
         let scalars = text.unicodeScalars
-        guard scalars.last == close, let opening = scalars.lastIndex(of: open), opening > scalars.startIndex else { return nil }
+        guard scalars.last == close, let opening = scalars.lastIndex(of: open), opening > scalars.startIndex else {
+            return nil
+        }
         let space = scalars.index(before: opening)
         guard scalars[space] == " " else { return nil }
         let inner = scalars[scalars.index(after: opening)..<scalars.index(before: scalars.endIndex)]

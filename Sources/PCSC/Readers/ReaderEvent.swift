@@ -19,7 +19,11 @@ public struct ReaderEvent: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         var text = "\(kind.rawValue): \(reader.name) (\(reader.state.summary)"
-        if let card = reader.card { text += ", \(card.name)" } else if !reader.atr.isEmpty { text += ", ATR \(reader.atrHex)" }
+        if let card = reader.card {
+            text += ", \(card.name)"
+        } else if !reader.atr.isEmpty {
+            text += ", ATR \(reader.atrHex)"
+        }
         return text + ")"
     }
 }

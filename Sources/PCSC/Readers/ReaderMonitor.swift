@@ -1,14 +1,15 @@
+import Dispatch
 import FoundationEssentials
 import Glibc
 import TamgaSupport
-import Dispatch
 
 /// Watches readers being attached and detached and cards being inserted and removed, with
 /// `SCardGetStatusChange` (including the `\\?PnP?\Notification` pseudo-reader) on a thread of
 /// its own, as an `AsyncThrowingStream`. The stream starts with one `.present` event per
 /// reader, then delivers changes in the order pcscd reports them. `cancel()` (or cancelling
 /// the consuming task) ends it within half a second (see `SCardWatcher` for why not `SCardCancel`).
-public final class ReaderMonitor: @unchecked Sendable {   // unchecked: only the watching thread calls into PC/SC; cancel() sets a locked flag
+// unchecked: only the watching thread calls into PC/SC; cancel() sets a locked flag
+public final class ReaderMonitor: @unchecked Sendable {
     private let watcher: SCardWatcher
     /// Signalled when the watching thread has left libpcsclite for good.
     private let finished = DispatchSemaphore(value: 0)

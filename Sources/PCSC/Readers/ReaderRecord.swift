@@ -42,8 +42,10 @@ public struct ReaderRecord: Sendable, Equatable {
         var cursor = 0
         func field(_ label: String) throws -> String {
             guard let end = bytes[cursor...].firstIndex(of: 0) else { throw ParseError.missingTerminator(field: label) }
-            guard let text = String(validating: bytes[cursor..<end], as: UTF8.self) else { throw ParseError.notUTF8(field: label) }
-            cursor = end + 1   // the field's own length in bytes, plus its NUL
+            guard let text = String(validating: bytes[cursor..<end], as: UTF8.self) else {
+                throw ParseError.notUTF8(field: label)
+            }
+            cursor = end + 1  // the field's own length in bytes, plus its NUL
             return text
         }
         let nickname = try field("nickname")

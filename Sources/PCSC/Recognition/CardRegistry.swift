@@ -24,7 +24,8 @@ public enum CardRegistry {
             switch self {
             case .exact(let bytes): return atr == bytes
             case .masked(let pattern, let mask):
-                return atr.count == pattern.count && zip(zip(atr, pattern), mask).allSatisfy { ($0.0 & $1) == ($0.1 & $1) }
+                return atr.count == pattern.count
+                    && zip(zip(atr, pattern), mask).allSatisfy { ($0.0 & $1) == ($0.1 & $1) }
             case .contains(let needle):
                 guard atr.count >= needle.count else { return false }
                 return (0...(atr.count - needle.count)).contains { Array(atr[$0..<$0 + needle.count]) == needle }
@@ -60,20 +61,23 @@ public enum CardRegistry {
 
     /// The table, in lookup order. Each row names its card.
     static let table: [(Match, CardKind)] = [
-        (.exact(hex("3BDB960080B1FE451F830012233F536549440F9000F1")), estEIDIDEMIA),        // Cosmo 8.1/8.2
-        (.exact(hex("3BDC960080B1FE451F830012233F54654944320F9000C3")), estEIDIDEMIA),      // Cosmo X
+        (.exact(hex("3BDB960080B1FE451F830012233F536549440F9000F1")), estEIDIDEMIA),  // Cosmo 8.1/8.2
+        (.exact(hex("3BDC960080B1FE451F830012233F54654944320F9000C3")), estEIDIDEMIA),  // Cosmo X
         (.exact(hex("3BFF9600008031FE438031B85365494464B085051012233F1D")), estEIDThales),  // 2025–
-        (.exact(hex("3B7F9600008031B865B08504021B1200F6829000")), finEID),                 // v3.1
+        (.exact(hex("3B7F9600008031B865B08504021B1200F6829000")), finEID),  // v3.1
         (.exact(hex("3BDB960080B1FE451F830012428F536549440F900020")), latEID),
         (.exact(hex("3BDC960080B1FE451F830012428F54654944320F900012")), latEID),
-        (.exact(hex("3B7F96000080318065B085040120120FFF829000")), belEID),                 // 1.8
-        (.exact(hex("3B8B015275746F6B656E20445320C1")), rutokenECP),                        // "Rutoken DS "
-        (.exact(hex("3B8B015275746F6B656E20454350A0")), rutokenECP),                        // "Rutoken ECP"
-        (.exact(hex("3B9C96005275746F6B656E4543507363")), rutokenECP),                      // ECP SC
+        (.exact(hex("3B7F96000080318065B085040120120FFF829000")), belEID),  // 1.8
+        (.exact(hex("3B8B015275746F6B656E20445320C1")), rutokenECP),  // "Rutoken DS "
+        (.exact(hex("3B8B015275746F6B656E20454350A0")), rutokenECP),  // "Rutoken ECP"
+        (.exact(hex("3B9C96005275746F6B656E4543507363")), rutokenECP),  // ECP SC
         (.exact(hex("3B8B015275746F6B656E6C697465C2")), rutokenLite),
         // FinEID v4.0/4.1: bytes 12–13 vary.
-        (.masked(pattern: hex("3B7F9600008031B865B085050011122460829000"),
-                 mask: hex("FFFFFFFFFFFFFFFFFFFFFFFF0000FFFFFFFFFFFF")), finEID),
+        (
+            .masked(
+                pattern: hex("3B7F9600008031B865B085050011122460829000"),
+                mask: hex("FFFFFFFFFFFFFFFFFFFFFFFF0000FFFFFFFFFFFF")), finEID
+        ),
         (.contains(Array("Rutoken S".utf8)), rutokenS),
         (.contains(Array("Yubikey".utf8)), yubiKey),
         (.contains(Array("YubiKey".utf8)), yubiKey),

@@ -8,7 +8,7 @@ import TamgaSupport
 /// and released when the last reference goes. Calls into the module are serialised by `lock`:
 /// PKCS#11 sessions must not be used from two threads at once, and login state is per token
 /// per process anyway.
-public final class PKCS11Module: @unchecked Sendable {   // unchecked: `functions` is immutable; every call holds `lock`
+public final class PKCS11Module: @unchecked Sendable {  // unchecked: `functions` is immutable; every call holds `lock`
     /// The p11-kit name (`softhsm2`, the .module file's name) or, when loaded by path, the path.
     public let name: String
     /// The shared library's path.
@@ -20,7 +20,7 @@ public final class PKCS11Module: @unchecked Sendable {   // unchecked: `function
     private init(name: String, path: String, list: UnsafeMutablePointer<CK_FUNCTION_LIST>, owner: AnyObject) {
         self.name = name
         self.path = path
-        functions = list.pointee   // the table is copied once; the pointers in it stay valid while `owner` lives
+        functions = list.pointee  // the table is copied once; the pointers in it stay valid while `owner` lives
         self.owner = owner
     }
 
@@ -44,14 +44,17 @@ public final class PKCS11Module: @unchecked Sendable {   // unchecked: `function
     /// Loads the module at `path` (absolute, or relative to p11-kit's module directory) and
     /// initialises it (p11-kit's managed mode: reference-counted `C_Initialize`).
     public static func load(path: String) throws -> PKCS11Module {
-        if path.hasPrefix("/") && !FileManager.default.fileExists(atPath: path) { throw PKCS11Error.moduleNotFound(path: path) }
+        if path.hasPrefix("/") && !FileManager.default.fileExists(atPath: path) {
+            throw PKCS11Error.moduleNotFound(path: path)
+        }
         guard let list = p11_kit_module_load(path, 0) else {
             throw PKCS11Error.moduleFailedToLoad(path: path, reason: lastMessage() ?? "p11_kit_module_load failed")
         }
         let rv = p11_kit_module_initialize(list)
         guard rv == CKR_OK else {
             p11_kit_module_release(list)
-            throw PKCS11Error.moduleFailedToLoad(path: path, reason: lastMessage() ?? "C_Initialize returned 0x\(String(rv, radix: 16))")
+            throw PKCS11Error.moduleFailedToLoad(
+                path: path, reason: lastMessage() ?? "C_Initialize returned 0x\(String(rv, radix: 16))")
         }
         let owner = LoadedByPath(list)
         if let missing = missingFunction(list.pointee) {
@@ -64,13 +67,16 @@ public final class PKCS11Module: @unchecked Sendable {   // unchecked: `function
     /// so that the calls through the list (`functions.C_Sign!`) cannot meet a null pointer.
     static func missingFunction(_ f: CK_FUNCTION_LIST) -> String? {
         let present: [(String, Bool)] = [
-            ("C_GetInfo", f.C_GetInfo != nil), ("C_GetSlotList", f.C_GetSlotList != nil), ("C_GetSlotInfo", f.C_GetSlotInfo != nil),
+            ("C_GetInfo", f.C_GetInfo != nil), ("C_GetSlotList", f.C_GetSlotList != nil),
+            ("C_GetSlotInfo", f.C_GetSlotInfo != nil),
             ("C_GetTokenInfo", f.C_GetTokenInfo != nil), ("C_GetMechanismList", f.C_GetMechanismList != nil),
             ("C_OpenSession", f.C_OpenSession != nil), ("C_CloseSession", f.C_CloseSession != nil),
             ("C_FindObjectsInit", f.C_FindObjectsInit != nil), ("C_FindObjects", f.C_FindObjects != nil),
             ("C_FindObjectsFinal", f.C_FindObjectsFinal != nil), ("C_GetAttributeValue", f.C_GetAttributeValue != nil),
-            ("C_Login", f.C_Login != nil), ("C_Logout", f.C_Logout != nil), ("C_SignInit", f.C_SignInit != nil), ("C_Sign", f.C_Sign != nil),
-            ("C_GenerateKey", f.C_GenerateKey != nil), ("C_EncryptInit", f.C_EncryptInit != nil), ("C_Encrypt", f.C_Encrypt != nil),
+            ("C_Login", f.C_Login != nil), ("C_Logout", f.C_Logout != nil), ("C_SignInit", f.C_SignInit != nil),
+            ("C_Sign", f.C_Sign != nil),
+            ("C_GenerateKey", f.C_GenerateKey != nil), ("C_EncryptInit", f.C_EncryptInit != nil),
+            ("C_Encrypt", f.C_Encrypt != nil),
             ("C_DecryptInit", f.C_DecryptInit != nil), ("C_Decrypt", f.C_Decrypt != nil),
         ]
         return present.first { !$0.1 }?.0
@@ -89,7 +95,8 @@ public final class PKCS11Module: @unchecked Sendable {   // unchecked: `function
             index += 1
             let name = takeString(p11_kit_module_get_name(list)) ?? "module \(index)"
             let path = takeString(p11_kit_module_get_filename(list)) ?? name
-            guard missingFunction(list.pointee) == nil else { continue }   // a broken module is skipped, like one that fails to initialise
+            // a broken module is skipped, like one that fails to initialise
+            guard missingFunction(list.pointee) == nil else { continue }
             result.append(PKCS11Module(name: name, path: path, list: list, owner: owner))
         }
         return result
@@ -98,9 +105,13 @@ public final class PKCS11Module: @unchecked Sendable {   // unchecked: `function
     /// Makes p11-kit read its configuration from the given files and folders instead of the
     /// system's: for tests that want one test module as the only registered one. Process-wide;
     /// call before the first `registered()`. The strings are kept for the process's lifetime.
-    public static func overrideSystemConfiguration(systemConfig: String, userConfig: String, packageModules: String,
-                                                   systemModules: String, userModules: String) {
-        p11_kit_override_system_files(strdup(systemConfig), strdup(userConfig), strdup(packageModules), strdup(systemModules), strdup(userModules))
+    public static func overrideSystemConfiguration(
+        systemConfig: String, userConfig: String, packageModules: String,
+        systemModules: String, userModules: String
+    ) {
+        p11_kit_override_system_files(
+            strdup(systemConfig), strdup(userConfig), strdup(packageModules), strdup(systemModules), strdup(userModules)
+        )
     }
 
     private static func lastMessage() -> String? {
@@ -135,9 +146,10 @@ public final class PKCS11Module: @unchecked Sendable {   // unchecked: `function
         try serialised {
             var info = CK_INFO()
             try Self.check(functions.C_GetInfo!(&info), "C_GetInfo")
-            return ModuleInfo(description: paddedString(info.libraryDescription), manufacturer: paddedString(info.manufacturerID),
-                              cryptokiVersion: "\(info.cryptokiVersion.major).\(info.cryptokiVersion.minor)",
-                              libraryVersion: "\(info.libraryVersion.major).\(info.libraryVersion.minor)")
+            return ModuleInfo(
+                description: paddedString(info.libraryDescription), manufacturer: paddedString(info.manufacturerID),
+                cryptokiVersion: "\(info.cryptokiVersion.major).\(info.cryptokiVersion.minor)",
+                libraryVersion: "\(info.libraryVersion.major).\(info.libraryVersion.minor)")
         }
     }
 
@@ -151,7 +163,9 @@ public final class PKCS11Module: @unchecked Sendable {   // unchecked: `function
             return try ids.prefix(Int(count)).map { id in
                 var info = CK_SLOT_INFO()
                 try Self.check(functions.C_GetSlotInfo!(id, &info), "C_GetSlotInfo")
-                return Slot(id: UInt(id), description: paddedString(info.slotDescription), manufacturer: paddedString(info.manufacturerID))
+                return Slot(
+                    id: UInt(id), description: paddedString(info.slotDescription),
+                    manufacturer: paddedString(info.manufacturerID))
             }
         }
     }
@@ -161,9 +175,11 @@ public final class PKCS11Module: @unchecked Sendable {   // unchecked: `function
         try serialised {
             var info = CK_TOKEN_INFO()
             try Self.check(functions.C_GetTokenInfo!(CK_SLOT_ID(slot.id), &info), "C_GetTokenInfo")
-            return TokenInfo(label: paddedString(info.label), manufacturer: paddedString(info.manufacturerID), model: paddedString(info.model),
-                             serialNumber: paddedString(info.serialNumber), flags: UInt(info.flags),
-                             minimumPINLength: Int(info.ulMinPinLen), maximumPINLength: Int(info.ulMaxPinLen))
+            return TokenInfo(
+                label: paddedString(info.label), manufacturer: paddedString(info.manufacturerID),
+                model: paddedString(info.model),
+                serialNumber: paddedString(info.serialNumber), flags: UInt(info.flags),
+                minimumPINLength: Int(info.ulMinPinLen), maximumPINLength: Int(info.ulMaxPinLen))
         }
     }
 

@@ -16,7 +16,10 @@ public struct SecretKeyAttributes: Sendable, Equatable {
 
     public static let aesKeyType: UInt = 0x1F
 
-    public init(keyType: UInt?, valueLength: UInt?, sensitive: Bool, extractable: Bool, canEncrypt: Bool, canDecrypt: Bool, isPrivate: Bool) {
+    public init(
+        keyType: UInt?, valueLength: UInt?, sensitive: Bool, extractable: Bool, canEncrypt: Bool, canDecrypt: Bool,
+        isPrivate: Bool
+    ) {
         self.keyType = keyType
         self.valueLength = valueLength
         self.sensitive = sensitive

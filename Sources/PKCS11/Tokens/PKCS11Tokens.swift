@@ -34,11 +34,16 @@ public enum PKCS11Tokens {
             let matching = all.filter { $0.info.label == label }
             guard let first = matching.first else { throw PKCS11Error.tokenNotFound(label: label) }
             // The same token reached through two modules (registered and by path) is one token.
-            if Set(matching.map(\.info.serialNumber)).count > 1 { throw PKCS11Error.severalTokens(labels: matching.map { "\($0.info.label) (\($0.info.serialNumber))" }) }
+            if Set(matching.map(\.info.serialNumber)).count > 1 {
+                throw PKCS11Error.severalTokens(labels: matching.map { "\($0.info.label) (\($0.info.serialNumber))" })
+            }
             return first
         }
-        let distinct = Dictionary(all.map { ($0.info.serialNumber + "/" + $0.info.label, $0) }, uniquingKeysWith: { first, _ in first })
-        guard distinct.count <= 1 else { throw PKCS11Error.severalTokens(labels: distinct.values.map(\.info.label).sorted()) }
+        let distinct = Dictionary(
+            all.map { ($0.info.serialNumber + "/" + $0.info.label, $0) }, uniquingKeysWith: { first, _ in first })
+        guard distinct.count <= 1 else {
+            throw PKCS11Error.severalTokens(labels: distinct.values.map(\.info.label).sorted())
+        }
         guard let only = distinct.values.first else { throw PKCS11Error.tokenNotFound(label: nil) }
         return only
     }

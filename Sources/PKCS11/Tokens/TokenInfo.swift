@@ -1,4 +1,5 @@
 import TamgaSupport
+
 /// `C_GetInfo`: what the module says of itself.
 public struct ModuleInfo: Sendable, Hashable {
     public let description: String
@@ -26,8 +27,8 @@ public struct TokenInfo: Sendable, Hashable {
     public let minimumPINLength: Int
     public let maximumPINLength: Int
 
-    public var isInitialized: Bool { flags & (1 << 10) != 0 }             // CKF_TOKEN_INITIALIZED
-    public var loginRequired: Bool { flags & (1 << 2) != 0 }              // CKF_LOGIN_REQUIRED
+    public var isInitialized: Bool { flags & (1 << 10) != 0 }  // CKF_TOKEN_INITIALIZED
+    public var loginRequired: Bool { flags & (1 << 2) != 0 }  // CKF_LOGIN_REQUIRED
     /// The reader or token has its own PIN pad: C_Login with no PIN.
     public var hasProtectedAuthenticationPath: Bool { flags & (1 << 8) != 0 }
     public var pinCountLow: Bool { flags & (1 << 16) != 0 }
@@ -55,9 +56,12 @@ public struct TokenInfo: Sendable, Hashable {
     /// model, the serial as 8 lower-case hex digits (Rutoken shows the serial in decimal).
     public var rutokenMediaName: String? {
         guard isRutoken else { return nil }
-        let family = model.containsTextIgnoringCase("lite") ? "rutoken_lt" : model.containsTextIgnoringCase("ecp") ? "rutoken_ecp" : "rutoken"
+        let family =
+            model.containsTextIgnoringCase("lite")
+            ? "rutoken_lt" : model.containsTextIgnoringCase("ecp") ? "rutoken_ecp" : "rutoken"
         let digits = serialNumber.trimmedSpaces()
-        let value: UInt64? = digits.allSatisfy({ $0.isASCII && $0.isNumber }) ? UInt64(digits) : UInt64(digits, radix: 16)
+        let value: UInt64? =
+            digits.allSatisfy({ $0.isASCII && $0.isNumber }) ? UInt64(digits) : UInt64(digits, radix: 16)
         guard let value, value <= 0xFFFF_FFFF else { return nil }
         let hex = String(value, radix: 16)
         return "\(family)_\(String(repeating: "0", count: max(0, 8 - hex.count)) + hex)"
@@ -84,7 +88,8 @@ public struct Mechanism: Sendable, Hashable, CustomStringConvertible {
         0x0250: "SHA256", 0x0260: "SHA384", 0x0270: "SHA512", 0x1040: "EC-KEY-PAIR-GEN", 0x1041: "ECDSA",
         0x1044: "ECDSA-SHA256", 0x1045: "ECDSA-SHA384", 0x1046: "ECDSA-SHA512", 0x1057: "EDDSA",
         0x1200: "GOSTR3410-KEY-PAIR-GEN", 0x1201: "GOSTR3410", 0x1202: "GOSTR3410-WITH-GOSTR3411", 0x1210: "GOSTR3411",
-        0xD432_1006: "GOSTR3410-512", 0xD432_1008: "GOSTR3410-WITH-GOSTR3411-2012-256", 0xD432_1009: "GOSTR3410-WITH-GOSTR3411-2012-512",
+        0xD432_1006: "GOSTR3410-512", 0xD432_1008: "GOSTR3410-WITH-GOSTR3411-2012-256",
+        0xD432_1009: "GOSTR3410-WITH-GOSTR3411-2012-512",
     ]
 
     public var description: String { Self.names[rawValue] ?? "0x" + String(rawValue, radix: 16) }

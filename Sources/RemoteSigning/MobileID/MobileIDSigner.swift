@@ -7,7 +7,8 @@ import TamgaCore
 /// `showVerificationCode` before any polling, and `GET /signature/session/{id}` long polls
 /// until the phone answers. EC keys answer raw r‖s (already the XML-DSig form), RSA keys
 /// PKCS#1 v1.5; either is checked under the certificate before it is returned.
-public final class MobileIDSigner: Signer, @unchecked Sendable {   // unchecked: immutable after connect (the client keeps the last session id behind its lock)
+// unchecked: immutable after connect (the client keeps the last session id behind its lock)
+public final class MobileIDSigner: Signer, @unchecked Sendable {
     public static let service = "Mobile-ID"
     public let phoneNumber: String
     public let nationalIdentityNumber: String
@@ -33,15 +34,20 @@ public final class MobileIDSigner: Signer, @unchecked Sendable {   // unchecked:
         }
     }
 
-    private init(phoneNumber: String, nationalIdentityNumber: String, certificate: Certificate, client: RemoteServiceClient,
-                 showVerificationCode: @escaping @Sendable (String) -> Void) throws {
+    private init(
+        phoneNumber: String, nationalIdentityNumber: String, certificate: Certificate, client: RemoteServiceClient,
+        showVerificationCode: @escaping @Sendable (String) -> Void
+    ) throws {
         self.phoneNumber = phoneNumber
         self.nationalIdentityNumber = nationalIdentityNumber
         self.signingCertificate = certificate
         self.client = client
         self.showVerificationCode = showVerificationCode
-        guard let algorithm = certificate.publicKey.defaultAlgorithm, RemoteServiceClient.hashType(algorithm.digest) != nil else {
-            throw RemoteSigningError.malformedResponse(service: Self.service, detail: "the certificate's key is neither EC P-256/P-384 nor RSA")
+        guard let algorithm = certificate.publicKey.defaultAlgorithm,
+            RemoteServiceClient.hashType(algorithm.digest) != nil
+        else {
+            throw RemoteSigningError.malformedResponse(
+                service: Self.service, detail: "the certificate's key is neither EC P-256/P-384 nor RSA")
         }
         self.algorithm = algorithm
     }
@@ -54,17 +60,23 @@ public final class MobileIDSigner: Signer, @unchecked Sendable {   // unchecked:
     }
 
     /// Fetches the person's signing certificate (XAdES needs it before the signature exists).
-    public static func connect(phoneNumber: String, nationalIdentityNumber: String, configuration: RemoteServiceConfiguration,
-                               showVerificationCode: @escaping @Sendable (String) -> Void) async throws -> MobileIDSigner {
+    public static func connect(
+        phoneNumber: String, nationalIdentityNumber: String, configuration: RemoteServiceConfiguration,
+        showVerificationCode: @escaping @Sendable (String) -> Void
+    ) async throws -> MobileIDSigner {
         guard Self.isPhoneNumber(phoneNumber) else {
-            throw RemoteSigningError.notAClient(service: service, who: "\(phoneNumber) (not a phone number in +<country><number> form)")
+            throw RemoteSigningError.notAClient(
+                service: service, who: "\(phoneNumber) (not a phone number in +<country><number> form)")
         }
         try configuration.checkScheme(service: service)
-        let client = try RemoteServiceClient(service: service, configuration: configuration, statusMeaning: { status, _ in meaning(status) })
-        let answer = try await client.post("certificate", ["phoneNumber": phoneNumber, "nationalIdentityNumber": nationalIdentityNumber])
+        let client = try RemoteServiceClient(
+            service: service, configuration: configuration, statusMeaning: { status, _ in meaning(status) })
+        let answer = try await client.post(
+            "certificate", ["phoneNumber": phoneNumber, "nationalIdentityNumber": nationalIdentityNumber])
         switch answer["result"] as? String {
         case "OK": break
-        case "NOT_FOUND", "NOT_ACTIVE": throw RemoteSigningError.notAClient(service: service, who: "\(phoneNumber) / \(nationalIdentityNumber)")
+        case "NOT_FOUND", "NOT_ACTIVE":
+            throw RemoteSigningError.notAClient(service: service, who: "\(phoneNumber) / \(nationalIdentityNumber)")
         case let other: throw RemoteSigningError.unexpectedResult(service: service, result: other ?? "no result")
         }
         let certificate = try client.certificate(answer["cert"], "cert")
@@ -72,16 +84,21 @@ public final class MobileIDSigner: Signer, @unchecked Sendable {   // unchecked:
         // or as PNOxx-<number>. Anything else would sign as somebody else.
         let serial = RemoteServiceClient.subjectSerialNumber(certificate) ?? ""
         guard serial == nationalIdentityNumber || serial.hasSuffix("-" + nationalIdentityNumber) else {
-            throw RemoteSigningError.certificateMismatch(service: service, detail: "its serialNumber is \(serial.isEmpty ? "missing" : serial), not \(nationalIdentityNumber)")
+            throw RemoteSigningError.certificateMismatch(
+                service: service,
+                detail: "its serialNumber is \(serial.isEmpty ? "missing" : serial), not \(nationalIdentityNumber)")
         }
-        return try MobileIDSigner(phoneNumber: phoneNumber, nationalIdentityNumber: nationalIdentityNumber, certificate: certificate,
-                                  client: client, showVerificationCode: showVerificationCode)
+        return try MobileIDSigner(
+            phoneNumber: phoneNumber, nationalIdentityNumber: nationalIdentityNumber, certificate: certificate,
+            client: client, showVerificationCode: showVerificationCode)
     }
 
     public func certificate() async throws -> Certificate { signingCertificate }
 
     /// GSM 03.38: the default alphabet, and the extension table (two septets each, at most five).
-    static let gsm7 = Set("@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà")
+    static let gsm7 = Set(
+        "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà"
+    )
     static let gsm7Extension = Set("^{}\\[~]|€")
 
     /// The text and format the phone can show: GSM-7 up to 100 characters (at most five from
@@ -89,8 +106,12 @@ public final class MobileIDSigner: Signer, @unchecked Sendable {   // unchecked:
     /// (Cyrillic, õ, š, ž…), rather than letting the service blank out what GSM-7 lacks.
     /// Control characters are dropped.
     public static func displayText(_ text: String) -> (text: String, format: String) {
-        let cleaned = String(text.filter { character in !character.unicodeScalars.contains { $0.properties.generalCategory == .control } })
-        guard cleaned.allSatisfy({ gsm7.contains($0) || gsm7Extension.contains($0) }) else { return (String(cleaned.prefix(50)), "UCS-2") }
+        let cleaned = String(
+            text.filter { character in !character.unicodeScalars.contains { $0.properties.generalCategory == .control }
+            })
+        guard cleaned.allSatisfy({ gsm7.contains($0) || gsm7Extension.contains($0) }) else {
+            return (String(cleaned.prefix(50)), "UCS-2")
+        }
         var result = "", extensions = 0
         for character in cleaned {
             if gsm7Extension.contains(character) {
@@ -110,24 +131,33 @@ public final class MobileIDSigner: Signer, @unchecked Sendable {   // unchecked:
         let hash = Array(digest.bytes)
         let (text, format) = Self.displayText(client.configuration.displayText)
         showVerificationCode(VerificationCode.mobileID(hash: hash))
-        let started = try await client.post("signature", [
-            "phoneNumber": phoneNumber, "nationalIdentityNumber": nationalIdentityNumber, "hash": Data(hash).base64EncodedString(),
-            "hashType": hashType, "language": client.configuration.language, "displayText": text, "displayTextFormat": format,
-        ])
+        let started = try await client.post(
+            "signature",
+            [
+                "phoneNumber": phoneNumber, "nationalIdentityNumber": nationalIdentityNumber,
+                "hash": Data(hash).base64EncodedString(),
+                "hashType": hashType, "language": client.configuration.language, "displayText": text,
+                "displayTextFormat": format,
+            ])
         let session = try client.sessionID(started)
         let status = try await client.pollUntilComplete("signature/session/\(session)")
         switch status["result"] as? String {
         case "OK": break
         case "TIMEOUT", "EXPIRED_TRANSACTION": throw RemoteSigningError.timedOut(service: Self.service)
-        case "NOT_MID_CLIENT": throw RemoteSigningError.notAClient(service: Self.service, who: "\(phoneNumber) / \(nationalIdentityNumber)")
-        case "USER_CANCELLED": throw RemoteSigningError.userRefused(service: Self.service, stage: "cancelled on the phone")
+        case "NOT_MID_CLIENT":
+            throw RemoteSigningError.notAClient(
+                service: Self.service, who: "\(phoneNumber) / \(nationalIdentityNumber)")
+        case "USER_CANCELLED":
+            throw RemoteSigningError.userRefused(service: Self.service, stage: "cancelled on the phone")
         case "SIGNATURE_HASH_MISMATCH": throw RemoteSigningError.signatureHashMismatch
         case "PHONE_ABSENT": throw RemoteSigningError.phoneUnreachable
         case "DELIVERY_ERROR": throw RemoteSigningError.deliveryFailed
         case "SIM_ERROR": throw RemoteSigningError.simError
         case let other: throw RemoteSigningError.unexpectedResult(service: Self.service, result: other ?? "no result")
         }
-        let value = try client.checkSignature(status["signature"] as? [String: Any] ?? [:], algorithm: algorithm, certificate: signingCertificate, digest: digest)
+        let value = try client.checkSignature(
+            status["signature"] as? [String: Any] ?? [:], algorithm: algorithm, certificate: signingCertificate,
+            digest: digest)
         return value
     }
 }

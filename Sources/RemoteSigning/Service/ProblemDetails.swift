@@ -16,12 +16,15 @@ struct ProblemDetails: Equatable, Sendable {
     /// nil unless `body` is a JSON object with a problem's `title` or `detail`.
     init?(_ body: Data) {
         guard body.count <= 64 * 1024, let object = (try? JSON.parse(body)) as? [String: Any],
-              object["title"] is String || object["detail"] is String else { return nil }
+            object["title"] is String || object["detail"] is String
+        else { return nil }
         title = Self.clean(object["title"] as? String ?? "")
         detail = Self.clean(object["detail"] as? String ?? "")
         let errors = (object["errors"] as? [Any] ?? []).prefix(8)
         codes = errors.compactMap { ($0 as? [String: Any])?["code"] as? String }.map(Self.clean).filter { !$0.isEmpty }
-        parameters = errors.compactMap { ($0 as? [String: Any])?["paramName"] as? String }.map(Self.clean).filter { !$0.isEmpty }
+        parameters = errors.compactMap { ($0 as? [String: Any])?["paramName"] as? String }.map(Self.clean).filter {
+            !$0.isEmpty
+        }
         if title.isEmpty && detail.isEmpty && codes.isEmpty { return nil }
     }
 

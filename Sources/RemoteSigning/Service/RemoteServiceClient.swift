@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
-import TamgaSupport
 import TamgaCore
+import TamgaSupport
 
 /// JSON over HTTPS to one service, with its HTTP statuses turned into `RemoteSigningError`, and
 /// the long-poll loop both services share (`GET …/session/{id}?timeoutMs=N` until COMPLETE).
@@ -15,14 +15,17 @@ struct RemoteServiceClient: Sendable {
     /// The id of the last session started (for logs and tests).
     let lastSession = LastSession()
 
-    final class LastSession: @unchecked Sendable {   // unchecked: `value` behind `lock`
+    final class LastSession: @unchecked Sendable {  // unchecked: `value` behind `lock`
         private let lock = Lock()
         private var value: String?
         var id: String? { lock.withLock { value } }
         func set(_ id: String) { lock.withLock { value = id } }
     }
 
-    init(service: String, configuration: RemoteServiceConfiguration, statusMeaning: @escaping @Sendable (Int, ProblemDetails?) -> String) throws {
+    init(
+        service: String, configuration: RemoteServiceConfiguration,
+        statusMeaning: @escaping @Sendable (Int, ProblemDetails?) -> String
+    ) throws {
         self.service = service
         self.configuration = configuration
         self.transport = try configuration.transport()
@@ -51,13 +54,18 @@ struct RemoteServiceClient: Sendable {
 
     func get(_ url: URL) async throws -> [String: Any] { try await exchange("GET", url, nil, refusal: nil) }
 
-    private func exchange(_ method: String, _ url: URL, _ body: Data?, refusal: Refusal?) async throws -> [String: Any] {
-        let answer = try await transport.requestAnyStatus(method: method, url: url, body: body,
-                                                          headers: ["Content-Type": "application/json", "Accept": "application/json, application/problem+json"], service: service)
+    private func exchange(_ method: String, _ url: URL, _ body: Data?, refusal: Refusal?) async throws -> [String: Any]
+    {
+        let answer = try await transport.requestAnyStatus(
+            method: method, url: url, body: body,
+            headers: ["Content-Type": "application/json", "Accept": "application/json, application/problem+json"],
+            service: service)
         guard answer.status == 200 else {
             let problem = ProblemDetails(answer.body)
             if let refusal, let error = refusal(answer.status, problem) { throw error }
-            throw RemoteSigningError.serviceRefused(service: service, status: answer.status, meaning: statusMeaning(answer.status, problem) + (problem?.said ?? ""))
+            throw RemoteSigningError.serviceRefused(
+                service: service, status: answer.status,
+                meaning: statusMeaning(answer.status, problem) + (problem?.said ?? ""))
         }
         guard let object = (try? JSON.parse(answer.body)) as? [String: Any] else {
             throw RemoteSigningError.malformedResponse(service: service, detail: "the answer is not a JSON object")
@@ -82,7 +90,9 @@ struct RemoteServiceClient: Sendable {
             switch status["state"] as? String {
             case "COMPLETE": return status
             case "RUNNING": break
-            default: throw RemoteSigningError.malformedResponse(service: service, detail: "a session state that is neither RUNNING nor COMPLETE")
+            default:
+                throw RemoteSigningError.malformedResponse(
+                    service: service, detail: "a session state that is neither RUNNING nor COMPLETE")
             }
             // The long poll normally waited already, so ask again at once, as the services
             // advise; but a service (or proxy) that answers RUNNING at once is not hammered.
@@ -94,7 +104,9 @@ struct RemoteServiceClient: Sendable {
     /// The session id a start answer names (a UUID; anything else would be pasted into a path),
     /// remembered as the last session.
     func sessionID(_ started: [String: Any]) throws -> String {
-        guard let session = started["sessionID"] as? String, !session.isEmpty, session.count <= 64, session.allSatisfy({ $0.isASCII && ($0.isHexDigit || $0 == "-") }) else {
+        guard let session = started["sessionID"] as? String, !session.isEmpty, session.count <= 64,
+            session.allSatisfy({ $0.isASCII && ($0.isHexDigit || $0 == "-") })
+        else {
             throw RemoteSigningError.malformedResponse(service: service, detail: "no session id")
         }
         lastSession.set(session)
@@ -103,7 +115,9 @@ struct RemoteServiceClient: Sendable {
 
     /// A base64 field as bytes.
     func bytes(_ value: Any?, _ name: String) throws -> Data {
-        guard let text = value as? String, let data = (try? Base64.decode(text, field: name)).map({ Data($0) }), !data.isEmpty else {
+        guard let text = value as? String, let data = (try? Base64.decode(text, field: name)).map({ Data($0) }),
+            !data.isEmpty
+        else {
             throw RemoteSigningError.malformedResponse(service: service, detail: "\(name) is missing or not base64")
         }
         return data
@@ -114,9 +128,22 @@ struct RemoteServiceClient: Sendable {
         // RFC 2253 text: attributes split at commas not escaped with a backslash.
         var parts: [String] = [], current = "", escaped = false
         for character in certificate.subject {
-            if escaped { current.append(character); escaped = false; continue }
-            if character == "\\" { escaped = true; current.append(character); continue }
-            if character == "," { parts.append(current); current = "" } else { current.append(character) }
+            if escaped {
+                current.append(character)
+                escaped = false
+                continue
+            }
+            if character == "\\" {
+                escaped = true
+                current.append(character)
+                continue
+            }
+            if character == "," {
+                parts.append(current)
+                current = ""
+            } else {
+                current.append(character)
+            }
         }
         parts.append(current)
         return parts.first { $0.hasPrefix("serialNumber=") }.map { String($0.dropFirst("serialNumber=".count)) }
@@ -135,18 +162,26 @@ struct RemoteServiceClient: Sendable {
     /// The checks every returned signature passes before it is used: the algorithm the service
     /// names (`SHA256WithECEncryption`, `sha256WithRSAEncryption`: compared without case), the
     /// r‖s size for EC, and the value under the certificate for this very digest.
-    func checkSignature(_ signature: [String: Any], algorithm: SignatureAlgorithm, certificate: Certificate, digest: Digest) throws -> Data {
+    func checkSignature(
+        _ signature: [String: Any], algorithm: SignatureAlgorithm, certificate: Certificate, digest: Digest
+    ) throws -> Data {
         let value = try bytes(signature["value"], "signature.value")
-        guard let hashType = Self.hashType(digest.algorithm) else { throw CoreError.digestAlgorithmMismatch(expected: algorithm.digest, actual: digest.algorithm) }
+        guard let hashType = Self.hashType(digest.algorithm) else {
+            throw CoreError.digestAlgorithmMismatch(expected: algorithm.digest, actual: digest.algorithm)
+        }
         let expected = "\(hashType)With\(algorithm.isECDSA ? "EC" : "RSA")Encryption"
         guard (signature["algorithm"] as? String)?.lowercased() == expected.lowercased() else {
-            throw RemoteSigningError.signatureInvalid(service: service, detail: "algorithm \(signature["algorithm"] as? String ?? "none"), expected \(expected)")
+            throw RemoteSigningError.signatureInvalid(
+                service: service,
+                detail: "algorithm \(signature["algorithm"] as? String ?? "none"), expected \(expected)")
         }
         if let curve = algorithm.curve, value.count != 2 * curve.fieldSize {
-            throw RemoteSigningError.signatureInvalid(service: service, detail: "\(value.count) bytes, not r‖s of \(curve.rawValue)")
+            throw RemoteSigningError.signatureInvalid(
+                service: service, detail: "\(value.count) bytes, not r‖s of \(curve.rawValue)")
         }
         guard certificate.publicKey.verify(signature: value, digest: digest, algorithm: algorithm) else {
-            throw RemoteSigningError.signatureInvalid(service: service, detail: "it does not verify under the certificate for this hash")
+            throw RemoteSigningError.signatureInvalid(
+                service: service, detail: "it does not verify under the certificate for this hash")
         }
         return value
     }

@@ -43,10 +43,13 @@ public struct RemoteServiceConfiguration: Sendable {
     /// The host is compared in its canonical form (`HostName`), as the connection uses it.
     func checkScheme(service: String) throws {
         guard let host = HostName.canonical(url.host ?? "") else {
-            throw RemoteSigningError.badConfiguration(service: service, detail: "the URL's host \(TextLimits.quoted(url.host ?? "")) is not an ASCII host name")
+            throw RemoteSigningError.badConfiguration(
+                service: service,
+                detail: "the URL's host \(TextLimits.quoted(url.host ?? "")) is not an ASCII host name")
         }
         guard url.scheme == "https" || (url.scheme == "http" && ["127.0.0.1", "localhost", "::1"].contains(host)) else {
-            throw RemoteSigningError.notConfigured(service: service, missing: "an https URL (plain http is allowed to this machine only)")
+            throw RemoteSigningError.notConfigured(
+                service: service, missing: "an https URL (plain http is allowed to this machine only)")
         }
     }
 
@@ -54,12 +57,20 @@ public struct RemoteServiceConfiguration: Sendable {
     /// sent: a UUID in its 8-4-4-4-12 hexadecimal form, a name of 1 to 32 bytes of UTF-8.
     func checkRelyingParty(service: String) throws {
         let groups = relyingPartyUUID.split(separator: "-", omittingEmptySubsequences: false)
-        guard groups.map(\.count) == [8, 4, 4, 4, 12], groups.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isHexDigit } }) else {
-            throw RemoteSigningError.badConfiguration(service: service, detail: "the relying party UUID \(TextLimits.quoted(relyingPartyUUID)) is not of the form 00000000-0000-4000-8000-000000000000")
+        guard groups.map(\.count) == [8, 4, 4, 4, 12],
+            groups.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isHexDigit } })
+        else {
+            throw RemoteSigningError.badConfiguration(
+                service: service,
+                detail:
+                    "the relying party UUID \(TextLimits.quoted(relyingPartyUUID)) is not of the form 00000000-0000-4000-8000-000000000000"
+            )
         }
         let bytes = relyingPartyName.utf8.count
         guard bytes >= 1, bytes <= 32 else {
-            throw RemoteSigningError.badConfiguration(service: service, detail: "the relying party name is \(bytes) bytes of UTF-8; the service takes 1 to 32")
+            throw RemoteSigningError.badConfiguration(
+                service: service, detail: "the relying party name is \(bytes) bytes of UTF-8; the service takes 1 to 32"
+            )
         }
     }
 
@@ -69,7 +80,9 @@ public struct RemoteServiceConfiguration: Sendable {
         var transport = HTTPTransport(timeout: pollSeconds + 10)
         if trustedCertificates.isEmpty {
             transport.trustedCertificates = try ServicePins.anchors(forHost: url.host ?? "")
-            transport.pinnedLeafCertificates = pinnedLeafCertificates.map { Array(Digest.compute(.sha256, over: $0.der).bytes) }
+            transport.pinnedLeafCertificates = pinnedLeafCertificates.map {
+                Array(Digest.compute(.sha256, over: $0.der).bytes)
+            }
         } else {
             transport.trustedCertificates = trustedCertificates
         }

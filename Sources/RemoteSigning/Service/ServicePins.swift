@@ -48,7 +48,8 @@ public enum ServicePins {
     /// host that has no canonical form, or should the shipped certificate not parse.
     public static func anchors(forHost host: String) throws -> [Certificate] {
         guard let name = HostName.canonical(host) else {
-            throw RemoteSigningError.badConfiguration(service: "TLS pins", detail: "the host \(TextLimits.quoted(host)) is not an ASCII host name")
+            throw RemoteSigningError.badConfiguration(
+                service: "TLS pins", detail: "the host \(TextLimits.quoted(host)) is not an ASCII host name")
         }
         guard smartIDHosts.contains(name) else { return [] }
         return [try Certificate(derOrPEM: Data(digiCertGlobalRootG2PEM.utf8))]

@@ -13,18 +13,24 @@ enum SmartIDEndResult {
         case "USER_REFUSED_CERT_CHOICE": .userRefused(service: service, stage: "at the certificate choice")
         // v2 names the screen in the end result; v3 in details.interaction.
         case "USER_REFUSED_DISPLAYTEXTANDPIN": .userRefused(service: service, stage: stage(of: "displayTextAndPIN"))
-        case "USER_REFUSED_VC_CHOICE", "USER_REFUSED_INTERACTION_VC_CHOICE": .userRefused(service: service, stage: stage(of: "verificationCodeChoice"))
+        case "USER_REFUSED_VC_CHOICE", "USER_REFUSED_INTERACTION_VC_CHOICE":
+            .userRefused(service: service, stage: stage(of: "verificationCodeChoice"))
         case "USER_REFUSED_CONFIRMATIONMESSAGE": .userRefused(service: service, stage: stage(of: "confirmationMessage"))
-        case "USER_REFUSED_CONFIRMATIONMESSAGE_WITH_VC_CHOICE": .userRefused(service: service, stage: stage(of: "confirmationMessageAndVerificationCodeChoice"))
+        case "USER_REFUSED_CONFIRMATIONMESSAGE_WITH_VC_CHOICE":
+            .userRefused(service: service, stage: stage(of: "confirmationMessageAndVerificationCodeChoice"))
         case "USER_REFUSED_INTERACTION": .userRefused(service: service, stage: stage(of: interaction ?? ""))
         case "TIMEOUT": .timedOut(service: service)
         case "DOCUMENT_UNUSABLE", "ACCOUNT_UNUSABLE": .documentUnusable
         case "WRONG_VC": .wrongVerificationCode
         case "REQUIRED_INTERACTION_NOT_SUPPORTED_BY_APP": .interactionNotSupported
         case "PROTOCOL_FAILURE": .protocolFailure(service: service, detail: "the app reported a protocol failure")
-        case "EXPECTED_LINKED_SESSION": .protocolFailure(service: service, detail: "the app expected a linked signing session")
+        case "EXPECTED_LINKED_SESSION":
+            .protocolFailure(service: service, detail: "the app expected a linked signing session")
         case "SERVER_ERROR": .serviceError(service: service)
-        default: .unexpectedResult(service: service, result: String(result.prefix(64).filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }))
+        default:
+            .unexpectedResult(
+                service: service,
+                result: String(result.prefix(64).filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }))
         }
     }
 
@@ -42,7 +48,9 @@ enum SmartIDEndResult {
     /// What an HTTP status means. In v3.2, 471 and 472 became 404 with an RFC 9457 problem whose
     /// `errors[].code` tells them apart (`NO_SUITABLE_ACCOUNT_FOUND`).
     static func meaning(_ status: Int, problem: ProblemDetails?) -> String {
-        if status == 404, problem?.codes.contains("NO_SUITABLE_ACCOUNT_FOUND") == true { return meaning(471, problem: nil) }
+        if status == 404, problem?.codes.contains("NO_SUITABLE_ACCOUNT_FOUND") == true {
+            return meaning(471, problem: nil)
+        }
         return switch status {
         case 400: "a parameter is missing or invalid"
         case 401: "the relying party is not authenticated (UUID or address)"

@@ -11,14 +11,19 @@ extension SmartIDSigner {
         }
         let hash = Array(digest.bytes)
         showVerificationCode(VerificationCode.smartID(hash: hash))
-        let started = try await client.post("signature/document/\(documentNumber)", [
-            "certificateLevel": "QUALIFIED", "hash": Data(hash).base64EncodedString(), "hashType": hashType,
-            "allowedInteractionsOrder": Self.interactions(client.configuration.displayText), "nonce": try Self.nonce(),
-        ])
+        let started = try await client.post(
+            "signature/document/\(documentNumber)",
+            [
+                "certificateLevel": "QUALIFIED", "hash": Data(hash).base64EncodedString(), "hashType": hashType,
+                "allowedInteractionsOrder": Self.interactions(client.configuration.displayText),
+                "nonce": try Self.nonce(),
+            ])
         let session = try client.sessionID(started)
         let status = try await client.pollUntilComplete("session/\(session)")
         try checkEnd(status)
         try checkReturnedCertificate((status["cert"] as? [String: Any])?["value"], required: false)
-        return try client.checkSignature(status["signature"] as? [String: Any] ?? [:], algorithm: algorithm, certificate: signingCertificate, digest: digest)
+        return try client.checkSignature(
+            status["signature"] as? [String: Any] ?? [:], algorithm: algorithm, certificate: signingCertificate,
+            digest: digest)
     }
 }

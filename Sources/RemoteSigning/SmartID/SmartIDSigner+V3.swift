@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
-import TamgaSupport
 import TamgaCore
+import TamgaSupport
 
 /// RP API v3 signing (`RAW_DIGEST_SIGNATURE`): the digest signed with RSASSA-PSS, MGF1 over the
 /// same hash, a salt as long as the hash, trailer 0xbc (RFC 8017; the xmldsig-more
@@ -24,35 +24,42 @@ extension SmartIDSigner {
         }
         let offered = Self.interactions(client.configuration.displayText)
         let interactions = Data(try JSON.data(offered)).base64EncodedString()
-        let started = try await client.post("signature/notification/document/\(documentNumber)", [
-            "certificateLevel": "QUALIFIED",
-            "signatureProtocol": "RAW_DIGEST_SIGNATURE",
-            "signatureProtocolParameters": [
-                "digest": Data(digest.bytes).base64EncodedString(), "signatureAlgorithm": "rsassa-pss",
-                "signatureAlgorithmParameters": ["hashAlgorithm": hashName],
-            ] as [String: Any],
-            "interactions": interactions,
-            "nonce": try Self.nonce(),
-        ])
+        let started = try await client.post(
+            "signature/notification/document/\(documentNumber)",
+            [
+                "certificateLevel": "QUALIFIED",
+                "signatureProtocol": "RAW_DIGEST_SIGNATURE",
+                "signatureProtocolParameters": [
+                    "digest": Data(digest.bytes).base64EncodedString(), "signatureAlgorithm": "rsassa-pss",
+                    "signatureAlgorithmParameters": ["hashAlgorithm": hashName],
+                ] as [String: Any],
+                "interactions": interactions,
+                "nonce": try Self.nonce(),
+            ])
         let session = try client.sessionID(started)
         showVerificationCode(try Self.serviceVerificationCode(started))
         let status = try await client.pollUntilComplete("session/\(session)")
         try checkEnd(status)
-        try checkV3Reply(status, hashName: hashName, size: digest.algorithm.length, offered: offered.compactMap { $0["type"] })
+        try checkV3Reply(
+            status, hashName: hashName, size: digest.algorithm.length, offered: offered.compactMap { $0["type"] })
         try checkReturnedCertificate((status["cert"] as? [String: Any])?["value"], required: true)
         let signature = status["signature"] as? [String: Any] ?? [:]
         let value = try client.bytes(signature["value"], "signature.value")
         guard signingCertificate.publicKey.verify(signature: value, digest: digest, algorithm: algorithm) else {
-            throw RemoteSigningError.signatureInvalid(service: Self.service, detail: "it does not verify under the certificate for this hash (RSASSA-PSS)")
+            throw RemoteSigningError.signatureInvalid(
+                service: Self.service, detail: "it does not verify under the certificate for this hash (RSASSA-PSS)")
         }
         return value
     }
 
     /// The code to show: the service's (`vc`, type numeric4: four ASCII digits), not one computed here.
     static func serviceVerificationCode(_ started: [String: Any]) throws -> String {
-        guard let vc = started["vc"] as? [String: Any], vc["type"] as? String == "numeric4", let code = vc["value"] as? String,
-              code.utf8.count == 4, code.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
-            throw RemoteSigningError.malformedResponse(service: service, detail: "no four-digit verification code (vc) with the session")
+        guard let vc = started["vc"] as? [String: Any], vc["type"] as? String == "numeric4",
+            let code = vc["value"] as? String,
+            code.utf8.count == 4, code.utf8.allSatisfy({ (0x30...0x39).contains($0) })
+        else {
+            throw RemoteSigningError.malformedResponse(
+                service: service, detail: "no four-digit verification code (vc) with the session")
         }
         return code
     }
@@ -82,8 +89,12 @@ extension SmartIDSigner {
             throw refuse("hash \(shown(parameters["hashAlgorithm"])), \(hashName) was asked for")
         }
         let mask = parameters["maskGenAlgorithm"] as? [String: Any] ?? [:]
-        guard mask["algorithm"] as? String == "id-mgf1", (mask["parameters"] as? [String: Any])?["hashAlgorithm"] as? String == hashName else {
-            throw refuse("mask generation \(shown(mask["algorithm"])) with \(shown((mask["parameters"] as? [String: Any])?["hashAlgorithm"])), MGF1 with \(hashName) is required")
+        guard mask["algorithm"] as? String == "id-mgf1",
+            (mask["parameters"] as? [String: Any])?["hashAlgorithm"] as? String == hashName
+        else {
+            throw refuse(
+                "mask generation \(shown(mask["algorithm"])) with \(shown((mask["parameters"] as? [String: Any])?["hashAlgorithm"])), MGF1 with \(hashName) is required"
+            )
         }
         guard (parameters["saltLength"] as? Int) == size else {
             throw refuse("salt length \(shown(parameters["saltLength"])), \(size) (the hash's length) is required")

@@ -23,7 +23,7 @@ public struct CommandContext: Sendable {
     }
 
     /// A fixed dictionary, or the process's read once on first use.
-    private final class EnvironmentVariables: @unchecked Sendable {   // unchecked: `cached` behind `lock`
+    private final class EnvironmentVariables: @unchecked Sendable {  // unchecked: `cached` behind `lock`
         private let lock = Lock()
         private var cached: [String: String]?
         init(_ fixed: [String: String]?) { cached = fixed }
@@ -76,12 +76,20 @@ extension Command {
     /// Every option the command accepts, from the very sets it is parsed with, so that the help
     /// cannot leave one out (docs/cli.md's "Options by command" is checked against the same).
     static var optionTable: String {
-        let entries = flags.union(options).sorted { $0.trimming(where: { $0 == "-" }).lowercased() < $1.trimming(where: { $0 == "-" }).lowercased() }
+        let entries =
+            flags.union(options).sorted {
+                $0.trimming(where: { $0 == "-" }).lowercased() < $1.trimming(where: { $0 == "-" }).lowercased()
+            }
             .map { options.contains($0) ? "\($0) VALUE" : $0 } + ["--help"]
         var lines: [String] = []
         var line = "All options:"
         for entry in entries {
-            if line.count + entry.count + 2 > 96 { lines.append(line + ","); line = "  " + entry } else { line += (line.hasSuffix(":") ? " " : ", ") + entry }
+            if line.count + entry.count + 2 > 96 {
+                lines.append(line + ",")
+                line = "  " + entry
+            } else {
+                line += (line.hasSuffix(":") ? " " : ", ") + entry
+            }
         }
         return (lines + [line]).joined(separator: "\n")
     }

@@ -4,12 +4,12 @@ import ASiC
 struct DataFileOptions {
     static let options: Set<String> = ["--media-type", "--compression"]
     static let help = """
-      --media-type TYPE    media type for every file given (default: guessed from the extension,
-                           application/octet-stream otherwise)
-      --compression MODE   auto (default): store already-compressed data (by extension, or when a
-                           trial deflate of the first 256 KiB saves under 3 %), deflate the rest;
-                           store: never compress; deflate: always compress (as DigiDoc does)
-    """
+          --media-type TYPE    media type for every file given (default: guessed from the extension,
+                               application/octet-stream otherwise)
+          --compression MODE   auto (default): store already-compressed data (by extension, or when a
+                               trial deflate of the first 256 KiB saves under 3 %), deflate the rest;
+                               store: never compress; deflate: always compress (as DigiDoc does)
+        """
 
     let mediaType: String?
     let compression: CompressionPolicy
@@ -27,6 +27,8 @@ struct DataFileOptions {
         container.compression = compression
         // A file named in bytes that are not UTF-8 is read through a descriptor path; its data
         // file name is its own name (RawArguments), not the descriptor's number.
-        for file in files { try container.addDataFile(path: file, name: RawArguments.fileName(for: file), mediaType: mediaType) }
+        for file in files {
+            try container.addDataFile(path: file, name: RawArguments.fileName(for: file), mediaType: mediaType)
+        }
     }
 }

@@ -1,6 +1,6 @@
+import ASiC
 import FoundationEssentials
 import Glibc
-import ASiC
 import TamgaCore
 
 /// `--tsa`, `--ocsp`, `--certs` and `--timeout`: where T/LT/LTA evidence comes from.
@@ -8,13 +8,13 @@ struct LongTermOptions {
     static let options: Set<String> = ["--tsa", "--ocsp", "--certs", "--timeout"]
     static let environmentTSA = "TAMGA_TSA_URL"
     static let help = """
-      --tsa URL            the RFC 3161 time-stamping authority (else $TAMGA_TSA_URL, else "tsa" in
-                           config.json); needed for T, LT, LTA
-      --ocsp URL           the OCSP responder (default: the certificate's AIA OCSP URL)
-      --certs FILE         PEM certificates that may be the signer's issuer (repeatable; default: the
-                           PKCS#12 chain, then the AIA caIssuers URL)
-      --timeout SECONDS    per network request (default 20); proxies come from http_proxy/https_proxy
-    """
+          --tsa URL            the RFC 3161 time-stamping authority (else $TAMGA_TSA_URL, else "tsa" in
+                               config.json); needed for T, LT, LTA
+          --ocsp URL           the OCSP responder (default: the certificate's AIA OCSP URL)
+          --certs FILE         PEM certificates that may be the signer's issuer (repeatable; default: the
+                               PKCS#12 chain, then the AIA caIssuers URL)
+          --timeout SECONDS    per network request (default 20); proxies come from http_proxy/https_proxy
+        """
 
     let tsa: URL?
     let ocsp: URL?
@@ -45,10 +45,11 @@ struct LongTermOptions {
         let transport = HTTPTransport(timeout: timeout)
         var tsa = try self.tsa ?? Self.url("$\(Self.environmentTSA)", environment[Self.environmentTSA])
         if tsa == nil { tsa = try Configuration.load(environment: environment).tsa }
-        return LongTermServices(timeStamping: tsa.map { TimeStampClient(url: $0, transport: transport) },
-                                ocsp: OCSPClient(transport: transport), ocspURL: ocsp,
-                                issuerCandidates: try VerifyCommand.loadCertificates(certificateFiles),
-                                transport: transport)
+        return LongTermServices(
+            timeStamping: tsa.map { TimeStampClient(url: $0, transport: transport) },
+            ocsp: OCSPClient(transport: transport), ocspURL: ocsp,
+            issuerCandidates: try VerifyCommand.loadCertificates(certificateFiles),
+            transport: transport)
     }
 }
 

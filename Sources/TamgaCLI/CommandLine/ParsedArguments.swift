@@ -27,7 +27,10 @@ struct ParsedArguments {
                 positionals.append(argument)
                 continue
             }
-            if argument == "--" { onlyPositionals = true; continue }
+            if argument == "--" {
+                onlyPositionals = true
+                continue
+            }
             var name = argument
             var inlineValue: String? = nil
             if let eq = argument.firstIndex(of: "=") {

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FoundationEssentials
 import Glibc
 import TamgaSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The command line as the kernel gave it: bytes. Swift decodes `argv` as UTF-8 and replaces
 /// what is not (a file name with byte 0xFF, from an old Latin-1 archive) with U+FFFD, which
@@ -26,14 +27,14 @@ enum RawArguments {
     private static let openPathOnly: Int32 = 0o10000000
 
     private static let lock = Lock()
-    nonisolated(unsafe) private static var substitutes: [String: Substitute] = [:]   // guarded by `lock`
+    nonisolated(unsafe) private static var substitutes: [String: Substitute] = [:]  // guarded by `lock`
     /// Lossy decodings of arguments that are not UTF-8 and name nothing, with how to show them.
-    nonisolated(unsafe) private static var unusable: [String: String] = [:]   // guarded by `lock`
+    nonisolated(unsafe) private static var unusable: [String: String] = [:]  // guarded by `lock`
 
     /// Why `words` cannot be run, when one of them is neither UTF-8 nor an existing path.
     static func refusal(_ words: [String]) -> String? {
         let table = lock.withLock { unusable }
-        guard !table.isEmpty else { return nil }   // the usual case: every argument was UTF-8
+        guard !table.isEmpty else { return nil }  // the usual case: every argument was UTF-8
         guard let word = words.first(where: { table[$0] != nil }), let shown = table[word] else { return nil }
         return "\(shown) is not UTF-8 and names no existing file: tamga reads text as UTF-8 and cannot create a file "
             + "under such a name (give the new file a UTF-8 name; existing files and folders with such names are found)"
@@ -43,8 +44,11 @@ enum RawArguments {
     static func processArguments() -> [String] {
         (0..<Int(CommandLine.argc)).map { index in
             guard let pointer = CommandLine.unsafeArgv[index] else { return "" }
-            return decode(Array(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self),
-                                                    count: strlen(pointer))))
+            return decode(
+                Array(
+                    UnsafeBufferPointer(
+                        start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self),
+                        count: strlen(pointer))))
         }
     }
 

@@ -16,21 +16,31 @@ struct ServerOptions {
     static let options: Set<String> = ["--port", "--listen", "--threads", "--tls-cert", "--tls-key", "--trusted-proxy"]
 
     init(_ arguments: ParsedArguments) throws {
-        guard let port = UInt16(arguments.value("--port") ?? "0") else { throw UsageError("--port takes a port number") }
+        guard let port = UInt16(arguments.value("--port") ?? "0") else {
+            throw UsageError("--port takes a port number")
+        }
         self.port = port
         switch arguments.value("--listen") ?? "loopback" {
         case "loopback": loopback = true
         case "any": loopback = false
         default: throw UsageError("--listen takes loopback or any")
         }
-        guard let threads = UInt32(arguments.value("--threads") ?? "4"), (1...64).contains(threads) else { throw UsageError("--threads takes a number from 1 to 64") }
+        guard let threads = UInt32(arguments.value("--threads") ?? "4"), (1...64).contains(threads) else {
+            throw UsageError("--threads takes a number from 1 to 64")
+        }
         self.threads = threads
         tlsCertificate = arguments.value("--tls-cert")
         tlsKey = arguments.value("--tls-key")
-        guard (tlsCertificate == nil) == (tlsKey == nil) else { throw UsageError("--tls-cert and --tls-key go together") }
-        trustedProxies = try arguments.all("--trusted-proxy").flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }.map { text in
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw UsageError("--tls-cert and --tls-key go together")
+        }
+        trustedProxies = try arguments.all("--trusted-proxy").flatMap {
+            $0.split(separator: ",", omittingEmptySubsequences: false)
+        }.map { text in
             guard let range = AddressRange(parsing: String(text).trimmedSpaces()) else {
-                throw UsageError("--trusted-proxy takes an IPv4 or IPv6 address or range (127.0.0.1, 10.0.0.0/8, fd00::/8), not '\(text)'")
+                throw UsageError(
+                    "--trusted-proxy takes an IPv4 or IPv6 address or range (127.0.0.1, 10.0.0.0/8, fd00::/8), not '\(text)'"
+                )
             }
             return range
         }
@@ -39,7 +49,9 @@ struct ServerOptions {
     /// The TLS key and certificate PEM, read; nil for plain HTTP.
     func loadTLS() throws -> (keyPEM: String, certificatePEM: String)? {
         guard let tlsCertificate, let tlsKey else { return nil }
-        guard let certificate = try? String(contentsOfFile: tlsCertificate, encoding: .utf8), let key = try? String(contentsOfFile: tlsKey, encoding: .utf8) else {
+        guard let certificate = try? String(contentsOfFile: tlsCertificate, encoding: .utf8),
+            let key = try? String(contentsOfFile: tlsKey, encoding: .utf8)
+        else {
             throw CoreError.unreadableFile(path: tlsCertificate, reason: "the TLS certificate or key cannot be read")
         }
         return (key, certificate)

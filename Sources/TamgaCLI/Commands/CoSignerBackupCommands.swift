@@ -6,7 +6,9 @@ import Glibc
 /// PostgreSQL's own tools' job.
 private func refusePostgreSQL(_ database: String, tool: String) throws {
     if database.hasPrefix("postgresql://") || database.hasPrefix("postgres://") {
-        throw UsageError("--db is a PostgreSQL database: use PostgreSQL's \(tool) (pg_dump -Fc for a backup, pg_restore to restore it); cosigner backup and restore copy SQLite files")
+        throw UsageError(
+            "--db is a PostgreSQL database: use PostgreSQL's \(tool) (pg_dump -Fc for a backup, pg_restore to restore it); cosigner backup and restore copy SQLite files"
+        )
     }
 }
 
@@ -35,13 +37,13 @@ struct CoSignerBackupCommand: Command {
     static let abstract = "Copies the co-signer's SQLite database to a file, safely while it serves."
     static let usage = "OUT [--db FILE] [--force] [--json]"
     static let help = """
-    Writes a consistent copy of the database (--db, default ./cosigner.db) to OUT with SQLite's
-    online backup API: the co-signer may keep serving meanwhile; the copy is the database as of
-    one commit, checked with SQLite's integrity check before it gets its name, mode 0600. OUT
-    is not overwritten unless --force. The copy does not include the server key (--key, default
-    FILE.key): without that key its shares cannot be opened, so keep a copy of the key too,
-    somewhere else. For a PostgreSQL --db, use pg_dump. Restore with cosigner restore.
-    """
+        Writes a consistent copy of the database (--db, default ./cosigner.db) to OUT with SQLite's
+        online backup API: the co-signer may keep serving meanwhile; the copy is the database as of
+        one commit, checked with SQLite's integrity check before it gets its name, mode 0600. OUT
+        is not overwritten unless --force. The copy does not include the server key (--key, default
+        FILE.key): without that key its shares cannot be opened, so keep a copy of the key too,
+        somewhere else. For a PostgreSQL --db, use pg_dump. Restore with cosigner restore.
+        """
     static let flags: Set<String> = GlobalOptions.flags.union(["--force"])
     static let options: Set<String> = ["--db"]
 
@@ -61,7 +63,10 @@ struct CoSignerBackupCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
-        try copyDatabase(from: database, named: "co-signer database (--db FILE, default ./cosigner.db)", to: output, force: force, global: global, context) { from, to, report in
+        try copyDatabase(
+            from: database, named: "co-signer database (--db FILE, default ./cosigner.db)", to: output, force: force,
+            global: global, context
+        ) { from, to, report in
             "backed up \(from) to \(to) (\(report.bytes) bytes, schema version \(report.schemaVersion)); keep the server key with it"
         }
     }
@@ -73,12 +78,12 @@ struct CoSignerRestoreCommand: Command {
     static let abstract = "Puts a backup made by cosigner backup back as a co-signer database."
     static let usage = "BACKUP [--db FILE] [--force] [--json]"
     static let help = """
-    Copies BACKUP (checked first: a co-signer database that passes SQLite's integrity check) to
-    the database --db (default ./cosigner.db). Stop the co-signer that uses --db first: a
-    running co-signer would keep answering from what it holds in memory. An existing --db is
-    replaced only with --force (its -wal and -shm files are removed with it). Start the
-    co-signer again with the server key the backup was made with (--key).
-    """
+        Copies BACKUP (checked first: a co-signer database that passes SQLite's integrity check) to
+        the database --db (default ./cosigner.db). Stop the co-signer that uses --db first: a
+        running co-signer would keep answering from what it holds in memory. An existing --db is
+        replaced only with --force (its -wal and -shm files are removed with it). Start the
+        co-signer again with the server key the backup was made with (--key).
+        """
     static let flags: Set<String> = GlobalOptions.flags.union(["--force"])
     static let options: Set<String> = ["--db"]
 
@@ -98,7 +103,8 @@ struct CoSignerRestoreCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
-        try copyDatabase(from: backup, named: "backup", to: database, force: force, global: global, context) { from, to, report in
+        try copyDatabase(from: backup, named: "backup", to: database, force: force, global: global, context) {
+            from, to, report in
             "restored \(from) to \(to) (schema version \(report.schemaVersion)); start the co-signer with the server key it was backed up with"
         }
     }
@@ -106,14 +112,21 @@ struct CoSignerRestoreCommand: Command {
 
 /// Backup and restore are the same checked copy in opposite directions: the source must exist,
 /// the target is replaced only with --force, and the report is the same JSON either way.
-private func copyDatabase(from source: String, named label: String, to target: String, force: Bool, global: GlobalOptions, _ context: CommandContext,
-                          line: (String, String, SQLiteBackup.Report) -> String) throws -> ExitCode {
+private func copyDatabase(
+    from source: String, named label: String, to target: String, force: Bool, global: GlobalOptions,
+    _ context: CommandContext,
+    line: (String, String, SQLiteBackup.Report) -> String
+) throws -> ExitCode {
     try requireSource(source, label)
     try refuseOverwrite(target, force: force)
     let report = try SQLiteBackup.copy(from: source, to: target, replace: force)
-    let (from, to) = (URL(fileURLWithPath: source).standardizedFileURL.path, URL(fileURLWithPath: target).standardizedFileURL.path)
+    let (from, to) = (
+        URL(fileURLWithPath: source).standardizedFileURL.path, URL(fileURLWithPath: target).standardizedFileURL.path
+    )
     if global.json {
-        context.terminal.json(CopyReport(from: from, to: to, pages: report.pages, bytes: report.bytes, schemaVersion: report.schemaVersion))
+        context.terminal.json(
+            CopyReport(
+                from: from, to: to, pages: report.pages, bytes: report.bytes, schemaVersion: report.schemaVersion))
     } else if !global.quiet {
         context.terminal.line(line(from, to, report))
     }

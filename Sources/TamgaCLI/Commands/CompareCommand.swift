@@ -1,11 +1,11 @@
 import ASiC
 import FoundationEssentials
 import Glibc
-import TamgaSupport
 import IDCard
 import PKCS11
 import RemoteSigning
 import TamgaCore
+import TamgaSupport
 import Threshold
 
 /// `tamga compare CONTAINER --with SPEC --with SPEC …`: the same content signed by each signer,
@@ -13,35 +13,39 @@ import Threshold
 struct CompareCommand: Command {
     static let path = ["compare"]
     static let abstract = "Signs the same content with several signers and compares them phase by phase."
-    static let usage = "CONTAINER --with SPEC [--with SPEC]... [--runs N] [--out DIR] [--combined FILE] [--report FILE.html|FILE.svg] [--profile P] [--tsa URL] [--ocsp URL] [--certs PEM] [--trust PEM]... [--cert C] [--module PATH] [--force] [--json]"
+    static let usage =
+        "CONTAINER --with SPEC [--with SPEC]... [--runs N] [--out DIR] [--combined FILE] [--report FILE.html|FILE.svg] [--profile P] [--tsa URL] [--ocsp URL] [--certs PEM] [--trust PEM]... [--cert C] [--module PATH] [--force] [--json]"
     static let help = """
-    Each --with takes what sign takes (key:FILE, card[:READER], pkcs11[:LABEL][:KEY-ID],
-    threshold[:ACCOUNT]). For each signer, a copy of CONTAINER is signed --runs times (default 3,
-    a new signer each run, as separate tamga sign calls would), the last copy is kept as
-    DIR/LABEL.asice (DIR defaults to CONTAINER's name with "-compare") and verified. A signer
-    that fails shows why in its column; the others still run.
-    Phases (median and p95 over the runs): prepare (hashing, building the signature), PIN/unlock
-    (getting the PIN and unlocking: the card's retry counter, a token's login, decrypting the
-    split key's share), signature (the card's VERIFY and PSO:CDS, the token's C_Sign, the split
-    key's three rounds with the co-signer), TSA, OCSP, write.
-    --combined FILE   also one container holding one signature from each signer that worked
-    --report FILE     the comparison as a picture, made from the --json output: FILE.html is one
-                      self-contained page (bars per phase with p95 whiskers, every run's total,
-                      what each signer protects against, how to reproduce it; no script, nothing
-                      fetched, printable on A4), FILE.svg the bar chart alone
-    --trust PEM       anchors for verification (repeatable; without, the trust cache of tamga trust
-                      update, whose trusted lists also give the report's qualification row)
-    PINs: TAMGA_CARD_PIN, TAMGA_PKCS11_PIN, TAMGA_THRESHOLD_PIN, TAMGA_KEY_PASSWORD for each
-    kind, else TAMGA_PIN, else asked on the terminal each run (never retried).
-    --json: {"container", "runs", "profile", "signers": [{"with", "label", "location",
-    "algorithm", "subject", "phases": {PHASE: {"median", "p95"}} in seconds, "runs": [{PHASE:
-    seconds, "total"}], "properties", "signatureValueBytes", "signatureFileBytes", "validation",
-    "output", "error": {"code", "message"}}], "combined", "tamga", "date", "command", "machine"}.
-    Exit codes: 0 every signer signed and its container verified VALID; 1 otherwise.
-    """
+        Each --with takes what sign takes (key:FILE, card[:READER], pkcs11[:LABEL][:KEY-ID],
+        threshold[:ACCOUNT]). For each signer, a copy of CONTAINER is signed --runs times (default 3,
+        a new signer each run, as separate tamga sign calls would), the last copy is kept as
+        DIR/LABEL.asice (DIR defaults to CONTAINER's name with "-compare") and verified. A signer
+        that fails shows why in its column; the others still run.
+        Phases (median and p95 over the runs): prepare (hashing, building the signature), PIN/unlock
+        (getting the PIN and unlocking: the card's retry counter, a token's login, decrypting the
+        split key's share), signature (the card's VERIFY and PSO:CDS, the token's C_Sign, the split
+        key's three rounds with the co-signer), TSA, OCSP, write.
+        --combined FILE   also one container holding one signature from each signer that worked
+        --report FILE     the comparison as a picture, made from the --json output: FILE.html is one
+                          self-contained page (bars per phase with p95 whiskers, every run's total,
+                          what each signer protects against, how to reproduce it; no script, nothing
+                          fetched, printable on A4), FILE.svg the bar chart alone
+        --trust PEM       anchors for verification (repeatable; without, the trust cache of tamga trust
+                          update, whose trusted lists also give the report's qualification row)
+        PINs: TAMGA_CARD_PIN, TAMGA_PKCS11_PIN, TAMGA_THRESHOLD_PIN, TAMGA_KEY_PASSWORD for each
+        kind, else TAMGA_PIN, else asked on the terminal each run (never retried).
+        --json: {"container", "runs", "profile", "signers": [{"with", "label", "location",
+        "algorithm", "subject", "phases": {PHASE: {"median", "p95"}} in seconds, "runs": [{PHASE:
+        seconds, "total"}], "properties", "signatureValueBytes", "signatureFileBytes", "validation",
+        "output", "error": {"code", "message"}}], "combined", "tamga", "date", "command", "machine"}.
+        Exit codes: 0 every signer signed and its container verified VALID; 1 otherwise.
+        """
     static let flags: Set<String> = GlobalOptions.flags.union(["--force", "--rsa-pss"])
-    static let options: Set<String> = Set(["--with", "--runs", "--out", "--combined", "--profile", "--trust", "--min-profile", "--cert", "--module", "--report"])
-        .union(LongTermOptions.options).union(RemoteOptions.options)
+    static let options: Set<String> = Set([
+        "--with", "--runs", "--out", "--combined", "--profile", "--trust", "--min-profile", "--cert", "--module",
+        "--report",
+    ])
+    .union(LongTermOptions.options).union(RemoteOptions.options)
 
     let container: String
     let specifications: [(text: String, spec: SignerSpecification)]
@@ -63,12 +67,16 @@ struct CompareCommand: Command {
     let words: [String]
 
     init(_ arguments: ParsedArguments) throws {
-        guard arguments.positionals.count == 1 else { throw UsageError("give the one container whose content every signer signs") }
+        guard arguments.positionals.count == 1 else {
+            throw UsageError("give the one container whose content every signer signs")
+        }
         container = arguments.positionals[0]
         let texts = arguments.all("--with")
         guard !texts.isEmpty else { throw UsageError("name the signers to compare with --with (twice or more)") }
         specifications = try texts.map { ($0, try SignerSpecification($0)) }
-        guard let runs = Int(arguments.value("--runs") ?? "3"), (1...1000).contains(runs) else { throw UsageError("--runs takes 1 to 1000") }
+        guard let runs = Int(arguments.value("--runs") ?? "3"), (1...1000).contains(runs) else {
+            throw UsageError("--runs takes 1 to 1000")
+        }
         self.runs = runs
         outFolder = arguments.value("--out") ?? (container.removingFileExtension + "-compare")
         combined = arguments.value("--combined")
@@ -103,7 +111,10 @@ struct CompareCommand: Command {
                 if label.count > 40 { label = String(label.prefix(40)) }
             }
             var candidate = label, counter = 1
-            while used.contains(candidate) { counter += 1; candidate = "\(label)-\(counter)" }
+            while used.contains(candidate) {
+                counter += 1
+                candidate = "\(label)-\(counter)"
+            }
             used.insert(candidate)
             return candidate
         }
@@ -124,22 +135,31 @@ struct CompareCommand: Command {
         var output: String?
         var error: Failure?
     }
-    struct Combined: Encodable { let path: String; let signatures: Int; let validation: String; let errors: [String: Failure] }
+    struct Combined: Encodable {
+        let path: String
+        let signatures: Int
+        let validation: String
+        let errors: [String: Failure]
+    }
     struct Report: Encodable {
         let container: String, runs: Int, profile: String, signers: [Column], combined: Combined?
         /// How to reproduce it: tamga's version and commit, when, the command, on what machine.
         let tamga: String, date: String, command: [String], machine: MachineDescription
     }
 
-    static var phaseNames: [(key: String, title: String, value: KeyPath<SigningPhases, TimeInterval>)] { [
-        ("prepare", "prepare", \.prepare), ("unlock", "PIN/unlock", \.unlock), ("sign", "signature", \.sign),
-        ("timeStamp", "TSA", \.timeStamp), ("ocsp", "OCSP", \.ocsp), ("write", "write", \.write),
-    ] }
+    static var phaseNames: [(key: String, title: String, value: KeyPath<SigningPhases, TimeInterval>)] {
+        [
+            ("prepare", "prepare", \.prepare), ("unlock", "PIN/unlock", \.unlock), ("sign", "signature", \.sign),
+            ("timeStamp", "TSA", \.timeStamp), ("ocsp", "OCSP", \.ocsp), ("write", "write", \.write),
+        ]
+    }
 
     static func statistic(_ values: [Double]) -> Statistic {
         let sorted = values.sorted()
-        let median = sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-        let rank = max(0, Int((0.95 * Double(sorted.count)).rounded(.up)) - 1)   // nearest rank
+        let median =
+            sorted.count % 2 == 1
+            ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+        let rank = max(0, Int((0.95 * Double(sorted.count)).rounded(.up)) - 1)  // nearest rank
         return Statistic(median: median, p95: sorted[min(rank, sorted.count - 1)])
     }
 
@@ -147,7 +167,8 @@ struct CompareCommand: Command {
     static func location(_ signer: any Signer, _ spec: SignerSpecification) -> String {
         switch signer {
         case let card as IDCardSigner: return "ID card (\(card.cardName)) in \(card.readerName)"
-        case let token as PKCS11Signer: return "token \"\(token.token.info.label)\" via \(token.token.module.path.lastPathPart)"
+        case let token as PKCS11Signer:
+            return "token \"\(token.token.info.label)\" via \(token.token.module.path.lastPathPart)"
         case let split as ThresholdSigner: return "split: this device + co-signer \(split.coSigner)"
         case let mobile as MobileIDSigner: return "Mobile-ID SIM of \(mobile.phoneNumber)"
         case let smart as SmartIDSigner: return "Smart-ID account \(smart.documentNumber)"
@@ -165,7 +186,7 @@ struct CompareCommand: Command {
         case .pkcs11: variable = "TAMGA_PKCS11_PIN"
         case .threshold: variable = "TAMGA_THRESHOLD_PIN"
         case .keyFile: variable = "TAMGA_KEY_PASSWORD"
-        case .smartID, .mobileID: variable = "TAMGA_PIN"   // nothing is asked here: the PIN is typed on the phone
+        case .smartID, .mobileID: variable = "TAMGA_PIN"  // nothing is asked here: the PIN is typed on the phone
         }
         var remapped = environment
         if let specific = environment[variable] { remapped[SecretInput.environmentVariable] = specific }
@@ -173,9 +194,12 @@ struct CompareCommand: Command {
     }
 
     /// One signature on the container at `path` (already a copy): the phases and the new file.
-    func signOnce(_ spec: SignerSpecification, at path: String, context: CommandContext) async throws -> (any Signer, SigningPhases, SignatureFile?) {
-        let signer = try await spec.makeSigner(certificatePath: certificatePath, secrets: secrets(for: spec, context.environment), pss: pss,
-                                               terminal: context.terminal, module: module, remote: remote)
+    func signOnce(
+        _ spec: SignerSpecification, at path: String, context: CommandContext
+    ) async throws -> (any Signer, SigningPhases, SignatureFile?) {
+        let signer = try await spec.makeSigner(
+            certificatePath: certificatePath, secrets: secrets(for: spec, context.environment), pss: pss,
+            terminal: context.terminal, module: module, remote: remote)
         var services = try longTerm.services(environment: context.environment)
         services.issuerCandidates += (signer as? SoftwareSigner)?.chain ?? []
         let opened = try Container(openingAt: path)
@@ -189,22 +213,31 @@ struct CompareCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
-        _ = try Container(openingAt: container)   // a bad container is reported before anything else
+        _ = try Container(openingAt: container)  // a bad container is reported before anything else
         if profile > .B, try longTerm.services(environment: context.environment).timeStamping == nil {
-            throw UsageError("\(profile.withArticle) signature needs a time-stamping authority: give --tsa URL or set \(LongTermOptions.environmentTSA) (or --profile B)")
+            throw UsageError(
+                "\(profile.withArticle) signature needs a time-stamping authority: give --tsa URL or set \(LongTermOptions.environmentTSA) (or --profile B)"
+            )
         }
         let labels = Self.labels(specifications.map(\.text))
         try FileManager.default.createDirectory(atPath: outFolder, withIntermediateDirectories: true)
         let outputs = labels.map { outFolder.appendingPathPart("\($0).asice") }
-        if !force, let existing = (outputs + (combined.map { [$0] } ?? []) + (reportPath.map { [$0] } ?? [])).first(where: { FileManager.default.fileExists(atPath: $0) }) {
+        if !force,
+            let existing = (outputs + (combined.map { [$0] } ?? []) + (reportPath.map { [$0] } ?? [])).first(where: {
+                FileManager.default.fileExists(atPath: $0)
+            })
+        {
             throw ContainerError.alreadyExists(existing)
         }
-        let trust = TrustStore(anchors: try VerifyCommand.loadCertificates(trustFiles),
-                               intermediates: try VerifyCommand.loadCertificates(longTerm.certificateFiles))
+        let trust = TrustStore(
+            anchors: try VerifyCommand.loadCertificates(trustFiles),
+            intermediates: try VerifyCommand.loadCertificates(longTerm.certificateFiles))
         // Without --trust, the trust cache (`tamga trust update`), as verify takes it: the results
         // are judged against the trusted lists, and the report's qualification row reads them.
-        let trustedList = trustFiles.isEmpty
-            ? (try? TrustCache(environment: context.environment)?.load(now: Date(), allowExpired: false, territories: nil))??.union : nil
+        let trustedList =
+            trustFiles.isEmpty
+            ? (try? TrustCache(environment: context.environment)?.load(
+                now: Date(), allowExpired: false, territories: nil))??.union : nil
         let validation = ValidationOptions(trust: trust, trustedList: trustedList, minimumProfile: minimumProfile)
 
         var columns: [Column] = []
@@ -221,7 +254,8 @@ struct CompareCommand: Command {
                     try Self.copy(container, to: work)
                     let (signer, timing, file) = try await signOnce(entry.spec, at: work, context: context)
                     phases.append(timing)
-                    var times = Dictionary(uniqueKeysWithValues: Self.phaseNames.map { ($0.key, timing[keyPath: $0.value]) })
+                    var times = Dictionary(
+                        uniqueKeysWithValues: Self.phaseNames.map { ($0.key, timing[keyPath: $0.value]) })
                     times["total"] = Self.phaseNames.reduce(0) { $0 + timing[keyPath: $1.value] }
                     column.runs.append(times)
                     if run == runs {
@@ -230,26 +264,35 @@ struct CompareCommand: Command {
                         column.algorithm = signer.algorithm.description
                         column.subject = certificate.commonName ?? certificate.subject
                         column.signatureFileBytes = file?.data.count
-                        if case .rsa(let bits) = certificate.publicKey.type { column.signatureValueBytes = (bits + 7) / 8 }
+                        if case .rsa(let bits) = certificate.publicKey.type {
+                            column.signatureValueBytes = (bits + 7) / 8
+                        }
                         if let curve = signer.algorithm.curve { column.signatureValueBytes = 2 * curve.fieldSize }
-                        column.properties = SignerProperties.describe(signer, certificate: certificate, location: column.location,
-                                                                      signatureValueBytes: column.signatureValueBytes,
-                                                                      trustedList: trustedList, intermediates: trust.intermediates,
-                                                                      anchorsGiven: !trustFiles.isEmpty)
-                        if FileManager.default.fileExists(atPath: outputs[index]) { try FileManager.default.removeItem(atPath: outputs[index]) }
+                        column.properties = SignerProperties.describe(
+                            signer, certificate: certificate, location: column.location,
+                            signatureValueBytes: column.signatureValueBytes,
+                            trustedList: trustedList, intermediates: trust.intermediates,
+                            anchorsGiven: !trustFiles.isEmpty)
+                        if FileManager.default.fileExists(atPath: outputs[index]) {
+                            try FileManager.default.removeItem(atPath: outputs[index])
+                        }
                         try FileManager.default.moveItem(atPath: work, toPath: outputs[index])
                         column.output = outputs[index]
                     }
                 }
                 let report = try Container(openingAt: outputs[index]).validate(validation)
-                column.validation = report.signatures.last.map { "\($0.status.rawValue) (\($0.profile))" } ?? report.status.rawValue
+                column.validation =
+                    report.signatures.last.map { "\($0.status.rawValue) (\($0.profile))" } ?? report.status.rawValue
             } catch {
                 let (code, _) = TamgaCommandLine.classify(error)
                 column.error = Failure(code: code, message: "\(error)")
             }
             if !phases.isEmpty {
-                for phase in Self.phaseNames { column.phases[phase.key] = Self.statistic(phases.map { $0[keyPath: phase.value] }) }
-                column.phases["total"] = Self.statistic(phases.map { p in Self.phaseNames.reduce(0) { $0 + p[keyPath: $1.value] } })
+                for phase in Self.phaseNames {
+                    column.phases[phase.key] = Self.statistic(phases.map { $0[keyPath: phase.value] })
+                }
+                column.phases["total"] = Self.statistic(
+                    phases.map { p in Self.phaseNames.reduce(0) { $0 + p[keyPath: $1.value] } })
             }
             columns.append(column)
         }
@@ -275,29 +318,34 @@ struct CompareCommand: Command {
             if errors.isEmpty && count > 0 {
                 try FileManager.default.moveItem(atPath: combined + ".tamga-compare", toPath: combined)
                 let report = try Container(openingAt: combined).validate(validation)
-                combinedResult = Combined(path: combined, signatures: report.signatures.count, validation: report.status.rawValue, errors: errors)
+                combinedResult = Combined(
+                    path: combined, signatures: report.signatures.count, validation: report.status.rawValue,
+                    errors: errors)
             } else {
                 combinedResult = Combined(path: combined, signatures: 0, validation: "NOT WRITTEN", errors: errors)
             }
         }
 
-        let report = Report(container: container, runs: runs, profile: profile.rawValue, signers: columns, combined: combinedResult,
-                            tamga: "\(TamgaCommandLine.version) (commit \(BuildCommit.value))", date: Date().formatted(.iso8601),
-                            command: ["tamga", "compare"] + words, machine: MachineDescription.current())
+        let report = Report(
+            container: container, runs: runs, profile: profile.rawValue, signers: columns, combined: combinedResult,
+            tamga: "\(TamgaCommandLine.version) (commit \(BuildCommit.value))", date: Date().formatted(.iso8601),
+            command: ["tamga", "compare"] + words, machine: MachineDescription.current())
         if global.json { context.terminal.json(report) } else { Self.printTable(report, context.terminal) }
         if let reportPath {
             // Made from the JSON that --json prints, so the two never disagree.
             try CompareReport.write(json: Array(try Terminal.encodedJSON(report)), to: reportPath, force: force)
             if !global.quiet { context.terminal.error("report: \(TamgaCommandLine.printable(reportPath))") }
         }
-        let allValid = columns.allSatisfy { $0.error == nil && $0.validation?.hasPrefix("VALID") == true }
+        let allValid =
+            columns.allSatisfy { $0.error == nil && $0.validation?.hasPrefix("VALID") == true }
             && (combinedResult.map { $0.validation == "VALID" && $0.errors.isEmpty } ?? true)
         return allValid ? .success : .verificationFailed
     }
 
     static func milliseconds(_ statistic: Statistic?) -> String {
         guard let statistic else { return "—" }
-        return NumberText.fixed(statistic.median * 1000, digits: 1) + " / " + NumberText.fixed(statistic.p95 * 1000, digits: 1)
+        return NumberText.fixed(statistic.median * 1000, digits: 1) + " / "
+            + NumberText.fixed(statistic.p95 * 1000, digits: 1)
     }
 
     static func printTable(_ report: Report, _ terminal: Terminal) {
@@ -306,19 +354,27 @@ struct CompareCommand: Command {
         rows.append(("key location", report.signers.map(\.location)))
         rows.append(("algorithm", report.signers.map(\.algorithm)))
         rows.append(("certificate", report.signers.map(\.subject)))
-        for phase in phaseNames { rows.append(("\(phase.title) ms", report.signers.map { milliseconds($0.phases[phase.key]) })) }
+        for phase in phaseNames {
+            rows.append(("\(phase.title) ms", report.signers.map { milliseconds($0.phases[phase.key]) }))
+        }
         rows.append(("total ms", report.signers.map { milliseconds($0.phases["total"]) }))
-        rows.append(("signature", report.signers.map { column in
-            guard let value = column.signatureValueBytes else { return "—" }
-            return "\(value) B value, \(column.signatureFileBytes ?? 0) B XML"
-        }))
+        rows.append(
+            (
+                "signature",
+                report.signers.map { column in
+                    guard let value = column.signatureValueBytes else { return "—" }
+                    return "\(value) B value, \(column.signatureFileBytes ?? 0) B XML"
+                }
+            ))
         rows.append(("validation", report.signers.map { $0.validation ?? "—" }))
         rows.append(("output", report.signers.map { $0.output.map { $0.lastPathPart } ?? "—" }))
         if report.signers.contains(where: { $0.error != nil }) {
             rows.append(("error", report.signers.map { $0.error.map { "FAILED: \($0.code)" } ?? "" }))
         }
         // Long cells are cut in the table (--json has them whole); empty ones show a dash.
-        let cell = { (text: String) -> String in text.isEmpty ? "—" : text.count > 48 ? String(text.prefix(47)) + "…" : text }
+        let cell = { (text: String) -> String in
+            text.isEmpty ? "—" : text.count > 48 ? String(text.prefix(47)) + "…" : text
+        }
         let firstWidth = rows.map(\.0.count).max() ?? 0
         let widths = report.signers.indices.map { index in rows.map { cell($0.1[index]).count }.max() ?? 0 }
         terminal.line("\(report.container): \(report.profile), median / p95 over \(report.runs) run(s)")
@@ -327,10 +383,14 @@ struct CompareCommand: Command {
             for (index, text) in cells.enumerated() { line += "  " + cell(text).padded(to: widths[index]) }
             terminal.line(line.trimmingTrailingWhitespace())
         }
-        for column in report.signers { if let error = column.error { terminal.line("\(column.with) failed: \(error.message) [\(error.code)]") } }
+        for column in report.signers {
+            if let error = column.error { terminal.line("\(column.with) failed: \(error.message) [\(error.code)]") }
+        }
         if let combined = report.combined {
             terminal.line("combined: \(combined.path): \(combined.signatures) signature(s), \(combined.validation)")
-            for (with, failure) in combined.errors.sorted(by: { $0.key < $1.key }) { terminal.line("  \(with): \(failure.code): \(failure.message)") }
+            for (with, failure) in combined.errors.sorted(by: { $0.key < $1.key }) {
+                terminal.line("  \(with): \(failure.code): \(failure.message)")
+            }
         }
     }
 }

@@ -1,6 +1,6 @@
+import ASiC
 import FoundationEssentials
 import Glibc
-import ASiC
 import TamgaCore
 
 /// `tamga extend CONTAINER --to LT|LTA`
@@ -9,14 +9,14 @@ struct ExtendCommand: Command {
     static let abstract = "Raises existing signatures (tamga's or others') to T, LT or LTA."
     static let usage = "CONTAINER --to T|LT|LTA --tsa URL [--ocsp URL] [--certs FILE] [--signature FILE]... [--json]"
     static let help = """
-    Adds what each signature lacks: a signature time-stamp (T), the issuer certificate and a fresh
-    OCSP response (LT), a new archive time-stamp (LTA; each run adds one more). Every service is
-    asked before anything is written: if one fails, the container is unchanged and the error names it.
-    Options:
-      --to PROFILE         T, LT or LTA
-      --signature FILE     only this signature file, e.g. META-INF/signatures0.xml (repeatable)
-    \(LongTermOptions.help)
-    """
+        Adds what each signature lacks: a signature time-stamp (T), the issuer certificate and a fresh
+        OCSP response (LT), a new archive time-stamp (LTA; each run adds one more). Every service is
+        asked before anything is written: if one fails, the container is unchanged and the error names it.
+        Options:
+          --to PROFILE         T, LT or LTA
+          --signature FILE     only this signature file, e.g. META-INF/signatures0.xml (repeatable)
+        \(LongTermOptions.help)
+        """
     static let flags: Set<String> = GlobalOptions.flags
     static let options: Set<String> = LongTermOptions.options.union(["--to", "--signature"])
 
@@ -43,15 +43,21 @@ struct ExtendCommand: Command {
         let opened = try Container(openingAt: container)
         let services = try longTerm.services(environment: context.environment)
         guard services.timeStamping != nil else {
-            throw UsageError("extending needs a time-stamping authority: give --tsa URL or set \(LongTermOptions.environmentTSA)")
+            throw UsageError(
+                "extending needs a time-stamping authority: give --tsa URL or set \(LongTermOptions.environmentTSA)")
         }
         let changed = try await opened.extend(to: profile, services: services, fileNames: only.isEmpty ? nil : only)
         if global.json {
             context.terminal.json(ExtendOutcome(container: container, profile: profile.rawValue, extended: changed))
         } else if changed.isEmpty {
-            context.terminal.line(TamgaCommandLine.printable("\(container): every signature already reaches \(profile.rawValue); nothing was changed."))
+            context.terminal.line(
+                TamgaCommandLine.printable(
+                    "\(container): every signature already reaches \(profile.rawValue); nothing was changed."))
         } else {
-            for file in changed { context.terminal.line(TamgaCommandLine.printable("\(container): \(file) extended to \(profile.rawValue)")) }
+            for file in changed {
+                context.terminal.line(
+                    TamgaCommandLine.printable("\(container): \(file) extended to \(profile.rawValue)"))
+            }
         }
         return .success
     }

@@ -31,9 +31,12 @@ enum SignerSpecification: Equatable {
         } else if text.hasPrefix("smart-id:") || text.hasPrefix("mobile-id:") {
             let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
             guard parts.count == 3, !parts[1].isEmpty, !parts[2].isEmpty else {
-                throw UsageError("--with takes smart-id:COUNTRY:IDENTITY-CODE or mobile-id:PHONE:IDENTITY-CODE; got \"\(text)\"")
+                throw UsageError(
+                    "--with takes smart-id:COUNTRY:IDENTITY-CODE or mobile-id:PHONE:IDENTITY-CODE; got \"\(text)\"")
             }
-            self = parts[0] == "smart-id" ? .smartID(country: parts[1], identity: parts[2]) : .mobileID(phone: parts[1], identity: parts[2])
+            self =
+                parts[0] == "smart-id"
+                ? .smartID(country: parts[1], identity: parts[2]) : .mobileID(phone: parts[1], identity: parts[2])
         } else if text == "threshold" {
             self = .threshold(account: nil)
         } else if text.hasPrefix("threshold:"), text.count > 10 {
@@ -49,7 +52,9 @@ enum SignerSpecification: Equatable {
             let label = parts.joined(separator: ":")
             self = .pkcs11(label: label.isEmpty ? nil : label, keyID: keyID)
         } else {
-            throw UsageError("--with takes key:FILE (a PEM/PKCS#8 key with --cert, or a .p12 file), card[:READER], pkcs11[:LABEL][:KEY-ID], threshold[:ACCOUNT], smart-id:COUNTRY:ID or mobile-id:PHONE:ID; got \"\(text)\"")
+            throw UsageError(
+                "--with takes key:FILE (a PEM/PKCS#8 key with --cert, or a .p12 file), card[:READER], pkcs11[:LABEL][:KEY-ID], threshold[:ACCOUNT], smart-id:COUNTRY:ID or mobile-id:PHONE:ID; got \"\(text)\""
+            )
         }
     }
 
@@ -60,8 +65,10 @@ enum SignerSpecification: Equatable {
         return Hex.bytes(text)
     }
 
-    func makeSigner(certificatePath: String?, secrets: SecretInput, pss: Bool, terminal: Terminal, module: String? = nil,
-                    remote: RemoteOptions? = nil) async throws -> any Signer {
+    func makeSigner(
+        certificatePath: String?, secrets: SecretInput, pss: Bool, terminal: Terminal, module: String? = nil,
+        remote: RemoteOptions? = nil
+    ) async throws -> any Signer {
         // The four digits go to the terminal before the phone is asked, whatever --quiet says.
         let show: @Sendable (String) -> Void = { code in
             terminal.error("Verification code: \(code). Check that the phone shows the same code before confirming.")
@@ -69,16 +76,20 @@ enum SignerSpecification: Equatable {
         switch self {
         case .mobileID(let phone, let identity):
             guard let remote else { throw UsageError("mobile-id needs the service options") }
-            return try await MobileIDSigner.connect(phoneNumber: phone, nationalIdentityNumber: identity,
-                                                    configuration: remote.configuration("mobileID", name: "Mobile-ID", environment: secrets.environment,
-                                                                                        warn: { terminal.error("warning: " + TerminalText.escaped($0)) }),
-                                                    showVerificationCode: show)
+            return try await MobileIDSigner.connect(
+                phoneNumber: phone, nationalIdentityNumber: identity,
+                configuration: remote.configuration(
+                    "mobileID", name: "Mobile-ID", environment: secrets.environment,
+                    warn: { terminal.error("warning: " + TerminalText.escaped($0)) }),
+                showVerificationCode: show)
         case .smartID(let country, let identity):
             guard let remote else { throw UsageError("smart-id needs the service options") }
-            return try await SmartIDSigner.connect(country: country, identityCode: identity,
-                                                   configuration: remote.configuration("smartID", name: "Smart-ID", environment: secrets.environment,
-                                                                                       warn: { terminal.error("warning: " + TerminalText.escaped($0)) }),
-                                                   prompt: { terminal.error($0) }, showVerificationCode: show)
+            return try await SmartIDSigner.connect(
+                country: country, identityCode: identity,
+                configuration: remote.configuration(
+                    "smartID", name: "Smart-ID", environment: secrets.environment,
+                    warn: { terminal.error("warning: " + TerminalText.escaped($0)) }),
+                prompt: { terminal.error($0) }, showVerificationCode: show)
         case .threshold(let named):
             let account: String
             if let named {
@@ -89,27 +100,36 @@ enum SignerSpecification: Equatable {
                 case 0: throw ThresholdError.notEnrolled
                 case 1: account = accounts[0]
                 default:
-                    guard let chosen = try secrets.choose("Several split-key accounts are enrolled. Which one signs?", from: accounts) else {
-                        throw UsageError("several split-key accounts are enrolled (\(accounts.joined(separator: ", "))): name one with --with threshold:ACCOUNT")
+                    guard
+                        let chosen = try secrets.choose(
+                            "Several split-key accounts are enrolled. Which one signs?", from: accounts)
+                    else {
+                        throw UsageError(
+                            "several split-key accounts are enrolled (\(accounts.joined(separator: ", "))): name one with --with threshold:ACCOUNT"
+                        )
                     }
                     account = chosen
                 }
             }
-            let store = try ThresholdAccountFolder.existing(account: account, store: nil, environment: secrets.environment)
+            let store = try ThresholdAccountFolder.existing(
+                account: account, store: nil, environment: secrets.environment)
             // A signature the co-signer never confirmed is still good for this device's own
             // signing: said on standard error (escaped: the reason may quote the network).
-            return try ThresholdSigner(account: account, store: store, pinProvider: ThresholdPINPrompt(secrets: secrets),
-                                       warning: { terminal.error(TerminalText.escaped($0)) })
+            return try ThresholdSigner(
+                account: account, store: store, pinProvider: ThresholdPINPrompt(secrets: secrets),
+                warning: { terminal.error(TerminalText.escaped($0)) })
         case .pkcs11(let label, let keyID):
             let token = try PKCS11Tokens.choose(label: label, in: PKCS11Tokens.modules(path: module))
-            return try PKCS11Signer(token: token, keyID: keyID, pinProvider: TokenPINPrompt(secrets: secrets, terminal: terminal), pss: pss)
+            return try PKCS11Signer(
+                token: token, keyID: keyID, pinProvider: TokenPINPrompt(secrets: secrets, terminal: terminal), pss: pss)
         case .card(let reader):
             let prompt = CardPINPrompt(secrets: secrets, terminal: terminal)
             do {
                 return try IDCardSigner(reader: reader, pinProvider: prompt)
             } catch CardError.severalCards(let readers) where reader == nil {
                 // On a terminal, ask which card (the DigiDoc clients show a list); else say how to choose.
-                guard let chosen = try secrets.choose("Several ID cards are present. Which one signs?", from: readers) else {
+                guard let chosen = try secrets.choose("Several ID cards are present. Which one signs?", from: readers)
+                else {
                     throw CardError.severalCards(readers: readers)
                 }
                 return try IDCardSigner(reader: chosen, pinProvider: prompt)
@@ -125,7 +145,9 @@ enum SignerSpecification: Equatable {
             if SoftwareSigner.isPKCS12(bytes) {
                 // A --cert beside a PKCS#12 must be readable (checked before the password is asked)
                 // and must be the PKCS#12's own certificate: never sign with another one silently.
-                let given = try certificatePath.map { try Self.loadCertificate(certificatePath: $0, keyBytes: Data(), keyPath: path) }
+                let given = try certificatePath.map {
+                    try Self.loadCertificate(certificatePath: $0, keyBytes: Data(), keyPath: path)
+                }
                 // A PKCS#12 without a password is rare; ask straight away rather than guess.
                 let password = try secrets.read(prompt: "Password for \(path): ")
                 let probe = try SoftwareSigner(pkcs12: bytes, password: password)
@@ -135,17 +157,20 @@ enum SignerSpecification: Equatable {
             }
             let certificate = try Self.loadCertificate(certificatePath: certificatePath, keyBytes: bytes, keyPath: path)
             do {
-                return try SoftwareSigner(key: bytes, certificate: certificate, algorithm: algorithmOverride(certificate.publicKey))
+                return try SoftwareSigner(
+                    key: bytes, certificate: certificate, algorithm: algorithmOverride(certificate.publicKey))
             } catch CoreError.passwordRequired {
                 // The first attempt had no password at all; this is the single real attempt.
                 let password = try secrets.read(prompt: "Password for \(path): ")
-                return try SoftwareSigner(key: bytes, certificate: certificate, password: password,
-                                          algorithm: algorithmOverride(certificate.publicKey))
+                return try SoftwareSigner(
+                    key: bytes, certificate: certificate, password: password,
+                    algorithm: algorithmOverride(certificate.publicKey))
             }
         }
     }
 
-    private static func loadCertificate(certificatePath: String?, keyBytes: Data, keyPath: String) throws -> Certificate {
+    private static func loadCertificate(certificatePath: String?, keyBytes: Data, keyPath: String) throws -> Certificate
+    {
         if let certificatePath {
             guard let data = FileManager.default.contents(atPath: certificatePath) else {
                 throw CoreError.unreadableFile(path: certificatePath, reason: "no such file or not readable")
@@ -156,4 +181,3 @@ enum SignerSpecification: Equatable {
         throw UsageError("\(keyPath) holds no certificate: give it with --cert CERT.pem")
     }
 }
-

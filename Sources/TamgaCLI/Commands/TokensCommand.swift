@@ -9,19 +9,19 @@ struct TokensCommand: Command {
     static let abstract = "Lists PKCS#11 modules, their tokens, certificates and keys."
     static let usage = "[--module PATH] [--token LABEL] [--login] [--pin-file FILE] [--json]"
     static let help = """
-    Without --module, every module registered with p11-kit (its .module files: OpenSC, SoftHSM,
-    a Rutoken module if its package registers one); with --module, that library only.
-    Per token: label, manufacturer, model, serial, flags (login required, PIN count low / final
-    try / locked, protected authentication path), mechanisms (GOST ones marked), the Rutoken
-    media name when the token is a Rutoken, certificates (subject, key usage, validity) and
-    keys paired by CKA_ID.
-      --module PATH     a PKCS#11 library (e.g. /usr/lib/librtpkcs11ecp.so); default: "pkcs11Module"
-                        in config.json, else the p11-kit registered modules
-      --token LABEL     only the token with this label
-      --login           log in to see private keys (most tokens hide them until then); the PIN
-                        from --pin-file, TAMGA_PIN or a prompt, asked once per token
-    Exit codes: 0 listed, 3 the module could not be loaded.
-    """
+        Without --module, every module registered with p11-kit (its .module files: OpenSC, SoftHSM,
+        a Rutoken module if its package registers one); with --module, that library only.
+        Per token: label, manufacturer, model, serial, flags (login required, PIN count low / final
+        try / locked, protected authentication path), mechanisms (GOST ones marked), the Rutoken
+        media name when the token is a Rutoken, certificates (subject, key usage, validity) and
+        keys paired by CKA_ID.
+          --module PATH     a PKCS#11 library (e.g. /usr/lib/librtpkcs11ecp.so); default: "pkcs11Module"
+                            in config.json, else the p11-kit registered modules
+          --token LABEL     only the token with this label
+          --login           log in to see private keys (most tokens hide them until then); the PIN
+                            from --pin-file, TAMGA_PIN or a prompt, asked once per token
+        Exit codes: 0 listed, 3 the module could not be loaded.
+        """
     static let flags: Set<String> = GlobalOptions.flags.union(["--login"])
     static let options: Set<String> = ["--module", "--pin-file", "--token"]
 
@@ -55,7 +55,8 @@ struct TokensCommand: Command {
             let keys: [KeyEntry]
         }
         struct CertificateEntry: Encodable {
-            let id: String, label: String, subject: String, keyUsage: [String], notBefore: String, notAfter: String, key: String
+            let id: String, label: String, subject: String, keyUsage: [String], notBefore: String, notAfter: String,
+                key: String
         }
         struct KeyEntry: Encodable {
             let id: String, label: String, type: String, sign: Bool, alwaysAuthenticate: Bool, hasCertificate: Bool
@@ -64,7 +65,8 @@ struct TokensCommand: Command {
     }
 
     func run(_ context: CommandContext) async throws -> ExitCode {
-        let modules = try PKCS11Tokens.modules(path: module ?? Configuration.load(environment: context.environment).pkcs11Module)
+        let modules = try PKCS11Tokens.modules(
+            path: module ?? Configuration.load(environment: context.environment).pkcs11Module)
         let secrets = SecretInput(pinFile: pinFile, environment: context.environment)
         var listing: [Listing.Module] = []
         for module in modules {
@@ -75,29 +77,41 @@ struct TokensCommand: Command {
                 var objects = TokenObjects(certificates: [], keys: [])
                 if let session = try? module.openSession(token.slot) {
                     if login && token.info.loginRequired {
-                        let pin = token.info.hasProtectedAuthenticationPath ? nil : try secrets.read(prompt: "PIN for token \(token.info.label): ")
+                        let pin =
+                            token.info.hasProtectedAuthenticationPath
+                            ? nil : try secrets.read(prompt: "PIN for token \(token.info.label): ")
                         try session.login(pin: pin)
                     }
                     objects = (try? session.objects()) ?? objects
                     if login { session.logout() }
                 }
-                tokens.append(.init(
-                    label: token.info.label, manufacturer: token.info.manufacturer, model: token.info.model,
-                    serialNumber: token.info.serialNumber, slotDescription: token.slot.description, flags: token.info.flagNames,
-                    mediaName: token.info.rutokenMediaName, mechanisms: mechanisms.map(\.description),
-                    gostMechanisms: mechanisms.filter(\.isGOST).map(\.description),
-                    certificates: objects.certificates.map {
-                        .init(id: $0.idHex, label: $0.label, subject: $0.certificate.subject, keyUsage: $0.certificate.keyUsage?.names ?? [],
-                              notBefore: $0.certificate.notBefore.formatted(.iso8601), notAfter: $0.certificate.notAfter.formatted(.iso8601),
-                              key: $0.certificate.publicKey.description)
-                    },
-                    keys: objects.keys.map {
-                        .init(id: $0.idHex, label: $0.label, type: $0.keyType, sign: $0.canSign, alwaysAuthenticate: $0.alwaysAuthenticate,
-                              hasCertificate: objects.certificate(for: $0) != nil)
-                    }))
+                tokens.append(
+                    .init(
+                        label: token.info.label, manufacturer: token.info.manufacturer, model: token.info.model,
+                        serialNumber: token.info.serialNumber, slotDescription: token.slot.description,
+                        flags: token.info.flagNames,
+                        mediaName: token.info.rutokenMediaName, mechanisms: mechanisms.map(\.description),
+                        gostMechanisms: mechanisms.filter(\.isGOST).map(\.description),
+                        certificates: objects.certificates.map {
+                            .init(
+                                id: $0.idHex, label: $0.label, subject: $0.certificate.subject,
+                                keyUsage: $0.certificate.keyUsage?.names ?? [],
+                                notBefore: $0.certificate.notBefore.formatted(.iso8601),
+                                notAfter: $0.certificate.notAfter.formatted(.iso8601),
+                                key: $0.certificate.publicKey.description)
+                        },
+                        keys: objects.keys.map {
+                            .init(
+                                id: $0.idHex, label: $0.label, type: $0.keyType, sign: $0.canSign,
+                                alwaysAuthenticate: $0.alwaysAuthenticate,
+                                hasCertificate: objects.certificate(for: $0) != nil)
+                        }))
             }
-            listing.append(.init(name: module.name, path: module.path, description: info?.description, manufacturer: info?.manufacturer,
-                                 libraryVersion: info?.libraryVersion, tokens: tokens))
+            listing.append(
+                .init(
+                    name: module.name, path: module.path, description: info?.description,
+                    manufacturer: info?.manufacturer,
+                    libraryVersion: info?.libraryVersion, tokens: tokens))
         }
         if global.json {
             context.terminal.json(Listing(modules: listing))
@@ -108,18 +122,28 @@ struct TokensCommand: Command {
             t.line("\(module.name): \(module.path)" + (module.description.map { " — \($0)" } ?? ""))
             if module.tokens.isEmpty { t.line("  (no token)") }
             for token in module.tokens {
-                t.line("  token \"\(token.label)\": \(token.manufacturer) \(token.model), serial \(token.serialNumber), slot \"\(token.slotDescription)\"")
+                t.line(
+                    "  token \"\(token.label)\": \(token.manufacturer) \(token.model), serial \(token.serialNumber), slot \"\(token.slotDescription)\""
+                )
                 if let media = token.mediaName { t.line("    media name: \(media)") }
                 t.line("    flags: \(token.flags.joined(separator: ", "))")
-                if !token.gostMechanisms.isEmpty { t.line("    GOST mechanisms: \(token.gostMechanisms.joined(separator: ", "))") }
+                if !token.gostMechanisms.isEmpty {
+                    t.line("    GOST mechanisms: \(token.gostMechanisms.joined(separator: ", "))")
+                }
                 for certificate in token.certificates {
                     t.line("    certificate \(certificate.id) \"\(certificate.label)\": \(certificate.subject)")
-                    t.line("      \(certificate.key), \(certificate.keyUsage.joined(separator: ", ")), valid \(certificate.notBefore) – \(certificate.notAfter)")
+                    t.line(
+                        "      \(certificate.key), \(certificate.keyUsage.joined(separator: ", ")), valid \(certificate.notBefore) – \(certificate.notAfter)"
+                    )
                 }
                 for key in token.keys {
-                    t.line("    key \(key.id) \"\(key.label)\": \(key.type)\(key.sign ? ", sign" : "")\(key.alwaysAuthenticate ? ", PIN for every signature" : "")\(key.hasCertificate ? "" : ", no certificate")")
+                    t.line(
+                        "    key \(key.id) \"\(key.label)\": \(key.type)\(key.sign ? ", sign" : "")\(key.alwaysAuthenticate ? ", PIN for every signature" : "")\(key.hasCertificate ? "" : ", no certificate")"
+                    )
                 }
-                if token.keys.isEmpty && !login && token.flags.contains("login-required") { t.line("    (private keys are listed after --login)") }
+                if token.keys.isEmpty && !login && token.flags.contains("login-required") {
+                    t.line("    (private keys are listed after --login)")
+                }
             }
         }
         return .success

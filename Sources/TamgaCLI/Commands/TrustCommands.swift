@@ -1,37 +1,39 @@
+import ASiC
 import FoundationEssentials
 import Glibc
-import TamgaSupport
-import ASiC
 import TamgaCore
+import TamgaSupport
 
 /// `tamga trust update [--lotl URL] [--territory EE,LV,…] [--lotl-cert PEM]... [--allow-expired-trust]`
 struct TrustUpdateCommand: Command {
     static let path = ["trust", "update"]
-    static let abstract = "Downloads the EU list of trusted lists and the national lists it points to into the trust cache."
-    static let usage = "[--lotl URL] [--territory EE,LV,LT,...] [--lotl-cert PEM]... [--allow-expired-trust] [--timeout SECONDS] [--proxy URL] [--json]"
+    static let abstract =
+        "Downloads the EU list of trusted lists and the national lists it points to into the trust cache."
+    static let usage =
+        "[--lotl URL] [--territory EE,LV,LT,...] [--lotl-cert PEM]... [--allow-expired-trust] [--timeout SECONDS] [--proxy URL] [--json]"
     static let help = """
-    The cache is $XDG_CACHE_HOME/tamga/trust/ (~/.cache/tamga/trust/ when unset); `tamga verify`
-    without --trust/--tsl uses it. Each list is checked before it replaces the cached one: the list
-    of lists (LOTL) with the pinned LOTL signers, each national list with the certificates the LOTL's
-    pointer names for it. A failed download or check keeps the last good list. One line per list:
-    territory, file, sequence number, issue date, next update, services (ca/ocsp/tsa), result
-    (updated, unchanged, kept, failed, skipped).
-    Options:
-      --lotl URL          the list of lists (default: the one of the last update, else
-                          \(EULOTLSigners.url))
-      --territory LIST    only these national lists (comma-separated, repeatable; GR means EL)
-      --lotl-cert FILE    PEM certificate(s) that may sign the LOTL, instead of the six EU LOTL
-                          signers built into tamga (repeatable; remembered in the cache for later
-                          updates of the same URL and for verify)
-      --allow-expired-trust
-                          accept lists past their NextUpdate (a publisher late with its next
-                          list); each is cached with a warning, and verify uses it only with
-                          --allow-expired-trust too
-      --timeout SECONDS   per download (default 60)
-      --proxy URL         an HTTP proxy (http://HOST:PORT; else http_proxy/https_proxy)
-      --json              the report as JSON (schema in docs/cli.md)
-    Exit codes: 0 every list updated or unchanged, 7 a list failed or was kept (the line says why).
-    """
+        The cache is $XDG_CACHE_HOME/tamga/trust/ (~/.cache/tamga/trust/ when unset); `tamga verify`
+        without --trust/--tsl uses it. Each list is checked before it replaces the cached one: the list
+        of lists (LOTL) with the pinned LOTL signers, each national list with the certificates the LOTL's
+        pointer names for it. A failed download or check keeps the last good list. One line per list:
+        territory, file, sequence number, issue date, next update, services (ca/ocsp/tsa), result
+        (updated, unchanged, kept, failed, skipped).
+        Options:
+          --lotl URL          the list of lists (default: the one of the last update, else
+                              \(EULOTLSigners.url))
+          --territory LIST    only these national lists (comma-separated, repeatable; GR means EL)
+          --lotl-cert FILE    PEM certificate(s) that may sign the LOTL, instead of the six EU LOTL
+                              signers built into tamga (repeatable; remembered in the cache for later
+                              updates of the same URL and for verify)
+          --allow-expired-trust
+                              accept lists past their NextUpdate (a publisher late with its next
+                              list); each is cached with a warning, and verify uses it only with
+                              --allow-expired-trust too
+          --timeout SECONDS   per download (default 60)
+          --proxy URL         an HTTP proxy (http://HOST:PORT; else http_proxy/https_proxy)
+          --json              the report as JSON (schema in docs/cli.md)
+        Exit codes: 0 every list updated or unchanged, 7 a list failed or was kept (the line says why).
+        """
     static let flags: Set<String> = GlobalOptions.flags.union(["--allow-expired-trust"])
     static let options: Set<String> = ["--lotl", "--territory", "--lotl-cert", "--timeout", "--proxy"]
 
@@ -74,12 +76,16 @@ struct TrustUpdateCommand: Command {
     func run(_ context: CommandContext) async throws -> ExitCode {
         let terminal = context.terminal
         let showProgress = terminal.interactiveErrors && !global.quiet
-        let (cache, url, lines) = try await Self.update(context, listOfLists: listOfLists, signerFiles: signerFiles, territories: territories,
-                                                        allowExpiredTrust: allowExpiredTrust, timeout: timeout, proxy: proxy) { step in
+        let (cache, url, lines) = try await Self.update(
+            context, listOfLists: listOfLists, signerFiles: signerFiles, territories: territories,
+            allowExpiredTrust: allowExpiredTrust, timeout: timeout, proxy: proxy
+        ) { step in
             if showProgress { terminal.status("downloading \(step)") }
         }
         if showProgress { terminal.status("") }
-        for warning in lines.compactMap(\.warning) { terminal.error("warning: " + TerminalText.escaped(warning.message)) }
+        for warning in lines.compactMap(\.warning) {
+            terminal.error("warning: " + TerminalText.escaped(warning.message))
+        }
         let ok = lines.allSatisfy { [.updated, .unchanged, .skipped].contains($0.result) }
         if global.json {
             terminal.json(Report(cache: cache.directory.path, listOfLists: url, ok: ok, lists: lines))
@@ -93,13 +99,16 @@ struct TrustUpdateCommand: Command {
     /// Updates the trust cache as `trust update` does (also `validation serve`'s background
     /// refresh): the list of lists of the last update unless `listOfLists` names another, with
     /// the pinned signers (the operator's from that update, or the built-in EU ones).
-    static func update(_ context: CommandContext, listOfLists: String?, signerFiles: [String], territories: Set<String>?,
-                       allowExpiredTrust: Bool, timeout: TimeInterval, proxy: String?,
-                       progress: (String) -> Void = { _ in }) async throws -> (cache: TrustCache, url: String, lines: [TrustedListUpdater.Line]) {
+    static func update(
+        _ context: CommandContext, listOfLists: String?, signerFiles: [String], territories: Set<String>?,
+        allowExpiredTrust: Bool, timeout: TimeInterval, proxy: String?,
+        progress: (String) -> Void = { _ in }
+    ) async throws -> (cache: TrustCache, url: String, lines: [TrustedListUpdater.Line]) {
         let cache = try TrustShowCommand.cache(context)
         // Before any download: a cache folder that cannot be written is said plainly, with the variable to set.
-        try UserFolder.create(cache.directory, holds: "the trusted lists of trust update",
-                              remedy: "Set \(UserFolder.cache.variable) to a folder you can write.")
+        try UserFolder.create(
+            cache.directory, holds: "the trusted lists of trust update",
+            remedy: "Set \(UserFolder.cache.variable) to a folder you can write.")
         let state = cache.state()
         let url = listOfLists ?? state?.lotlURL ?? EULOTLSigners.url
         guard let lotl = URL(string: url) else { throw UsageError("--lotl takes an http(s) URL") }
@@ -115,7 +124,8 @@ struct TrustUpdateCommand: Command {
         }
         var transport = HTTPTransport(timeout: timeout)
         if let proxy { transport.useProxy(proxy) }
-        var updater = TrustedListUpdater(cache: cache, signers: signers, customSignersPEM: customPEM, transport: transport)
+        var updater = TrustedListUpdater(
+            cache: cache, signers: signers, customSignersPEM: customPEM, transport: transport)
         updater.territories = territories
         updater.allowExpired = allowExpiredTrust
         let lines = await updater.update(listOfLists: lotl, progress: progress)
@@ -143,12 +153,12 @@ struct TrustShowCommand: Command {
     static let abstract = "Shows the cached trusted lists: where they come from, how fresh they are, their services."
     static let usage = "[--json]"
     static let help = """
-    Every cached list is checked again (signature, signer) as verify would check it; expired
-    lists are shown as expired. Exit codes: 0 the cache is usable, 5 no cache (run
-    `tamga trust update`) or no usable national list, 3 the cached list of lists is refused.
-    Options:
-      --json    as JSON (schema in docs/cli.md)
-    """
+        Every cached list is checked again (signature, signer) as verify would check it; expired
+        lists are shown as expired. Exit codes: 0 the cache is usable, 5 no cache (run
+        `tamga trust update`) or no usable national list, 3 the cached list of lists is refused.
+        Options:
+          --json    as JSON (schema in docs/cli.md)
+        """
     static let flags: Set<String> = GlobalOptions.flags
     static let options: Set<String> = []
 
@@ -193,7 +203,10 @@ struct TrustShowCommand: Command {
         let terminal = context.terminal
         guard let state = cache.state() else {
             if global.json {
-                terminal.json(Report(cache: cache.directory.path, configured: false, listOfLists: nil, lotlSigners: nil, updated: nil, lists: []))
+                terminal.json(
+                    Report(
+                        cache: cache.directory.path, configured: false, listOfLists: nil, lotlSigners: nil,
+                        updated: nil, lists: []))
             } else {
                 terminal.line("no trust cache in \(cache.directory.path): run `tamga trust update`")
             }
@@ -203,23 +216,33 @@ struct TrustShowCommand: Command {
         let set = try cache.load(now: now, allowExpired: true) ?? { throw TrustedListError.noTrustConfigured }()
         func status(_ list: TrustedList) -> String { list.isExpired(at: now) ? "expired" : "ok" }
         let top = set.listOfLists
-        var lists = [ListState(territory: "EU", file: state.lotlFile, url: state.lotlURL, status: status(top), sequenceNumber: top.sequenceNumber,
-                               issued: top.issued.map(XSDDateTime.format), nextUpdate: top.nextUpdate.map(XSDDateTime.format),
-                               services: ["pointers": top.pointers.filter(\.isFollowed).count], error: nil)]
+        var lists = [
+            ListState(
+                territory: "EU", file: state.lotlFile, url: state.lotlURL, status: status(top),
+                sequenceNumber: top.sequenceNumber,
+                issued: top.issued.map(XSDDateTime.format), nextUpdate: top.nextUpdate.map(XSDDateTime.format),
+                services: ["pointers": top.pointers.filter(\.isFollowed).count], error: nil)
+        ]
         for entry in set.entries {
             let list = entry.list
-            lists.append(ListState(territory: entry.pointer.territory, file: entry.pointer.cacheFileName, url: entry.pointer.location,
-                                   status: list.map(status) ?? (entry.source == nil ? "missing" : "refused"),
-                                   sequenceNumber: list?.sequenceNumber, issued: list?.issued.map(XSDDateTime.format),
-                                   nextUpdate: list?.nextUpdate.map(XSDDateTime.format), services: list?.serviceCounts,
-                                   error: entry.error.map(TrustedListUpdater.problem)))
+            lists.append(
+                ListState(
+                    territory: entry.pointer.territory, file: entry.pointer.cacheFileName, url: entry.pointer.location,
+                    status: list.map(status) ?? (entry.source == nil ? "missing" : "refused"),
+                    sequenceNumber: list?.sequenceNumber, issued: list?.issued.map(XSDDateTime.format),
+                    nextUpdate: list?.nextUpdate.map(XSDDateTime.format), services: list?.serviceCounts,
+                    error: entry.error.map(TrustedListUpdater.problem)))
         }
         let signers = state.customSigners ? "custom (\(TrustCache.signersFile))" : "built-in EU LOTL signers"
         if global.json {
-            terminal.json(Report(cache: cache.directory.path, configured: true, listOfLists: state.lotlURL, lotlSigners: signers,
-                                 updated: XSDDateTime.format(state.updated), lists: lists))
+            terminal.json(
+                Report(
+                    cache: cache.directory.path, configured: true, listOfLists: state.lotlURL, lotlSigners: signers,
+                    updated: XSDDateTime.format(state.updated), lists: lists))
         } else {
-            terminal.line("trust cache \(cache.directory.path), updated \(XSDDateTime.format(state.updated)) (\(Self.age(since: state.updated, now: now)) ago)")
+            terminal.line(
+                "trust cache \(cache.directory.path), updated \(XSDDateTime.format(state.updated)) (\(Self.age(since: state.updated, now: now)) ago)"
+            )
             terminal.line("list of lists \(state.lotlURL), signers: \(signers)")
             for list in lists {
                 var parts = [list.territory.padded(to: 3), list.file, list.status]

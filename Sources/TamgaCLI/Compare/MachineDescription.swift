@@ -17,16 +17,22 @@ struct MachineDescription: Codable, Equatable {
         func text<T>(_ field: T) -> String {
             withUnsafeBytes(of: field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         }
-        return MachineDescription(system: osRelease() ?? text(names.sysname), kernel: "\(text(names.sysname)) \(text(names.release)) \(text(names.machine))",
-                                  processor: processorModel() ?? text(names.machine), cores: max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        return MachineDescription(
+            system: osRelease() ?? text(names.sysname),
+            kernel: "\(text(names.sysname)) \(text(names.release)) \(text(names.machine))",
+            processor: processorModel() ?? text(names.machine), cores: max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     }
 
     /// PRETTY_NAME of /etc/os-release ("Debian GNU/Linux 12 (bookworm)").
-    static func osRelease(_ text: String? = FileBytes.read("/etc/os-release", limit: 65536).map { String(decoding: $0, as: UTF8.self) }) -> String? {
+    static func osRelease(
+        _ text: String? = FileBytes.read("/etc/os-release", limit: 65536).map { String(decoding: $0, as: UTF8.self) }
+    ) -> String? {
         guard let text else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix("PRETTY_NAME=") {
             let value = line.dropFirst("PRETTY_NAME=".count)
-            return String(value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2 ? value.dropFirst().dropLast() : value)
+            return String(
+                value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2
+                    ? value.dropFirst().dropLast() : value)
         }
         return nil
     }

@@ -42,7 +42,9 @@ struct Configuration {
 
     /// The configuration of this environment: empty when the file does not exist.
     static func load(environment: [String: String]) throws -> Configuration {
-        guard let path = path(environment: environment), FileManager.default.fileExists(atPath: path) else { return Configuration() }
+        guard let path = path(environment: environment), FileManager.default.fileExists(atPath: path) else {
+            return Configuration()
+        }
         return try Configuration(file: path)
     }
 
@@ -72,10 +74,14 @@ struct Configuration {
             throw malformed(key, "is not a setting tamga knows (\(Self.keys.sorted().joined(separator: ", ")))")
         }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
-        func resolved(_ name: String) -> String { name.hasPrefix("/") ? name : folder.appendingPathComponent(name).path }
+        func resolved(_ name: String) -> String {
+            name.hasPrefix("/") ? name : folder.appendingPathComponent(name).path
+        }
         func url(_ key: String) throws -> URL? {
             guard let value = object[key] else { return nil }
-            guard let text = value as? String, let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+            guard let text = value as? String, let url = URL(string: text),
+                url.scheme == "http" || url.scheme == "https", url.host != nil
+            else {
                 throw malformed(key, "must be an http(s) URL")
             }
             return url
@@ -83,7 +89,9 @@ struct Configuration {
         tsa = try url("tsa")
         cosigner = try url("cosigner")
         if let value = object["pkcs11Module"] {
-            guard let text = value as? String, !text.isEmpty else { throw malformed("pkcs11Module", "must be the path of a PKCS#11 library") }
+            guard let text = value as? String, !text.isEmpty else {
+                throw malformed("pkcs11Module", "must be the path of a PKCS#11 library")
+            }
             pkcs11Module = text.contains("/") ? resolved(text) : text
         }
         switch object["trust"] {
@@ -101,7 +109,9 @@ struct Configuration {
                 return names.map(resolved)
             }
             let anchors = try files("anchors")
-            guard !anchors.isEmpty else { throw malformed("trust.anchors", "must name at least one PEM file (or set \"trust\": \"cache\")") }
+            guard !anchors.isEmpty else {
+                throw malformed("trust.anchors", "must name at least one PEM file (or set \"trust\": \"cache\")")
+            }
             trust = .anchors(anchors, intermediates: try files("intermediates"))
         default:
             throw malformed("trust", "must be \"cache\" or {\"anchors\": [PEM files], \"intermediates\": [PEM files]}")

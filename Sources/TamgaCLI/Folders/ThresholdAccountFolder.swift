@@ -28,7 +28,8 @@ enum ThresholdAccountFolder {
     /// folder is created for it, so a read-only home does not hide that).
     static func existing(account: String, store: String?, environment: [String: String]) throws -> ShareKeyStore {
         guard let root = root(store: store, environment: environment),
-              FileManager.default.fileExists(atPath: root.appendingPathComponent(account).path) else {
+            FileManager.default.fileExists(atPath: root.appendingPathComponent(account).path)
+        else {
             throw ThresholdError.notEnrolled
         }
         return try ShareKeyStore(account: account, root: root, environment: environment)

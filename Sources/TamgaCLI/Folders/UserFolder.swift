@@ -1,8 +1,9 @@
+import FoundationEssentials
+import Glibc
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import FoundationEssentials
-import Glibc
 
 /// The per-user folders tamga keeps files in (XDG base directories): split-key shares under
 /// `$XDG_DATA_HOME`, the trust cache under `$XDG_CACHE_HOME`, the configuration under
@@ -35,14 +36,16 @@ enum UserFolder {
             return URL(fileURLWithPath: xdg).appendingPathComponent("tamga").appendingPathComponent(sub)
         }
         guard let home = environment["HOME"], !home.isEmpty else { return nil }
-        return URL(fileURLWithPath: home).appendingPathComponent(underHome).appendingPathComponent("tamga").appendingPathComponent(sub)
+        return URL(fileURLWithPath: home).appendingPathComponent(underHome).appendingPathComponent("tamga")
+            .appendingPathComponent(sub)
     }
 
     /// The folder `path(sub)`, created (mode `mode`) when missing; what it `holds` goes into the error.
     func create(_ sub: String, holds: String, environment: [String: String], mode: mode_t = 0o700) throws -> URL {
         guard let folder = path(sub, environment: environment) else {
-            throw CommandLineError.folderNotWritable(path: "$\(variable)/tamga/\(sub)", holds: holds, reason: "neither HOME nor \(variable) is set",
-                                                     remedy: "Set \(variable) (or HOME) to a folder you can write.")
+            throw CommandLineError.folderNotWritable(
+                path: "$\(variable)/tamga/\(sub)", holds: holds, reason: "neither HOME nor \(variable) is set",
+                remedy: "Set \(variable) (or HOME) to a folder you can write.")
         }
         try Self.create(folder, holds: holds, mode: mode, remedy: "Set \(variable) to a folder you can write.")
         return folder
@@ -54,7 +57,8 @@ enum UserFolder {
         for component in folder.standardizedFileURL.path.split(separator: "/") {
             path += "/" + component
             if mkdir(path, mode) != 0 && errno != EEXIST {
-                throw CommandLineError.folderNotWritable(path: path, holds: holds, reason: String(cString: strerror(errno)), remedy: remedy)
+                throw CommandLineError.folderNotWritable(
+                    path: path, holds: holds, reason: String(cString: strerror(errno)), remedy: remedy)
             }
         }
         var info = stat()
@@ -63,7 +67,8 @@ enum UserFolder {
         }
         // A folder that exists may still be read-only (a read-only mount, another owner).
         guard access(path, W_OK | X_OK) == 0 else {
-            throw CommandLineError.folderNotWritable(path: path, holds: holds, reason: String(cString: strerror(errno)), remedy: remedy)
+            throw CommandLineError.folderNotWritable(
+                path: path, holds: holds, reason: String(cString: strerror(errno)), remedy: remedy)
         }
     }
 }

@@ -16,7 +16,8 @@ struct CardPINPrompt: PINProvider {
         if let left = request.triesLeft { prompt += ", \(left) \(left == 1 ? "try" : "tries") left" }
         prompt += "): "
         if request.triesLeft == 1 {
-            terminal.error("Warning: one try left. A wrong \(request.kind.rawValue) now blocks it (the PUK unblocks it).")
+            terminal.error(
+                "Warning: one try left. A wrong \(request.kind.rawValue) now blocks it (the PUK unblocks it).")
         }
         do {
             return try secrets.read(prompt: prompt)

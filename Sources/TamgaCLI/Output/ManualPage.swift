@@ -14,7 +14,7 @@ enum ManualPage {
         for scalar in line.unicodeScalars {
             switch scalar {
             case "\\": text += "\\e"
-            case "-": text += "\\-"   // a minus, as options are typed, not a typographic hyphen
+            case "-": text += "\\-"  // a minus, as options are typed, not a typographic hyphen
             case _ where scalar.isASCII: text.unicodeScalars.append(scalar)
             default:
                 let hex = String(scalar.value, radix: 16, uppercase: true)
@@ -85,30 +85,45 @@ enum ManualPage {
         }
         page += [
             ".SH ENVIRONMENT",
-            ".TP", ".B TAMGA_PIN", "PIN or password when no \\fB\\-\\-pin\\-file\\fR is given (else a prompt with echo off).",
+            ".TP", ".B TAMGA_PIN",
+            "PIN or password when no \\fB\\-\\-pin\\-file\\fR is given (else a prompt with echo off).",
             ".TP", ".B TAMGA_NEW_PIN", "the new PIN for PIN changes.",
-            ".TP", ".B TAMGA_PIN1", "PIN1 (authentication) for \\fBthreshold enroll \\-\\-role both\\fR, beside PIN2 in \\fBTAMGA_PIN\\fR.",
-            ".TP", ".B TAMGA_CA_PASSWORD", "the password of \\fBcosigner serve \\-\\-ca\\-key\\fR when it is encrypted.",
-            ".TP", ".B TAMGA_COSIGNER_TOKEN_PIN", "the user PIN of the token holding the co-signer's server key (\\fB\\-\\-server\\-key pkcs11:LABEL\\fR).",
+            ".TP", ".B TAMGA_PIN1",
+            "PIN1 (authentication) for \\fBthreshold enroll \\-\\-role both\\fR, beside PIN2 in \\fBTAMGA_PIN\\fR.",
+            ".TP", ".B TAMGA_CA_PASSWORD",
+            "the password of \\fBcosigner serve \\-\\-ca\\-key\\fR when it is encrypted.",
+            ".TP", ".B TAMGA_COSIGNER_TOKEN_PIN",
+            "the user PIN of the token holding the co-signer's server key (\\fB\\-\\-server\\-key pkcs11:LABEL\\fR).",
             ".TP", ".B TAMGA_TSA_URL", "the time-stamping authority when no \\fB\\-\\-tsa\\fR is given.",
-            ".TP", ".B TAMGA_CARD_PIN, TAMGA_PKCS11_PIN, TAMGA_THRESHOLD_PIN, TAMGA_KEY_PASSWORD", "per-signer secrets for \\fBtamga compare\\fR.",
+            ".TP", ".B TAMGA_CARD_PIN, TAMGA_PKCS11_PIN, TAMGA_THRESHOLD_PIN, TAMGA_KEY_PASSWORD",
+            "per-signer secrets for \\fBtamga compare\\fR.",
             ".TP", ".B XDG_DATA_HOME", "where split-key shares live (\\fItamga/threshold/ACCOUNT\\fR).",
-            ".TP", ".B XDG_CACHE_HOME", "where \\fBtamga trust update\\fR keeps the trusted lists (\\fItamga/trust/\\fR; \\fI~/.cache\\fR when unset); \\fBtamga verify\\fR without \\fB\\-\\-trust\\fR/\\fB\\-\\-tsl\\fR trusts them.",
-            ".TP", ".B XDG_CONFIG_HOME", "where the configuration lives (\\fItamga/config.json\\fR, \\fItamga/remote.json\\fR; \\fI~/.config\\fR when unset).",
+            ".TP", ".B XDG_CACHE_HOME",
+            "where \\fBtamga trust update\\fR keeps the trusted lists (\\fItamga/trust/\\fR; \\fI~/.cache\\fR when unset); \\fBtamga verify\\fR without \\fB\\-\\-trust\\fR/\\fB\\-\\-tsl\\fR trusts them.",
+            ".TP", ".B XDG_CONFIG_HOME",
+            "where the configuration lives (\\fItamga/config.json\\fR, \\fItamga/remote.json\\fR; \\fI~/.config\\fR when unset).",
             ".TP", ".B HOME", "the base of the XDG folders above when they are unset.",
             ".TP", ".B SOURCE_DATE_EPOCH", "the date this manual page carries (reproducible builds); today when unset.",
-            ".TP", ".B http_proxy, https_proxy, all_proxy, no_proxy", "proxies for TSA, OCSP, trusted-list and co-signer calls (upper-case names too).",
+            ".TP", ".B http_proxy, https_proxy, all_proxy, no_proxy",
+            "proxies for TSA, OCSP, trusted-list and co-signer calls (upper-case names too).",
             ".SH FILES",
-            ".TP", ".I $XDG_DATA_HOME/tamga/threshold/ACCOUNT/", "a split key's device share (sealed under its PIN), its certificate, the device key \\fIdevice.key\\fR (0600) and the pinned co-signer.",
-            ".TP", ".I $XDG_CONFIG_HOME/tamga/config.json", "what is set once: \\fBtsa\\fR (default TSA URL), \\fBtrust\\fR (\\fB\"cache\"\\fR or {\\fBanchors\\fR, \\fBintermediates\\fR}: PEM files), \\fBpkcs11Module\\fR, \\fBcosigner\\fR (URL), \\fBmobileID\\fR, \\fBsmartID\\fR. Options win; a malformed file is an error naming it and the key (docs/cli.md).",
-            ".TP", ".I $XDG_CONFIG_HOME/tamga/remote.json", "Mobile-ID and Smart-ID service settings (\\fB\\-\\-remote\\-config\\fR overrides).",
-            ".TP", ".I $XDG_CACHE_HOME/tamga/trust/", "the trusted lists of \\fBtamga trust update\\fR: the list of lists, each national list, their signers.",
-            ".TP", ".I ./cosigner.db, ./cosigner.db.key", "the co-signer's SQLite database and its server key (\\fB\\-\\-db\\fR, \\fB\\-\\-key\\fR); the key seals every server share: back both up together.",
-            ".TP", ".I .NAME.tamga\\-lock, .NAME.tamga\\-XXXXXX", "beside a container: the lock that serialises changes to it, and the file a change is written to before it is renamed into place.",
+            ".TP", ".I $XDG_DATA_HOME/tamga/threshold/ACCOUNT/",
+            "a split key's device share (sealed under its PIN), its certificate, the device key \\fIdevice.key\\fR (0600) and the pinned co-signer.",
+            ".TP", ".I $XDG_CONFIG_HOME/tamga/config.json",
+            "what is set once: \\fBtsa\\fR (default TSA URL), \\fBtrust\\fR (\\fB\"cache\"\\fR or {\\fBanchors\\fR, \\fBintermediates\\fR}: PEM files), \\fBpkcs11Module\\fR, \\fBcosigner\\fR (URL), \\fBmobileID\\fR, \\fBsmartID\\fR. Options win; a malformed file is an error naming it and the key (docs/cli.md).",
+            ".TP", ".I $XDG_CONFIG_HOME/tamga/remote.json",
+            "Mobile-ID and Smart-ID service settings (\\fB\\-\\-remote\\-config\\fR overrides).",
+            ".TP", ".I $XDG_CACHE_HOME/tamga/trust/",
+            "the trusted lists of \\fBtamga trust update\\fR: the list of lists, each national list, their signers.",
+            ".TP", ".I ./cosigner.db, ./cosigner.db.key",
+            "the co-signer's SQLite database and its server key (\\fB\\-\\-db\\fR, \\fB\\-\\-key\\fR); the key seals every server share: back both up together.",
+            ".TP", ".I .NAME.tamga\\-lock, .NAME.tamga\\-XXXXXX",
+            "beside a container: the lock that serialises changes to it, and the file a change is written to before it is renamed into place.",
             ".SH EXAMPLES",
             ".nf",
         ]
-        page += fitted("""
+        page += fitted(
+            """
             tamga readers
             tamga container create contract.asice contract.pdf annex.pdf
             TAMGA_TSA_URL=http://tsa.example tamga sign contract.asice --with card
@@ -119,13 +134,15 @@ enum ManualPage {
             tamga extend contract.asice --to LTA --tsa http://tsa.example
             tamga container timestamp old.asice old.asice.asics --tsa http://tsa.example
             tamga threshold enroll --server https://cosigner.example --code CODE --account me
-            """).map(escape)
+            """
+        ).map(escape)
         page += [
             ".fi",
             ".SH EXIT STATUS",
             ".nf",
         ]
-        page += fitted("""
+        page += fitted(
+            """
             0   success (verify: every signature VALID)
             1   verify: something INVALID or no signatures; compare: a signer failed
             2   usage error
@@ -139,7 +156,8 @@ enum ManualPage {
             10  no usable card or token (no pcscd, no reader, no card)
             11  a system library cannot be loaded (the message names its package)
             130 cancelled
-            """).map(escape)
+            """
+        ).map(escape)
         page += [
             ".fi",
             ".SH SEE ALSO",

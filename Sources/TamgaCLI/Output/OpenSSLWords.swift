@@ -5,24 +5,35 @@
 enum OpenSSLWords {
     /// X.509 verification results (X509_verify_cert_error_string) and what they mean here.
     static let verification: [(String, String)] = [
-        ("unable to get local issuer certificate", "its issuer's certificate is not among the trusted or given certificates (add it with --certs, or trust its CA)"),
-        ("unable to get issuer certificate", "its issuer's certificate is not among the trusted or given certificates (add it with --certs, or trust its CA)"),
+        (
+            "unable to get local issuer certificate",
+            "its issuer's certificate is not among the trusted or given certificates (add it with --certs, or trust its CA)"
+        ),
+        (
+            "unable to get issuer certificate",
+            "its issuer's certificate is not among the trusted or given certificates (add it with --certs, or trust its CA)"
+        ),
         ("self-signed certificate in certificate chain", "the chain ends at a root certificate that is not trusted"),
         ("self signed certificate in certificate chain", "the chain ends at a root certificate that is not trusted"),
         ("self-signed certificate", "the certificate is self-signed and not itself trusted"),
         ("certificate has expired", "a certificate of the chain had expired at that time"),
         ("certificate is not yet valid", "a certificate of the chain was not yet valid at that time"),
-        ("unsupported certificate purpose", "a certificate of the chain is not allowed for this use (its extended key usage)"),
+        (
+            "unsupported certificate purpose",
+            "a certificate of the chain is not allowed for this use (its extended key usage)"
+        ),
         ("certificate signature failure", "a certificate's own signature does not verify under its issuer's key"),
     ]
 
     /// OpenSSL error-queue reasons (`error:XXXXXXXX:LIBRARY::REASON`), by library and reason.
     static func reason(library: String, _ reason: String) -> String {
         switch (library, reason) {
-        case ("OCSP routines", "certificate verify error"): "the OCSP responder's certificate does not chain to a trusted CA"
+        case ("OCSP routines", "certificate verify error"):
+            "the OCSP responder's certificate does not chain to a trusted CA"
         case ("OCSP routines", "signature failure"): "the OCSP response's signature does not verify"
         case ("time stamp routines", "message imprint mismatch"): "the time-stamp covers other bytes than these"
-        case ("time stamp routines", "certificate verify error"): "the time-stamping authority's certificate does not chain to a trusted CA"
+        case ("time stamp routines", "certificate verify error"):
+            "the time-stamping authority's certificate does not chain to a trusted CA"
         case ("time stamp routines", "signature failure"): "the time-stamp's signature does not verify"
         case (_, "signature failure"), (_, "bad signature"): "the signature does not verify"
         default: "\(library.replacingAll(" routines", with: "")): \(reason)"

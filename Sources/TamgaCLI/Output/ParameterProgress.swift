@@ -1,6 +1,6 @@
-import TamgaSupport
 import FoundationEssentials
 import Glibc
+import TamgaSupport
 import Threshold
 
 /// What `cosigner serve` says while it makes the server's ring-Pedersen parameters on its first
@@ -19,7 +19,9 @@ final class ParameterProgress {
 
     /// Makes the parameters, reporting as it goes.
     func make(random: RandomSource) throws -> RingPedersenSecret {
-        terminal.error("tamga: first start: making the server's ring-Pedersen parameters (two 1024-bit safe primes; made once and stored in the database, since clients pin them; this takes a while)")
+        terminal.error(
+            "tamga: first start: making the server's ring-Pedersen parameters (two 1024-bit safe primes; made once and stored in the database, since clients pin them; this takes a while)"
+        )
         let secret = try RingPedersenSecret.generate(random: random) { [self] event in report(event) }
         if terminal.interactiveErrors { terminal.status("") }
         terminal.error("tamga: ring-Pedersen parameters made in \(elapsed)")

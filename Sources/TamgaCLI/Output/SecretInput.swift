@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
-import TamgaSupport
 import TamgaCore
+import TamgaSupport
 
 /// Where a PIN or password comes from, in order: `--pin-file FILE`, the `TAMGA_PIN`
 /// environment variable, or a prompt on the controlling terminal with echo off.
@@ -16,7 +16,8 @@ struct SecretInput {
         var description: String {
             switch self {
             case .cancelled: "Cancelled at the PIN prompt; nothing was signed."
-            case .noTerminal: "A PIN or password is needed but there is no terminal to ask on: use --pin-file FILE or TAMGA_PIN."
+            case .noTerminal:
+                "A PIN or password is needed but there is no terminal to ask on: use --pin-file FILE or TAMGA_PIN."
             case .unreadable(let path): "Cannot read the PIN file \(path)."
             case .mismatch: "The two new PINs differ; nothing was changed."
             }
@@ -74,7 +75,9 @@ struct SecretInput {
         if pinFile != nil || environment[Self.environmentVariable] != nil { return try read(prompt: prompt) }
         let new = try promptWithoutEcho(prompt)
         let again = try promptWithoutEcho("Repeat it: ")
-        guard new.withUnsafeBytes({ a in again.withUnsafeBytes { b in a.elementsEqual(b) } }) else { throw Failure.mismatch }
+        guard new.withUnsafeBytes({ a in again.withUnsafeBytes { b in a.elementsEqual(b) } }) else {
+            throw Failure.mismatch
+        }
         return new
     }
 
@@ -92,7 +95,9 @@ struct SecretInput {
                     if bytes.last == 0x0D { bytes.removeLast() }
                     return bytes
                 }
-                guard lines.count == 2 else { throw Failure.unreadable("\(pinFile) (it must hold two lines: the current PIN, then the new one)") }
+                guard lines.count == 2 else {
+                    throw Failure.unreadable("\(pinFile) (it must hold two lines: the current PIN, then the new one)")
+                }
                 var current = lines[0], new = lines[1]
                 return (SecretBytes(consuming: &current), SecretBytes(consuming: &new))
             }
@@ -123,7 +128,8 @@ struct SecretInput {
         var byte: UInt8 = 0
         while Glibc.read(fd, &byte, 1) == 1, byte != 0x0A { line.append(byte) }
         guard let number = Int(String(decoding: line, as: UTF8.self).trimmedSpaces()),
-              choices.indices.contains(number - 1) else { throw Failure.cancelled }
+            choices.indices.contains(number - 1)
+        else { throw Failure.cancelled }
         return choices[number - 1]
     }
 
@@ -150,15 +156,24 @@ struct SecretInput {
         defer { tcsetattr(fd, TCSAFLUSH, &original) }
         _ = prompt.withCString { write(fd, $0, strlen($0)) }
         var buffer: [UInt8] = []
-        buffer.reserveCapacity(1024)   // no reallocation, so no stray copies of the secret
+        buffer.reserveCapacity(1024)  // no reallocation, so no stray copies of the secret
         defer { wipe(&buffer) }
         var byte: UInt8 = 0
         while true {
             let n = Glibc.read(fd, &byte, 1)
-            if n <= 0 { throw Failure.cancelled }   // EOF (Ctrl-D) or error
-            if byte == 0x0A || byte == 0x0D { _ = write(fd, "\n", 1); break }
-            if byte == 0x03 || byte == 0x04 { throw Failure.cancelled }   // Ctrl-C, Ctrl-D
-            if byte == 0x7F || byte == 0x08 { if !buffer.isEmpty { buffer[buffer.count - 1] = 0; buffer.removeLast() }; continue }
+            if n <= 0 { throw Failure.cancelled }  // EOF (Ctrl-D) or error
+            if byte == 0x0A || byte == 0x0D {
+                _ = write(fd, "\n", 1)
+                break
+            }
+            if byte == 0x03 || byte == 0x04 { throw Failure.cancelled }  // Ctrl-C, Ctrl-D
+            if byte == 0x7F || byte == 0x08 {
+                if !buffer.isEmpty {
+                    buffer[buffer.count - 1] = 0
+                    buffer.removeLast()
+                }
+                continue
+            }
             guard buffer.count < 1024 else { throw Failure.unreadable("the terminal (input too long)") }
             buffer.append(byte)
         }
@@ -170,14 +185,17 @@ struct SecretInput {
 /// The terminal settings to put back if tamga is interrupted while a prompt has echo off.
 enum TerminalRestore {
     private static let lock = Lock()
-    nonisolated(unsafe) private static var saved: (Int32, termios)?   // guarded by `lock`
+    nonisolated(unsafe) private static var saved: (Int32, termios)?  // guarded by `lock`
 
     static func save(fd: Int32, settings: termios) { lock.withLock { saved = (fd, settings) } }
     static func clear() { lock.withLock { saved = nil } }
     /// Called by the interrupt handler.
     static func restore() {
         lock.withLock {
-            if let (fd, original) = saved { var settings = original; tcsetattr(fd, TCSANOW, &settings) }
+            if let (fd, original) = saved {
+                var settings = original
+                tcsetattr(fd, TCSANOW, &settings)
+            }
         }
     }
 }

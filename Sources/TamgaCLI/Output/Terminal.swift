@@ -1,14 +1,15 @@
+import ASiC
+import FoundationEssentials
+import Glibc
+import TamgaCore
 import TamgaSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import FoundationEssentials
-import Glibc
-import ASiC
-import TamgaCore
 
 /// Where output goes. Tests capture it; the binary writes to the real streams.
-public final class Terminal: @unchecked Sendable {   // unchecked: written from one task at a time
+public final class Terminal: @unchecked Sendable {  // unchecked: written from one task at a time
     private let writeOut: (String) -> Void
     private let writeErr: (String) -> Void
     /// True when stderr is a terminal: only then is progress drawn.
@@ -22,9 +23,10 @@ public final class Terminal: @unchecked Sendable {   // unchecked: written from 
 
     /// The process's stdout and stderr.
     public static func standard() -> Terminal {
-        Terminal(out: { FileDescriptorOutput.write($0, to: FileDescriptorOutput.standardOutput) },
-                 err: { FileDescriptorOutput.write($0, to: FileDescriptorOutput.standardError) },
-                 interactiveErrors: isatty(2) == 1)
+        Terminal(
+            out: { FileDescriptorOutput.write($0, to: FileDescriptorOutput.standardOutput) },
+            err: { FileDescriptorOutput.write($0, to: FileDescriptorOutput.standardError) },
+            interactiveErrors: isatty(2) == 1)
     }
 
     // Paths given as bytes that are not UTF-8 are printed as typed (RawArguments), not as the
@@ -58,14 +60,23 @@ public final class Terminal: @unchecked Sendable {   // unchecked: written from 
             output.append(byte)
             index += 1
             if inString {
-                if byte == UInt8(ascii: "\\"), index < bytes.count { output.append(bytes[index]); index += 1 }
-                else if byte == UInt8(ascii: "\"") { inString = false }
+                if byte == UInt8(ascii: "\\"), index < bytes.count {
+                    output.append(bytes[index])
+                    index += 1
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
                 continue
             }
-            if byte == UInt8(ascii: "\"") { inString = true; continue }
+            if byte == UInt8(ascii: "\"") {
+                inString = true
+                continue
+            }
             guard byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") else { continue }
             var next = index
-            while next < bytes.count, [UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t")].contains(bytes[next]) { next += 1 }
+            while next < bytes.count,
+                [UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t")].contains(bytes[next])
+            { next += 1 }
             if next < bytes.count, bytes[next] == (byte == UInt8(ascii: "[") ? UInt8(ascii: "]") : UInt8(ascii: "}")) {
                 output.append(bytes[next])
                 index = next + 1
@@ -76,7 +87,9 @@ public final class Terminal: @unchecked Sendable {   // unchecked: written from 
 
     /// JSON text out on stdout: terminal-safe, with the names given as bytes restored.
     private func writeJSON<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
-        writeOut(RawArguments.restoringNames(Self.terminalSafeJSON(String(decoding: bytes, as: UTF8.self)), json: true) + "\n")
+        writeOut(
+            RawArguments.restoringNames(Self.terminalSafeJSON(String(decoding: bytes, as: UTF8.self)), json: true)
+                + "\n")
     }
 
     /// A typed JSON tree (`JSON.Value`) written as `json` writes an Encodable: pretty-printed,
@@ -84,7 +97,8 @@ public final class Terminal: @unchecked Sendable {   // unchecked: written from 
     /// machinery's generic metadata, nor the dynamic casts of an `Any` tree, which a short
     /// command otherwise spends a good part of its time building at its first JSON output.
     func json(_ value: JSON.Value) {
-        writeJSON(Self.collapsingEmptyCollections(Data(JSON.data(value, options: [.prettyPrinted, .withoutEscapingSlashes]))))
+        writeJSON(
+            Self.collapsingEmptyCollections(Data(JSON.data(value, options: [.prettyPrinted, .withoutEscapingSlashes]))))
     }
 
     /// One compact JSON object on one line (for streams of events).
@@ -108,7 +122,8 @@ public final class Terminal: @unchecked Sendable {   // unchecked: written from 
         for scalar in json.unicodeScalars {
             if TerminalText.isUnsafe(scalar) && scalar.value > 0x1F {
                 let hex = String(scalar.value, radix: 16, uppercase: true)
-                out.append(contentsOf: ("\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex).unicodeScalars)
+                out.append(
+                    contentsOf: ("\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex).unicodeScalars)
             } else {
                 out.append(scalar)
             }
@@ -133,12 +148,13 @@ public final class Terminal: @unchecked Sendable {   // unchecked: written from 
         var lastItem = ""
         let write = writeErr
         return { event in
-            guard event.total >= 8 << 20 else { return }   // small files finish before a bar helps
+            guard event.total >= 8 << 20 else { return }  // small files finish before a bar helps
             let percent = Int(event.completed * 100 / max(event.total, 1))
             if percent == lastShown && event.item == lastItem { return }
             lastShown = percent
             lastItem = event.item
-            let line = "\r\(event.phase.rawValue) \(TerminalText.escaped(event.item)): \(percent)% (\(ByteCount.format(event.completed)) of \(ByteCount.format(event.total)))"
+            let line =
+                "\r\(event.phase.rawValue) \(TerminalText.escaped(event.item)): \(percent)% (\(ByteCount.format(event.completed)) of \(ByteCount.format(event.total)))"
             write(line + (event.completed == event.total ? "\n" : ""))
         }
     }
@@ -149,7 +165,10 @@ enum ByteCount {
         let units = ["B", "KB", "MB", "GB", "TB"]
         var value = Double(bytes)
         var unit = 0
-        while value >= 1000, unit < units.count - 1 { value /= 1000; unit += 1 }
+        while value >= 1000, unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
         return unit == 0 ? "\(bytes) B" : NumberText.fixed(value, digits: 1) + " " + units[unit]
     }
 }

@@ -17,7 +17,8 @@ struct TokenPINPrompt: TokenPINProvider {
         }
         let what = request.forEachSignature ? "PIN for this signature" : "PIN"
         do {
-            return try secrets.read(prompt: "\(what) of token \(request.tokenLabel) (signing as \(request.signerName)): ")
+            return try secrets.read(
+                prompt: "\(what) of token \(request.tokenLabel) (signing as \(request.signerName)): ")
         } catch SecretInput.Failure.cancelled {
             throw PKCS11Error.cancelled
         }

@@ -38,16 +38,18 @@ struct VersionReport: Encodable {
     }
 
     static func current(loadingLibraries: Bool) -> VersionReport {
-        VersionReport(version: TamgaCommandLine.version, commit: BuildCommit.value,
-                      openssl: OPENSSL_VERSION_TEXT, libxml2: LIBXML_DOTTED_VERSION, pcscLite: PCSCLITE_VERSION_NUMBER,
-                      libraries: loadingLibraries ? loaded() : nil)
+        VersionReport(
+            version: TamgaCommandLine.version, commit: BuildCommit.value,
+            openssl: OPENSSL_VERSION_TEXT, libxml2: LIBXML_DOTTED_VERSION, pcscLite: PCSCLITE_VERSION_NUMBER,
+            libraries: loadingLibraries ? loaded() : nil)
     }
 
     /// Loads OpenSSL, libxml2 and SQLite and asks each for its version.
     private static func loaded() -> [LoadedLibrary] {
         func entry(_ name: String, _ soname: String, version: () -> String) -> LoadedLibrary {
             guard tamga_lazy_load(soname) != 0 else {
-                return LoadedLibrary(name: name, version: nil, file: nil, error: String(cString: tamga_lazy_error(soname)))
+                return LoadedLibrary(
+                    name: name, version: nil, file: nil, error: String(cString: tamga_lazy_error(soname)))
             }
             return LoadedLibrary(name: name, version: version(), file: file(of: soname), error: nil)
         }

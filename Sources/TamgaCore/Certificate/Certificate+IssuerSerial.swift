@@ -74,10 +74,10 @@ extension Certificate {
             var issuerSerial = DERReader(try outer.read(tag: 0x30))
             guard outer.isAtEnd else { return .malformedIssuerSerialV2("bytes after the IssuerSerial") }
             var generalNames = DERReader(try issuerSerial.read(tag: 0x30))
-            nameDER = try generalNames.read(tag: 0xA4)   // directoryName [4] EXPLICIT Name
+            nameDER = try generalNames.read(tag: 0xA4)  // directoryName [4] EXPLICIT Name
             guard generalNames.isAtEnd else { return .malformedIssuerSerialV2("more than one GeneralName") }
             serial = try issuerSerial.read(tag: 0x02)
-            if !issuerSerial.isAtEnd { _ = try issuerSerial.read(tag: 0x03) }   // issuerUID, not compared
+            if !issuerSerial.isAtEnd { _ = try issuerSerial.read(tag: 0x03) }  // issuerUID, not compared
             guard issuerSerial.isAtEnd, !serial.isEmpty else { return .malformedIssuerSerialV2("unexpected fields") }
         } catch {
             return .malformedIssuerSerialV2("\(error)")
@@ -100,7 +100,9 @@ extension Certificate {
             negative = digits.first == "-"
             digits = digits.dropFirst()
         }
-        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            return nil
+        }
         let significant = digits.drop(while: { $0 == "0" })
         if significant.isEmpty { return "0" }
         return (negative ? "-" : "") + significant
@@ -110,7 +112,9 @@ extension Certificate {
     static func minimalInteger(_ content: [UInt8]) -> [UInt8] {
         var start = 0
         while start + 1 < content.count,
-              (content[start] == 0x00 && content[start + 1] & 0x80 == 0) || (content[start] == 0xFF && content[start + 1] & 0x80 != 0) {
+            (content[start] == 0x00 && content[start + 1] & 0x80 == 0)
+                || (content[start] == 0xFF && content[start + 1] & 0x80 != 0)
+        {
             start += 1
         }
         return Array(content[start...])

@@ -100,7 +100,7 @@ public struct Certificate: Sendable {
     /// DER of `IssuerSerial ::= SEQUENCE { issuer GeneralNames, serialNumber INTEGER }` (RFC 5035),
     /// the value of XAdES `IssuerSerialV2`.
     public var issuerSerialDER: Data {
-        let directoryName = [UInt8](derTLV(0xA4, [UInt8](issuerNameDER)))   // [4] EXPLICIT Name
+        let directoryName = [UInt8](derTLV(0xA4, [UInt8](issuerNameDER)))  // [4] EXPLICIT Name
         let generalNames = derTLV(0x30, directoryName)
         let serial = derTLV(0x02, [UInt8](serialDER))
         return Data(derTLV(0x30, generalNames + serial))

@@ -53,7 +53,10 @@ extension Certificate {
         var value: UInt64 = 0
         for byte in bytes {
             value = value << 7 | UInt64(byte & 0x7F)
-            if byte & 0x80 == 0 { arcs.append(value); value = 0 }
+            if byte & 0x80 == 0 {
+                arcs.append(value)
+                value = 0
+            }
         }
         guard let first = arcs.first else { return "" }
         let head: [UInt64] = first < 40 ? [0, first] : first < 80 ? [1, first - 40] : [2, first - 80]

@@ -6,7 +6,7 @@ import Glibc
 /// in one place (the threshold key signs the request's to-be-signed bytes through its own
 /// protocol). `make` builds the request for a public key and a subject and gives the digest to
 /// sign; `signed(with:)` inserts the raw ECDSA signature and returns the DER request.
-public final class CertificateRequest: @unchecked Sendable {   // unchecked: owns its X509_REQ, used by one task
+public final class CertificateRequest: @unchecked Sendable {  // unchecked: owns its X509_REQ, used by one task
     private let request: OpaquePointer
     /// SHA-256 of the request's to-be-signed DER.
     public let digest: Digest
@@ -16,10 +16,14 @@ public final class CertificateRequest: @unchecked Sendable {   // unchecked: own
 
     /// `subject`: RDNs in order, e.g. `[("C", "EE"), ("CN", "…")]`.
     public init(subjectPublicKeyInfo spki: Data, subject: [(String, String)]) throws {
-        guard let request = X509_REQ_new() else { throw CoreError.cryptoFailure(operation: "X509_REQ_new", reason: openSSLErrorText()) }
+        guard let request = X509_REQ_new() else {
+            throw CoreError.cryptoFailure(operation: "X509_REQ_new", reason: openSSLErrorText())
+        }
         self.request = request
         let key = try PublicKey(subjectPublicKeyInfo: spki)
-        guard let name = X509_NAME_new() else { throw CoreError.cryptoFailure(operation: "X509_NAME_new", reason: openSSLErrorText()) }
+        guard let name = X509_NAME_new() else {
+            throw CoreError.cryptoFailure(operation: "X509_NAME_new", reason: openSSLErrorText())
+        }
         defer { X509_NAME_free(name) }
         for (field, value) in subject {
             let bytes = Array(value.utf8)
@@ -28,7 +32,8 @@ public final class CertificateRequest: @unchecked Sendable {   // unchecked: own
             }
         }
         guard X509_REQ_set_version(request, 0) == 1, X509_REQ_set_subject_name(request, name) == 1,
-              X509_REQ_set_pubkey(request, key.handle.pointer) == 1 else {
+            X509_REQ_set_pubkey(request, key.handle.pointer) == 1
+        else {
             throw CoreError.cryptoFailure(operation: "X509_REQ fields", reason: openSSLErrorText())
         }
         guard let tbs = encodeDER({ i2d_re_X509_REQ_tbs(request, &$0) }) else {
@@ -47,10 +52,14 @@ public final class CertificateRequest: @unchecked Sendable {   // unchecked: own
             throw CoreError.cryptoFailure(operation: "signature objects", reason: openSSLErrorText())
         }
         X509_ALGOR_set0(algorithm, OBJ_nid2obj(NID_ecdsa_with_SHA256), V_ASN1_UNDEF, nil)
-        let set = der.withUnsafeBytes { ASN1_BIT_STRING_set(bits, UnsafeMutablePointer(mutating: $0.bindMemory(to: UInt8.self).baseAddress), Int32($0.count)) }
+        let set = der.withUnsafeBytes {
+            ASN1_BIT_STRING_set(
+                bits, UnsafeMutablePointer(mutating: $0.bindMemory(to: UInt8.self).baseAddress), Int32($0.count))
+        }
         _ = cossl_bit_string_set_no_unused(bits)
         guard set == 1, X509_REQ_set1_signature_algo(request, algorithm) == 1 else {
-            X509_ALGOR_free(algorithm); ASN1_BIT_STRING_free(bits)
+            X509_ALGOR_free(algorithm)
+            ASN1_BIT_STRING_free(bits)
             throw CoreError.cryptoFailure(operation: "signature", reason: openSSLErrorText())
         }
         X509_ALGOR_free(algorithm)
@@ -67,12 +76,19 @@ public final class CertificateRequest: @unchecked Sendable {   // unchecked: own
             var cursor = raw.bindMemory(to: UInt8.self).baseAddress.map { UnsafePointer<UInt8>($0) }
             return d2i_X509_REQ(nil, &cursor, raw.count)
         }
-        guard let request else { ERR_clear_error(); throw CoreError.malformedCertificate("not a DER certificate request") }
+        guard let request else {
+            ERR_clear_error()
+            throw CoreError.malformedCertificate("not a DER certificate request")
+        }
         defer { X509_REQ_free(request) }
-        guard let key = X509_REQ_get0_pubkey(request) else { throw CoreError.malformedCertificate("the request has no public key") }
+        guard let key = X509_REQ_get0_pubkey(request) else {
+            throw CoreError.malformedCertificate("the request has no public key")
+        }
         let valid = X509_REQ_verify(request, key) == 1
         ERR_clear_error()
-        guard let spki = encodeDER({ i2d_PUBKEY(key, &$0) }) else { throw CoreError.malformedCertificate("the request's key does not encode") }
+        guard let spki = encodeDER({ i2d_PUBKEY(key, &$0) }) else {
+            throw CoreError.malformedCertificate("the request's key does not encode")
+        }
         return (spki, valid)
     }
 }

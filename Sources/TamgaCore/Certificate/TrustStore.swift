@@ -30,7 +30,8 @@ public struct TrustStore: Sendable {
     ///   SK's CAs of 2002–2007 that DDOC files chain to.
     public func verify(_ certificate: Certificate, at time: Date, strict: Bool = true) -> Verdict {
         guard !anchors.isEmpty else { return .unknown(reason: "no trust anchors were given (use --trust CA.pem)") }
-        return X509ChainVerifier.verify(leaf: certificate.handle, anchors: anchors.map(\.handle),
-                                        intermediates: intermediates.map(\.handle), at: time, strict: strict)
+        return X509ChainVerifier.verify(
+            leaf: certificate.handle, anchors: anchors.map(\.handle),
+            intermediates: intermediates.map(\.handle), at: time, strict: strict)
     }
 }

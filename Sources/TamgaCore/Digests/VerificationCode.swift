@@ -18,6 +18,7 @@ public enum VerificationCode {
     /// modulo 10000, as four digits.
     public static func smartID(hash: [UInt8]) -> String {
         let digest = Array(Digest.compute(.sha256, over: Data(hash)).bytes)
-        return NumberText.decimal((Int(digest[digest.count - 2]) << 8 | Int(digest[digest.count - 1])) % 10000, width: 4)
+        return NumberText.decimal(
+            (Int(digest[digest.count - 2]) << 8 | Int(digest[digest.count - 1])) % 10000, width: 4)
     }
 }

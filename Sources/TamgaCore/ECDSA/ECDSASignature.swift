@@ -41,7 +41,7 @@ public enum ECDSASignature {
     private static func derInteger(_ magnitude: [UInt8]) -> [UInt8] {
         var m = Array(magnitude.drop(while: { $0 == 0 }))
         if m.isEmpty { m = [0] }
-        if m[0] & 0x80 != 0 { m.insert(0, at: 0) }   // keep the INTEGER positive
+        if m[0] & 0x80 != 0 { m.insert(0, at: 0) }  // keep the INTEGER positive
         return [0x02] + derLength(m.count) + m
     }
 
@@ -49,7 +49,10 @@ public enum ECDSASignature {
         if n < 0x80 { return [UInt8(n)] }
         var bytes: [UInt8] = []
         var v = n
-        while v > 0 { bytes.insert(UInt8(v & 0xFF), at: 0); v >>= 8 }
+        while v > 0 {
+            bytes.insert(UInt8(v & 0xFF), at: 0)
+            v >>= 8
+        }
         return [0x80 | UInt8(bytes.count)] + bytes
     }
 }
@@ -74,15 +77,21 @@ struct DERReader {
         }
         index += 1
         guard index < bytes.count else { throw CoreError.malformedSignature("truncated DER") }
-        var length = Int(bytes[index]); index += 1
+        var length = Int(bytes[index])
+        index += 1
         if length & 0x80 != 0 {
             let count = length & 0x7F
             guard count >= 1, count <= 3, index + count <= bytes.count else {
                 throw CoreError.malformedSignature("bad DER length")
             }
             length = 0
-            for _ in 0..<count { length = length << 8 | Int(bytes[index]); index += 1 }
-            guard length >= 0x80, bytes[index - count] != 0 else { throw CoreError.malformedSignature("non-minimal DER length") }
+            for _ in 0..<count {
+                length = length << 8 | Int(bytes[index])
+                index += 1
+            }
+            guard length >= 0x80, bytes[index - count] != 0 else {
+                throw CoreError.malformedSignature("non-minimal DER length")
+            }
         }
         guard index + length <= bytes.count else { throw CoreError.malformedSignature("truncated DER") }
         defer { index += length }

@@ -14,10 +14,14 @@ public enum Base64 {
     /// - Parameters:
     ///   - ignoringWhitespace: skip ASCII space, tab, CR and LF (XML-DSig and PEM bodies wrap lines).
     ///   - maximumCount: the most bytes accepted (bounds the work on hostile input).
-    public static func decode<S: StringProtocol>(_ text: S, field: String = "value", alphabet: Alphabet = .standard,
-                                                  ignoringWhitespace: Bool = false, maximumCount: Int = 64 << 20) throws(CoreError) -> [UInt8] {
+    public static func decode<S: StringProtocol>(
+        _ text: S, field: String = "value", alphabet: Alphabet = .standard,
+        ignoringWhitespace: Bool = false, maximumCount: Int = 64 << 20
+    ) throws(CoreError) -> [UInt8] {
         let utf8 = text.utf8
-        guard utf8.count / 4 * 3 <= maximumCount + 3 else { throw .malformedText(field: field, reason: "longer than \(maximumCount) bytes") }
+        guard utf8.count / 4 * 3 <= maximumCount + 3 else {
+            throw .malformedText(field: field, reason: "longer than \(maximumCount) bytes")
+        }
         var out: [UInt8] = []
         out.reserveCapacity(utf8.count / 4 * 3)
         var accumulator: UInt32 = 0
@@ -48,18 +52,28 @@ public enum Base64 {
         case 0:
             guard padding == 0 else { throw .malformedText(field: field, reason: "base64 padding without data") }
         case 2:
-            guard padding == 0 || padding == 2, alphabet == .url || padding == 2 else { throw .malformedText(field: field, reason: "base64 padding is wrong") }
-            guard accumulator & 0x0f == 0 else { throw .malformedText(field: field, reason: "base64 has stray trailing bits") }
+            guard padding == 0 || padding == 2, alphabet == .url || padding == 2 else {
+                throw .malformedText(field: field, reason: "base64 padding is wrong")
+            }
+            guard accumulator & 0x0f == 0 else {
+                throw .malformedText(field: field, reason: "base64 has stray trailing bits")
+            }
             out.append(UInt8(truncatingIfNeeded: accumulator >> 4))
         case 3:
-            guard padding == 0 || padding == 1, alphabet == .url || padding == 1 else { throw .malformedText(field: field, reason: "base64 padding is wrong") }
-            guard accumulator & 0x03 == 0 else { throw .malformedText(field: field, reason: "base64 has stray trailing bits") }
+            guard padding == 0 || padding == 1, alphabet == .url || padding == 1 else {
+                throw .malformedText(field: field, reason: "base64 padding is wrong")
+            }
+            guard accumulator & 0x03 == 0 else {
+                throw .malformedText(field: field, reason: "base64 has stray trailing bits")
+            }
             out.append(UInt8(truncatingIfNeeded: accumulator >> 10))
             out.append(UInt8(truncatingIfNeeded: accumulator >> 2))
         default:
             throw .malformedText(field: field, reason: "base64 length is impossible")
         }
-        guard out.count <= maximumCount else { throw .malformedText(field: field, reason: "longer than \(maximumCount) bytes") }
+        guard out.count <= maximumCount else {
+            throw .malformedText(field: field, reason: "longer than \(maximumCount) bytes")
+        }
         return out
     }
 
@@ -72,7 +86,10 @@ public enum Base64 {
         var index = 0
         while index + 3 <= input.count {
             let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-            out += [table[Int(value >> 18 & 63)], table[Int(value >> 12 & 63)], table[Int(value >> 6 & 63)], table[Int(value & 63)]]
+            out += [
+                table[Int(value >> 18 & 63)], table[Int(value >> 12 & 63)], table[Int(value >> 6 & 63)],
+                table[Int(value & 63)],
+            ]
             index += 3
         }
         switch input.count - index {
@@ -81,7 +98,10 @@ public enum Base64 {
             out += [table[Int(value >> 18 & 63)], table[Int(value >> 12 & 63)], UInt8(ascii: "="), UInt8(ascii: "=")]
         case 2:
             let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-            out += [table[Int(value >> 18 & 63)], table[Int(value >> 12 & 63)], table[Int(value >> 6 & 63)], UInt8(ascii: "=")]
+            out += [
+                table[Int(value >> 18 & 63)], table[Int(value >> 12 & 63)], table[Int(value >> 6 & 63)],
+                UInt8(ascii: "="),
+            ]
         default: break
         }
         return String(decoding: out, as: UTF8.self)

@@ -25,13 +25,21 @@ public enum Hex {
     /// - Parameters:
     ///   - count: the exact number of bytes expected, when there is one.
     ///   - maximumCount: the most bytes accepted (bounds the work on hostile input).
-    public static func decode<S: StringProtocol>(_ text: S, field: String = "value", count: Int? = nil,
-                                                  maximumCount: Int = 1 << 20) throws(CoreError) -> [UInt8] {
+    public static func decode<S: StringProtocol>(
+        _ text: S, field: String = "value", count: Int? = nil,
+        maximumCount: Int = 1 << 20
+    ) throws(CoreError) -> [UInt8] {
         let utf8 = text.utf8
-        guard utf8.count % 2 == 0 else { throw .malformedText(field: field, reason: "hex needs an even number of digits") }
+        guard utf8.count % 2 == 0 else {
+            throw .malformedText(field: field, reason: "hex needs an even number of digits")
+        }
         let byteCount = utf8.count / 2
-        if let count, byteCount != count { throw .malformedText(field: field, reason: "expected \(count) bytes of hex, got \(byteCount)") }
-        guard byteCount <= maximumCount else { throw .malformedText(field: field, reason: "longer than \(maximumCount) bytes") }
+        if let count, byteCount != count {
+            throw .malformedText(field: field, reason: "expected \(count) bytes of hex, got \(byteCount)")
+        }
+        guard byteCount <= maximumCount else {
+            throw .malformedText(field: field, reason: "longer than \(maximumCount) bytes")
+        }
         var out: [UInt8] = []
         out.reserveCapacity(byteCount)
         var high: UInt8?

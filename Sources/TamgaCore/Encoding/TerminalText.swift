@@ -13,9 +13,9 @@ public enum TerminalText {
     public static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F: true
-        case 0x200E, 0x200F, 0x061C: true                 // LRM, RLM, ALM
-        case 0x202A...0x202E: true                        // LRE, RLE, PDF, LRO, RLO
-        case 0x2066...0x2069: true                        // LRI, RLI, FSI, PDI
+        case 0x200E, 0x200F, 0x061C: true  // LRM, RLM, ALM
+        case 0x202A...0x202E: true  // LRE, RLE, PDF, LRO, RLO
+        case 0x2066...0x2069: true  // LRI, RLI, FSI, PDI
         case 0x2028, 0x2029, 0xFEFF: true
         default: false
         }
@@ -24,7 +24,8 @@ public enum TerminalText {
     /// Why `text` cannot be shown as it is, or nil when it can.
     public static func refusal(in text: String) -> String? {
         guard let bad = text.unicodeScalars.first(where: isUnsafe) else { return nil }
-        return "it contains the control or bidirectional character U+\(String(bad.value, radix: 16, uppercase: true).leftPadded(to: 4))"
+        return
+            "it contains the control or bidirectional character U+\(String(bad.value, radix: 16, uppercase: true).leftPadded(to: 4))"
     }
 
     /// `text` with every unsafe character written as `\u{XXXX}` (and the backslash doubled, so

@@ -1,8 +1,9 @@
+import FoundationEssentials
+import Glibc
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import FoundationEssentials
-import Glibc
 
 /// `xsd:dateTime` as signatures, OCSP reports and trusted lists write it: `YYYY-MM-DDThh:mm:ss`,
 /// optional fraction, then `Z` or `±hh:mm`. Written in UTC without fraction (as the reference
@@ -18,8 +19,11 @@ public enum XSDDateTime {
         gmtime_r(&seconds, &parts)
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let year = Int(parts.tm_year) + 1900
-        let yearText = year >= 0 && year < 1000 ? String(repeating: "0", count: 4 - String(year).count) + String(year) : String(year)
-        return "\(yearText)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+        let yearText =
+            year >= 0 && year < 1000
+            ? String(repeating: "0", count: 4 - String(year).count) + String(year) : String(year)
+        return
+            "\(yearText)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 
     /// The instant `text` names, or nil when it is not an xsd:dateTime with a time zone.
@@ -35,9 +39,12 @@ public enum XSDDateTime {
             }
             return value
         }
-        guard let year = number(0, 4), bytes[4] == 0x2D, let month = number(5, 2), bytes[7] == 0x2D, let day = number(8, 2),
-              bytes[10] == 0x54, let hour = number(11, 2), bytes[13] == 0x3A, let minute = number(14, 2), bytes[16] == 0x3A,
-              let second = number(17, 2) else { return nil }
+        guard let year = number(0, 4), bytes[4] == 0x2D, let month = number(5, 2), bytes[7] == 0x2D,
+            let day = number(8, 2),
+            bytes[10] == 0x54, let hour = number(11, 2), bytes[13] == 0x3A, let minute = number(14, 2),
+            bytes[16] == 0x3A,
+            let second = number(17, 2)
+        else { return nil }
         var index = 19
         var fraction = 0.0
         if index < bytes.count, bytes[index] == 0x2E {
@@ -57,15 +64,18 @@ public enum XSDDateTime {
         case 0x5A:
             index += 1
         case 0x2B, 0x2D:
-            guard index + 6 == bytes.count, let hours = number(index + 1, 2), bytes[index + 3] == 0x3A, let minutes = number(index + 4, 2),
-                  hours <= 14, minutes <= 59 else { return nil }
+            guard index + 6 == bytes.count, let hours = number(index + 1, 2), bytes[index + 3] == 0x3A,
+                let minutes = number(index + 4, 2),
+                hours <= 14, minutes <= 59
+            else { return nil }
             offset = (hours * 3600 + minutes * 60) * (bytes[index] == 0x2D ? -1 : 1)
             index += 6
         default:
             return nil
         }
         guard index == bytes.count, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
-              hour <= 23, minute <= 59, second <= 59 else { return nil }
+            hour <= 23, minute <= 59, second <= 59
+        else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
         return Date(timeIntervalSince1970: Double(seconds) + fraction)

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 internal import COpenSSL
 import FoundationEssentials
 import Glibc
 import TamgaSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Why a network exchange failed, before it becomes a `CoreError` naming the service.
 enum NetworkFailure: Error {
@@ -20,8 +21,8 @@ enum NetworkFailure: Error {
 final class NetworkConnection {
     private let fd: Int32
     private let deadline: Date
-    private var context: OpaquePointer?   // SSL_CTX
-    private var tls: OpaquePointer?       // SSL
+    private var context: OpaquePointer?  // SSL_CTX
+    private var tls: OpaquePointer?  // SSL
 
     /// Connects to `host`:`port`, trying each address the resolver gives, until `deadline`.
     init(host: String, port: Int, deadline: Date) throws(NetworkFailure) {
@@ -39,9 +40,14 @@ final class NetworkConnection {
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let current = entry {
             entry = current.pointee.ai_next
-            let fd = socket(current.pointee.ai_family, current.pointee.ai_socktype | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
-                            current.pointee.ai_protocol)
-            guard fd >= 0 else { lastError = String(cString: strerror(errno)); continue }
+            let fd = socket(
+                current.pointee.ai_family,
+                current.pointee.ai_socktype | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+                current.pointee.ai_protocol)
+            guard fd >= 0 else {
+                lastError = String(cString: strerror(errno))
+                continue
+            }
             if Glibc.connect(fd, current.pointee.ai_addr, current.pointee.ai_addrlen) == 0 || errno == EINPROGRESS {
                 if Self.wait(fd, for: Int16(POLLOUT), until: deadline) {
                     var error: Int32 = 0
@@ -90,16 +96,22 @@ final class NetworkConnection {
     /// accepted, whatever certificate carries it: the pin replaces chain and name checks.
     /// With `pinnedLeaves` (SHA-256 of certificates' DER), the chain and name checks still run
     /// and the server's own certificate must also be one of them (several, for a rotation).
-    func startTLS(host written: String, anchors: [Certificate], pinnedKey: [UInt8]? = nil, pinnedLeaves: [[UInt8]] = []) throws(NetworkFailure) {
+    func startTLS(
+        host written: String, anchors: [Certificate], pinnedKey: [UInt8]? = nil, pinnedLeaves: [[UInt8]] = []
+    ) throws(NetworkFailure) {
         // SNI and the name check see the canonical name (no root dot, lower case), as the pins do:
         // OpenSSL compares `example.com.` with a certificate's `example.com` as different names.
         guard let host = HostName.canonical(written) else { throw .unreachable("the host is not an ASCII host name") }
-        guard let context = SSL_CTX_new(TLS_client_method()) else { throw .unreachable("TLS setup failed: \(openSSLErrorText())") }
+        guard let context = SSL_CTX_new(TLS_client_method()) else {
+            throw .unreachable("TLS setup failed: \(openSSLErrorText())")
+        }
         self.context = context
         _ = cossl_ctx_require_tls12(context)
         SSL_CTX_set_verify(context, pinnedKey == nil ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nil)
         if anchors.isEmpty {
-            guard SSL_CTX_set_default_verify_paths(context) == 1 else { throw .unreachable("no system trust store: \(openSSLErrorText())") }
+            guard SSL_CTX_set_default_verify_paths(context) == 1 else {
+                throw .unreachable("no system trust store: \(openSSLErrorText())")
+            }
         } else {
             let store = SSL_CTX_get_cert_store(context)
             for anchor in anchors { X509_STORE_add_cert(store, anchor.handle.pointer) }
@@ -111,7 +123,8 @@ final class NetworkConnection {
         SSL_set_fd(tls, fd)
         let parameters = SSL_get0_param(tls)
         var address = in6_addr()
-        let isIP = host.contains(":") ? inet_pton(AF_INET6, host, &address) == 1 : inet_pton(AF_INET, host, &address) == 1
+        let isIP =
+            host.contains(":") ? inet_pton(AF_INET6, host, &address) == 1 : inet_pton(AF_INET, host, &address) == 1
         if isIP {
             X509_VERIFY_PARAM_set1_ip_asc(parameters, host)
         } else {
@@ -127,21 +140,31 @@ final class NetworkConnection {
                     }
                 }
                 if !pinnedLeaves.isEmpty {
-                    guard let leaf = peerCertificateFingerprint(), pinnedLeaves.contains(where: { ConstantTime.equal($0, leaf) }) else {
-                        throw .unreachable("the server's TLS certificate is none of the pinned ones (update the leaf pins: docs/cli.md, \"Service certificates\")")
+                    guard let leaf = peerCertificateFingerprint(),
+                        pinnedLeaves.contains(where: { ConstantTime.equal($0, leaf) })
+                    else {
+                        throw .unreachable(
+                            "the server's TLS certificate is none of the pinned ones (update the leaf pins: docs/cli.md, \"Service certificates\")"
+                        )
                     }
                 }
                 return
             }
             switch SSL_get_error(tls, result) {
             case SSL_ERROR_WANT_READ:
-                guard Self.wait(fd, for: Int16(POLLIN), until: deadline) else { throw .unreachable("TLS handshake timed out") }
+                guard Self.wait(fd, for: Int16(POLLIN), until: deadline) else {
+                    throw .unreachable("TLS handshake timed out")
+                }
             case SSL_ERROR_WANT_WRITE:
-                guard Self.wait(fd, for: Int16(POLLOUT), until: deadline) else { throw .unreachable("TLS handshake timed out") }
+                guard Self.wait(fd, for: Int16(POLLOUT), until: deadline) else {
+                    throw .unreachable("TLS handshake timed out")
+                }
             default:
                 let verification = SSL_get_verify_result(tls)
                 if verification != X509_V_OK {
-                    throw .unreachable("the server's TLS certificate is not trusted: \(String(cString: X509_verify_cert_error_string(verification)))")
+                    throw .unreachable(
+                        "the server's TLS certificate is not trusted: \(String(cString: X509_verify_cert_error_string(verification)))"
+                    )
                 }
                 throw .unreachable("TLS handshake failed: \(openSSLErrorText())")
             }
@@ -172,7 +195,10 @@ final class NetworkConnection {
                 if let tls { return Int(SSL_write(tls, raw.baseAddress! + offset, Int32(min(count, Int(Int32.max))))) }
                 return Glibc.send(fd, raw.baseAddress! + offset, count, Int32(MSG_NOSIGNAL))
             }
-            if written > 0 { offset += written; continue }
+            if written > 0 {
+                offset += written
+                continue
+            }
             try waitAfterFailure(result: written, writing: true)
         }
     }
@@ -188,7 +214,8 @@ final class NetworkConnection {
             if count > 0 { return Array(buffer.prefix(count)) }
             if count == 0 && tls == nil { return [] }
             if let tls, count <= 0, SSL_get_error(tls, Int32(count)) == SSL_ERROR_ZERO_RETURN { return [] }
-            if let tls, count <= 0, SSL_get_error(tls, Int32(count)) == SSL_ERROR_SYSCALL && errno == 0 { return [] }   // closed without close_notify
+            // closed without close_notify
+            if let tls, count <= 0, SSL_get_error(tls, Int32(count)) == SSL_ERROR_SYSCALL && errno == 0 { return [] }
             try waitAfterFailure(result: count, writing: false)
         }
     }

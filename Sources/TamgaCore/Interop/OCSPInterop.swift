@@ -10,8 +10,9 @@ final class OCSPRequestHandle {
     init(certificate: X509Handle, issuer: X509Handle, certIDDigest: DigestAlgorithm) throws {
         request = OCSP_REQUEST_new()!
         guard let id = OCSP_cert_to_id(certIDDigest.evpMD, certificate.pointer, issuer.pointer),
-              OCSP_request_add0_id(request, id) != nil,                    // the request now owns the CertID
-              OCSP_request_add1_nonce(request, nil, 32) == 1 else {       // 32 random bytes (RFC 8954 maximum)
+            OCSP_request_add0_id(request, id) != nil,  // the request now owns the CertID
+            OCSP_request_add1_nonce(request, nil, 32) == 1
+        else {  // 32 random bytes (RFC 8954 maximum)
             OCSP_REQUEST_free(request)
             throw CoreError.cryptoFailure(operation: "building the OCSP request", reason: openSSLErrorText())
         }
@@ -31,7 +32,7 @@ final class OCSPRequestHandle {
 }
 
 /// Owns a parsed `OCSP_RESPONSE` and its `OCSP_BASICRESP`.
-final class OCSPResponseHandle: @unchecked Sendable {   // unchecked: read-only after parsing
+final class OCSPResponseHandle: @unchecked Sendable {  // unchecked: read-only after parsing
     private let response: OpaquePointer
     let basic: OpaquePointer?
     let der: Data
@@ -44,7 +45,10 @@ final class OCSPResponseHandle: @unchecked Sendable {   // unchecked: read-only 
             var cursor: UnsafePointer<UInt8>? = raw.bindMemory(to: UInt8.self).baseAddress
             return d2i_OCSP_RESPONSE(nil, &cursor, raw.count)
         }
-        guard let parsed else { ERR_clear_error(); return nil }
+        guard let parsed else {
+            ERR_clear_error()
+            return nil
+        }
         response = parsed
         self.der = der
         responseStatus = OCSP_response_status(parsed)
@@ -63,7 +67,8 @@ final class OCSPResponseHandle: @unchecked Sendable {   // unchecked: read-only 
         guard let basic else { return nil }
         let index = OCSP_BASICRESP_get_ext_by_NID(basic, NID_id_pkix_OCSP_Nonce, -1)
         guard index >= 0, let extensionPointer = OCSP_BASICRESP_get_ext(basic, index),
-              let value = X509_EXTENSION_get_data(extensionPointer), let bytes = ASN1_STRING_get0_data(value) else { return nil }
+            let value = X509_EXTENSION_get_data(extensionPointer), let bytes = ASN1_STRING_get0_data(value)
+        else { return nil }
         return Data(bytes: bytes, count: Int(ASN1_STRING_length(value)))
     }
 
@@ -105,18 +110,22 @@ final class OCSPResponseHandle: @unchecked Sendable {   // unchecked: read-only 
             var algorithm: OpaquePointer? = nil
             OCSP_id_get0_info(nil, &algorithm, nil, nil, id)
             guard let md = EVP_get_digestbyname(OBJ_nid2sn(OBJ_obj2nid(algorithm))),
-                  let ours = OCSP_cert_to_id(md, certificate.pointer, issuer.pointer) else { continue }
+                let ours = OCSP_cert_to_id(md, certificate.pointer, issuer.pointer)
+            else { continue }
             defer { OCSP_CERTID_free(ours) }
             guard OCSP_id_cmp(ours, id) == 0 else { continue }
             var reason: Int32 = 0
-            var revoked: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>? = nil, thisUpdate: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>? = nil,
+            var revoked: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>? = nil,
+                thisUpdate: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>? = nil,
                 nextUpdate: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>? = nil
             let status = OCSP_single_get0_status(single, &reason, &revoked, &thisUpdate, &nextUpdate)
             let fresh = thisUpdate != nil && OCSP_check_validity(thisUpdate, nextUpdate, 15 * 60, 2 * 60) == 1
             ERR_clear_error()
-            let kind: SingleStatus.Kind = status == V_OCSP_CERTSTATUS_GOOD ? .good : status == V_OCSP_CERTSTATUS_REVOKED ? .revoked : .unknown
-            return SingleStatus(kind: kind, revocationTime: date(fromASN1: revoked), thisUpdate: date(fromASN1: thisUpdate),
-                                nextUpdate: date(fromASN1: nextUpdate), freshNow: fresh)
+            let kind: SingleStatus.Kind =
+                status == V_OCSP_CERTSTATUS_GOOD ? .good : status == V_OCSP_CERTSTATUS_REVOKED ? .revoked : .unknown
+            return SingleStatus(
+                kind: kind, revocationTime: date(fromASN1: revoked), thisUpdate: date(fromASN1: thisUpdate),
+                nextUpdate: date(fromASN1: nextUpdate), freshNow: fresh)
         }
         return nil
     }
@@ -125,7 +134,9 @@ final class OCSPResponseHandle: @unchecked Sendable {   // unchecked: read-only 
     /// - Parameter responderTrustedByListing: true when the anchors are trusted-list services,
     ///   whose type alone authorises them (`OCSP_NOCHECKS`); false applies RFC 6960 §4.2.2.2
     ///   (the CA itself, or a responder it certified with the OCSPSigning EKU).
-    func verify(anchors: [X509Handle], intermediates: [X509Handle], at time: Date, responderTrustedByListing: Bool) -> Result<Void, ServiceRejection> {
+    func verify(
+        anchors: [X509Handle], intermediates: [X509Handle], at time: Date, responderTrustedByListing: Bool
+    ) -> Result<Void, ServiceRejection> {
         guard let basic else { return .failure(ServiceRejection("not a successful basic OCSP response")) }
         let store = X509StoreHandle(anchors: anchors, at: time)
         let extra = makeRetainedStack(intermediates)

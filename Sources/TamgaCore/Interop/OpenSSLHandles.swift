@@ -32,7 +32,10 @@ final class X509Handle: @unchecked Sendable {
             var cursor: UnsafePointer<UInt8>? = base
             guard let x = d2i_X509(nil, &cursor, raw.count) else { return nil }
             // Trailing bytes after the certificate are refused: they hide data from a DER comparison.
-            guard let end = cursor, end == base + raw.count else { X509_free(x); return nil }
+            guard let end = cursor, end == base + raw.count else {
+                X509_free(x)
+                return nil
+            }
             return X509Handle(taking: x)
         }
     }

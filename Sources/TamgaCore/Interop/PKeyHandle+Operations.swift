@@ -10,7 +10,9 @@ extension PKeyHandle {
         case EVP_PKEY_EC:
             var name = [CChar](repeating: 0, count: 64)
             var length = 0
-            guard EVP_PKEY_get_group_name(pointer, &name, name.count, &length) == 1 else { return .unsupported("EC (unknown curve)") }
+            guard EVP_PKEY_get_group_name(pointer, &name, name.count, &length) == 1 else {
+                return .unsupported("EC (unknown curve)")
+            }
             switch string(fromNULTerminated: name) {
             case "prime256v1", "P-256", "secp256r1": return .ec(.p256)
             case "secp384r1", "P-384": return .ec(.p384)
@@ -44,12 +46,18 @@ extension PKeyHandle {
     /// Verifies a DER (ECDSA) or block (RSA) signature over a precomputed digest.
     func verify(signature: Data, digest: Digest, padding: Padding) -> Bool {
         guard let context = EVP_PKEY_CTX_new(pointer, nil) else { return false }
-        defer { EVP_PKEY_CTX_free(context); ERR_clear_error() }
-        guard EVP_PKEY_verify_init(context) == 1, configure(context, digest: digest, padding: padding) else { return false }
+        defer {
+            EVP_PKEY_CTX_free(context)
+            ERR_clear_error()
+        }
+        guard EVP_PKEY_verify_init(context) == 1, configure(context, digest: digest, padding: padding) else {
+            return false
+        }
         let result = signature.withUnsafeBytes { sig in
             digest.bytes.withUnsafeBytes { tbs in
-                EVP_PKEY_verify(context, sig.bindMemory(to: UInt8.self).baseAddress, sig.count,
-                                tbs.bindMemory(to: UInt8.self).baseAddress, tbs.count)
+                EVP_PKEY_verify(
+                    context, sig.bindMemory(to: UInt8.self).baseAddress, sig.count,
+                    tbs.bindMemory(to: UInt8.self).baseAddress, tbs.count)
             }
         }
         return result == 1
@@ -113,7 +121,8 @@ extension PKeyHandle {
     static func loadPrivateKey(_ bytes: Data, password: SecretBytes?) throws -> PKeyHandle {
         // The callback hands OpenSSL the password once; a missing password is reported, not prompted.
         let box = PasswordBox(password)
-        let callback: @convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?) -> Int32 = { buffer, size, _, user in
+        let callback: @convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?) -> Int32 = {
+            buffer, size, _, user in
             guard let user, let buffer else { return -1 }
             let box = Unmanaged<PasswordBox>.fromOpaque(user).takeUnretainedValue()
             box.asked = true
@@ -128,7 +137,10 @@ extension PKeyHandle {
                 PEM_read_bio_PrivateKey(bio, nil, callback, Unmanaged.passUnretained(box).toOpaque())
             }
         }
-        if let key { ERR_clear_error(); return PKeyHandle(taking: key) }
+        if let key {
+            ERR_clear_error()
+            return PKeyHandle(taking: key)
+        }
         let reason = openSSLErrorText()
         if box.asked {
             throw password == nil ? CoreError.passwordRequired : CoreError.wrongPassword
@@ -138,7 +150,10 @@ extension PKeyHandle {
             var cursor: UnsafePointer<UInt8>? = raw.bindMemory(to: UInt8.self).baseAddress
             return d2i_AutoPrivateKey(nil, &cursor, raw.count)
         }
-        if let der { ERR_clear_error(); return PKeyHandle(taking: der) }
+        if let der {
+            ERR_clear_error()
+            return PKeyHandle(taking: der)
+        }
         ERR_clear_error()
         throw CoreError.malformedKey(reason)
     }
@@ -155,7 +170,9 @@ extension PKeyHandle {
     }
 
     /// Loads the key, its certificate and any chain from a PKCS#12 file.
-    static func loadPKCS12(_ bytes: Data, password: SecretBytes?) throws -> (key: PKeyHandle, certificate: X509Handle, chain: [X509Handle]) {
+    static func loadPKCS12(
+        _ bytes: Data, password: SecretBytes?
+    ) throws -> (key: PKeyHandle, certificate: X509Handle, chain: [X509Handle]) {
         let p12: OpaquePointer? = bytes.withUnsafeBytes { raw in
             var cursor: UnsafePointer<UInt8>? = raw.bindMemory(to: UInt8.self).baseAddress
             return d2i_PKCS12(nil, &cursor, raw.count)

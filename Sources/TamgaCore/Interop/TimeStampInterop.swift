@@ -3,7 +3,7 @@ import FoundationEssentials
 import Glibc
 
 /// Owns a parsed time-stamp token (`PKCS7*`, a CMS SignedData over a TSTInfo).
-final class TimeStampTokenHandle: @unchecked Sendable {   // unchecked: read-only after parsing
+final class TimeStampTokenHandle: @unchecked Sendable {  // unchecked: read-only after parsing
     let pointer: UnsafeMutablePointer<PKCS7>
     let der: Data
     let genTime: Date
@@ -18,13 +18,21 @@ final class TimeStampTokenHandle: @unchecked Sendable {   // unchecked: read-onl
             var cursor: UnsafePointer<UInt8>? = raw.bindMemory(to: UInt8.self).baseAddress
             return d2i_PKCS7(nil, &cursor, raw.count)
         }
-        guard let parsed else { ERR_clear_error(); return nil }
-        guard let info = PKCS7_to_TS_TST_INFO(parsed) else { ERR_clear_error(); PKCS7_free(parsed); return nil }
+        guard let parsed else {
+            ERR_clear_error()
+            return nil
+        }
+        guard let info = PKCS7_to_TS_TST_INFO(parsed) else {
+            ERR_clear_error()
+            PKCS7_free(parsed)
+            return nil
+        }
         defer { TS_TST_INFO_free(info) }
         guard let time = date(fromASN1: TS_TST_INFO_get_time(info)),
-              let messageImprint = TS_TST_INFO_get_msg_imprint(info),
-              let algorithm = TS_MSG_IMPRINT_get_algo(messageImprint),
-              let octets = TS_MSG_IMPRINT_get_msg(messageImprint) else {
+            let messageImprint = TS_TST_INFO_get_msg_imprint(info),
+            let algorithm = TS_MSG_IMPRINT_get_algo(messageImprint),
+            let octets = TS_MSG_IMPRINT_get_msg(messageImprint)
+        else {
             PKCS7_free(parsed)
             return nil
         }
@@ -47,9 +55,11 @@ final class TimeStampTokenHandle: @unchecked Sendable {   // unchecked: read-onl
     /// imprint equals `expectedImprint`.
     func verify(expectedImprint: Data, anchors: [X509Handle], intermediates: [X509Handle], at time: Date) -> Outcome {
         guard let context = TS_VERIFY_CTX_new() else { return .invalid("out of memory") }
-        defer { TS_VERIFY_CTX_free(context) }   // frees the imprint copy, the store and the stack
+        defer { TS_VERIFY_CTX_free(context) }  // frees the imprint copy, the store and the stack
         TS_VERIFY_CTX_set_flags(context, Int32(TS_VFY_IMPRINT | TS_VFY_VERSION | TS_VFY_SIGNATURE))
-        let copy = expectedImprint.withUnsafeBytes { cossl_malloc_copy($0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
+        let copy = expectedImprint.withUnsafeBytes {
+            cossl_malloc_copy($0.bindMemory(to: UInt8.self).baseAddress, $0.count)
+        }
         TS_VERIFY_CTX_set_imprint(context, copy, Int(expectedImprint.count))
         let store = X509StoreHandle(anchors: anchors, at: time)
         TS_VERIFY_CTX_set_store(context, store.retainedPointer())
@@ -65,9 +75,15 @@ final class TimeStampTokenHandle: @unchecked Sendable {   // unchecked: read-onl
 
 /// An ASN.1 INTEGER in decimal, "" when absent or unreadable.
 private func decimalText(_ integer: UnsafePointer<ASN1_INTEGER>?) -> String {
-    guard let integer, let number = ASN1_INTEGER_to_BN(integer, nil) else { ERR_clear_error(); return "" }
+    guard let integer, let number = ASN1_INTEGER_to_BN(integer, nil) else {
+        ERR_clear_error()
+        return ""
+    }
     defer { BN_free(number) }
-    guard let text = BN_bn2dec(number) else { ERR_clear_error(); return "" }
+    guard let text = BN_bn2dec(number) else {
+        ERR_clear_error()
+        return ""
+    }
     defer { cossl_free(text) }
     return String(cString: text)
 }
@@ -87,7 +103,11 @@ final class TimeStampRequestHandle {
         defer { X509_ALGOR_free(algorithm) }
         X509_ALGOR_set0(algorithm, OBJ_nid2obj(digestNID), V_ASN1_NULL, nil)
         TS_MSG_IMPRINT_set_algo(messageImprint, algorithm)
-        _ = imprint.withUnsafeBytes { TS_MSG_IMPRINT_set_msg(messageImprint, UnsafeMutablePointer(mutating: $0.bindMemory(to: UInt8.self).baseAddress), Int32($0.count)) }
+        _ = imprint.withUnsafeBytes {
+            TS_MSG_IMPRINT_set_msg(
+                messageImprint, UnsafeMutablePointer(mutating: $0.bindMemory(to: UInt8.self).baseAddress),
+                Int32($0.count))
+        }
         TS_REQ_set_msg_imprint(request, messageImprint)
         let bignum = BN_bin2bn(nonce, Int32(nonce.count), nil)!
         defer { BN_free(bignum) }
@@ -110,20 +130,29 @@ final class TimeStampRequestHandle {
             var cursor: UnsafePointer<UInt8>? = raw.bindMemory(to: UInt8.self).baseAddress
             return d2i_TS_RESP(nil, &cursor, raw.count)
         }
-        guard let response else { ERR_clear_error(); return .failure(ServiceRejection("not a TimeStampResp")) }
+        guard let response else {
+            ERR_clear_error()
+            return .failure(ServiceRejection("not a TimeStampResp"))
+        }
         defer { TS_RESP_free(response) }
         let status = ASN1_INTEGER_get(TS_STATUS_INFO_get0_status(TS_RESP_get_status_info(response)))
         guard status == 0 || status == 1 else {
             return .failure(ServiceRejection("the TSA refused the request (PKIStatus \(status))"))
         }
-        guard let context = TS_REQ_to_TS_VERIFY_CTX(request, nil) else { return .failure(ServiceRejection("out of memory")) }
+        guard let context = TS_REQ_to_TS_VERIFY_CTX(request, nil) else {
+            return .failure(ServiceRejection("out of memory"))
+        }
         defer { TS_VERIFY_CTX_free(context) }
         TS_VERIFY_CTX_set_flags(context, Int32(TS_VFY_VERSION | TS_VFY_NONCE | TS_VFY_IMPRINT))
         guard TS_RESP_verify_response(context, response) == 1 else {
             return .failure(ServiceRejection(openSSLErrorText()))
         }
-        guard let token = TS_RESP_get_token(response) else { return .failure(ServiceRejection("no token in the response")) }
-        guard let der = encodeDER({ i2d_PKCS7(token, &$0) }) else { return .failure(ServiceRejection("cannot encode the token")) }
+        guard let token = TS_RESP_get_token(response) else {
+            return .failure(ServiceRejection("no token in the response"))
+        }
+        guard let der = encodeDER({ i2d_PKCS7(token, &$0) }) else {
+            return .failure(ServiceRejection("cannot encode the token"))
+        }
         return .success(der)
     }
 }

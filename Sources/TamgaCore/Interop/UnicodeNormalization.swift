@@ -27,7 +27,9 @@ public enum UnicodeNormalization {
             var tooSmall: Int32 = 0
             var output = [UInt16](repeating: 0, count: capacity)
             let length = output.withUnsafeMutableBufferPointer { out in
-                source.withUnsafeBufferPointer { cicu_normalize(form, $0.baseAddress, Int32($0.count), out.baseAddress, Int32(capacity), &tooSmall) }
+                source.withUnsafeBufferPointer {
+                    cicu_normalize(form, $0.baseAddress, Int32($0.count), out.baseAddress, Int32(capacity), &tooSmall)
+                }
             }
             if tooSmall != 0 {
                 capacity = Int(length) + 1

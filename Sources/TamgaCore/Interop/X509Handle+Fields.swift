@@ -10,7 +10,7 @@ extension X509Handle {
             while let x = PEM_read_bio_X509(bio, nil, nil, nil) {
                 out.append(X509Handle(taking: x))
             }
-            ERR_clear_error()   // the loop ends on "no start line": expected, not an error
+            ERR_clear_error()  // the loop ends on "no start line": expected, not an error
             if out.isEmpty { throw CoreError.malformedCertificate("PEM block is not a certificate") }
             return out
         }
@@ -31,7 +31,8 @@ extension X509Handle {
         guard let name = X509_get_subject_name(pointer) else { return nil }
         let index = X509_NAME_get_index_by_NID(name, NID_commonName, -1)
         guard index >= 0, let entry = X509_NAME_get_entry(name, index),
-              let asn1 = X509_NAME_ENTRY_get_data(entry) else { return nil }
+            let asn1 = X509_NAME_ENTRY_get_data(entry)
+        else { return nil }
         var utf8: UnsafeMutablePointer<UInt8>? = nil
         let length = ASN1_STRING_to_UTF8(&utf8, asn1)
         guard length >= 0, let bytes = utf8 else { return nil }
@@ -86,9 +87,12 @@ extension X509Handle {
         var ocsp: [String] = [], caIssuers: [String] = []
         for i in 0..<cossl_access_desc_count(aia) {
             guard let description = cossl_access_desc_value(aia, i),
-                  let location = description.pointee.location,
-                  let uri = cossl_general_name_uri(location) else { continue }
-            let text = String(decoding: UnsafeRawBufferPointer(start: uri, count: Int(cossl_general_name_uri_length(location))), as: UTF8.self)
+                let location = description.pointee.location,
+                let uri = cossl_general_name_uri(location)
+            else { continue }
+            let text = String(
+                decoding: UnsafeRawBufferPointer(start: uri, count: Int(cossl_general_name_uri_length(location))),
+                as: UTF8.self)
             switch OBJ_obj2nid(description.pointee.method) {
             case NID_ad_OCSP: ocsp.append(text)
             case NID_ad_ca_issuers: caIssuers.append(text)
@@ -101,14 +105,18 @@ extension X509Handle {
     /// `X509_check_issued` (names, key identifiers, key usage) plus the signature itself.
     func issued(_ subject: X509Handle) -> Bool {
         defer { ERR_clear_error() }
-        guard X509_check_issued(pointer, subject.pointer) == X509_V_OK, let key = X509_get0_pubkey(pointer) else { return false }
+        guard X509_check_issued(pointer, subject.pointer) == X509_V_OK, let key = X509_get0_pubkey(pointer) else {
+            return false
+        }
         return X509_verify(subject.pointer, key) == 1
     }
 
     /// The DER value (extnValue content) of the extension with `nid`, if present.
     func extensionDER(nid: Int32) -> Data? {
         let index = X509_get_ext_by_NID(pointer, nid, -1)
-        guard index >= 0, let ext = X509_get_ext(pointer, index), let value = X509_EXTENSION_get_data(ext) else { return nil }
+        guard index >= 0, let ext = X509_get_ext(pointer, index), let value = X509_EXTENSION_get_data(ext) else {
+            return nil
+        }
         return Data(bytes: ASN1_STRING_get0_data(value), count: Int(ASN1_STRING_length(value)))
     }
 

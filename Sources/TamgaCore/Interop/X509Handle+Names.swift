@@ -28,8 +28,10 @@ enum X509NameReader {
                 attributes = []
             }
             currentSet = set
-            attributes.append(NameAttribute(type: NameAttributeType(oid: oid(X509_NAME_ENTRY_get_object(entry))),
-                                            value: value(X509_NAME_ENTRY_get_data(entry))))
+            attributes.append(
+                NameAttribute(
+                    type: NameAttributeType(oid: oid(X509_NAME_ENTRY_get_object(entry))),
+                    value: value(X509_NAME_ENTRY_get_data(entry))))
         }
         if !attributes.isEmpty { relativeNames.append(RelativeDistinguishedName(attributes)) }
         return DistinguishedName(relativeNames)

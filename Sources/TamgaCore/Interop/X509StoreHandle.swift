@@ -10,7 +10,7 @@ final class X509StoreHandle {
     init(anchors: [X509Handle], at time: Date) {
         pointer = X509_STORE_new()!
         for anchor in anchors { X509_STORE_add_cert(pointer, anchor.pointer) }
-        ERR_clear_error()   // a duplicate anchor leaves an error queued
+        ERR_clear_error()  // a duplicate anchor leaves an error queued
         X509_STORE_set_flags(pointer, UInt(X509_V_FLAG_PARTIAL_CHAIN))
         X509_VERIFY_PARAM_set_time(X509_STORE_get0_param(pointer), time_t(time.timeIntervalSince1970))
     }

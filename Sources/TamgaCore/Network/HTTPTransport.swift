@@ -1,6 +1,6 @@
+import Dispatch
 import FoundationEssentials
 import Glibc
-import Dispatch
 
 /// POSTs a DER request to a TSA or OCSP responder (or GETs an issuer certificate) over HTTP/1.1
 /// and returns the body of a 200 answer. Its own small client over sockets and OpenSSL, not
@@ -39,13 +39,19 @@ public struct HTTPTransport: Sendable {
     /// Sends every request (http and https) through this proxy instead of the environment's;
     /// the environment's `no_proxy` does not apply to a proxy given this way.
     public mutating func useProxy(_ proxy: String) {
-        for name in ["http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "no_proxy", "NO_PROXY"] { environment[name] = nil }
+        for name in [
+            "http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "no_proxy", "NO_PROXY",
+        ] { environment[name] = nil }
         environment["http_proxy"] = proxy
         environment["https_proxy"] = proxy
     }
 
-    public func post(_ body: Data, to url: URL, contentType: String, accept: String, service: String) async throws -> Data {
-        try await perform(method: "POST", url: url, body: Array(body), headers: ["Content-Type": contentType, "Accept": accept], service: service)
+    public func post(
+        _ body: Data, to url: URL, contentType: String, accept: String, service: String
+    ) async throws -> Data {
+        try await perform(
+            method: "POST", url: url, body: Array(body), headers: ["Content-Type": contentType, "Accept": accept],
+            service: service)
     }
 
     /// GETs a small document (an issuer certificate from an AIA caIssuers URL).
@@ -54,32 +60,50 @@ public struct HTTPTransport: Sendable {
     }
 
     /// Any method with extra headers (the co-signer's API: JSON bodies, `X-Device-Token`).
-    public func request(method: String, url: URL, body: Data?, headers: [String: String], service: String) async throws -> Data {
+    public func request(
+        method: String, url: URL, body: Data?, headers: [String: String], service: String
+    ) async throws -> Data {
         try await requestWithHeaders(method: method, url: url, body: body, headers: headers, service: service).body
     }
 
     /// The same, with the answer's headers (lower-case names).
-    public func requestWithHeaders(method: String, url: URL, body: Data?, headers: [String: String], service: String) async throws -> (body: Data, headers: [String: String]) {
-        for (name, value) in headers where name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" }) || value.contains(where: { $0 == "\r" || $0 == "\n" }) {
-            throw CoreError.serviceUnreachable(service: service, url: url.absoluteString, reason: "a header contains a line break")
+    public func requestWithHeaders(
+        method: String, url: URL, body: Data?, headers: [String: String], service: String
+    ) async throws -> (body: Data, headers: [String: String]) {
+        for (name, value) in headers
+        where name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" })
+            || value.contains(where: { $0 == "\r" || $0 == "\n" })
+        {
+            throw CoreError.serviceUnreachable(
+                service: service, url: url.absoluteString, reason: "a header contains a line break")
         }
-        return try await performWithHeaders(method: method, url: url, body: body.map(Array.init), headers: headers, service: service)
+        return try await performWithHeaders(
+            method: method, url: url, body: body.map(Array.init), headers: headers, service: service)
     }
 
     /// The same, answering every HTTP status instead of throwing for one other than 200 (for a
     /// service whose error answers carry its reason).
-    public func requestAnyStatus(method: String, url: URL, body: Data?, headers: [String: String], service: String) async throws
-        -> (status: Int, body: Data, headers: [String: String]) {
-        for (name, value) in headers where name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" }) || value.contains(where: { $0 == "\r" || $0 == "\n" }) {
-            throw CoreError.serviceUnreachable(service: service, url: url.absoluteString, reason: "a header contains a line break")
+    public func requestAnyStatus(
+        method: String, url: URL, body: Data?, headers: [String: String], service: String
+    ) async throws
+        -> (status: Int, body: Data, headers: [String: String])
+    {
+        for (name, value) in headers
+        where name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" })
+            || value.contains(where: { $0 == "\r" || $0 == "\n" })
+        {
+            throw CoreError.serviceUnreachable(
+                service: service, url: url.absoluteString, reason: "a header contains a line break")
         }
         let bytes = body.map(Array.init)
         return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result {
-                    let answer = try self.exchange(method: method, url: url, body: bytes, headers: headers, service: service, anyStatus: true)
-                    return (answer.status, answer.body, answer.headers)
-                })
+                continuation.resume(
+                    with: Result {
+                        let answer = try self.exchange(
+                            method: method, url: url, body: bytes, headers: headers, service: service, anyStatus: true)
+                        return (answer.status, answer.body, answer.headers)
+                    })
             }
         }
     }
@@ -91,21 +115,28 @@ public struct HTTPTransport: Sendable {
         let settings = environment
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
             DispatchQueue.global().async {
-                continuation.resume(with: Result {
-                    guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-                        throw CoreError.serviceUnreachable(service: service, url: url.absoluteString, reason: "only http and https URLs with a host are supported")
-                    }
-                    do {
-                        let host = try Self.host(of: url)
-                        let proxy = try ProxySettings(environment: settings).proxy(for: url)
-                        _ = try NetworkConnection(host: proxy?.host ?? host, port: proxy?.port ?? url.port ?? (scheme == "https" ? 443 : 80), deadline: deadline)
-                    } catch let failure as NetworkFailure {
-                        if case .unreachable(let reason) = failure {
-                            throw CoreError.serviceUnreachable(service: service, url: url.absoluteString, reason: reason)
+                continuation.resume(
+                    with: Result {
+                        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                            throw CoreError.serviceUnreachable(
+                                service: service, url: url.absoluteString,
+                                reason: "only http and https URLs with a host are supported")
                         }
-                        throw CoreError.serviceUnreachable(service: service, url: url.absoluteString, reason: "\(failure)")
-                    }
-                })
+                        do {
+                            let host = try Self.host(of: url)
+                            let proxy = try ProxySettings(environment: settings).proxy(for: url)
+                            _ = try NetworkConnection(
+                                host: proxy?.host ?? host,
+                                port: proxy?.port ?? url.port ?? (scheme == "https" ? 443 : 80), deadline: deadline)
+                        } catch let failure as NetworkFailure {
+                            if case .unreachable(let reason) = failure {
+                                throw CoreError.serviceUnreachable(
+                                    service: service, url: url.absoluteString, reason: reason)
+                            }
+                            throw CoreError.serviceUnreachable(
+                                service: service, url: url.absoluteString, reason: "\(failure)")
+                        }
+                    })
             }
         }
     }
@@ -114,7 +145,8 @@ public struct HTTPTransport: Sendable {
     /// `trustedCertificates`): what a client pins on first contact.
     public func serverKeyFingerprint(_ url: URL) async throws -> [UInt8] {
         guard url.scheme == "https", url.host != nil else {
-            throw CoreError.serviceUnreachable(service: "key pinning", url: url.absoluteString, reason: "only https servers have a key to pin")
+            throw CoreError.serviceUnreachable(
+                service: "key pinning", url: url.absoluteString, reason: "only https servers have a key to pin")
         }
         let deadline = Date().addingTimeInterval(timeout)
         let anchors = trustedCertificates
@@ -124,13 +156,19 @@ public struct HTTPTransport: Sendable {
                     let host = try Self.host(of: url)
                     let connection = try NetworkConnection(host: host, port: url.port ?? 443, deadline: deadline)
                     try connection.startTLS(host: host, anchors: anchors)
-                    guard let key = connection.peerKeyFingerprint() else { throw NetworkFailure.unreachable("the server sent no certificate") }
+                    guard let key = connection.peerKeyFingerprint() else {
+                        throw NetworkFailure.unreachable("the server sent no certificate")
+                    }
                     continuation.resume(returning: key)
                 } catch let failure as NetworkFailure {
                     if case .unreachable(let reason) = failure {
-                        continuation.resume(throwing: CoreError.serviceUnreachable(service: "key pinning", url: url.absoluteString, reason: reason))
+                        continuation.resume(
+                            throwing: CoreError.serviceUnreachable(
+                                service: "key pinning", url: url.absoluteString, reason: reason))
                     } else {
-                        continuation.resume(throwing: CoreError.serviceUnreachable(service: "key pinning", url: url.absoluteString, reason: "\(failure)"))
+                        continuation.resume(
+                            throwing: CoreError.serviceUnreachable(
+                                service: "key pinning", url: url.absoluteString, reason: "\(failure)"))
                     }
                 } catch {
                     continuation.resume(throwing: error)
@@ -140,24 +178,32 @@ public struct HTTPTransport: Sendable {
     }
 
     /// Runs the blocking exchange on a dispatch thread, not on the cooperative pool.
-    private func perform(method: String, url: URL, body: [UInt8]?, headers: [String: String], service: String) async throws -> Data {
+    private func perform(
+        method: String, url: URL, body: [UInt8]?, headers: [String: String], service: String
+    ) async throws -> Data {
         try await performWithHeaders(method: method, url: url, body: body, headers: headers, service: service).body
     }
 
-    private func performWithHeaders(method: String, url: URL, body: [UInt8]?, headers: [String: String], service: String) async throws -> (body: Data, headers: [String: String]) {
+    private func performWithHeaders(
+        method: String, url: URL, body: [UInt8]?, headers: [String: String], service: String
+    ) async throws -> (body: Data, headers: [String: String]) {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result {
-                    let answer = try self.exchange(method: method, url: url, body: body, headers: headers, service: service)
-                    return (answer.body, answer.headers)
-                })
+                continuation.resume(
+                    with: Result {
+                        let answer = try self.exchange(
+                            method: method, url: url, body: body, headers: headers, service: service)
+                        return (answer.body, answer.headers)
+                    })
             }
         }
     }
 
     /// - Parameter anyStatus: answer any final status; otherwise a status other than 200 throws.
-    func exchange(method: String, url original: URL, body: [UInt8]?, headers: [String: String], service: String,
-                  anyStatus: Bool = false) throws -> (status: Int, body: Data, headers: [String: String]) {
+    func exchange(
+        method: String, url original: URL, body: [UInt8]?, headers: [String: String], service: String,
+        anyStatus: Bool = false
+    ) throws -> (status: Int, body: Data, headers: [String: String]) {
         let deadline = Date().addingTimeInterval(timeout)
         var url = original
         var redirects = 0
@@ -170,15 +216,21 @@ public struct HTTPTransport: Sendable {
             } catch .rejected(let reason) {
                 throw CoreError.serviceResponseRejected(service: service, url: url.absoluteString, reason: reason)
             }
-            if method == "GET", [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["location"] {
+            if method == "GET", [301, 302, 303, 307, 308].contains(response.status),
+                let location = response.headers["location"]
+            {
                 redirects += 1
-                guard redirects <= 5, let next = URL(string: location, relativeTo: url)?.absoluteURL, next.scheme == "http" || next.scheme == "https" else {
-                    throw CoreError.serviceResponseRejected(service: service, url: original.absoluteString,
-                                                            reason: redirects > 5 ? "more than 5 redirects" : "a redirect to \(location.prefix(80))")
+                guard redirects <= 5, let next = URL(string: location, relativeTo: url)?.absoluteURL,
+                    next.scheme == "http" || next.scheme == "https"
+                else {
+                    throw CoreError.serviceResponseRejected(
+                        service: service, url: original.absoluteString,
+                        reason: redirects > 5 ? "more than 5 redirects" : "a redirect to \(location.prefix(80))")
                 }
                 // From https to plain http would drop TLS and its pins for the rest of the exchange.
                 guard !(url.scheme?.lowercased() == "https" && next.scheme?.lowercased() == "http") else {
-                    throw CoreError.serviceResponseRejected(service: service, url: original.absoluteString, reason: "a redirect from https to plain http")
+                    throw CoreError.serviceResponseRejected(
+                        service: service, url: original.absoluteString, reason: "a redirect from https to plain http")
                 }
                 url = next
                 continue
@@ -195,12 +247,16 @@ public struct HTTPTransport: Sendable {
     static func host(of url: URL) throws(NetworkFailure) -> String {
         guard let written = url.host, !written.isEmpty else { throw .unreachable("the URL has no host") }
         guard let host = HostName.canonical(written) else {
-            throw .unreachable("the URL's host \(String(written.unicodeScalars.prefix(80).map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f ? Character($0) : "?" })) is not an ASCII host name (empty labels, or characters a name check cannot compare)")
+            throw .unreachable(
+                "the URL's host \(String(written.unicodeScalars.prefix(80).map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f ? Character($0) : "?" })) is not an ASCII host name (empty labels, or characters a name check cannot compare)"
+            )
         }
         return host
     }
 
-    private func send(method: String, url: URL, body: [UInt8]?, headers: [String: String], deadline: Date) throws(NetworkFailure) -> HTTPResponse {
+    private func send(
+        method: String, url: URL, body: [UInt8]?, headers: [String: String], deadline: Date
+    ) throws(NetworkFailure) -> HTTPResponse {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw .unreachable("only http and https URLs are supported")
         }
@@ -222,15 +278,21 @@ public struct HTTPTransport: Sendable {
         if isTLS {
             if proxy != nil {
                 let authority = (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
-                try connection.write(Array("CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\n\(proxyAuthorization)\r\n".utf8))
+                try connection.write(
+                    Array("CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\n\(proxyAuthorization)\r\n".utf8))
                 let answer = try HTTPResponse.read(from: connection, maximumBody: 0, bodyExpected: false)
-                guard (200..<300).contains(answer.status) else { throw .unreachable("the proxy refused the tunnel (HTTP \(answer.status))") }
+                guard (200..<300).contains(answer.status) else {
+                    throw .unreachable("the proxy refused the tunnel (HTTP \(answer.status))")
+                }
             }
-            try connection.startTLS(host: host, anchors: trustedCertificates, pinnedKey: pinnedServerKey, pinnedLeaves: pinnedLeafCertificates)
+            try connection.startTLS(
+                host: host, anchors: trustedCertificates, pinnedKey: pinnedServerKey,
+                pinnedLeaves: pinnedLeafCertificates)
         } else if proxy != nil {
-            target = url.absoluteString   // absolute-form for a forward proxy
+            target = url.absoluteString  // absolute-form for a forward proxy
         }
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: \(hostHeader)\r\nUser-Agent: \(userAgent)\r\nCache-Control: no-cache\r\nConnection: close\r\n"
+        var head =
+            "\(method) \(target) HTTP/1.1\r\nHost: \(hostHeader)\r\nUser-Agent: \(userAgent)\r\nCache-Control: no-cache\r\nConnection: close\r\n"
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
         if let body { head += "Content-Length: \(body.count)\r\n" }
         if !isTLS { head += proxyAuthorization }

@@ -17,7 +17,9 @@ public enum HostName {
     public static func canonical(_ host: String) -> String? {
         var bytes = Array(host.utf8)
         if bytes.contains(UInt8(ascii: ":")) {
-            guard !bytes.isEmpty, bytes.count <= 45, bytes.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }) else {
+            guard !bytes.isEmpty, bytes.count <= 45,
+                bytes.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
+            else {
                 return nil
             }
             return String(decoding: bytes.map(lowercased), as: UTF8.self)

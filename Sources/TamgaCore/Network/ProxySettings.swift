@@ -22,8 +22,12 @@ struct ProxySettings: Sendable {
         // none: the connection refuses such a host anyway, and `no_proxy` compares names.
         let host = HostName.canonical(written) ?? written.lowercased()
         if bypasses(host) { return nil }
-        let names = url.scheme == "https" ? ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] : ["http_proxy", "all_proxy", "ALL_PROXY"]
-        guard let text = names.lazy.compactMap({ self.environment[$0] }).first(where: { !$0.isEmpty }) else { return nil }
+        let names =
+            url.scheme == "https"
+            ? ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] : ["http_proxy", "all_proxy", "ALL_PROXY"]
+        guard let text = names.lazy.compactMap({ self.environment[$0] }).first(where: { !$0.isEmpty }) else {
+            return nil
+        }
         let withScheme = text.contains("://") ? text : "http://" + text
         guard let proxyURL = URL(string: withScheme), let proxyHost = proxyURL.host, !proxyHost.isEmpty else {
             throw .unreachable("the proxy setting \(text) is not a URL")
@@ -33,7 +37,9 @@ struct ProxySettings: Sendable {
         }
         var credentials: String? = nil
         if let user = proxyURL.user {
-            credentials = (PercentEncoding.decode(user) ?? user) + ":" + (proxyURL.password.map { PercentEncoding.decode($0) ?? $0 } ?? "")
+            credentials =
+                (PercentEncoding.decode(user) ?? user) + ":"
+                + (proxyURL.password.map { PercentEncoding.decode($0) ?? $0 } ?? "")
         }
         return Proxy(host: proxyHost, port: proxyURL.port ?? 80, credentials: credentials)
     }
@@ -43,7 +49,9 @@ struct ProxySettings: Sendable {
         for raw in list.split(separator: ",") {
             var entry = raw.trimmedSpaces().lowercased()
             if entry == "*" { return true }
-            if let colon = entry.lastIndex(of: ":"), !entry.contains("]"), entry.filter({ $0 == ":" }).count == 1 { entry = String(entry[..<colon]) }
+            if let colon = entry.lastIndex(of: ":"), !entry.contains("]"), entry.filter({ $0 == ":" }).count == 1 {
+                entry = String(entry[..<colon])
+            }
             if entry.hasPrefix(".") { entry.removeFirst() }
             guard !entry.isEmpty else { continue }
             if host == entry || host.hasSuffix("." + entry) { return true }

@@ -42,13 +42,15 @@ public struct OCSPResponse: Sendable {
     /// responder used in its CertID; nil when the response does not mention it.
     public func status(of certificate: Certificate, issuer: Certificate) -> CertificateStatus? {
         handle.status(of: certificate.handle, issuer: issuer.handle).map { single in
-            let kind: CertificateStatus.Kind = switch single.kind {
-            case .good: .good
-            case .revoked: .revoked
-            case .unknown: .unknown
-            }
-            return CertificateStatus(kind: kind, revocationTime: single.revocationTime, thisUpdate: single.thisUpdate,
-                                     nextUpdate: single.nextUpdate, isFreshNow: single.freshNow)
+            let kind: CertificateStatus.Kind =
+                switch single.kind {
+                case .good: .good
+                case .revoked: .revoked
+                case .unknown: .unknown
+                }
+            return CertificateStatus(
+                kind: kind, revocationTime: single.revocationTime, thisUpdate: single.thisUpdate,
+                nextUpdate: single.nextUpdate, isFreshNow: single.freshNow)
         }
     }
 
@@ -59,9 +61,13 @@ public struct OCSPResponse: Sendable {
     ///     authorises a responder; false requires the CA itself or a responder it certified with
     ///     the OCSPSigning EKU (RFC 6960 §4.2.2.2).
     /// - Returns: nil when it verifies, else the reason.
-    public func verifySignature(anchors: [Certificate], intermediates: [Certificate] = [], at time: Date, byListing: Bool) -> String? {
-        switch handle.verify(anchors: anchors.map(\.handle), intermediates: intermediates.map(\.handle), at: time,
-                             responderTrustedByListing: byListing) {
+    public func verifySignature(
+        anchors: [Certificate], intermediates: [Certificate] = [], at time: Date, byListing: Bool
+    ) -> String? {
+        switch handle.verify(
+            anchors: anchors.map(\.handle), intermediates: intermediates.map(\.handle), at: time,
+            responderTrustedByListing: byListing)
+        {
         case .success: nil
         case .failure(let rejection): rejection.reason
         }

@@ -1,8 +1,9 @@
+import FoundationEssentials
+import Glibc
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import FoundationEssentials
-import Glibc
 
 /// Bytes of a secret (a PIN, a password) that are wiped when the last reference goes away.
 /// Keep secrets in this type rather than `String`, whose storage cannot be wiped.

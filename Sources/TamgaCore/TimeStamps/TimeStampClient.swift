@@ -27,27 +27,32 @@ public struct TimeStampClient: Sendable {
         guard SecureRandom.fill(&nonce) else {
             throw CoreError.cryptoFailure(operation: "RAND_bytes", reason: "the random generator failed")
         }
-        nonce[0] |= 0x01   // a positive INTEGER with no leading zero byte
+        nonce[0] |= 0x01  // a positive INTEGER with no leading zero byte
         let request = try TimeStampRequestHandle(imprint: imprint, digestNID: algorithm.nid, nonce: nonce)
-        let answer = try await transport.post(request.der, to: url, contentType: "application/timestamp-query",
-                                              accept: "application/timestamp-reply", service: "time-stamping authority")
+        let answer = try await transport.post(
+            request.der, to: url, contentType: "application/timestamp-query",
+            accept: "application/timestamp-reply", service: "time-stamping authority")
         let tokenDER: Data
         switch request.acceptResponse(answer) {
         case .success(let der): tokenDER = der
         case .failure(let rejection):
-            throw CoreError.serviceResponseRejected(service: "time-stamping authority", url: url.absoluteString, reason: rejection.reason)
+            throw CoreError.serviceResponseRejected(
+                service: "time-stamping authority", url: url.absoluteString, reason: rejection.reason)
         }
         let token: TimeStampToken
         do { token = try TimeStampToken(der: tokenDER) } catch {
-            throw CoreError.serviceResponseRejected(service: "time-stamping authority", url: url.absoluteString, reason: "unreadable token")
+            throw CoreError.serviceResponseRejected(
+                service: "time-stamping authority", url: url.absoluteString, reason: "unreadable token")
         }
         // Integrity and purpose now; whether the TSA is trusted is the validator's question.
         if case .invalid(let why) = token.verify(imprint: digest, trust: TrustStore()) {
-            throw CoreError.serviceResponseRejected(service: "time-stamping authority", url: url.absoluteString, reason: why)
+            throw CoreError.serviceResponseRejected(
+                service: "time-stamping authority", url: url.absoluteString, reason: why)
         }
         guard !token.certificates.isEmpty else {
-            throw CoreError.serviceResponseRejected(service: "time-stamping authority", url: url.absoluteString,
-                                                    reason: "the token carries no TSA certificate")
+            throw CoreError.serviceResponseRejected(
+                service: "time-stamping authority", url: url.absoluteString,
+                reason: "the token carries no TSA certificate")
         }
         return token
     }

@@ -44,18 +44,24 @@ public struct TimeStampToken: Sendable {
     /// The same, for an imprint the caller computed (it must use the token's imprint hash).
     public func verify(imprint: Digest, trust: TrustStore) -> Verdict {
         guard imprint.algorithm == imprintAlgorithm else {
-            return .invalid("the token's imprint uses \(imprintAlgorithm.map(\.description) ?? "an unknown hash"), not \(imprint.algorithm)")
+            return .invalid(
+                "the token's imprint uses \(imprintAlgorithm.map(\.description) ?? "an unknown hash"), not \(imprint.algorithm)"
+            )
         }
         let expected = imprint.bytes
         guard !trust.anchors.isEmpty else {
             // Still check integrity: the token's own certificates as anchors prove the signature.
-            switch handle.verify(expectedImprint: expected, anchors: handle.certificates, intermediates: [], at: genTime) {
+            switch handle.verify(
+                expectedImprint: expected, anchors: handle.certificates, intermediates: [], at: genTime)
+            {
             case .verified: return .untrusted("no trust anchors were given")
             case .untrusted(let why), .invalid(let why): return .invalid(why)
             }
         }
-        switch handle.verify(expectedImprint: expected, anchors: trust.anchors.map(\.handle),
-                             intermediates: trust.intermediates.map(\.handle), at: genTime) {
+        switch handle.verify(
+            expectedImprint: expected, anchors: trust.anchors.map(\.handle),
+            intermediates: trust.intermediates.map(\.handle), at: genTime)
+        {
         case .verified: return .valid
         case .untrusted(let why): return .untrusted(why)
         case .invalid(let why): return .invalid(why)

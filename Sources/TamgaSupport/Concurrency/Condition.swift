@@ -3,7 +3,7 @@ import Glibc
 /// A condition variable with its own mutex, in the shape of Foundation's `NSCondition`: take
 /// the lock, `wait` (or `wait(until:)`) while the predicate does not hold, `signal` or
 /// `broadcast` after changing it.
-public final class Condition: @unchecked Sendable {   // unchecked: the mutex is the synchronisation
+public final class Condition: @unchecked Sendable {  // unchecked: the mutex is the synchronisation
     private let mutex = Lock()
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 

@@ -1,5 +1,5 @@
-import Glibc
 import CPosix
+import Glibc
 
 /// Starts `body` on a new detached thread (a pthread) named `name` (at most 15 bytes show in
 /// `ps` and `/proc/PID/task/*/comm`): Foundation's `Thread`, without Foundation.
@@ -11,20 +11,29 @@ public enum DetachedThread {
     }
 
     public static func start(name: String, _ body: @escaping @Sendable () -> Void) throws {
-        final class Box { let name: String; let body: @Sendable () -> Void; init(_ name: String, _ body: @escaping @Sendable () -> Void) { self.name = name; self.body = body } }
+        final class Box {
+            let name: String
+            let body: @Sendable () -> Void
+            init(_ name: String, _ body: @escaping @Sendable () -> Void) {
+                self.name = name
+                self.body = body
+            }
+        }
         let box = Unmanaged.passRetained(Box(name, body)).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
         var thread = pthread_t()
-        let status = pthread_create(&thread, &attributes, { argument in
-            guard let argument else { return nil }
-            let box = Unmanaged<Box>.fromOpaque(argument).takeRetainedValue()
-            _ = cposix_name_this_thread(String(decoding: box.name.utf8.prefix(15), as: UTF8.self))
-            box.body()
-            return nil
-        }, box)
+        let status = pthread_create(
+            &thread, &attributes,
+            { argument in
+                guard let argument else { return nil }
+                let box = Unmanaged<Box>.fromOpaque(argument).takeRetainedValue()
+                _ = cposix_name_this_thread(String(decoding: box.name.utf8.prefix(15), as: UTF8.self))
+                box.body()
+                return nil
+            }, box)
         guard status == 0 else {
             Unmanaged<Box>.fromOpaque(box).release()
             throw StartFailed(code: status)

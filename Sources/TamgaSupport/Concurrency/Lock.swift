@@ -4,7 +4,7 @@ import Glibc
 /// (`lock`, `unlock`, `withLock`). The library modules use it instead of `NSLock` so that the
 /// installed binary does not link the whole of Foundation (and its 38 MB of ICU data) for a lock.
 /// `recursive: true` is `NSRecursiveLock`: the thread that holds it may take it again.
-public final class Lock: @unchecked Sendable {   // unchecked: the mutex is the synchronisation
+public final class Lock: @unchecked Sendable {  // unchecked: the mutex is the synchronisation
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     public init(recursive: Bool = false) {

@@ -9,7 +9,8 @@ public enum FileDescriptorOutput {
 
     /// Writes `bytes` to `descriptor`; false when it could not write them all.
     @discardableResult
-    public static func write<Bytes: Collection>(_ bytes: Bytes, to descriptor: Int32) -> Bool where Bytes.Element == UInt8 {
+    public static func write<Bytes: Collection>(_ bytes: Bytes, to descriptor: Int32) -> Bool
+    where Bytes.Element == UInt8 {
         let array = Array(bytes)
         return array.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress else { return true }

@@ -30,8 +30,10 @@ public enum JSON {
 
     /// What `data` holds: an object or an array at the top, unless `fragmentsAllowed`.
     /// With `duplicateKeysRefused`, an object that names a member twice is an error.
-    public static func parse<Bytes: Collection>(_ data: Bytes, fragmentsAllowed: Bool = false, duplicateKeysRefused: Bool = false) throws -> Any
-        where Bytes.Element == UInt8 {
+    public static func parse<Bytes: Collection>(
+        _ data: Bytes, fragmentsAllowed: Bool = false, duplicateKeysRefused: Bool = false
+    ) throws -> Any
+    where Bytes.Element == UInt8 {
         var parser = JSONParser(bytes: Array(data), duplicateKeysRefused: duplicateKeysRefused)
         return try parser.document(fragmentsAllowed: fragmentsAllowed)
     }

@@ -39,9 +39,15 @@ struct JSONParser {
         case UInt8(ascii: "{"): return try object()
         case UInt8(ascii: "["): return try array()
         case UInt8(ascii: "\""): return try string()
-        case UInt8(ascii: "t"): try literal("true"); return true
-        case UInt8(ascii: "f"): try literal("false"); return false
-        case UInt8(ascii: "n"): try literal("null"); return JSON.null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return true
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return false
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return JSON.null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
         default: throw fail("unexpected character")
         }
@@ -50,7 +56,8 @@ struct JSONParser {
     private mutating func literal(_ word: StaticString) throws {
         let count = word.utf8CodeUnitCount
         guard bytes.count - offset >= count,
-              word.withUTF8Buffer({ Array($0) }) == Array(bytes[offset..<offset + count]) else { throw fail("unknown literal") }
+            word.withUTF8Buffer({ Array($0) }) == Array(bytes[offset..<offset + count])
+        else { throw fail("unknown literal") }
         offset += count
     }
 
@@ -65,10 +72,15 @@ struct JSONParser {
         defer { depth -= 1 }
         var result: [String: Any] = [:]
         skipWhitespace()
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") { offset += 1; return result }
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
+            offset += 1
+            return result
+        }
         while true {
             skipWhitespace()
-            guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw fail("a member name was expected") }
+            guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else {
+                throw fail("a member name was expected")
+            }
             let key = try string()
             skipWhitespace()
             guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else { throw fail("':' was expected") }
@@ -77,7 +89,10 @@ struct JSONParser {
             result[key] = try value()
             skipWhitespace()
             guard offset < bytes.count else { throw fail("the object is not closed") }
-            if bytes[offset] == UInt8(ascii: ",") { offset += 1; continue }
+            if bytes[offset] == UInt8(ascii: ",") {
+                offset += 1
+                continue
+            }
             guard bytes[offset] == UInt8(ascii: "}") else { throw fail("',' or '}' was expected") }
             offset += 1
             return result
@@ -89,12 +104,18 @@ struct JSONParser {
         defer { depth -= 1 }
         var result: [Any] = []
         skipWhitespace()
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") { offset += 1; return result }
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") {
+            offset += 1
+            return result
+        }
         while true {
             result.append(try value())
             skipWhitespace()
             guard offset < bytes.count else { throw fail("the array is not closed") }
-            if bytes[offset] == UInt8(ascii: ",") { offset += 1; continue }
+            if bytes[offset] == UInt8(ascii: ",") {
+                offset += 1
+                continue
+            }
             guard bytes[offset] == UInt8(ascii: "]") else { throw fail("',' or ']' was expected") }
             offset += 1
             return result
@@ -102,7 +123,7 @@ struct JSONParser {
     }
 
     private mutating func string() throws -> String {
-        offset += 1   // the opening quote
+        offset += 1  // the opening quote
         var scalars = String.UnicodeScalarView()
         var runStart = offset
         func flushRun(_ parser: JSONParser, upTo end: Int) throws {
@@ -150,7 +171,9 @@ struct JSONParser {
             let first = try hex4()
             if (0xD800..<0xDC00).contains(first) {
                 // A high surrogate must be followed by an escaped low one.
-                guard bytes.count - offset >= 6, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u") else {
+                guard bytes.count - offset >= 6, bytes[offset] == UInt8(ascii: "\\"),
+                    bytes[offset + 1] == UInt8(ascii: "u")
+                else {
                     throw fail("a lone surrogate")
                 }
                 offset += 2
@@ -204,13 +227,19 @@ struct JSONParser {
         if offset < bytes.count, bytes[offset] == UInt8(ascii: "e") || bytes[offset] == UInt8(ascii: "E") {
             integral = false
             offset += 1
-            if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") { offset += 1 }
-            guard offset < bytes.count, isDigit(bytes[offset]) else { throw fail("a digit was expected in the exponent") }
+            if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") {
+                offset += 1
+            }
+            guard offset < bytes.count, isDigit(bytes[offset]) else {
+                throw fail("a digit was expected in the exponent")
+            }
             while offset < bytes.count, isDigit(bytes[offset]) { offset += 1 }
         }
         let text = String(decoding: bytes[start..<offset], as: UTF8.self)
         if integral, let value = Int(text) { return value }
-        guard let value = Double(text), value.isFinite else { throw JSON.ParseError(offset: start, reason: "a number out of range") }
+        guard let value = Double(text), value.isFinite else {
+            throw JSON.ParseError(offset: start, reason: "a number out of range")
+        }
         return value
     }
 

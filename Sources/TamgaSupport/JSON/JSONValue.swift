@@ -19,7 +19,10 @@ extension JSON {
             case (.null, .null): true
             case let (.array(a), .array(b)): a == b
             case let (.object(a), .object(b)):
-                a.count == b.count && zip(a.sorted { $0.0 < $1.0 }, b.sorted { $0.0 < $1.0 }).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+                a.count == b.count
+                    && zip(a.sorted { $0.0 < $1.0 }, b.sorted { $0.0 < $1.0 }).allSatisfy {
+                        $0.0 == $1.0 && $0.1 == $1.1
+                    }
             default: false
             }
         }

@@ -19,7 +19,9 @@ struct JSONWriter {
     }
 
     mutating func write(_ value: Any, depth: Int) throws {
-        guard depth <= JSON.maximumDepth else { throw JSON.WriteError(reason: "nested deeper than \(JSON.maximumDepth) levels") }
+        guard depth <= JSON.maximumDepth else {
+            throw JSON.WriteError(reason: "nested deeper than \(JSON.maximumDepth) levels")
+        }
         switch value {
         case let text as String: string(text)
         case let text as Substring: string(String(text))
@@ -43,7 +45,11 @@ struct JSONWriter {
             // An Optional inside `Any`: its value, or null.
             let mirror = Mirror(reflecting: value)
             if mirror.displayStyle == .optional {
-                if let wrapped = mirror.children.first?.value { try write(wrapped, depth: depth) } else { append("null") }
+                if let wrapped = mirror.children.first?.value {
+                    try write(wrapped, depth: depth)
+                } else {
+                    append("null")
+                }
                 return
             }
             throw JSON.WriteError(reason: "\(type(of: value)) cannot be written as JSON")
@@ -57,7 +63,10 @@ struct JSONWriter {
         case .bool(let flag): append(flag ? "true" : "false")
         case .null: append("null")
         case .array(let elements):
-            guard !elements.isEmpty else { append("[]"); return }
+            guard !elements.isEmpty else {
+                append("[]")
+                return
+            }
             output.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
@@ -67,7 +76,10 @@ struct JSONWriter {
             newline(depth)
             output.append(UInt8(ascii: "]"))
         case .object(let members):
-            guard !members.isEmpty else { append("{}"); return }
+            guard !members.isEmpty else {
+                append("{}")
+                return
+            }
             output.append(UInt8(ascii: "{"))
             for (index, member) in members.sorted(by: { $0.0 < $1.0 }).enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
@@ -87,12 +99,15 @@ struct JSONWriter {
         if number == number.rounded(), abs(number) < 9_007_199_254_740_992 {
             append(String(Int64(number)))
         } else {
-            append(String(number))   // the shortest text that reads back as the same Double
+            append(String(number))  // the shortest text that reads back as the same Double
         }
     }
 
     private mutating func object(_ object: [String: Any], depth: Int) throws {
-        guard !object.isEmpty else { append("{}"); return }
+        guard !object.isEmpty else {
+            append("{}")
+            return
+        }
         output.append(UInt8(ascii: "{"))
         for (index, key) in object.keys.sorted().enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }
@@ -106,7 +121,10 @@ struct JSONWriter {
     }
 
     private mutating func array(_ array: [Any], depth: Int) throws {
-        guard !array.isEmpty else { append("[]"); return }
+        guard !array.isEmpty else {
+            append("[]")
+            return
+        }
         output.append(UInt8(ascii: "["))
         for (index, element) in array.enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }

@@ -20,7 +20,8 @@ public enum NaturalOrder {
                 continue
             }
             if a[i] != b[j] { return a[i].value < b[j].value }
-            i += 1; j += 1
+            i += 1
+            j += 1
         }
         if (a.count - i) != (b.count - j) { return (a.count - i) < (b.count - j) }
         return Array(left.utf8).lexicographicallyPrecedes(Array(right.utf8))

@@ -23,7 +23,8 @@ extension StringProtocol {
     /// Without the leading and trailing scalars for which `drop` holds.
     @inlinable public func trimming(where drop: (Unicode.Scalar) -> Bool) -> String {
         let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !drop($0) }), let last = scalars.lastIndex(where: { !drop($0) }) else { return "" }
+        guard let first = scalars.firstIndex(where: { !drop($0) }), let last = scalars.lastIndex(where: { !drop($0) })
+        else { return "" }
         // The UTF-8 between two scalar boundaries, copied at once (not rebuilt scalar by scalar).
         return String(decoding: utf8[first..<scalars.index(after: last)], as: UTF8.self)
     }
@@ -37,7 +38,9 @@ extension StringProtocol {
         result.reserveCapacity(haystack.count)
         var index = 0
         while index < haystack.count {
-            if haystack[index] == needle[0], haystack.count - index >= needle.count, haystack[index..<index + needle.count].elementsEqual(needle) {
+            if haystack[index] == needle[0], haystack.count - index >= needle.count,
+                haystack[index..<index + needle.count].elementsEqual(needle)
+            {
                 result.append(contentsOf: replacement.utf8)
                 index += needle.count
             } else {

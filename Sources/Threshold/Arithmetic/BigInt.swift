@@ -1,5 +1,6 @@
 internal import CGMP
 import TamgaCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,7 +10,8 @@ import Glibc
 /// and output from Swift), copied before any mutation, and wiped before it is freed: these
 /// numbers hold Paillier factors, key shares and nonces. GMP itself is set up once to wipe
 /// memory it frees or moves away from.
-public struct BigInt: @unchecked Sendable {   // unchecked: shared storage is never mutated; every operation writes fresh storage
+// unchecked: shared storage is never mutated; every operation writes fresh storage
+public struct BigInt: @unchecked Sendable {
     final class Storage {
         let pointer = UnsafeMutablePointer<__mpz_struct>.allocate(capacity: 1)
         init() {

@@ -17,11 +17,18 @@ public enum AuthenticationChallenge {
 
     public static func payload(rpChallenge: [UInt8], subjectPublicKeyInfo: Data, rpName: String) -> String {
         let keyHash = Digest.compute(.sha256, over: subjectPublicKeyInfo).bytes
-        return ["ACSP_V2", Data(rpChallenge).base64EncodedString(), Data(keyHash).base64EncodedString(),
-                Data(rpName.utf8).base64EncodedString()].joined(separator: "|")
+        return [
+            "ACSP_V2", Data(rpChallenge).base64EncodedString(), Data(keyHash).base64EncodedString(),
+            Data(rpName.utf8).base64EncodedString(),
+        ].joined(separator: "|")
     }
 
     public static func digest(rpChallenge: [UInt8], subjectPublicKeyInfo: Data, rpName: String) -> [UInt8] {
-        Array(Digest.compute(.sha256, over: Data(payload(rpChallenge: rpChallenge, subjectPublicKeyInfo: subjectPublicKeyInfo, rpName: rpName).utf8)).bytes)
+        Array(
+            Digest.compute(
+                .sha256,
+                over: Data(
+                    payload(rpChallenge: rpChallenge, subjectPublicKeyInfo: subjectPublicKeyInfo, rpName: rpName).utf8)
+            ).bytes)
     }
 }

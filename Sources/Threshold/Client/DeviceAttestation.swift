@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
-import TamgaSupport
 import TamgaCore
+import TamgaSupport
 
 /// Device attestation on Linux. There is no App Attest or Secure Enclave here, so the device
 /// proves it is the enrolled device with its own P-256 key (`DeviceKey`, a 0600 file in the
@@ -14,7 +14,7 @@ import TamgaCore
 /// This binds requests to a key file, not to hardware: whoever copies the account folder can
 /// act as the device (the share itself still needs the PIN, and every PIN try goes through the
 /// co-signer's count: docs/threshold-pin.md).
-public final class DeviceAttestation: @unchecked Sendable {   // unchecked: `nonces` behind `lock`; `key` immutable
+public final class DeviceAttestation: @unchecked Sendable {  // unchecked: `nonces` behind `lock`; `key` immutable
     public let key: DeviceKey
     private let lock = Lock()
     private var nonces: [[UInt8]] = []
@@ -40,7 +40,8 @@ public final class DeviceAttestation: @unchecked Sendable {   // unchecked: `non
     public static func parse(_ header: String) -> (nonce: [UInt8], signature: [UInt8])? {
         let parts = header.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3, parts[0] == "v1", parts[1].count == 64, parts[2].count == 128,
-              let nonce = Hex.bytes(parts[1], count: 32), let signature = Hex.bytes(parts[2], count: 64) else { return nil }
+            let nonce = Hex.bytes(parts[1], count: 32), let signature = Hex.bytes(parts[2], count: 64)
+        else { return nil }
         return (nonce, signature)
     }
 

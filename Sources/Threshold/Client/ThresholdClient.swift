@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
-import TamgaSupport
 import TamgaCore
+import TamgaSupport
 
 /// The device's side of the co-signer's HTTP API (docs/cosigner-api.md): enrollment, approving
 /// a signing session (commit → prove → finish, the PIN only at finish), and the certificate of
@@ -14,7 +14,10 @@ public struct ThresholdClient: Sendable {
     /// How `finish` and `abandon` are resent when their answer may have been lost.
     public var retry: RetryPolicy
 
-    public init(server: URL, transport: HTTPTransport = HTTPTransport(timeout: 30), attestation: DeviceAttestation? = nil, retry: RetryPolicy = RetryPolicy()) {
+    public init(
+        server: URL, transport: HTTPTransport = HTTPTransport(timeout: 30), attestation: DeviceAttestation? = nil,
+        retry: RetryPolicy = RetryPolicy()
+    ) {
         self.server = server
         self.transport = transport
         self.attestation = attestation
@@ -24,12 +27,17 @@ public struct ThresholdClient: Sendable {
     /// The subject the co-signer's CA writes into a threshold key's certificate; the device builds
     /// its request with the same one, so both sides hash the same to-be-signed bytes.
     public static func certificateSubject(document: String, role: ShareRole) -> [(String, String)] {
-        [("C", "EE"), ("serialNumber", "PNOEE-\(document)"), ("CN", "THRESHOLD \(role == .sign ? "SIGNING" : "AUTHENTICATION") KEY,\(document)")]
+        [
+            ("C", "EE"), ("serialNumber", "PNOEE-\(document)"),
+            ("CN", "THRESHOLD \(role == .sign ? "SIGNING" : "AUTHENTICATION") KEY,\(document)"),
+        ]
     }
 
     /// One JSON call. `token` is the device's (for `/v3/mobile/*`); `apiKey` a relying party's
     /// (for `/v3/rp/*`).
-    public func call(_ method: String, _ path: String, _ body: [String: Any]?, token: String? = nil, apiKey: String? = nil) async throws -> [String: Any] {
+    public func call(
+        _ method: String, _ path: String, _ body: [String: Any]?, token: String? = nil, apiKey: String? = nil
+    ) async throws -> [String: Any] {
         var headers = ["Content-Type": "application/json", "Accept": "application/json"]
         headers["X-Device-Token"] = token
         headers["Authorization"] = apiKey.map { "Bearer \($0)" }
@@ -47,13 +55,16 @@ public struct ThresholdClient: Sendable {
             let cached = attestation.takeNonce()
             do {
                 answer = try await attested(method, url, data, headers, attestation, nonce: cached)
-            } catch CoreError.serviceRefused(_, _, 401, let code, _) where cached != nil && code == "stale-attestation-nonce" {
+            } catch CoreError.serviceRefused(_, _, 401, let code, _)
+                where cached != nil && code == "stale-attestation-nonce"
+            {
                 // The kept nonce expired or the co-signer restarted (nonces live in its memory):
                 // the call was refused before it did anything, so it is safe to send once more.
                 answer = try await attested(method, url, data, headers, attestation, nonce: nil)
             }
         } else {
-            let reply = try await transport.requestAnyStatus(method: method, url: url, body: data, headers: headers, service: "co-signer")
+            let reply = try await transport.requestAnyStatus(
+                method: method, url: url, body: data, headers: headers, service: "co-signer")
             answer = try Self.accepted(reply.status, reply.body, url: url)
         }
         guard let object = try JSON.parse(answer) as? [String: Any] else {
@@ -64,12 +75,15 @@ public struct ThresholdClient: Sendable {
 
     /// One attested exchange: a nonce (kept, or a fresh challenge), the signed header, and the
     /// next nonce from the answer kept for the following call.
-    private func attested(_ method: String, _ url: URL, _ body: Data?, _ headers: [String: String], _ attestation: DeviceAttestation,
-                          nonce kept: [UInt8]?) async throws -> Data {
+    private func attested(
+        _ method: String, _ url: URL, _ body: Data?, _ headers: [String: String], _ attestation: DeviceAttestation,
+        nonce kept: [UInt8]?
+    ) async throws -> Data {
         var nonce = kept
         if nonce == nil {
-            let challenge = try await transport.request(method: "GET", url: server.appendingPathComponent("v3/attestation/challenge"), body: nil,
-                                                        headers: ["Accept": "application/json"], service: "co-signer")
+            let challenge = try await transport.request(
+                method: "GET", url: server.appendingPathComponent("v3/attestation/challenge"), body: nil,
+                headers: ["Accept": "application/json"], service: "co-signer")
             let text = (try? JSON.parse(challenge) as? [String: Any])?["nonce"] as? String ?? ""
             guard text.count == 64, let bytes = Hex.bytes(text, count: 32) else {
                 throw ThresholdError.unexpectedMessage("the co-signer's attestation challenge has no nonce")
@@ -78,10 +92,14 @@ public struct ThresholdClient: Sendable {
         }
         guard let nonce else { throw ThresholdError.unexpectedMessage("no attestation nonce") }
         var headers = headers
-        headers["X-Attestation"] = try attestation.header(nonce: nonce, method: method, path: url.path, body: body.map(Array.init) ?? [])
-        let answer = try await transport.requestAnyStatus(method: method, url: url, body: body, headers: headers, service: "co-signer")
+        headers["X-Attestation"] = try attestation.header(
+            nonce: nonce, method: method, path: url.path, body: body.map(Array.init) ?? [])
+        let answer = try await transport.requestAnyStatus(
+            method: method, url: url, body: body, headers: headers, service: "co-signer")
         // Error answers carry the next nonce too.
-        if let next = answer.headers["x-next-attestation-nonce"], next.count == 64, let bytes = Hex.bytes(next, count: 32) {
+        if let next = answer.headers["x-next-attestation-nonce"], next.count == 64,
+            let bytes = Hex.bytes(next, count: 32)
+        {
             attestation.keep(bytes)
         }
         return try Self.accepted(answer.status, answer.body, url: url)
@@ -92,9 +110,11 @@ public struct ThresholdClient: Sendable {
     static func accepted(_ status: Int, _ body: Data, url: URL) throws -> Data {
         guard status != 200 else { return body }
         if let error = ((try? JSON.parse(body)) as? [String: Any])?["error"] as? [String: Any],
-           let code = error["code"] as? String, let message = error["message"] as? String {
-            throw CoreError.serviceRefused(service: "co-signer", url: url.absoluteString, status: status,
-                                           code: String(code.prefix(100)), message: String(message.prefix(500)))
+            let code = error["code"] as? String, let message = error["message"] as? String
+        {
+            throw CoreError.serviceRefused(
+                service: "co-signer", url: url.absoluteString, status: status,
+                code: String(code.prefix(100)), message: String(message.prefix(500)))
         }
         throw CoreError.serviceHTTPStatus(service: "co-signer", url: url.absoluteString, status: status)
     }
@@ -114,7 +134,10 @@ public struct ThresholdClient: Sendable {
         /// SHA-256 of the co-signer's TLS key, pinned at enrollment (https only).
         public let serverKey: String?
 
-        public init(server: String, documentNumber: String, deviceToken: String, ringPedersenPin: String, serverKey: String? = nil) {
+        public init(
+            server: String, documentNumber: String, deviceToken: String, ringPedersenPin: String,
+            serverKey: String? = nil
+        ) {
             self.server = server
             self.documentNumber = documentNumber
             self.deviceToken = deviceToken
@@ -132,8 +155,11 @@ public struct ThresholdClient: Sendable {
 
     /// Enrolls one key: the one-time code, the protocol's two round trips, the share sealed under
     /// `pin` in `store`, then the key's certificate. `progress` hears each step.
-    public func enroll(code: String, role: ShareRole, pin pinValue: SecretBytes, store: ShareKeyStore, pinnedRingPedersen: [UInt8]? = nil,
-                       progress: (String) -> Void = { _ in }) async throws -> (ClientKeyShare, Registration, Certificate) {
+    public func enroll(
+        code: String, role: ShareRole, pin pinValue: SecretBytes, store: ShareKeyStore,
+        pinnedRingPedersen: [UInt8]? = nil,
+        progress: (String) -> Void = { _ in }
+    ) async throws -> (ClientKeyShare, Registration, Certificate) {
         // Pin the co-signer's key on first contact (checked against the system's trust or the
         // given anchors); every later call accepts that key only (the seed's CertPinner). The
         // device key of the account's folder (made on first use) attests every device call.
@@ -147,44 +173,69 @@ public struct ThresholdClient: Sendable {
             pinned.pinnedServerKey = pin
         }
         return try await ThresholdClient(server: server, transport: pinned, attestation: device)
-            .enrollPinned(code: code, role: role, pin: pin, secret: pinValue, store: store, pinnedRingPedersen: pinnedRingPedersen, progress: progress)
+            .enrollPinned(
+                code: code, role: role, pin: pin, secret: pinValue, store: store,
+                pinnedRingPedersen: pinnedRingPedersen, progress: progress)
     }
 
-    func enrollPinned(code: String, role: ShareRole, pin serverKey: [UInt8]?, secret pin: SecretBytes, store: ShareKeyStore, pinnedRingPedersen: [UInt8]?,
-                      progress: (String) -> Void) async throws -> (ClientKeyShare, Registration, Certificate) {
-        let clientPID = Transcript.taggedHash("L17v1/device", [Array(store.folder.path.utf8), Array(role.rawValue.utf8)])
-        let (share, registration) = try await enrollShare(code: code, role: role, clientPID: clientPID, pinnedRingPedersen: pinnedRingPedersen,
-                                                          serverKey: serverKey, progress: progress)
+    func enrollPinned(
+        code: String, role: ShareRole, pin serverKey: [UInt8]?, secret pin: SecretBytes, store: ShareKeyStore,
+        pinnedRingPedersen: [UInt8]?,
+        progress: (String) -> Void
+    ) async throws -> (ClientKeyShare, Registration, Certificate) {
+        let clientPID = Transcript.taggedHash(
+            "L17v1/device", [Array(store.folder.path.utf8), Array(role.rawValue.utf8)])
+        let (share, registration) = try await enrollShare(
+            code: code, role: role, clientPID: clientPID, pinnedRingPedersen: pinnedRingPedersen,
+            serverKey: serverKey, progress: progress)
         // The co-signer knows the key now: it hardens the PIN the share is sealed under.
-        try await store.store(share, role: role, pin: pin, hardening: CoSignerPINHardening(client: self, token: registration.deviceToken))
+        try await store.store(
+            share, role: role, pin: pin, hardening: CoSignerPINHardening(client: self, token: registration.deviceToken))
         try store.saveRegistration(registration, role: role)
         progress("certificate: signing the request with the new key")
-        let certificate = try await requestCertificate(share: share.publicShare, secretKey: share.secretKey, role: role, registration: registration,
-                                                       guard: store.shareGuard(role))
+        let certificate = try await requestCertificate(
+            share: share.publicShare, secretKey: share.secretKey, role: role, registration: registration,
+            guard: store.shareGuard(role))
         try store.saveCertificate(certificate, role: role)
         return (share, registration, certificate)
     }
 
     /// The protocol part of enrollment: the code, the two round trips, the device key registered
     /// (this client's `attestation`). The share is not stored anywhere yet.
-    public func enrollShare(code: String, role: ShareRole, clientPID: [UInt8], pinnedRingPedersen: [UInt8]? = nil, serverKey: [UInt8]? = nil,
-                            progress: (String) -> Void = { _ in }) async throws -> (ClientKeyShare, Registration) {
+    public func enrollShare(
+        code: String, role: ShareRole, clientPID: [UInt8], pinnedRingPedersen: [UInt8]? = nil,
+        serverKey: [UInt8]? = nil,
+        progress: (String) -> Void = { _ in }
+    ) async throws -> (ClientKeyShare, Registration) {
         let client = try ClientEnrollment(pid: clientPID, pinnedRingPedersen: pinnedRingPedersen)
         progress("enrollment 1/2: commitment sent, waiting for the co-signer's share and parameters")
-        let first = try await call("POST", "v3/enrollment/init", ["code": code, "role": role.rawValue, "message": WireFormat.encode(client.initRequest)])
+        let first = try await call(
+            "POST", "v3/enrollment/init",
+            ["code": code, "role": role.rawValue, "message": WireFormat.encode(client.initRequest)])
         let m1 = first["message"] as? [String: Any] ?? [:]
-        let initResponse = try WireFormat.decodeEnrollInitResponse(m1.compactMapValues { $0 as? String }, m1.compactMapValues { $0 as? [String] })
+        let initResponse = try WireFormat.decodeEnrollInitResponse(
+            m1.compactMapValues { $0 as? String }, m1.compactMapValues { $0 as? [String] })
         progress("enrollment 2/2: proving the Paillier key and the share (this takes a moment)")
         let (o2, l2) = try WireFormat.encode(client.complete(initResponse))
-        let second = try await call("POST", "v3/enrollment/complete", ["code": code, "role": role.rawValue, "clientNonce": WireFormat.hex(client.initRequest.clientNonce),
-                                                                      "deviceKey": WireFormat.hex(Array(attestation?.key.subjectPublicKeyInfo ?? Data())),
-                                                                      "message": Self.combined(o2, l2)])
-        let share = try client.finish(WireFormat.decodeEnrollCompleteResponse((second["message"] as? [String: String]) ?? [:]))
+        let second = try await call(
+            "POST", "v3/enrollment/complete",
+            [
+                "code": code, "role": role.rawValue, "clientNonce": WireFormat.hex(client.initRequest.clientNonce),
+                "deviceKey": WireFormat.hex(Array(attestation?.key.subjectPublicKeyInfo ?? Data())),
+                "message": Self.combined(o2, l2),
+            ])
+        let share = try client.finish(
+            WireFormat.decodeEnrollCompleteResponse((second["message"] as? [String: String]) ?? [:]))
         guard let token = second["deviceToken"] as? String, let document = second["documentNumber"] as? String else {
             throw ThresholdError.unexpectedMessage("enrollment answer without a device token")
         }
-        return (share, Registration(server: server.absoluteString, documentNumber: document, deviceToken: token,
-                                    ringPedersenPin: WireFormat.hex(initResponse.ringPedersen.fingerprint), serverKey: serverKey.map(WireFormat.hex)))
+        return (
+            share,
+            Registration(
+                server: server.absoluteString, documentNumber: document, deviceToken: token,
+                ringPedersenPin: WireFormat.hex(initResponse.ringPedersen.fingerprint),
+                serverKey: serverKey.map(WireFormat.hex))
+        )
     }
 
     /// A session as the co-signer describes it to this device.
@@ -207,9 +258,12 @@ public struct ThresholdClient: Sendable {
             guard let rpChallenge, AuthenticationChallenge.allowedSizes.contains(rpChallenge.count) else {
                 throw ThresholdError.unexpectedMessage("the AUTH session has no usable relying-party challenge")
             }
-            let own = AuthenticationChallenge.digest(rpChallenge: rpChallenge, subjectPublicKeyInfo: subjectPublicKeyInfo, rpName: rpName)
+            let own = AuthenticationChallenge.digest(
+                rpChallenge: rpChallenge, subjectPublicKeyInfo: subjectPublicKeyInfo, rpName: rpName)
             guard own == digest else {
-                throw ThresholdError.unexpectedMessage("the co-signer's digest for AUTH session \(id) is not ACSP_V2 of its challenge and this device's key; refused")
+                throw ThresholdError.unexpectedMessage(
+                    "the co-signer's digest for AUTH session \(id) is not ACSP_V2 of its challenge and this device's key; refused"
+                )
             }
             return own
         }
@@ -224,14 +278,20 @@ public struct ThresholdClient: Sendable {
     }
 
     static func sessionInfo(_ object: [String: Any]) throws -> SessionInfo {
-        guard let id = object["id"] as? String, let digest = (object["digest"] as? String).flatMap({ Hex.bytes($0, count: 32) }),
-              let key = (object["keyID"] as? String).flatMap({ Hex.bytes($0, count: 32) }) else {
+        guard let id = object["id"] as? String,
+            let digest = (object["digest"] as? String).flatMap({ Hex.bytes($0, count: 32) }),
+            let key = (object["keyID"] as? String).flatMap({ Hex.bytes($0, count: 32) })
+        else {
             throw ThresholdError.unexpectedMessage("a session description without id, digest or key")
         }
-        return SessionInfo(id: id, kind: object["kind"] as? String ?? "", rpName: object["rpName"] as? String ?? "",
-                           displayText: object["displayText"] as? String ?? "", state: object["state"] as? String ?? "", digest: digest, keyID: key,
-                           rpChallenge: (object["rpChallenge"] as? String).flatMap { try? Base64.decode($0, field: "rpChallenge", maximumCount: 64) },
-                           expiresAt: (object["expiresAt"] as? Int).map { Date(timeIntervalSince1970: TimeInterval($0)) })
+        return SessionInfo(
+            id: id, kind: object["kind"] as? String ?? "", rpName: object["rpName"] as? String ?? "",
+            displayText: object["displayText"] as? String ?? "", state: object["state"] as? String ?? "",
+            digest: digest, keyID: key,
+            rpChallenge: (object["rpChallenge"] as? String).flatMap {
+                try? Base64.decode($0, field: "rpChallenge", maximumCount: 64)
+            },
+            expiresAt: (object["expiresAt"] as? Int).map { Date(timeIntervalSince1970: TimeInterval($0)) })
     }
 
     public func pending(_ registration: Registration) async throws -> [SessionInfo] {
@@ -240,7 +300,9 @@ public struct ThresholdClient: Sendable {
         var sessions: [SessionInfo] = []
         var offset = 0
         for _ in 0..<20 {
-            let answer = try await call("GET", "v3/mobile/pending/\(registration.documentNumber)?offset=\(offset)", nil, token: registration.deviceToken)
+            let answer = try await call(
+                "GET", "v3/mobile/pending/\(registration.documentNumber)?offset=\(offset)", nil,
+                token: registration.deviceToken)
             sessions += try (answer["sessions"] as? [[String: Any]] ?? []).map(Self.sessionInfo)
             guard let next = answer["next"] as? Int, next > offset else { break }
             offset = next
@@ -253,15 +315,19 @@ public struct ThresholdClient: Sendable {
     }
 
     public func activity(_ registration: Registration) async throws -> [[String: String]] {
-        let answer = try await call("GET", "v3/mobile/activity/\(registration.documentNumber)", nil, token: registration.deviceToken)
+        let answer = try await call(
+            "GET", "v3/mobile/activity/\(registration.documentNumber)", nil, token: registration.deviceToken)
         return (answer["activity"] as? [[String: Any]] ?? []).map { $0.compactMapValues { $0 as? String } }
     }
 
     /// Commit → (PIN) → prove → finish for one session; throws `signatureNotDelivered` when the
     /// signature verified here but the co-signer never confirmed it (see `approveSession`).
-    public func approve(sessionID: String, digest: [UInt8], share: ClientPublicShare, token: String, guard guardian: ShareGuard,
-                        secretKey: () async throws -> PaillierSecretKey) async throws -> (r: BigInt, s: BigInt) {
-        let approval = try await approveSession(sessionID: sessionID, digest: digest, share: share, token: token, guard: guardian, secretKey: secretKey)
+    public func approve(
+        sessionID: String, digest: [UInt8], share: ClientPublicShare, token: String, guard guardian: ShareGuard,
+        secretKey: () async throws -> PaillierSecretKey
+    ) async throws -> (r: BigInt, s: BigInt) {
+        let approval = try await approveSession(
+            sessionID: sessionID, digest: digest, share: share, token: token, guard: guardian, secretKey: secretKey)
         if let reason = approval.notDelivered { throw ThresholdError.signatureNotDelivered(reason) }
         return approval.signature
     }
@@ -280,13 +346,16 @@ public struct ThresholdClient: Sendable {
     ///   session COMPLETE means an earlier try arrived). If it still is not confirmed, the
     ///   signature is returned anyway with `notDelivered` set: the device's own signing can use
     ///   it; for a relying party's session the caller must say it was not delivered.
-    public func approveSession(sessionID: String, digest: [UInt8], share: ClientPublicShare, token: String, guard guardian: ShareGuard,
-                               secretKey: () async throws -> PaillierSecretKey) async throws -> Approval {
+    public func approveSession(
+        sessionID: String, digest: [UInt8], share: ClientPublicShare, token: String, guard guardian: ShareGuard,
+        secretKey: () async throws -> PaillierSecretKey
+    ) async throws -> Approval {
         let signing = try ClientSigning(share: share, digest: digest, guard: guardian)
         let base = "v3/mobile/session/\(sessionID)/sign/"
         let committed: ThresholdMessage.SignCommitResponse
         do {
-            let commit = try await call("POST", base + "commit", ["message": WireFormat.encode(signing.commitRequest)], token: token)
+            let commit = try await call(
+                "POST", base + "commit", ["message": WireFormat.encode(signing.commitRequest)], token: token)
             committed = try WireFormat.decodeSignCommitResponse((commit["message"] as? [String: String]) ?? [:])
         } catch {
             // The commit may have arrived with its answer lost, or the answer was unusable: the
@@ -329,11 +398,13 @@ public struct ThresholdClient: Sendable {
         } catch {
             // The device's own checks of the c3 failed (its share is locked now): the one case
             // reported as crypto_fail, which locks the key on the co-signer too.
-            try? await deliverFinish(base, ThresholdMessage.SignFinishRequest(signature: nil), sessionID: sessionID, token: token)
+            try? await deliverFinish(
+                base, ThresholdMessage.SignFinishRequest(signature: nil), sessionID: sessionID, token: token)
             throw error
         }
         do {
-            try await deliverFinish(base, ThresholdMessage.SignFinishRequest(signature: signature), sessionID: sessionID, token: token)
+            try await deliverFinish(
+                base, ThresholdMessage.SignFinishRequest(signature: signature), sessionID: sessionID, token: token)
             return Approval(r: signature.r, s: signature.s, notDelivered: nil)
         } catch {
             return Approval(r: signature.r, s: signature.s, notDelivered: "finish: \(error)")
@@ -349,10 +420,12 @@ public struct ThresholdClient: Sendable {
     /// Sends `finish` until the co-signer answers. A 409 means an earlier try arrived and its
     /// answer was lost (or the session ended otherwise): a signature counts as delivered only
     /// when the session is then COMPLETE; a failure report once the session has ended at all.
-    func deliverFinish(_ base: String, _ finish: ThresholdMessage.SignFinishRequest, sessionID: String, token: String) async throws {
+    func deliverFinish(
+        _ base: String, _ finish: ThresholdMessage.SignFinishRequest, sessionID: String, token: String
+    ) async throws {
         do {
             _ = try await resend("POST", base + "finish", ["message": WireFormat.encode(finish)], token: token)
-        } catch where RetryPolicy.status(error) == 409 {
+        } catch  where RetryPolicy.status(error) == 409 {
             guard finish.signature != nil else { return }
             let state = try await resend("GET", "v3/mobile/session/\(sessionID)", nil, token: token)["state"] as? String
             guard state == "COMPLETE" else { throw error }
@@ -366,7 +439,7 @@ public struct ThresholdClient: Sendable {
         while true {
             do {
                 return try await call(method, path, body, token: token)
-            } catch where !RetryPolicy.isRefusal(error) && attempt + 1 < retry.attempts {
+            } catch  where !RetryPolicy.isRefusal(error) && attempt + 1 < retry.attempts {
                 attempt += 1
                 try await Task.sleep(nanoseconds: UInt64(retry.delay(before: attempt) * 1_000_000_000))
             }
@@ -376,23 +449,39 @@ public struct ThresholdClient: Sendable {
     /// A certificate for the enrolled key: the request's digest is signed through a session the
     /// device approves itself. The co-signer gets the request's to-be-signed bytes and rebuilds
     /// them itself (it signs no digest it did not compute).
-    func requestCertificate(share: ClientPublicShare, secretKey: PaillierSecretKey, role: ShareRole, registration: Registration,
-                            guard guardian: ShareGuard) async throws -> Certificate {
+    func requestCertificate(
+        share: ClientPublicShare, secretKey: PaillierSecretKey, role: ShareRole, registration: Registration,
+        guard guardian: ShareGuard
+    ) async throws -> Certificate {
         let spki = TwoPartySigning.subjectPublicKeyInfo(share.publicKey)
-        let request = try CertificateRequest(subjectPublicKeyInfo: spki, subject: Self.certificateSubject(document: registration.documentNumber, role: role))
+        let request = try CertificateRequest(
+            subjectPublicKeyInfo: spki,
+            subject: Self.certificateSubject(document: registration.documentNumber, role: role))
         let digest = Array(request.digest.bytes)
-        let session = try await call("POST", "v3/mobile/certificate/session", ["keyID": WireFormat.hex(share.keyID), "request": WireFormat.hex(Array(request.toBeSigned)),
-                                                                                     "digest": WireFormat.hex(digest)],
-                                     token: registration.deviceToken)
-        guard let id = session["sessionID"] as? String else { throw ThresholdError.unexpectedMessage("no session for the certificate request") }
-        let signature = try await approve(sessionID: id, digest: digest, share: share, token: registration.deviceToken, guard: guardian) { secretKey }
+        let session = try await call(
+            "POST", "v3/mobile/certificate/session",
+            [
+                "keyID": WireFormat.hex(share.keyID), "request": WireFormat.hex(Array(request.toBeSigned)),
+                "digest": WireFormat.hex(digest),
+            ],
+            token: registration.deviceToken)
+        guard let id = session["sessionID"] as? String else {
+            throw ThresholdError.unexpectedMessage("no session for the certificate request")
+        }
+        let signature = try await approve(
+            sessionID: id, digest: digest, share: share, token: registration.deviceToken, guard: guardian
+        ) { secretKey }
         let csr = try request.signed(with: Data(Scalar.encode(signature.r) + Scalar.encode(signature.s)))
-        let issued = try await call("POST", "v3/mobile/certificate", ["sessionID": id, "request": WireFormat.hex(Array(csr))], token: registration.deviceToken)
+        let issued = try await call(
+            "POST", "v3/mobile/certificate", ["sessionID": id, "request": WireFormat.hex(Array(csr))],
+            token: registration.deviceToken)
         guard let hex = issued["certificate"] as? String, let der = Hex.bytes(hex) else {
             throw ThresholdError.unexpectedMessage("no certificate in the co-signer's answer")
         }
         let certificate = try Certificate(der: Data(der))
-        guard certificate.publicKey.subjectPublicKeyInfo == spki else { throw ThresholdError.unexpectedMessage("the certificate is for another key") }
+        guard certificate.publicKey.subjectPublicKeyInfo == spki else {
+            throw ThresholdError.unexpectedMessage("the certificate is for another key")
+        }
         return certificate
     }
 }

@@ -12,7 +12,7 @@ public protocol ThresholdPINProvider: Sendable {
 /// relying party would) and approves it from this device — commit and prove without the PIN,
 /// the PIN only to unlock the Paillier key at finish; the joint signature is verified on the
 /// device before it is returned (and again by the co-signer).
-public final class ThresholdSigner: UnlockTimingSigner, @unchecked Sendable {   // unchecked: immutable after init
+public final class ThresholdSigner: UnlockTimingSigner, @unchecked Sendable {  // unchecked: immutable after init
     public let store: ShareKeyStore
     public let role: ShareRole
     public let account: String
@@ -32,16 +32,23 @@ public final class ThresholdSigner: UnlockTimingSigner, @unchecked Sendable {   
     /// co-signer never confirmed).
     private let warning: @Sendable (String) -> Void
 
-    public init(account: String, store: ShareKeyStore, role: ShareRole = .sign, pinProvider: ThresholdPINProvider, timeout: TimeInterval = 30,
-                retry: RetryPolicy = RetryPolicy(), warning: @escaping @Sendable (String) -> Void = { _ in }) throws {
+    public init(
+        account: String, store: ShareKeyStore, role: ShareRole = .sign, pinProvider: ThresholdPINProvider,
+        timeout: TimeInterval = 30,
+        retry: RetryPolicy = RetryPolicy(), warning: @escaping @Sendable (String) -> Void = { _ in }
+    ) throws {
         self.account = account
         self.warning = warning
         self.store = store
         self.role = role
         self.pinProvider = pinProvider
         registration = try store.registration(role)
-        guard let server = URL(string: registration.server) else { throw ThresholdError.keyStore("the stored co-signer URL is not a URL") }
-        client = ThresholdClient(server: server, transport: registration.transport(timeout: timeout), attestation: try store.deviceAttestation(), retry: retry)
+        guard let server = URL(string: registration.server) else {
+            throw ThresholdError.keyStore("the stored co-signer URL is not a URL")
+        }
+        client = ThresholdClient(
+            server: server, transport: registration.transport(timeout: timeout),
+            attestation: try store.deviceAttestation(), retry: retry)
         signingCertificate = try store.certificate(role)
     }
 
@@ -58,27 +65,42 @@ public final class ThresholdSigner: UnlockTimingSigner, @unchecked Sendable {   
         // Unlocked once per signature: a second session after a lost answer does not ask again.
         var unlocked: PaillierSecretKey?
         // The unlock includes the co-signer's PIN evaluation and confirmation (two round trips).
-        let hardening = CountingPINHardening(inner: CoSignerPINHardening(client: client, token: registration.deviceToken), tries: pinTries)
+        let hardening = CountingPINHardening(
+            inner: CoSignerPINHardening(client: client, token: registration.deviceToken), tries: pinTries)
         var attempt = 0
         while true {
             attempt += 1
             // The device opens the session for its own key (no relying party in between).
-            let session = try await client.call("POST", "v3/mobile/session", ["keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(bytes),
-                                                                              "displayText": "Sign a document with tamga"], token: registration.deviceToken)
-            guard let id = session["sessionID"] as? String else { throw ThresholdError.unexpectedMessage("no signing session") }
+            let session = try await client.call(
+                "POST", "v3/mobile/session",
+                [
+                    "keyID": WireFormat.hex(share.keyID), "digest": WireFormat.hex(bytes),
+                    "displayText": "Sign a document with tamga",
+                ], token: registration.deviceToken)
+            guard let id = session["sessionID"] as? String else {
+                throw ThresholdError.unexpectedMessage("no signing session")
+            }
             let approval: Approval
             do {
-                approval = try await client.approveSession(sessionID: id, digest: bytes, share: share, token: registration.deviceToken,
-                                                           guard: store.shareGuard(role)) {
+                approval = try await client.approveSession(
+                    sessionID: id, digest: bytes, share: share, token: registration.deviceToken,
+                    guard: store.shareGuard(role)
+                ) {
                     if let unlocked { return unlocked }
-                    let key = try await clock.measure { try await store.unlock(role, pin: try await provider.pin(role: role, account: account), hardening: hardening).secretKey }
+                    let key = try await clock.measure {
+                        try await store.unlock(
+                            role, pin: try await provider.pin(role: role, account: account), hardening: hardening
+                        ).secretKey
+                    }
                     unlocked = key
                     return key
                 }
             } catch ThresholdError.sessionAbandoned(let why) where attempt == 1 {
                 // Nothing was decrypted and nothing locked (the co-signer's c3, or its answer
                 // to commit, never arrived): one new session — new nonces, a new k2 — is safe.
-                warning("warning: \(why); the session was abandoned without locking anything, signing once more with a new session")
+                warning(
+                    "warning: \(why); the session was abandoned without locking anything, signing once more with a new session"
+                )
                 continue
             }
             return delivered(approval, session: id)
@@ -91,7 +113,9 @@ public final class ThresholdSigner: UnlockTimingSigner, @unchecked Sendable {   
         // it is good whether or not the co-signer heard `finish` (its session then expires,
         // unlocked), so a lost answer does not cost the signature.
         if let reason = approval.notDelivered {
-            warning("warning: the co-signer did not confirm the signature (\(reason)); it verified on this device and is used, and the co-signer's session \(id) will expire without locking the key")
+            warning(
+                "warning: the co-signer did not confirm the signature (\(reason)); it verified on this device and is used, and the co-signer's session \(id) will expire without locking the key"
+            )
         }
         return Data(Scalar.encode(approval.r) + Scalar.encode(approval.s))
     }
@@ -113,7 +137,7 @@ private struct CountingPINHardening: PINHardening {
 }
 
 /// One count, read and written from the signing task and whoever asks afterwards.
-private final class PINTryCount: @unchecked Sendable {   // unchecked: `stored` behind `lock`
+private final class PINTryCount: @unchecked Sendable {  // unchecked: `stored` behind `lock`
     private let lock = Lock()
     private var stored: Int?
     var value: Int? {

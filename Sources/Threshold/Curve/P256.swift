@@ -13,7 +13,7 @@ public enum P256 {
     static let prime = BigInt(hex: "ffffffff00000001000000000000000000000000ffffffffffffffffffffffff")!
 
     /// The curve, created once and only read afterwards (safe to share between threads).
-    final class Group: @unchecked Sendable {   // unchecked: EC_GROUP is immutable after creation
+    final class Group: @unchecked Sendable {  // unchecked: EC_GROUP is immutable after creation
         let pointer: OpaquePointer
         init() { pointer = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1)! }
         deinit { EC_GROUP_free(pointer) }
@@ -30,7 +30,7 @@ public enum P256 {
     /// A BIGNUM holding `value` for the duration of `body`, cleared afterwards (it may be secret).
     static func withBN<T>(_ value: BigInt, _ body: (OpaquePointer) throws -> T) throws -> T {
         var bytes = value.bytes
-        defer { wipe(&bytes) }   // the scalar may be a nonce or a key share
+        defer { wipe(&bytes) }  // the scalar may be a nonce or a key share
         guard let bn = bytes.withUnsafeBufferPointer({ BN_bin2bn($0.baseAddress, Int32($0.count), nil) }) else {
             throw ThresholdError.invalidScalar("cannot convert")
         }
@@ -51,7 +51,8 @@ public struct Point: Sendable, Hashable {
         }
         guard BigInt(bytes: bytes[1...]) < P256.prime else { throw ThresholdError.invalidPoint("x is not below p") }
         let valid = try Self.withECPoint(bytes) { point in
-            EC_POINT_is_on_curve(P256.group.pointer, point, nil) == 1 && EC_POINT_is_at_infinity(P256.group.pointer, point) == 0
+            EC_POINT_is_on_curve(P256.group.pointer, point, nil) == 1
+                && EC_POINT_is_at_infinity(P256.group.pointer, point) == 0
         }
         guard valid else { throw ThresholdError.invalidPoint("not on the curve") }
         compressed = bytes
@@ -63,8 +64,13 @@ public struct Point: Sendable, Hashable {
     static func withECPoint<T>(_ bytes: [UInt8], _ body: (OpaquePointer) throws -> T) throws -> T {
         guard let point = EC_POINT_new(P256.group.pointer) else { throw ThresholdError.invalidPoint("out of memory") }
         defer { EC_POINT_clear_free(point) }
-        let decoded = bytes.withUnsafeBufferPointer { EC_POINT_oct2point(P256.group.pointer, point, $0.baseAddress, $0.count, nil) }
-        guard decoded == 1 else { ERR_clear_error(); throw ThresholdError.invalidPoint("does not decode") }
+        let decoded = bytes.withUnsafeBufferPointer {
+            EC_POINT_oct2point(P256.group.pointer, point, $0.baseAddress, $0.count, nil)
+        }
+        guard decoded == 1 else {
+            ERR_clear_error()
+            throw ThresholdError.invalidPoint("does not decode")
+        }
         return try body(point)
     }
 
@@ -74,8 +80,13 @@ public struct Point: Sendable, Hashable {
         defer { EC_POINT_clear_free(point) }
         let context = BN_CTX_new()
         defer { BN_CTX_free(context) }
-        guard try operation(point, context) else { ERR_clear_error(); throw ThresholdError.invalidPoint("arithmetic failed") }
-        guard EC_POINT_is_at_infinity(P256.group.pointer, point) == 0 else { throw ThresholdError.invalidPoint("the identity") }
+        guard try operation(point, context) else {
+            ERR_clear_error()
+            throw ThresholdError.invalidPoint("arithmetic failed")
+        }
+        guard EC_POINT_is_at_infinity(P256.group.pointer, point) == 0 else {
+            throw ThresholdError.invalidPoint("the identity")
+        }
         var out = [UInt8](repeating: 0, count: 33)
         let length = EC_POINT_point2oct(P256.group.pointer, point, POINT_CONVERSION_COMPRESSED, &out, 33, context)
         guard length == 33 else { throw ThresholdError.invalidPoint("encoding failed") }
@@ -86,7 +97,8 @@ public struct Point: Sendable, Hashable {
     public func multiplied(by k: BigInt) throws -> Point {
         try Self.withECPoint(compressed) { base in
             try Self.compute { point, context in
-                try P256.withBN(k) { scalar in EC_POINT_mul(P256.group.pointer, point, nil, base, scalar, context) == 1 }
+                try P256.withBN(k) { scalar in EC_POINT_mul(P256.group.pointer, point, nil, base, scalar, context) == 1
+                }
             }
         }
     }

@@ -14,7 +14,8 @@ public protocol ShareWrapper: Sendable {
 /// Wraps with AES-256-GCM under a non-extractable key on a PKCS#11 token (labelled
 /// `tamga-share-wrap`, made on first use): `[iv 12 | ciphertext | tag 16]`. The token must be
 /// present, and logged in with its user PIN, to store or open the share.
-public final class PKCS11ShareWrapper: ShareWrapper, @unchecked Sendable {   // unchecked: the session serialises every call
+// unchecked: the session serialises every call
+public final class PKCS11ShareWrapper: ShareWrapper, @unchecked Sendable {
     public static let keyLabel = "tamga-share-wrap"
     private let session: PKCS11Session
     private let key: UInt
@@ -39,7 +40,8 @@ public final class PKCS11ShareWrapper: ShareWrapper, @unchecked Sendable {   // 
     public func unwrap(_ bytes: [UInt8]) throws -> [UInt8] {
         guard bytes.count > 12 + 16 else { throw ThresholdError.keyStore("the wrapped share is truncated") }
         do {
-            return try session.aesGCM(encrypt: false, key: key, iv: Array(bytes.prefix(12)), input: Array(bytes.dropFirst(12)))
+            return try session.aesGCM(
+                encrypt: false, key: key, iv: Array(bytes.prefix(12)), input: Array(bytes.dropFirst(12)))
         } catch {
             throw ThresholdError.keyStore("the token could not unwrap the share (another token or key?): \(error)")
         }

@@ -12,7 +12,8 @@ import TamgaCore
 ///
 /// Opening logs in with the token's user PIN, once (never retried: a wrong PIN is reported
 /// with the token's try-counter flags), and refuses a key that could leave the token.
-public final class TokenKeyWrapper: @unchecked Sendable {   // unchecked: the session serialises every call; the rest is immutable
+// unchecked: the session serialises every call; the rest is immutable
+public final class TokenKeyWrapper: @unchecked Sendable {
     public let token: PKCS11Tokens.Token
     public let keyLabel: String
     /// The token's label, for messages.
@@ -25,7 +26,9 @@ public final class TokenKeyWrapper: @unchecked Sendable {   // unchecked: the se
     /// Logs in to `token` with `pin` (nil for a token that needs no login) and finds the key
     /// labelled `keyLabel`, which must be one AES-256 key, sensitive, not extractable, allowed
     /// to encrypt and decrypt.
-    public init(token: PKCS11Tokens.Token, keyLabel: String, pin: SecretBytes?, random: RandomSource = SystemRandom()) throws {
+    public init(
+        token: PKCS11Tokens.Token, keyLabel: String, pin: SecretBytes?, random: RandomSource = SystemRandom()
+    ) throws {
         self.token = token
         self.keyLabel = keyLabel
         self.random = random
@@ -48,7 +51,9 @@ public final class TokenKeyWrapper: @unchecked Sendable {   // unchecked: the se
             throw ThresholdError.serverKeyNotFound("Token \(token.info.label) has no secret key labelled \(label)")
         }
         guard found.count == 1 else {
-            throw ThresholdError.serverKeyNotFound("Token \(token.info.label) has \(found.count) secret keys labelled \(label), and which one guards the server key cannot be told")
+            throw ThresholdError.serverKeyNotFound(
+                "Token \(token.info.label) has \(found.count) secret keys labelled \(label), and which one guards the server key cannot be told"
+            )
         }
         if let refusal = refusal(try session.secretKeyAttributes(key)) {
             throw ThresholdError.serverKeyUnsafe("(\(label) on token \(token.info.label)) \(refusal)")
@@ -63,17 +68,24 @@ public final class TokenKeyWrapper: @unchecked Sendable {   // unchecked: the se
     /// keys are refused because whoever can copy the token key can open every share the
     /// co-signer holds, and keeping it in the HSM is the point.
     static func refusal(_ attributes: SecretKeyAttributes) -> String? {
-        if attributes.extractable { return "is extractable (CKA_EXTRACTABLE=true): its value can be wrapped out of the token" }
-        if !attributes.sensitive { return "is not sensitive (CKA_SENSITIVE=false): its value can be read from the token" }
+        if attributes.extractable {
+            return "is extractable (CKA_EXTRACTABLE=true): its value can be wrapped out of the token"
+        }
+        if !attributes.sensitive {
+            return "is not sensitive (CKA_SENSITIVE=false): its value can be read from the token"
+        }
         if attributes.keyType != SecretKeyAttributes.aesKeyType { return "is not an AES key" }
         if let length = attributes.valueLength, length != 32 { return "is AES-\(length * 8), not AES-256" }
-        if !attributes.canEncrypt || !attributes.canDecrypt { return "may not encrypt and decrypt (CKA_ENCRYPT, CKA_DECRYPT)" }
+        if !attributes.canEncrypt || !attributes.canDecrypt {
+            return "may not encrypt and decrypt (CKA_ENCRYPT, CKA_DECRYPT)"
+        }
         return nil
     }
 
     /// A session on `token`, logged in with `pin` once. A wrong PIN is not tried again; the
     /// error carries what the token's flags say of its try counter (count low, final try, locked).
-    static func loggedInSession(_ token: PKCS11Tokens.Token, pin: SecretBytes?, readWrite: Bool) throws -> PKCS11Session {
+    static func loggedInSession(_ token: PKCS11Tokens.Token, pin: SecretBytes?, readWrite: Bool) throws -> PKCS11Session
+    {
         let session = try token.module.openSession(token.slot, readWrite: readWrite)
         guard let pin else { return session }
         // A locked PIN is not tried at all (some tokens count a try against a locked PIN).
@@ -81,7 +93,9 @@ public final class TokenKeyWrapper: @unchecked Sendable {   // unchecked: the se
         do {
             try session.login(pin: pin)
         } catch PKCS11Error.pinIncorrect {
-            guard let info = try? token.module.tokenInfo(token.slot) else { throw PKCS11Error.pinIncorrect(countLow: false, finalTry: false) }
+            guard let info = try? token.module.tokenInfo(token.slot) else {
+                throw PKCS11Error.pinIncorrect(countLow: false, finalTry: false)
+            }
             if info.pinLocked { throw PKCS11Error.pinLocked }
             throw PKCS11Error.pinIncorrect(countLow: info.pinCountLow, finalTry: info.pinFinalTry)
         }
@@ -95,7 +109,9 @@ public final class TokenKeyWrapper: @unchecked Sendable {   // unchecked: the se
         let session = try loggedInSession(token, pin: pin, readWrite: true)
         defer { if pin != nil { session.logout() } }
         guard try session.secretKeys(label: label).isEmpty else {
-            throw ThresholdError.serverKeyUnsafe("(\(label) on token \(token.info.label)) is a label already taken; a second key with it could not be told from the first. Choose another label")
+            throw ThresholdError.serverKeyUnsafe(
+                "(\(label) on token \(token.info.label)) is a label already taken; a second key with it could not be told from the first. Choose another label"
+            )
         }
         _ = try session.generateAESKey(label: label)
     }
@@ -103,7 +119,8 @@ public final class TokenKeyWrapper: @unchecked Sendable {   // unchecked: the se
     /// The wrapped form: `[1 | iv 12 | ciphertext | tag 16]`, `additionalData` bound in.
     public func wrap(_ secret: [UInt8], additionalData: [UInt8]) throws -> [UInt8] {
         let iv = try random.bytes(12, label: "cosigner.server-key.iv")
-        return [Self.format] + iv + (try session.aesGCM(encrypt: true, key: key, iv: iv, input: secret, additionalData: additionalData))
+        return [Self.format] + iv
+            + (try session.aesGCM(encrypt: true, key: key, iv: iv, input: secret, additionalData: additionalData))
     }
 
     /// The secret `wrap` wrapped, or nil when the wrapped bytes do not open with this token key
@@ -111,8 +128,11 @@ public final class TokenKeyWrapper: @unchecked Sendable {   // unchecked: the se
     public func unwrap(_ wrapped: [UInt8], additionalData: [UInt8]) throws -> [UInt8]? {
         guard let parts = Self.parse(wrapped) else { return nil }
         do {
-            return try session.aesGCM(encrypt: false, key: key, iv: parts.iv, input: parts.sealed, additionalData: additionalData)
-        } catch PKCS11Error.failure(let function, let value) where function == "C_Decrypt" && [0x05, 0x40, 0x41].contains(value) {
+            return try session.aesGCM(
+                encrypt: false, key: key, iv: parts.iv, input: parts.sealed, additionalData: additionalData)
+        } catch PKCS11Error.failure(let function, let value)
+            where function == "C_Decrypt" && [0x05, 0x40, 0x41].contains(value)
+        {
             // A tag that does not verify: PKCS#11 3.0 says CKR_ENCRYPTED_DATA_INVALID (0x40) or
             // _LEN_RANGE (0x41); SoftHSM 2.6 answers CKR_GENERAL_ERROR (0x5). Either way the
             // bytes were not wrapped by this key (or were altered).
@@ -126,7 +146,9 @@ public final class TokenKeyWrapper: @unchecked Sendable {   // unchecked: the se
     /// (These bytes come from the database, which is outside: no trap on any input; fuzzed
     /// in FuzzWireMessages.)
     public static func parse(_ wrapped: [UInt8]) -> (iv: [UInt8], sealed: [UInt8])? {
-        guard wrapped.count >= 1 + 12 + 16, wrapped.count <= 1 + 12 + 1024 + 16, wrapped[0] == format else { return nil }
+        guard wrapped.count >= 1 + 12 + 16, wrapped.count <= 1 + 12 + 1024 + 16, wrapped[0] == format else {
+            return nil
+        }
         return (Array(wrapped[1..<13]), Array(wrapped[13...]))
     }
 }

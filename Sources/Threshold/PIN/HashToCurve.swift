@@ -32,7 +32,8 @@ public enum HashToCurve {
             throw ThresholdError.invalidPoint("expand_message_xmd: the requested length or the DST is out of range")
         }
         let dstPrime = dst + [UInt8(dst.count)]
-        let messagePrime = [UInt8](repeating: 0, count: 64) + message + [UInt8(length >> 8), UInt8(length & 0xff), 0] + dstPrime
+        let messagePrime =
+            [UInt8](repeating: 0, count: 64) + message + [UInt8(length >> 8), UInt8(length & 0xff), 0] + dstPrime
         let b0 = sha256(messagePrime)
         var previous = sha256(b0 + [1] + dstPrime)
         var uniform = previous
@@ -63,12 +64,14 @@ public enum HashToCurve {
     public static func mapToCurve(_ u: BigInt) throws -> Point {
         func mul(_ x: BigInt, _ y: BigInt) -> BigInt { (x * y).modulo(p) }
         func add(_ x: BigInt, _ y: BigInt) -> BigInt { (x + y).modulo(p) }
-        func power(_ x: BigInt, _ e: BigInt) -> BigInt { x.isZero ? .zero : x.power(e, modulo: p, exponentIsSecret: true) }
+        func power(_ x: BigInt, _ e: BigInt) -> BigInt {
+            x.isZero ? .zero : x.power(e, modulo: p, exponentIsSecret: true)
+        }
         func g(_ x: BigInt) -> BigInt { add(add(mul(mul(x, x), x), mul(a, x)), b) }
         let u2 = mul(u, u)
         let zu2 = mul(z, u2)
-        let denominator = add(mul(zu2, zu2), zu2)                   // Z²u⁴ + Zu²
-        let tv1 = power(denominator, inverseExponent)                // inv0: 0 stays 0
+        let denominator = add(mul(zu2, zu2), zu2)  // Z²u⁴ + Zu²
+        let tv1 = power(denominator, inverseExponent)  // inv0: 0 stays 0
         let minusBOverA = mul(p - b, power(a, inverseExponent))
         let x1 = tv1.isZero ? mul(b, power(mul(z, a), inverseExponent)) : mul(minusBOverA, add(.one, tv1))
         let gx1 = g(x1)
@@ -80,7 +83,7 @@ public enum HashToCurve {
         let x = gx1IsSquare ? x1 : x2
         var y = gx1IsSquare ? y1 : y2
         guard mul(y, y) == g(x) else { throw ThresholdError.invalidPoint("the SWU map found no square root") }
-        if u.isOdd != y.isOdd { y = (p - y).modulo(p) }             // sgn0(u) = sgn0(y)
+        if u.isOdd != y.isOdd { y = (p - y).modulo(p) }  // sgn0(u) = sgn0(y)
         guard let xBytes = x.bytes(width: 32) else { throw ThresholdError.invalidPoint("the SWU map's x does not fit") }
         return try Point(compressed: [y.isOdd ? 3 : 2] + xBytes)
     }

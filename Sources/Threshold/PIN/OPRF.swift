@@ -35,7 +35,9 @@ public enum OPRF {
 
     /// `Blind` with a given r (the RFC's vectors fix it).
     public static func blind(_ input: [UInt8], blind r: BigInt) throws -> Blinded {
-        guard input.count <= maximumInputLength else { throw ThresholdError.invalidScalar("the OPRF input is longer than 65535 bytes") }
+        guard input.count <= maximumInputLength else {
+            throw ThresholdError.invalidScalar("the OPRF input is longer than 65535 bytes")
+        }
         guard !r.isZero, r < P256.order else { throw ThresholdError.invalidScalar("the OPRF blind is out of range") }
         return Blinded(blind: r, element: try hashToGroup(input).multiplied(by: r))
     }
@@ -49,7 +51,9 @@ public enum OPRF {
 
     /// `Finalize`: Hash(I2OSP(len(input), 2) ‖ input ‖ I2OSP(33, 2) ‖ r⁻¹·evaluated ‖ "Finalize").
     public static func finalize(_ input: [UInt8], blind r: BigInt, evaluated: Point) throws -> [UInt8] {
-        guard input.count <= maximumInputLength else { throw ThresholdError.invalidScalar("the OPRF input is longer than 65535 bytes") }
+        guard input.count <= maximumInputLength else {
+            throw ThresholdError.invalidScalar("the OPRF input is longer than 65535 bytes")
+        }
         // n is prime: r⁻¹ = r^(n−2), with the constant-time exponentiation (r is secret).
         let inverse = r.power(P256.order - 2, modulo: P256.order, exponentIsSecret: true)
         let unblinded = try evaluated.multiplied(by: inverse).compressed

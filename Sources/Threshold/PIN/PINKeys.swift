@@ -20,7 +20,10 @@ public struct PINKeys: Sendable {
     public var authKey: [UInt8]
 
     /// Overwrites both keys (call when done with them).
-    public mutating func erase() { wipe(&sealKey); wipe(&authKey) }
+    public mutating func erase() {
+        wipe(&sealKey)
+        wipe(&authKey)
+    }
 
     /// What the OPRF hashes: the PIN bound to the account, role and key it opens, so an
     /// evaluation for one key says nothing about another.
@@ -38,7 +41,9 @@ public struct PINKeys: Sendable {
         defer { wipe(&stretched) }
         var combined = hmac(key: hardened, stretched)
         defer { wipe(&combined) }
-        return PINKeys(sealKey: hmac(key: combined, Array("tamga-pin-seal-v1".utf8)), authKey: hmac(key: combined, Array("tamga-pin-ok-v1".utf8)))
+        return PINKeys(
+            sealKey: hmac(key: combined, Array("tamga-pin-seal-v1".utf8)),
+            authKey: hmac(key: combined, Array("tamga-pin-ok-v1".utf8)))
     }
 
     /// The proof that the co-signer's last evaluation (`attempt`) was for the right PIN.
@@ -50,7 +55,9 @@ public struct PINKeys: Sendable {
     public static func verify(proof: [UInt8], authKey: [UInt8], keyID: [UInt8], attempt: [UInt8]) -> Bool {
         let expected = Self.proof(authKey: authKey, keyID: keyID, attempt: attempt)
         guard proof.count == expected.count else { return false }
-        return expected.withUnsafeBytes { left in proof.withUnsafeBytes { right in CRYPTO_memcmp(left.baseAddress, right.baseAddress, left.count) == 0 } }
+        return expected.withUnsafeBytes { left in
+            proof.withUnsafeBytes { right in CRYPTO_memcmp(left.baseAddress, right.baseAddress, left.count) == 0 }
+        }
     }
 
     /// HMAC-SHA256 (RFC 2104) over TamgaCore's SHA-256; keys here are 32 bytes.
@@ -59,7 +66,11 @@ public struct PINKeys: Sendable {
         block += [UInt8](repeating: 0, count: 64 - block.count)
         var inner = block.map { $0 ^ 0x36 } + message
         var outer = block.map { $0 ^ 0x5c }
-        defer { wipe(&block); wipe(&inner); wipe(&outer) }
+        defer {
+            wipe(&block)
+            wipe(&inner)
+            wipe(&outer)
+        }
         return HashToCurve.sha256(outer + HashToCurve.sha256(inner))
     }
 }

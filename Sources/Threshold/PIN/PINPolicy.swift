@@ -18,6 +18,8 @@ public enum PINPolicy {
         guard pin.count <= maximumBytes else { throw ThresholdError.pinTooLong(maximum: maximumBytes) }
         // UTF-8 continuation bytes are 10xxxxxx; every other byte starts a code point.
         let characters = pin.withUnsafeBytes { bytes in bytes.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) } }
-        guard characters >= minimumLength(role) else { throw ThresholdError.pinTooShort(role: name(role), minimum: minimumLength(role)) }
+        guard characters >= minimumLength(role) else {
+            throw ThresholdError.pinTooShort(role: name(role), minimum: minimumLength(role))
+        }
     }
 }

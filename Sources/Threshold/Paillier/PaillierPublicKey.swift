@@ -17,7 +17,9 @@ public struct PaillierPublicKey: Sendable, Equatable {
     /// Checks a modulus received from the other party (`docs/design/threshold-ecdsa.md` §3.2): exactly 2048
     /// bits, odd, not a perfect square, no prime factor below 6379 (BitForge's small factors).
     public static func validated(_ n: BigInt) throws -> PaillierPublicKey {
-        guard n.bitWidth == modulusBits else { throw ThresholdError.invalidPaillierModulus("\(n.bitWidth) bits, not \(modulusBits)") }
+        guard n.bitWidth == modulusBits else {
+            throw ThresholdError.invalidPaillierModulus("\(n.bitWidth) bits, not \(modulusBits)")
+        }
         guard n.isOdd else { throw ThresholdError.invalidPaillierModulus("even") }
         guard !n.isPerfectSquare() else { throw ThresholdError.invalidPaillierModulus("a perfect square") }
         if let factor = SmallPrimes.below6379.first(where: { n.remainder(dividingBy: $0) == 0 }) {
@@ -81,7 +83,7 @@ enum SmallPrimes {
 /// Precomputed `r^N mod N²` values for one Paillier key: the server's encryption of `c1` in
 /// every signature is one exponentiation of a 2048-bit exponent modulo N², which the pool moves
 /// off the signing path (`docs/design/threshold-ecdsa.md` §4). Each value is used once.
-public final class RandomizerPool: @unchecked Sendable {   // unchecked: `lock` guards `values`
+public final class RandomizerPool: @unchecked Sendable {  // unchecked: `lock` guards `values`
     public let publicKey: PaillierPublicKey
     private let lock = Lock()
     private var values: [BigInt] = []

@@ -26,7 +26,8 @@ public struct ClientKeyShare: Sendable {
     public let secretKey: PaillierSecretKey
 
     public var publicShare: ClientPublicShare {
-        ClientPublicShare(keyID: keyID, clientPID: clientPID, serverPID: serverPID, publicKey: publicKey, q2: q2, ckey: ckey)
+        ClientPublicShare(
+            keyID: keyID, clientPID: clientPID, serverPID: serverPID, publicKey: publicKey, q2: q2, ckey: ckey)
     }
 }
 
@@ -55,15 +56,23 @@ public final class ClientEnrollment {
     }
 
     public var initRequest: ThresholdMessage.EnrollInitRequest {
-        .init(clientPID: pid, clientNonce: nonce, commitmentQ1: Commitment(pid: pid, nonce: nonce, label: "keygen/Q1", payload: q1.compressed, blind: blind))
+        .init(
+            clientPID: pid, clientNonce: nonce,
+            commitmentQ1: Commitment(pid: pid, nonce: nonce, label: "keygen/Q1", payload: q1.compressed, blind: blind))
     }
 
-    public func complete(_ response: ThresholdMessage.EnrollInitResponse) throws -> ThresholdMessage.EnrollCompleteRequest {
+    public func complete(
+        _ response: ThresholdMessage.EnrollInitResponse
+    ) throws -> ThresholdMessage.EnrollCompleteRequest {
         guard pending == nil else { throw ThresholdError.unexpectedMessage("enroll/init answered twice") }
-        guard response.serverPID.count == 32, response.serverNonce.count == 32 else { throw ThresholdError.unexpectedMessage("enroll/init response sizes") }
-        let sid = Transcript.sessionID(phase: "keygen", clientPID: pid, serverPID: response.serverPID, keyID: [],
-                                       clientNonce: nonce, serverNonce: response.serverNonce)
-        guard response.proofQ2.verify(statement: response.q2, sid: sid, label: "keygen/Q2", pid: response.serverPID) else {
+        guard response.serverPID.count == 32, response.serverNonce.count == 32 else {
+            throw ThresholdError.unexpectedMessage("enroll/init response sizes")
+        }
+        let sid = Transcript.sessionID(
+            phase: "keygen", clientPID: pid, serverPID: response.serverPID, keyID: [],
+            clientNonce: nonce, serverNonce: response.serverNonce)
+        guard response.proofQ2.verify(statement: response.q2, sid: sid, label: "keygen/Q2", pid: response.serverPID)
+        else {
             throw ThresholdError.proofRejected("the proof of x2")
         }
         if let pinnedRingPedersen {
@@ -80,15 +89,18 @@ public final class ClientEnrollment {
         let secretKey = try PaillierSecretKey.generate(random: random)
         let rho = try secretKey.publicKey.randomizer(random, label: "paillier.r_key")
         let ckey = secretKey.publicKey.encrypt(x1, randomizer: rho)
-        let statement = PDLProof.Statement(paillier: secretKey.publicKey, ciphertext: ckey, point: q1, ringPedersen: response.ringPedersen)
+        let statement = PDLProof.Statement(
+            paillier: secretKey.publicKey, ciphertext: ckey, point: q1, ringPedersen: response.ringPedersen)
         let request = ThresholdMessage.EnrollCompleteRequest(
             q1: q1, blind: blind,
-            proofQ1: try SchnorrProof.prove(secret: x1, statement: q1, sid: sid, label: "keygen/Q1", pid: pid, random: random),
+            proofQ1: try SchnorrProof.prove(
+                secret: x1, statement: q1, sid: sid, label: "keygen/Q1", pid: pid, random: random),
             paillierN: secretKey.publicKey.n, ckey: ckey,
             proofN: try PaillierModulusProof.prove(secretKey: secretKey, sid: sid),
             proofMod: try PaillierBlumProof.prove(secretKey: secretKey, sid: sid, random: random),
-            proofFac: try NoSmallFactorProof.prove(n0: secretKey.publicKey.n, p: secretKey.p, q: secretKey.q, ringPedersen: response.ringPedersen,
-                                                   sid: sid, pid: pid, random: random),
+            proofFac: try NoSmallFactorProof.prove(
+                n0: secretKey.publicKey.n, p: secretKey.p, q: secretKey.q, ringPedersen: response.ringPedersen,
+                sid: sid, pid: pid, random: random),
             proofPDL: try PDLProof.prove(statement, x: x1, rho: rho, sid: sid, pid: pid, random: random))
         pending = (response.serverPID, response.q2, secretKey, ckey)
         return request
@@ -97,9 +109,12 @@ public final class ClientEnrollment {
     /// Checks the server's joint key against x1·Q2.
     public func finish(_ response: ThresholdMessage.EnrollCompleteResponse) throws -> ClientKeyShare {
         guard let pending else { throw ThresholdError.unexpectedMessage("enroll/complete answered before init") }
-        guard try pending.q2.multiplied(by: x1) == response.publicKey else { throw ThresholdError.proofRejected("the joint public key is not x1·Q2") }
-        return ClientKeyShare(keyID: response.keyID, clientPID: pid, serverPID: pending.serverPID, publicKey: response.publicKey,
-                              q2: pending.q2, ckey: pending.ckey, x1: x1, secretKey: pending.secretKey)
+        guard try pending.q2.multiplied(by: x1) == response.publicKey else {
+            throw ThresholdError.proofRejected("the joint public key is not x1·Q2")
+        }
+        return ClientKeyShare(
+            keyID: response.keyID, clientPID: pid, serverPID: pending.serverPID, publicKey: response.publicKey,
+            q2: pending.q2, ckey: pending.ckey, x1: x1, secretKey: pending.secretKey)
     }
 }
 
@@ -117,7 +132,9 @@ public final class ClientSigning {
     private let blind: [UInt8]
     private var r: BigInt?
 
-    public init(share: ClientPublicShare, digest: [UInt8], guard guardian: ShareGuard, random: RandomSource = SystemRandom()) throws {
+    public init(
+        share: ClientPublicShare, digest: [UInt8], guard guardian: ShareGuard, random: RandomSource = SystemRandom()
+    ) throws {
         guard digest.count == 32 else { throw ThresholdError.unexpectedMessage("the digest must be 32 bytes") }
         guard try !guardian.isLocked() else { throw ThresholdError.shareLocked }
         self.share = share
@@ -132,8 +149,9 @@ public final class ClientSigning {
     }
 
     private var commitment: Commitment {
-        Commitment(pid: share.clientPID, nonce: nonce, label: "sign/R1",
-                   payload: Transcript.lengthPrefixed([share.keyID, digest, r1.compressed]), blind: blind)
+        Commitment(
+            pid: share.clientPID, nonce: nonce, label: "sign/R1",
+            payload: Transcript.lengthPrefixed([share.keyID, digest, r1.compressed]), blind: blind)
     }
 
     public var commitRequest: ThresholdMessage.SignCommitRequest {
@@ -142,21 +160,29 @@ public final class ClientSigning {
 
     public func prove(_ response: ThresholdMessage.SignCommitResponse) throws -> ThresholdMessage.SignProveRequest {
         guard let k1, r == nil else { throw ThresholdError.unexpectedMessage("sign/commit answered twice") }
-        guard response.serverNonce.count == 32 else { throw ThresholdError.unexpectedMessage("sign/commit response sizes") }
-        let sid = Transcript.sessionID(phase: "sign", clientPID: share.clientPID, serverPID: share.serverPID, keyID: share.keyID,
-                                       clientNonce: nonce, serverNonce: response.serverNonce, extra: [digest, commitment.value])
+        guard response.serverNonce.count == 32 else {
+            throw ThresholdError.unexpectedMessage("sign/commit response sizes")
+        }
+        let sid = Transcript.sessionID(
+            phase: "sign", clientPID: share.clientPID, serverPID: share.serverPID, keyID: share.keyID,
+            clientNonce: nonce, serverNonce: response.serverNonce, extra: [digest, commitment.value])
         guard response.proofR2.verify(statement: response.r2, sid: sid, label: "sign/R2", pid: share.serverPID) else {
             throw ThresholdError.proofRejected("the proof of k2")
         }
         let r = try response.r2.multiplied(by: k1).x.modulo(P256.order)
         guard !r.isZero else { throw ThresholdError.invalidScalar("r = 0") }
         self.r = r
-        return .init(r1: r1, blind: blind, proofR1: try SchnorrProof.prove(secret: k1, statement: r1, sid: sid, label: "sign/R1", pid: share.clientPID, random: random))
+        return .init(
+            r1: r1, blind: blind,
+            proofR1: try SchnorrProof.prove(
+                secret: k1, statement: r1, sid: sid, label: "sign/R1", pid: share.clientPID, random: random))
     }
 
     /// Decrypts c3, assembles (r, s), verifies it under the joint key, and only then returns it.
     /// Any failure here locks the share (and k1 is dropped either way).
-    public func finish(_ response: ThresholdMessage.SignProveResponse, secretKey: PaillierSecretKey) throws -> (r: BigInt, s: BigInt) {
+    public func finish(
+        _ response: ThresholdMessage.SignProveResponse, secretKey: PaillierSecretKey
+    ) throws -> (r: BigInt, s: BigInt) {
         guard let k1, let r else { throw ThresholdError.unexpectedMessage("sign/prove answered before commit") }
         self.k1 = nil
         // ready → in-flight, compare-and-set: a share locked (or another c3 being handled) since
@@ -164,8 +190,11 @@ public final class ClientSigning {
         try guardian.markInFlight()
         do {
             let signature = try TwoPartySigning.clientSignature(c3: response.c3, r: r, k1: k1, secretKey: secretKey)
-            guard TwoPartySigning.verify(r: signature.r, s: signature.s, digest: try Digest(algorithm: .sha256, bytes: Data(digest)),
-                                         publicKey: share.publicKey) else {
+            guard
+                TwoPartySigning.verify(
+                    r: signature.r, s: signature.s, digest: try Digest(algorithm: .sha256, bytes: Data(digest)),
+                    publicKey: share.publicKey)
+            else {
                 throw ThresholdError.signatureCheckFailed
             }
             try guardian.clearInFlight()

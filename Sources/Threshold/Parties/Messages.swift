@@ -22,7 +22,10 @@ public enum ThresholdMessage {
         public let ringPedersen: RingPedersenParameters
         public let ringPedersenProof: RingPedersenProof
 
-        public init(serverPID: [UInt8], serverNonce: [UInt8], q2: Point, proofQ2: SchnorrProof, ringPedersen: RingPedersenParameters, ringPedersenProof: RingPedersenProof) {
+        public init(
+            serverPID: [UInt8], serverNonce: [UInt8], q2: Point, proofQ2: SchnorrProof,
+            ringPedersen: RingPedersenParameters, ringPedersenProof: RingPedersenProof
+        ) {
             self.serverPID = serverPID
             self.serverNonce = serverNonce
             self.q2 = q2
@@ -45,8 +48,11 @@ public enum ThresholdMessage {
         public let proofFac: NoSmallFactorProof
         public let proofPDL: PDLProof
 
-        public init(q1: Point, blind: [UInt8], proofQ1: SchnorrProof, paillierN: BigInt, ckey: BigInt, proofN: PaillierModulusProof,
-                    proofMod: PaillierBlumProof, proofFac: NoSmallFactorProof, proofPDL: PDLProof) {
+        public init(
+            q1: Point, blind: [UInt8], proofQ1: SchnorrProof, paillierN: BigInt, ckey: BigInt,
+            proofN: PaillierModulusProof,
+            proofMod: PaillierBlumProof, proofFac: NoSmallFactorProof, proofPDL: PDLProof
+        ) {
             self.q1 = q1
             self.blind = blind
             self.proofQ1 = proofQ1

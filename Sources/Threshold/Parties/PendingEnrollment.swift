@@ -14,7 +14,9 @@ public struct PendingEnrollment: Sendable {
 
     public var storageBytes: [UInt8] {
         // As SigningSessionState: the share appended last into the result, its encoding wiped.
-        var out: [UInt8] = [SigningSessionState.version, 3] + sid + request.clientPID + request.clientNonce + request.commitmentQ1.value
+        var out: [UInt8] =
+            [SigningSessionState.version, 3] + sid + request.clientPID + request.clientNonce
+            + request.commitmentQ1.value
         var share = Scalar.encode(x2)
         defer { wipe(&share) }
         out.reserveCapacity(out.count + share.count)
@@ -31,7 +33,10 @@ public struct PendingEnrollment: Sendable {
         defer { wipe(&secret) }
         let x2 = try Scalar.decode(secret)
         guard !x2.isZero else { throw ThresholdError.invalidScalar("a stored x2 is zero") }
-        self.init(sid: fields[0], request: .init(clientPID: fields[1], clientNonce: fields[2], commitmentQ1: Commitment(value: fields[3])), x2: x2)
+        self.init(
+            sid: fields[0],
+            request: .init(clientPID: fields[1], clientNonce: fields[2], commitmentQ1: Commitment(value: fields[3])),
+            x2: x2)
     }
 
     init(sid: [UInt8], request: ThresholdMessage.EnrollInitRequest, x2: BigInt) {

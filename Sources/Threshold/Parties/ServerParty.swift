@@ -25,7 +25,7 @@ public struct ServerKeyShare: Sendable {
 /// compare-and-set updates, so any instance continues any session — and the in-memory methods
 /// (`enrollInit`, `signCommit`, …) keep it here, behind a lock, for a single process (the
 /// protocol's own tests and golden vectors).
-public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` guards every mutable field
+public final class ServerParty: @unchecked Sendable {  // unchecked: `lock` guards every mutable field
     public let pid: [UInt8]
     let ringPedersen: RingPedersenSecret
     let ringPedersenProof: RingPedersenProof
@@ -50,10 +50,10 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
     /// may be an answer lost on the network or a co-signer restart, which the server cannot tell
     /// from an attack, and the device locks its own share when it decrypted a c3 that failed.
     public let sessionLifetime: TimeInterval
-    private var usedClientNonces: [[UInt8]: Set<[UInt8]>] = [:]   // by key id
+    private var usedClientNonces: [[UInt8]: Set<[UInt8]>] = [:]  // by key id
 
-    private var enrollments: [[UInt8]: EnrollState] = [:]        // by client nonce
-    private var signings: [[UInt8]: SignState] = [:]             // by key id (one at a time)
+    private var enrollments: [[UInt8]: EnrollState] = [:]  // by client nonce
+    private var signings: [[UInt8]: SignState] = [:]  // by key id (one at a time)
     /// Keys locked in this process (read through `lockedKeys`, under the lock).
     private var locked: Set<[UInt8]> = []
     /// A snapshot of the locked keys. Read under the lock: the service reads it from request
@@ -66,7 +66,10 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
     /// What clients pin after verifying Π^prm once.
     public var ringPedersenFingerprint: [UInt8] { ringPedersen.parameters.fingerprint }
 
-    public init(pid: [UInt8], ringPedersen: RingPedersenSecret, random: RandomSource = SystemRandom(), sessionLifetime: TimeInterval = 300) throws {
+    public init(
+        pid: [UInt8], ringPedersen: RingPedersenSecret, random: RandomSource = SystemRandom(),
+        sessionLifetime: TimeInterval = 300
+    ) throws {
         self.pid = pid
         self.sessionLifetime = sessionLifetime
         self.ringPedersen = ringPedersen
@@ -78,44 +81,63 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
 
     /// enroll/init without keeping anything: the answer and the state `complete` needs, for the
     /// caller to keep (the co-signer service seals it into the database).
-    public func beginEnrollment(_ request: ThresholdMessage.EnrollInitRequest) throws -> (ThresholdMessage.EnrollInitResponse, PendingEnrollment) {
-        guard request.clientPID.count == 32, request.clientNonce.count == 32, request.commitmentQ1.value.count == 32 else {
+    public func beginEnrollment(
+        _ request: ThresholdMessage.EnrollInitRequest
+    ) throws -> (ThresholdMessage.EnrollInitResponse, PendingEnrollment) {
+        guard request.clientPID.count == 32, request.clientNonce.count == 32, request.commitmentQ1.value.count == 32
+        else {
             throw ThresholdError.unexpectedMessage("enroll/init fields have the wrong sizes")
         }
         let serverNonce = try random.bytes(32, label: "keygen.server_nonce")
         let x2 = try random.nonZeroInteger(below: P256.order, label: "keygen.x2")
         let q2 = try P256.multiplyGenerator(x2)
-        let sid = Transcript.sessionID(phase: "keygen", clientPID: request.clientPID, serverPID: pid, keyID: [],
-                                       clientNonce: request.clientNonce, serverNonce: serverNonce)
-        let proof = try SchnorrProof.prove(secret: x2, statement: q2, sid: sid, label: "keygen/Q2", pid: pid, random: random)
-        return (.init(serverPID: pid, serverNonce: serverNonce, q2: q2, proofQ2: proof,
-                      ringPedersen: ringPedersen.parameters, ringPedersenProof: ringPedersenProof),
-                PendingEnrollment(sid: sid, request: request, x2: x2))
+        let sid = Transcript.sessionID(
+            phase: "keygen", clientPID: request.clientPID, serverPID: pid, keyID: [],
+            clientNonce: request.clientNonce, serverNonce: serverNonce)
+        let proof = try SchnorrProof.prove(
+            secret: x2, statement: q2, sid: sid, label: "keygen/Q2", pid: pid, random: random)
+        return (
+            .init(
+                serverPID: pid, serverNonce: serverNonce, q2: q2, proofQ2: proof,
+                ringPedersen: ringPedersen.parameters, ringPedersenProof: ringPedersenProof),
+            PendingEnrollment(sid: sid, request: request, x2: x2)
+        )
     }
 
-    public func enrollInit(_ request: ThresholdMessage.EnrollInitRequest) throws -> ThresholdMessage.EnrollInitResponse {
+    public func enrollInit(_ request: ThresholdMessage.EnrollInitRequest) throws -> ThresholdMessage.EnrollInitResponse
+    {
         let (response, pending) = try beginEnrollment(request)
         try lock.withLock {
             let now = Date()
             enrollments = enrollments.filter { _, state in
-                switch state { case .initialised(_, let at), .consumed(let at): now.timeIntervalSince(at) < Self.enrollmentLifetime }
+                switch state {
+                case .initialised(_, let at), .consumed(let at): now.timeIntervalSince(at) < Self.enrollmentLifetime
+                }
             }
-            guard enrollments.count < Self.maximumPendingEnrollments else { throw ThresholdError.unexpectedMessage("too many enrollments in progress; try again later") }
-            guard enrollments[request.clientNonce] == nil else { throw ThresholdError.unexpectedMessage("enroll/init replayed") }
+            guard enrollments.count < Self.maximumPendingEnrollments else {
+                throw ThresholdError.unexpectedMessage("too many enrollments in progress; try again later")
+            }
+            guard enrollments[request.clientNonce] == nil else {
+                throw ThresholdError.unexpectedMessage("enroll/init replayed")
+            }
             enrollments[request.clientNonce] = .initialised(pending, at: now)
         }
         return response
     }
 
     /// Checks everything the client sent against state the server kept, and returns its share.
-    public func enrollComplete(clientNonce: [UInt8], _ request: ThresholdMessage.EnrollCompleteRequest) throws
-        -> (ThresholdMessage.EnrollCompleteResponse, ServerKeyShare) {
+    public func enrollComplete(
+        clientNonce: [UInt8], _ request: ThresholdMessage.EnrollCompleteRequest
+    ) throws
+        -> (ThresholdMessage.EnrollCompleteResponse, ServerKeyShare)
+    {
         let pending = try lock.withLock { () throws -> PendingEnrollment in
             guard case .initialised(let pending, let at)? = enrollments[clientNonce],
-                  Date().timeIntervalSince(at) < Self.enrollmentLifetime else {
+                Date().timeIntervalSince(at) < Self.enrollmentLifetime
+            else {
                 throw ThresholdError.unexpectedMessage("enroll/complete without a pending init")
             }
-            enrollments[clientNonce] = .consumed(at: at)   // single use, whatever the outcome
+            enrollments[clientNonce] = .consumed(at: at)  // single use, whatever the outcome
             return pending
         }
         return try completeEnrollment(pending, request)
@@ -123,14 +145,21 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
 
     /// enroll/complete against a pending enrollment the caller kept (and consumed: a pending
     /// enrollment completes at most once).
-    public func completeEnrollment(_ pending: PendingEnrollment, _ request: ThresholdMessage.EnrollCompleteRequest) throws
-        -> (ThresholdMessage.EnrollCompleteResponse, ServerKeyShare) {
+    public func completeEnrollment(
+        _ pending: PendingEnrollment, _ request: ThresholdMessage.EnrollCompleteRequest
+    ) throws
+        -> (ThresholdMessage.EnrollCompleteResponse, ServerKeyShare)
+    {
         let (sid, initRequest, x2) = (pending.sid, pending.request, pending.x2)
-        guard initRequest.commitmentQ1.opens(pid: initRequest.clientPID, nonce: initRequest.clientNonce, label: "keygen/Q1",
-                                             payload: request.q1.compressed, blind: request.blind) else {
+        guard
+            initRequest.commitmentQ1.opens(
+                pid: initRequest.clientPID, nonce: initRequest.clientNonce, label: "keygen/Q1",
+                payload: request.q1.compressed, blind: request.blind)
+        else {
             throw ThresholdError.commitmentMismatch("Q1")
         }
-        guard request.proofQ1.verify(statement: request.q1, sid: sid, label: "keygen/Q1", pid: initRequest.clientPID) else {
+        guard request.proofQ1.verify(statement: request.q1, sid: sid, label: "keygen/Q1", pid: initRequest.clientPID)
+        else {
             throw ThresholdError.proofRejected("the proof of x1")
         }
         try request.proofN.verify(n: request.paillierN, sid: sid)
@@ -139,14 +168,18 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
         // neither factor is below 2^255 (Π^fac under this server's Ñ): a modulus with a small
         // prime factor (BitForge: N0 = p·P·Q, Enc(x1 + N0/p)) would leak v mod p per signature.
         try request.proofMod.verify(n: paillier.n, sid: sid)
-        try request.proofFac.verify(n0: paillier.n, ringPedersen: ringPedersen.parameters, sid: sid, pid: initRequest.clientPID)
+        try request.proofFac.verify(
+            n0: paillier.n, ringPedersen: ringPedersen.parameters, sid: sid, pid: initRequest.clientPID)
         try paillier.validateCiphertext(request.ckey)
-        let statement = PDLProof.Statement(paillier: paillier, ciphertext: request.ckey, point: request.q1, ringPedersen: ringPedersen.parameters)
+        let statement = PDLProof.Statement(
+            paillier: paillier, ciphertext: request.ckey, point: request.q1, ringPedersen: ringPedersen.parameters)
         try request.proofPDL.verify(statement, sid: sid, pid: initRequest.clientPID)
         let q = try request.q1.multiplied(by: x2)
         let keyID = Transcript.taggedHash("L17v1/key-id", [sid, q.compressed])
-        let share = ServerKeyShare(pool: RandomizerPool(publicKey: paillier), keyID: keyID, clientPID: initRequest.clientPID, x2: x2, q1: request.q1, publicKey: q,
-                                   paillier: paillier, ckey: request.ckey)
+        let share = ServerKeyShare(
+            pool: RandomizerPool(publicKey: paillier), keyID: keyID, clientPID: initRequest.clientPID, x2: x2,
+            q1: request.q1, publicKey: q,
+            paillier: paillier, ckey: request.ckey)
         return (.init(keyID: keyID, publicKey: q), share)
     }
 
@@ -154,8 +187,11 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
 
     /// sign/commit without keeping anything: the answer and the committed state (holding the
     /// nonce share k2) for the caller to keep until `prove`.
-    public func commitSigning(_ share: ServerKeyShare, _ request: ThresholdMessage.SignCommitRequest) throws
-        -> (ThresholdMessage.SignCommitResponse, SigningSessionState.Committed) {
+    public func commitSigning(
+        _ share: ServerKeyShare, _ request: ThresholdMessage.SignCommitRequest
+    ) throws
+        -> (ThresholdMessage.SignCommitResponse, SigningSessionState.Committed)
+    {
         guard request.keyID == share.keyID else { throw ThresholdError.unexpectedMessage("another key") }
         guard request.clientNonce.count == 32, request.digest.count == 32, request.commitmentR1.value.count == 32 else {
             throw ThresholdError.unexpectedMessage("sign/commit fields have the wrong sizes")
@@ -163,23 +199,33 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
         let serverNonce = try random.bytes(32, label: "sign.server_nonce")
         let k2 = try random.nonZeroInteger(below: P256.order, label: "sign.k2")
         let r2 = try P256.multiplyGenerator(k2)
-        let sid = Transcript.sessionID(phase: "sign", clientPID: share.clientPID, serverPID: pid, keyID: share.keyID,
-                                       clientNonce: request.clientNonce, serverNonce: serverNonce,
-                                       extra: [request.digest, request.commitmentR1.value])
-        let proof = try SchnorrProof.prove(secret: k2, statement: r2, sid: sid, label: "sign/R2", pid: pid, random: random)
+        let sid = Transcript.sessionID(
+            phase: "sign", clientPID: share.clientPID, serverPID: pid, keyID: share.keyID,
+            clientNonce: request.clientNonce, serverNonce: serverNonce,
+            extra: [request.digest, request.commitmentR1.value])
+        let proof = try SchnorrProof.prove(
+            secret: k2, statement: r2, sid: sid, label: "sign/R2", pid: pid, random: random)
         return (.init(serverNonce: serverNonce, r2: r2, proofR2: proof), .init(sid: sid, request: request, k2: k2))
     }
 
     /// The first half of sign/prove: opens the device's commitment to R1, checks its proof of
     /// k1 and returns r. Reveals nothing: the caller moves the session to PROVED (consuming k2)
     /// before `serverCiphertext`, so only the request that wins that move gets a c3.
-    public func checkProve(_ share: ServerKeyShare, _ committed: SigningSessionState.Committed, _ request: ThresholdMessage.SignProveRequest) throws -> BigInt {
+    public func checkProve(
+        _ share: ServerKeyShare, _ committed: SigningSessionState.Committed,
+        _ request: ThresholdMessage.SignProveRequest
+    ) throws -> BigInt {
         let commit = committed.request
         let payload = Transcript.lengthPrefixed([share.keyID, commit.digest, request.r1.compressed])
-        guard commit.commitmentR1.opens(pid: share.clientPID, nonce: commit.clientNonce, label: "sign/R1", payload: payload, blind: request.blind) else {
+        guard
+            commit.commitmentR1.opens(
+                pid: share.clientPID, nonce: commit.clientNonce, label: "sign/R1", payload: payload,
+                blind: request.blind)
+        else {
             throw ThresholdError.commitmentMismatch("R1")
         }
-        guard request.proofR1.verify(statement: request.r1, sid: committed.sid, label: "sign/R1", pid: share.clientPID) else {
+        guard request.proofR1.verify(statement: request.r1, sid: committed.sid, label: "sign/R1", pid: share.clientPID)
+        else {
             throw ThresholdError.proofRejected("the proof of k1")
         }
         let r = try request.r1.multiplied(by: committed.k2).x.modulo(P256.order)
@@ -188,30 +234,41 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
     }
 
     /// The second half of sign/prove: c3 for r under the committed k2 (call once per k2).
-    public func serverCiphertext(_ share: ServerKeyShare, _ committed: SigningSessionState.Committed, r: BigInt) throws -> ThresholdMessage.SignProveResponse {
+    public func serverCiphertext(
+        _ share: ServerKeyShare, _ committed: SigningSessionState.Committed, r: BigInt
+    ) throws -> ThresholdMessage.SignProveResponse {
         let m = BigInt(bytes: committed.request.digest).modulo(P256.order)
-        return .init(c3: try TwoPartySigning.serverCiphertext(message: m, r: r, k2: committed.k2, x2: share.x2, ckey: share.ckey,
-                                                              publicKey: share.paillier, random: random, pool: share.pool))
+        return .init(
+            c3: try TwoPartySigning.serverCiphertext(
+                message: m, r: r, k2: committed.k2, x2: share.x2, ckey: share.ckey,
+                publicKey: share.paillier, random: random, pool: share.pool))
     }
 
     /// sign/finish's check: the device's signature has the session's r and verifies under the
     /// key for `digest`. Throws `signatureCheckFailed` otherwise (the caller locks the key).
-    public static func checkFinish(_ share: ServerKeyShare, digest: [UInt8], r: BigInt?, _ request: ThresholdMessage.SignFinishRequest) throws -> (r: BigInt, s: BigInt) {
+    public static func checkFinish(
+        _ share: ServerKeyShare, digest: [UInt8], r: BigInt?, _ request: ThresholdMessage.SignFinishRequest
+    ) throws -> (r: BigInt, s: BigInt) {
         guard let signature = request.signature, r.map({ $0 == signature.r }) ?? true,
-              TwoPartySigning.verify(r: signature.r, s: signature.s, digest: try .init(algorithm: .sha256, bytes: Data(digest)), publicKey: share.publicKey) else {
+            TwoPartySigning.verify(
+                r: signature.r, s: signature.s, digest: try .init(algorithm: .sha256, bytes: Data(digest)),
+                publicKey: share.publicKey)
+        else {
             throw ThresholdError.signatureCheckFailed
         }
         return signature
     }
 
-    public func signCommit(_ share: ServerKeyShare, _ request: ThresholdMessage.SignCommitRequest) throws -> ThresholdMessage.SignCommitResponse {
+    public func signCommit(
+        _ share: ServerKeyShare, _ request: ThresholdMessage.SignCommitRequest
+    ) throws -> ThresholdMessage.SignCommitResponse {
         let (response, committed) = try commitSigning(share, request)
         try lock.withLock {
             guard !locked.contains(share.keyID) else { throw ThresholdError.shareLocked }
             let now = Date()
             switch signings[share.keyID] {
             case .committed(_, let deadline)? where deadline < now:
-                signings[share.keyID] = .finished   // abandoned before prove: k2 dropped
+                signings[share.keyID] = .finished  // abandoned before prove: k2 dropped
             case .proved(_, _, _, let deadline)? where deadline < now:
                 // A c3 went out and no finish came back: expired, not locked (see sessionLifetime).
                 signings[share.keyID] = .finished
@@ -230,7 +287,9 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
         return response
     }
 
-    public func signProve(_ share: ServerKeyShare, _ request: ThresholdMessage.SignProveRequest) throws -> ThresholdMessage.SignProveResponse {
+    public func signProve(
+        _ share: ServerKeyShare, _ request: ThresholdMessage.SignProveRequest
+    ) throws -> ThresholdMessage.SignProveResponse {
         // COMMITTED → PROVED atomically: a second prove finds PROVED and is refused.
         let committed = try lock.withLock { () throws -> SigningSessionState.Committed in
             guard case .committed(let committed, let deadline)? = signings[share.keyID] else {
@@ -253,7 +312,9 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
             throw error
         }
         try lock.withLock {
-            guard case .proving(let deadline)? = signings[share.keyID] else { throw ThresholdError.unexpectedMessage("the session changed while c3 was computed") }
+            guard case .proving(let deadline)? = signings[share.keyID] else {
+                throw ThresholdError.unexpectedMessage("the session changed while c3 was computed")
+            }
             signings[share.keyID] = .proved(sid: committed.sid, request: committed.request, r: r, deadline: deadline)
         }
         return c3
@@ -289,16 +350,22 @@ public final class ServerParty: @unchecked Sendable {   // unchecked: `lock` gua
 
     public func signCancel(_ share: ServerKeyShare) throws {
         try lock.withLock {
-            guard case .committed? = signings[share.keyID] else { throw ThresholdError.unexpectedMessage("only a committed session can be cancelled") }
+            guard case .committed? = signings[share.keyID] else {
+                throw ThresholdError.unexpectedMessage("only a committed session can be cancelled")
+            }
             signings[share.keyID] = .finished
         }
     }
 
     /// Re-verifies the signature under Q and checks its r; a failure report or a bad signature
     /// locks the key for review.
-    public func signFinish(_ share: ServerKeyShare, _ request: ThresholdMessage.SignFinishRequest) throws -> (r: BigInt, s: BigInt) {
+    public func signFinish(
+        _ share: ServerKeyShare, _ request: ThresholdMessage.SignFinishRequest
+    ) throws -> (r: BigInt, s: BigInt) {
         let (commit, r) = try lock.withLock { () throws -> (ThresholdMessage.SignCommitRequest, BigInt) in
-            guard case .proved(_, let commit, let r, _)? = signings[share.keyID] else { throw ThresholdError.unexpectedMessage("sign/finish without a proved session") }
+            guard case .proved(_, let commit, let r, _)? = signings[share.keyID] else {
+                throw ThresholdError.unexpectedMessage("sign/finish without a proved session")
+            }
             signings[share.keyID] = .finished
             return (commit, r)
         }

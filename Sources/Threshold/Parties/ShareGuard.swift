@@ -64,7 +64,10 @@ public struct ShareStateFile: ShareGuard {
             throw ThresholdError.keyStore("cannot write \(path)")
         }
         let folder = open(path.parentPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 { fsync(folder); close(folder) }
+        if folder >= 0 {
+            fsync(folder)
+            close(folder)
+        }
     }
 
     public func isLocked() throws -> Bool { try exclusively { read() != .ready } }

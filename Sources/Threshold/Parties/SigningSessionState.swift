@@ -42,7 +42,8 @@ public enum SigningSessionState: Sendable {
         case .committed(let state):
             // The secret goes last, appended into the one result (the caller wipes it), and its
             // own encoding is wiped here.
-            var out: [UInt8] = [Self.version, 1] + state.sid + state.request.keyID + state.request.clientNonce + state.request.digest
+            var out: [UInt8] =
+                [Self.version, 1] + state.sid + state.request.keyID + state.request.clientNonce + state.request.digest
                 + state.request.commitmentR1.value
             var k2 = Scalar.encode(state.k2)
             defer { wipe(&k2) }
@@ -57,7 +58,9 @@ public enum SigningSessionState: Sendable {
     /// Reads `storageBytes` back. Bounded: exact sizes, scalars below the group order and not
     /// zero; anything else is refused (the bytes come from a database row).
     public init(storageBytes bytes: [UInt8]) throws {
-        guard bytes.count >= 2, bytes[0] == Self.version else { throw ThresholdError.keyStore("a stored signing session has an unknown version") }
+        guard bytes.count >= 2, bytes[0] == Self.version else {
+            throw ThresholdError.keyStore("a stored signing session has an unknown version")
+        }
         switch (bytes[1], bytes.count) {
         case (1, Self.committedSize):
             let fields = stride(from: 2, to: Self.committedSize - 32, by: 32).map { Array(bytes[$0..<($0 + 32)]) }
@@ -65,9 +68,13 @@ public enum SigningSessionState: Sendable {
             defer { wipe(&secret) }
             let k2 = try Scalar.decode(secret)
             guard !k2.isZero else { throw ThresholdError.invalidScalar("a stored k2 is zero") }
-            self = .committed(Committed(sid: fields[0],
-                                        request: .init(keyID: fields[1], clientNonce: fields[2], digest: fields[3], commitmentR1: Commitment(value: fields[4])),
-                                        k2: k2))
+            self = .committed(
+                Committed(
+                    sid: fields[0],
+                    request: .init(
+                        keyID: fields[1], clientNonce: fields[2], digest: fields[3],
+                        commitmentR1: Commitment(value: fields[4])),
+                    k2: k2))
         case (2, Self.provedSize):
             let r = try Scalar.decode(Array(bytes[2...]))
             guard !r.isZero else { throw ThresholdError.invalidScalar("a stored r is zero") }

@@ -33,9 +33,14 @@ public struct PaillierBlumProof: Sendable, Equatable {
     public static func challenges(n: BigInt, w: BigInt, sid: [UInt8]) -> [BigInt] {
         let nBytes = n.bytes(width: 256) ?? n.bytes, wBytes = w.bytes(width: 256) ?? w.bytes
         return (0..<rounds).map { index in
-            let counter: [UInt8] = [UInt8(index >> 24 & 0xFF), UInt8(index >> 16 & 0xFF), UInt8(index >> 8 & 0xFF), UInt8(index & 0xFF)]
+            let counter: [UInt8] = [
+                UInt8(index >> 24 & 0xFF), UInt8(index >> 16 & 0xFF), UInt8(index >> 8 & 0xFF), UInt8(index & 0xFF),
+            ]
             let message = Transcript.lengthPrefixed([nBytes, wBytes, sid, counter])
-            return BigInt(bytes: Transcript.expandMessageXMD(message, domain: Array("L17v1/paillier-blum/y".utf8), length: 256 + 16)).modulo(n)
+            return BigInt(
+                bytes: Transcript.expandMessageXMD(
+                    message, domain: Array("L17v1/paillier-blum/y".utf8), length: 256 + 16)
+            ).modulo(n)
         }
     }
 
@@ -49,9 +54,12 @@ public struct PaillierBlumProof: Sendable, Equatable {
     /// Fourth roots by CRT: for a residue u mod p ≡ 3 (mod 4), `u^((p+1)/4)` is the square root
     /// that is itself a residue, so `u^(((p+1)/4)² mod (p−1))` is a fourth root; the exponent
     /// is secret and goes through `mpz_powm_sec`.
-    public static func prove(secretKey: PaillierSecretKey, sid: [UInt8], random: RandomSource) throws -> PaillierBlumProof {
+    public static func prove(
+        secretKey: PaillierSecretKey, sid: [UInt8], random: RandomSource
+    ) throws -> PaillierBlumProof {
         let p = secretKey.p, q = secretKey.q, n = secretKey.publicKey.n
-        guard p.remainder(dividingBy: 4) == 3, q.remainder(dividingBy: 4) == 3, let qInverse = q.inverse(modulo: p) else {
+        guard p.remainder(dividingBy: 4) == 3, q.remainder(dividingBy: 4) == 3, let qInverse = q.inverse(modulo: p)
+        else {
             throw ThresholdError.invalidPaillierModulus("Π^mod needs primes ≡ 3 mod 4")
         }
         func fourthRootExponent(_ prime: BigInt) -> BigInt {
@@ -69,7 +77,9 @@ public struct PaillierBlumProof: Sendable, Equatable {
             // they decide are published as a_i, b_i, and enrollment runs once on the device;
             // Euler's criterion by powm_sec would double the prover's time.
             let legendreP = y.modulo(p).jacobi(p), legendreQ = y.modulo(q).jacobi(q)
-            guard legendreP != 0, legendreQ != 0 else { throw ThresholdError.invalidPaillierModulus("a challenge shares a factor with N") }
+            guard legendreP != 0, legendreQ != 0 else {
+                throw ThresholdError.invalidPaillierModulus("a challenge shares a factor with N")
+            }
             // −1 is a non-residue modulo both primes; w modulo exactly one. b makes the two
             // symbols equal, a makes them both +1.
             let b = legendreP != legendreQ
@@ -80,7 +90,9 @@ public struct PaillierBlumProof: Sendable, Equatable {
             let root = rootQ + q * ((rootP - rootQ) * qInverse).modulo(p)
             // A self-check costs two squarings and keeps a defect from reaching the wire.
             let square = (root * root).modulo(n)
-            guard (square * square).modulo(n) == target else { throw ThresholdError.invalidPaillierModulus("no fourth root: N is not a Blum integer") }
+            guard (square * square).modulo(n) == target else {
+                throw ThresholdError.invalidPaillierModulus("no fourth root: N is not a Blum integer")
+            }
             roots.append(root)
             aBits.append(a)
             bBits.append(b)
@@ -97,10 +109,14 @@ public struct PaillierBlumProof: Sendable, Equatable {
         guard roots.count == Self.rounds, a.count == Self.rounds, b.count == Self.rounds else {
             throw ThresholdError.proofRejected("Π^mod needs \(Self.rounds) rounds")
         }
-        guard !w.isZero, !w.isNegative, w < n, w.jacobi(n) == -1 else { throw ThresholdError.proofRejected("Π^mod: w is not a unit with Jacobi symbol −1") }
+        guard !w.isZero, !w.isNegative, w < n, w.jacobi(n) == -1 else {
+            throw ThresholdError.proofRejected("Π^mod: w is not a unit with Jacobi symbol −1")
+        }
         for (index, y) in Self.challenges(n: n, w: w, sid: sid).enumerated() {
             let x = roots[index]
-            guard !x.isZero, !x.isNegative, x < n else { throw ThresholdError.proofRejected("Π^mod: round \(index) out of range") }
+            guard !x.isZero, !x.isNegative, x < n else {
+                throw ThresholdError.proofRejected("Π^mod: round \(index) out of range")
+            }
             let square = (x * x).modulo(n)
             guard (square * square).modulo(n) == Self.adjusted(y, w: w, a: a[index], b: b[index], n: n) else {
                 throw ThresholdError.proofRejected("Π^mod: round \(index) is not a fourth root")

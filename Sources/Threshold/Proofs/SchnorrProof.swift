@@ -2,18 +2,22 @@
 /// `e = chal("L17v1/schnorr", sid, label, pid, G, X, A)`, `z = a + e·x mod q`; wire form
 /// `A(33) ‖ z(32)`.
 public struct SchnorrProof: Sendable, Equatable {
-    public let commitment: Point   // A
-    public let response: BigInt    // z
+    public let commitment: Point  // A
+    public let response: BigInt  // z
 
     static let generator = try! P256.multiplyGenerator(.one)
 
     static func challenge(sid: [UInt8], label: String, pid: [UInt8], statement: Point, commitment: Point) -> BigInt {
-        Transcript.scalarChallenge("L17v1/schnorr", [sid, Array(label.utf8), pid, generator.compressed, statement.compressed, commitment.compressed])
+        Transcript.scalarChallenge(
+            "L17v1/schnorr",
+            [sid, Array(label.utf8), pid, generator.compressed, statement.compressed, commitment.compressed])
     }
 
     /// Proves knowledge of `secret` with `X = secret·G`.
-    public static func prove(secret: BigInt, statement: Point, sid: [UInt8], label: String, pid: [UInt8],
-                             random: RandomSource) throws -> SchnorrProof {
+    public static func prove(
+        secret: BigInt, statement: Point, sid: [UInt8], label: String, pid: [UInt8],
+        random: RandomSource
+    ) throws -> SchnorrProof {
         let nonce = try random.nonZeroInteger(below: P256.order, label: "schnorr.nonce.\(label)")
         let commitment = try P256.multiplyGenerator(nonce)
         let e = challenge(sid: sid, label: label, pid: pid, statement: statement, commitment: commitment)
@@ -26,8 +30,9 @@ public struct SchnorrProof: Sendable, Equatable {
         guard response < P256.order, !response.isZero else { return false }
         let e = Self.challenge(sid: sid, label: label, pid: pid, statement: statement, commitment: commitment)
         guard let left = try? P256.multiplyGenerator(response),
-              let eX = try? statement.multiplied(by: e),
-              let right = try? commitment + eX else { return false }
+            let eX = try? statement.multiplied(by: e),
+            let right = try? commitment + eX
+        else { return false }
         return left == right
     }
 

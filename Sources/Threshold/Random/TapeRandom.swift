@@ -1,13 +1,13 @@
 import FoundationEssentials
 import Glibc
-import TamgaSupport
 import TamgaCore
+import TamgaSupport
 
 /// Randomness for golden vectors. Recording: bytes from a seeded, deterministic stream
 /// (RFC 9380 XMD over the seed and a counter), each draw written to the tape with its label.
 /// Replaying: the tape's entries in order; a draw whose label or size differs from the tape's
 /// next entry fails at once, naming the step, so a change in draw order cannot pass unnoticed.
-public final class TapeRandom: RandomSource, @unchecked Sendable {   // unchecked: `lock` guards the tape and the cursor
+public final class TapeRandom: RandomSource, @unchecked Sendable {  // unchecked: `lock` guards the tape and the cursor
     public struct Entry: Codable, Equatable, Sendable {
         public let label: String
         public let hex: String
@@ -34,14 +34,20 @@ public final class TapeRandom: RandomSource, @unchecked Sendable {   // unchecke
         try lock.withLock {
             switch mode {
             case .record(let seed):
-                let bytes = Transcript.expandMessageXMD(Array("\(seed)/\(entries.count)/\(label)".utf8), domain: Array("tamga/golden-tape".utf8), length: count)
+                let bytes = Transcript.expandMessageXMD(
+                    Array("\(seed)/\(entries.count)/\(label)".utf8), domain: Array("tamga/golden-tape".utf8),
+                    length: count)
                 entries.append(Entry(label: label, hex: Hex.encode(bytes)))
                 return bytes
             case .replay:
-                guard cursor < entries.count else { throw ThresholdError.unexpectedMessage("the tape ended before draw \(cursor) (\(label))") }
+                guard cursor < entries.count else {
+                    throw ThresholdError.unexpectedMessage("the tape ended before draw \(cursor) (\(label))")
+                }
                 let entry = entries[cursor]
                 guard entry.label == label, entry.hex.count == count * 2, let value = BigInt(hex: entry.hex) else {
-                    throw ThresholdError.unexpectedMessage("draw \(cursor): the code asked for \(label) (\(count) bytes), the tape has \(entry.label) (\(entry.hex.count / 2) bytes)")
+                    throw ThresholdError.unexpectedMessage(
+                        "draw \(cursor): the code asked for \(label) (\(count) bytes), the tape has \(entry.label) (\(entry.hex.count / 2) bytes)"
+                    )
                 }
                 cursor += 1
                 return value.bytes(width: count) ?? []

@@ -33,7 +33,8 @@ public enum Transcript {
         precondition(length > 0 && length <= 255 * 32 && domain.count <= 255, "expand_message_xmd limits")
         let blocks = (length + 31) / 32
         let domainPrime = domain + [UInt8(domain.count)]
-        let messagePrime = [UInt8](repeating: 0, count: 64) + message + [UInt8(length >> 8), UInt8(length & 0xFF), 0] + domainPrime
+        let messagePrime =
+            [UInt8](repeating: 0, count: 64) + message + [UInt8(length >> 8), UInt8(length & 0xFF), 0] + domainPrime
         let b0 = sha256(messagePrime)
         var previous = sha256(b0 + [1] + domainPrime)
         var out = previous
@@ -52,9 +53,13 @@ public enum Transcript {
     }
 
     /// A session id both sides compute and never take from the wire.
-    public static func sessionID(phase: String, clientPID: [UInt8], serverPID: [UInt8], keyID: [UInt8],
-                                 clientNonce: [UInt8], serverNonce: [UInt8], extra: [[UInt8]] = []) -> [UInt8] {
-        taggedHash("L17v1/sid", [Array(suite.utf8), Array(phase.utf8), clientPID, serverPID, keyID, clientNonce, serverNonce] + extra)
+    public static func sessionID(
+        phase: String, clientPID: [UInt8], serverPID: [UInt8], keyID: [UInt8],
+        clientNonce: [UInt8], serverNonce: [UInt8], extra: [[UInt8]] = []
+    ) -> [UInt8] {
+        taggedHash(
+            "L17v1/sid",
+            [Array(suite.utf8), Array(phase.utf8), clientPID, serverPID, keyID, clientNonce, serverNonce] + extra)
     }
 }
 

@@ -22,7 +22,10 @@ public struct AccessLog: Sendable {
         SiVaService.knownRoutes.contains(path) ? path : "other"
     }
 
-    func record(_ request: HTTPRequest, response: HTTPResponse, seconds: Double, outcome: SiVaService.Outcome?, at time: Date = Date()) {
+    func record(
+        _ request: HTTPRequest, response: HTTPResponse, seconds: Double, outcome: SiVaService.Outcome?,
+        at time: Date = Date()
+    ) {
         var members: [(String, JSON.Value)] = [
             ("time", .string(XSDDateTime.format(time))),
             ("client", request.client.map { .string($0.description) } ?? .null),

@@ -5,7 +5,8 @@ import TamgaSupport
 /// is refused at once (503 with `Retry-After`) instead of waiting behind work it cannot get
 /// ahead of, so that a load balancer or client can go elsewhere. The HTTP server has more
 /// threads than `running + waiting`, so the refusal and the monitoring answers never wait.
-public final class AdmissionGate: @unchecked Sendable {   // unchecked: the counters behind `lock`, the semaphore is thread-safe
+// unchecked: the counters behind `lock`, the semaphore is thread-safe
+public final class AdmissionGate: @unchecked Sendable {
     public let running: Int
     public let waiting: Int
     private let turns: DispatchSemaphore

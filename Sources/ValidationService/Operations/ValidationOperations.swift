@@ -19,7 +19,10 @@ public final class ValidationOperations: Sendable {
     /// What a refused client is told to wait, in seconds.
     static let retryAfter = 1
 
-    public init(service: SiVaService, trust: ServiceTrust, gate: AdmissionGate, metrics: ValidationMetrics? = nil, accessLog: AccessLog? = nil) {
+    public init(
+        service: SiVaService, trust: ServiceTrust, gate: AdmissionGate, metrics: ValidationMetrics? = nil,
+        accessLog: AccessLog? = nil
+    ) {
         self.service = service
         self.trust = trust
         self.gate = gate
@@ -32,7 +35,8 @@ public final class ValidationOperations: Sendable {
         var outcome: SiVaService.Outcome? = nil
         let response = answer(request, &outcome)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        metrics?.record(route: AccessLog.route(request.path), status: response.status, seconds: seconds, outcome: outcome)
+        metrics?.record(
+            route: AccessLog.route(request.path), status: response.status, seconds: seconds, outcome: outcome)
         accessLog?.record(request, response: response, seconds: seconds, outcome: outcome)
         return response
     }
@@ -48,8 +52,17 @@ public final class ValidationOperations: Sendable {
         case let path where SiVaService.validationRoutes.contains(path) && request.method == "POST":
             guard gate.enter() else {
                 let counts = gate.counts
-                var busy = SiVaService.json(RequestErrors([.init(key: "serviceBusy", message: "The service is validating \(counts.running) documents with \(counts.waiting) waiting, the most it takes; try again in \(Self.retryAfter) s or at another instance")]).json, status: 503)
-                busy = HTTPResponse(status: busy.status, headers: busy.headers.merging(["Retry-After": String(Self.retryAfter)]) { $1 }, body: busy.body)
+                var busy = SiVaService.json(
+                    RequestErrors([
+                        .init(
+                            key: "serviceBusy",
+                            message:
+                                "The service is validating \(counts.running) documents with \(counts.waiting) waiting, the most it takes; try again in \(Self.retryAfter) s or at another instance"
+                        )
+                    ]).json, status: 503)
+                busy = HTTPResponse(
+                    status: busy.status, headers: busy.headers.merging(["Retry-After": String(Self.retryAfter)]) { $1 },
+                    body: busy.body)
                 return busy
             }
             defer { gate.leave() }
@@ -77,9 +90,12 @@ public final class ValidationOperations: Sendable {
         ]
         if let failure = status.lastFailure { members.append(("lastRefreshError", .string(failure))) }
         let usesLists = status.source == .cache || status.source == .listFile
-        let reason: String? = !usesLists ? nil
-            : status.expired ? "the trusted lists passed their next update and no refresh replaced them"
-            : status.territories.isEmpty ? "no trusted list is usable" : nil
+        let reason: String? =
+            !usesLists
+            ? nil
+            : status.expired
+                ? "the trusted lists passed their next update and no refresh replaced them"
+                : status.territories.isEmpty ? "no trusted list is usable" : nil
         var body: [(String, JSON.Value)] = [("status", .string(reason == nil ? "ready" : "not-ready"))]
         if let reason { body.append(("reason", .string(reason))) }
         body.append(("trust", .object(members)))

@@ -14,7 +14,9 @@ public enum SiVaPolicy: String, Sendable, CaseIterable {
 
     /// The policy a request names, case-insensitively as SiVa matches them.
     public init?(name: String) {
-        guard let policy = Self.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else { return nil }
+        guard let policy = Self.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else {
+            return nil
+        }
         self = policy
     }
 

@@ -23,7 +23,8 @@ public struct ConclusionBuilder: Sendable {
     }
 
     /// SiVa's container warning for every DDOC, word for word.
-    static let ddocSHA1Warning = "The algorithm SHA1 used in DDOC is no longer considered reliable for signature creation!"
+    static let ddocSHA1Warning =
+        "The algorithm SHA1 used in DDOC is no longer considered reliable for signature creation!"
     /// What libdigidocpp looks for to send the whole DDOC after a hashcode one (docs/siva.md §DDOC).
     static let ddocBadDigest = "Bad digest for DataFile"
 
@@ -45,42 +46,53 @@ public struct ConclusionBuilder: Sendable {
         let containerErrors = report.findings.filter { $0.severity == .invalid }.map(\.message)
         for result in report.signatures {
             if result.profile == "TimeStampToken" {
-                conclusion.timeStampTokens.append(timeStampToken(result, report: report, containerErrors: containerErrors))
+                conclusion.timeStampTokens.append(
+                    timeStampToken(result, report: report, containerErrors: containerErrors))
                 continue
             }
-            let signature = self.signature(result, container: container, report: report, containerErrors: containerErrors)
+            let signature = self.signature(
+                result, container: container, report: report, containerErrors: containerErrors)
             conclusion.signatures.append(signature)
             conclusion.signaturesCount += 1
-            if signature.indication == ETSIIndication.Indication.totalPassed.rawValue { conclusion.validSignaturesCount += 1 }
+            if signature.indication == ETSIIndication.Indication.totalPassed.rawValue {
+                conclusion.validSignaturesCount += 1
+            }
         }
         return conclusion
     }
 
     static func isBDOC(_ filename: String) -> Bool { filename.lowercased().hasSuffix(".bdoc") }
 
-    func signature(_ result: ValidationReport.SignatureResult, container: Container, report: ValidationReport,
-                   containerErrors: [String]) -> ValidationConclusion.Signature {
+    func signature(
+        _ result: ValidationReport.SignatureResult, container: Container, report: ValidationReport,
+        containerErrors: [String]
+    ) -> ValidationConclusion.Signature {
         let isDDOC = container.kind == .ddoc
         var verdict = ETSIIndication(result)
         if !containerErrors.isEmpty, verdict.indication == .totalPassed {
             verdict = ETSIIndication(indication: .totalFailed, subIndication: "FORMAT_FAILURE")
         }
         let level = isDDOC ? nil : Self.signatureLevel(result.qualification, verdict.indication)
-        var errors = result.findings.filter { $0.severity == .invalid || $0.severity == .unknown }.map { finding in
-            isDDOC && finding.code == "data-file-digest" ? "\(Self.ddocBadDigest): \(finding.message)" : finding.message
-        } + containerErrors
+        var errors =
+            result.findings.filter { $0.severity == .invalid || $0.severity == .unknown }.map { finding in
+                isDDOC && finding.code == "data-file-digest"
+                    ? "\(Self.ddocBadDigest): \(finding.message)" : finding.message
+            } + containerErrors
         if !isDDOC { errors = Self.dssReferenceErrors(result.findings) + errors }
         var warnings = result.findings.filter { $0.severity == .warning || $0.severity == .nonQSCD }.map(\.message)
         if verdict.indication == .totalPassed {
             let judged = policy.judge(level: level)
             if let error = judged.error { errors.append(error) }
             if let warning = judged.warning { warnings.append(warning) }
-            if !judged.passes { verdict = ETSIIndication(indication: .totalFailed, subIndication: "SIG_CONSTRAINTS_FAILURE") }
+            if !judged.passes {
+                verdict = ETSIIndication(indication: .totalFailed, subIndication: "SIG_CONSTRAINTS_FAILURE")
+            }
         }
         // A signature that is not passed always says why: DigiDoc clients read an empty errors
         // list as no error at all.
         if verdict.indication != .totalPassed, errors.isEmpty {
-            errors.append("The signature is \(verdict.indication.rawValue) (\(verdict.subIndication ?? "no sub-indication"))")
+            errors.append(
+                "The signature is \(verdict.indication.rawValue) (\(verdict.subIndication ?? "no sub-indication"))")
         }
         let name = result.signer.flatMap { try? DistinguishedName(rfc4514: $0) }
         var info = ValidationConclusion.Info()
@@ -96,14 +108,17 @@ public struct ConclusionBuilder: Sendable {
                 info.ocspResponseCreationTime = XSDDateTime.format(produced)
             }
             info.archiveTimestamps = evidence.archiveTimeStamps.map {
-                .init(signedTime: XSDDateTime.format($0.genTime), indication: $0.passed ? "PASSED" : "FAILED", signedBy: $0.signedBy,
-                      country: $0.country, content: $0.token.base64EncodedString())
+                .init(
+                    signedTime: XSDDateTime.format($0.genTime), indication: $0.passed ? "PASSED" : "FAILED",
+                    signedBy: $0.signedBy,
+                    country: $0.country, content: $0.token.base64EncodedString())
             }
             certificates = evidence.certificates.map(Self.reportCertificate)
             let place = evidence.productionPlace
             if !place.isEmpty {
-                info.signatureProductionPlace = .init(countryName: place["CountryName"], stateOrProvince: place["StateOrProvince"],
-                                                      city: place["City"], postalCode: place["PostalCode"])
+                info.signatureProductionPlace = .init(
+                    countryName: place["CountryName"], stateOrProvince: place["StateOrProvince"],
+                    city: place["City"], postalCode: place["PostalCode"])
             }
         }
         var signature = ValidationConclusion.Signature(
@@ -121,14 +136,18 @@ public struct ConclusionBuilder: Sendable {
             info: info,
             // Only a passed signature is known to cover every data file (one that leaves any out
             // is not passed), so only it names them.
-            signatureScopes: verdict.indication == .totalPassed ? scopes(report, container: container, signed: result.signedDataFiles) : [])
+            signatureScopes: verdict.indication == .totalPassed
+                ? scopes(report, container: container, signed: result.signedDataFiles) : [])
         signature.certificates = certificates
         return signature
     }
 
-    static func reportCertificate(_ certificate: SignatureEvidence.ReportedCertificate) -> ValidationConclusion.ReportCertificate {
-        .init(commonName: certificate.commonName, type: certificate.type, content: certificate.der.base64EncodedString(),
-              issuer: certificate.issuer.map { ($0.commonName, $0.der.base64EncodedString()) })
+    static func reportCertificate(
+        _ certificate: SignatureEvidence.ReportedCertificate
+    ) -> ValidationConclusion.ReportCertificate {
+        .init(
+            commonName: certificate.commonName, type: certificate.type, content: certificate.der.base64EncodedString(),
+            issuer: certificate.issuer.map { ($0.commonName, $0.der.base64EncodedString()) })
     }
 
     /// DSS's words for a data file's reference that failed, which SiVa's clients and tests look
@@ -140,7 +159,8 @@ public struct ConclusionBuilder: Sendable {
             let text: String
             switch finding.code {
             case "data-file-digest": text = "The reference data object is not intact!"
-            case "reference-file-missing", "data-file-unreadable", "data-file-digest-algorithm": text = "The reference data object has not been found!"
+            case "reference-file-missing", "data-file-unreadable", "data-file-digest-algorithm":
+                text = "The reference data object has not been found!"
             default: continue
             }
             if !errors.contains(text) { errors.append(text) }
@@ -155,29 +175,41 @@ public struct ConclusionBuilder: Sendable {
             let covered = Set(signed ?? [])
             return container.dataFiles.filter { covered.contains($0.name) }.map { file in
                 let given = container.givenDigest(of: file)
-                return .init(name: file.name, scope: "FULL", content: "Full document", hashAlgo: given?.algorithm,
-                             hash: given?.digest.base64EncodedString())
+                return .init(
+                    name: file.name, scope: "FULL", content: "Full document", hashAlgo: given?.algorithm,
+                    hash: given?.digest.base64EncodedString())
             }
         }
-        return report.dataFiles.map { .init(name: $0, scope: isDigest ? "FullSignatureScope" : "FULL",
-                                            content: isDigest ? "Digest of the document content" : "Full document") }
+        return report.dataFiles.map {
+            .init(
+                name: $0, scope: isDigest ? "FullSignatureScope" : "FULL",
+                content: isDigest ? "Digest of the document content" : "Full document")
+        }
     }
 
-    func timeStampToken(_ result: ValidationReport.SignatureResult, report: ValidationReport, containerErrors: [String]) -> ValidationConclusion.TimeStampToken {
+    func timeStampToken(
+        _ result: ValidationReport.SignatureResult, report: ValidationReport, containerErrors: [String]
+    ) -> ValidationConclusion.TimeStampToken {
         var verdict = ETSIIndication(result)
-        if !containerErrors.isEmpty { verdict = ETSIIndication(indication: .totalFailed, subIndication: "FORMAT_FAILURE") }
+        if !containerErrors.isEmpty {
+            verdict = ETSIIndication(indication: .totalFailed, subIndication: "FORMAT_FAILURE")
+        }
         // SiVa gives a time-stamp token TOTAL-PASSED or TOTAL-FAILED only.
         let passed = verdict.indication == .totalPassed
         return ValidationConclusion.TimeStampToken(
             indication: passed ? "TOTAL-PASSED" : "TOTAL-FAILED",
             subIndication: verdict.subIndication,
-            signedBy: result.signer.flatMap { try? DistinguishedName(rfc4514: $0) }.flatMap { $0.firstValue(oid: "2.5.4.3") } ?? result.signer ?? "",
+            signedBy: result.signer.flatMap { try? DistinguishedName(rfc4514: $0) }.flatMap {
+                $0.firstValue(oid: "2.5.4.3")
+            } ?? result.signer ?? "",
             signedTime: result.timeStampTime.flatMap(Self.sivaTime) ?? "",
-            error: result.findings.filter { $0.severity == .invalid || $0.severity == .unknown }.map(\.message) + containerErrors,
+            error: result.findings.filter { $0.severity == .invalid || $0.severity == .unknown }.map(\.message)
+                + containerErrors,
             warning: result.findings.filter { $0.severity == .warning || $0.severity == .nonQSCD }.map(\.message),
             certificates: (result.evidence?.certificates ?? []).map(Self.reportCertificate),
             // What a passed token covers: the data object, as SiVa's scopes name it.
-            timestampScopes: passed ? report.dataFiles.map { .init(name: $0, scope: "FULL", content: "Full document") } : [],
+            timestampScopes: passed
+                ? report.dataFiles.map { .init(name: $0, scope: "FULL", content: "Full document") } : [],
             timestampLevel: result.evidence?.timestampLevel)
     }
 
@@ -201,7 +233,9 @@ public struct ConclusionBuilder: Sendable {
     /// `…SEAL` forms for seals); `INDETERMINATE_…` when the verdict is indeterminate,
     /// `NOT_ADES_QC_QSCD`/`NOT_ADES_QC`/`NOT_ADES` when it failed, and `NA` where no trusted list
     /// judged the certificate (anchors given as PEM files).
-    static func signatureLevel(_ qualification: ValidationReport.SignerQualification?, _ indication: ETSIIndication.Indication) -> String {
+    static func signatureLevel(
+        _ qualification: ValidationReport.SignerQualification?, _ indication: ETSIIndication.Indication
+    ) -> String {
         guard let qualification else { return indication == .totalFailed ? "NOT_ADES" : "NA" }
         switch indication {
         case .totalFailed:
@@ -217,14 +251,16 @@ public struct ConclusionBuilder: Sendable {
     /// a person; else the common name.
     static func signedBy(_ name: DistinguishedName) -> String {
         if let surname = name.firstValue(oid: "2.5.4.4"), let given = name.firstValue(oid: "2.5.4.42"),
-           let serial = name.firstValue(oid: "2.5.4.5") {
+            let serial = name.firstValue(oid: "2.5.4.5")
+        {
             return "\(surname),\(given),\(DistinguishedName.withoutSemanticsPrefix(serial))"
         }
         return name.firstValue(oid: "2.5.4.3") ?? ""
     }
 
     static func subjectName(_ name: DistinguishedName) -> ValidationConclusion.SubjectDistinguishedName {
-        .init(serialNumber: name.firstValue(oid: "2.5.4.5"), commonName: name.firstValue(oid: "2.5.4.3"),
-              givenName: name.firstValue(oid: "2.5.4.42"), surname: name.firstValue(oid: "2.5.4.4"))
+        .init(
+            serialNumber: name.firstValue(oid: "2.5.4.5"), commonName: name.firstValue(oid: "2.5.4.3"),
+            givenName: name.firstValue(oid: "2.5.4.42"), surname: name.firstValue(oid: "2.5.4.4"))
     }
 }

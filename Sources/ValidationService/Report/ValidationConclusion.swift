@@ -120,13 +120,19 @@ public struct ValidationConclusion: Sendable, Equatable {
 
     public var json: JSON.Value {
         var members = JSONMembers()
-        members.add("policy", .object([("policyName", .string(policy.policyName)), ("policyDescription", .string(policy.policyDescription)),
-                                       ("policyUrl", .string(policy.policyUrl))]))
+        members.add(
+            "policy",
+            .object([
+                ("policyName", .string(policy.policyName)), ("policyDescription", .string(policy.policyDescription)),
+                ("policyUrl", .string(policy.policyUrl)),
+            ]))
         members.add("validationTime", validationTime)
         members.add("signatureForm", signatureForm)
         members.add("validationLevel", validationLevel)
         members.add("validationWarnings", validationWarnings.map { .object([("content", .string($0))]) })
-        if let validatedDocument { members.add("validatedDocument", .object([("filename", .string(validatedDocument.filename))])) }
+        if let validatedDocument {
+            members.add("validatedDocument", .object([("filename", .string(validatedDocument.filename))]))
+        }
         members.add("signatures", signatures.map(\.json))
         members.add("timeStampTokens", timeStampTokens.map(\.json))
         members.add("validSignaturesCount", .integer(validSignaturesCount))
@@ -162,7 +168,8 @@ extension ValidationConclusion.Signature {
             fields.add("timeAssertionMessageImprint", info.timeAssertionMessageImprint)
             fields.add("timestampCreationTime", info.timestampCreationTime)
             fields.add("ocspResponseCreationTime", info.ocspResponseCreationTime)
-            fields.add("signerRole", info.signerRole.filter { !$0.isEmpty }.map { .object([("claimedRole", .string($0))]) })
+            fields.add(
+                "signerRole", info.signerRole.filter { !$0.isEmpty }.map { .object([("claimedRole", .string($0))]) })
             if let place = info.signatureProductionPlace {
                 var parts = JSONMembers()
                 parts.add("countryName", place.countryName)
@@ -171,10 +178,15 @@ extension ValidationConclusion.Signature {
                 parts.add("postalCode", place.postalCode)
                 if !parts.items.isEmpty { fields.add("signatureProductionPlace", .object(parts.items)) }
             }
-            fields.add("archiveTimestamps", info.archiveTimestamps.map { archive in
-                .object([("signedTime", .string(archive.signedTime)), ("indication", .string(archive.indication)),
-                         ("signedBy", .string(archive.signedBy)), ("country", .string(archive.country)), ("content", .string(archive.content))])
-            })
+            fields.add(
+                "archiveTimestamps",
+                info.archiveTimestamps.map { archive in
+                    .object([
+                        ("signedTime", .string(archive.signedTime)), ("indication", .string(archive.indication)),
+                        ("signedBy", .string(archive.signedBy)), ("country", .string(archive.country)),
+                        ("content", .string(archive.content)),
+                    ])
+                })
             if !fields.items.isEmpty { members.add("info", .object(fields.items)) }
         }
         members.add("signatureScopes", signatureScopes.map(\.json))
@@ -185,8 +197,13 @@ extension ValidationConclusion.Signature {
 
 extension ValidationConclusion.ReportCertificate {
     var json: JSON.Value {
-        var members: [(String, JSON.Value)] = [("commonName", .string(commonName)), ("type", .string(type)), ("content", .string(content))]
-        if let issuer { members.append(("issuer", .object([("commonName", .string(issuer.commonName)), ("content", .string(issuer.content))]))) }
+        var members: [(String, JSON.Value)] = [
+            ("commonName", .string(commonName)), ("type", .string(type)), ("content", .string(content)),
+        ]
+        if let issuer {
+            members.append(
+                ("issuer", .object([("commonName", .string(issuer.commonName)), ("content", .string(issuer.content))])))
+        }
         return .object(members)
     }
 }

@@ -40,16 +40,26 @@ public struct HashcodeValidationRequest: Sendable {
         guard let object = (try? JSON.parse(body, duplicateKeysRefused: true)) as? [String: Any] else {
             return .failure(RequestErrors([.bodyNotReadable]))
         }
-        guard ValidationRequest.textMembers(object, ["signaturePolicy", "reportType"]) else { return .failure(RequestErrors([.bodyNotReadable])) }
+        guard ValidationRequest.textMembers(object, ["signaturePolicy", "reportType"]) else {
+            return .failure(RequestErrors([.bodyNotReadable]))
+        }
         var errors: [RequestError] = []
         var entries: [SignatureFileEntry] = []
         switch object["signatureFiles"] {
         case nil, is JSON.Null:
-            errors += [.init(key: "signatureFiles", message: "must not be null"), .init(key: "signatureFiles", message: "must not be empty")]
+            errors += [
+                .init(key: "signatureFiles", message: "must not be null"),
+                .init(key: "signatureFiles", message: "must not be empty"),
+            ]
         case let list as [Any]:
             if list.isEmpty { errors.append(.init(key: "signatureFiles", message: "must not be empty")) }
             if list.count > maximumSignatureFiles {
-                return .failure(RequestErrors([.init(key: "signatureFiles", message: "at most \(maximumSignatureFiles) signature files are validated per request")]))
+                return .failure(
+                    RequestErrors([
+                        .init(
+                            key: "signatureFiles",
+                            message: "at most \(maximumSignatureFiles) signature files are validated per request")
+                    ]))
             }
             for (index, item) in list.enumerated() {
                 guard let file = item as? [String: Any], ValidationRequest.textMembers(file, ["signature"]) else {
@@ -69,7 +79,11 @@ public struct HashcodeValidationRequest: Sendable {
         errors += policyErrors
         var reportType = ReportType.simple
         if let name = object["reportType"] as? String {
-            if let type = ReportType(name: name) { reportType = type } else { errors.append(.init(key: "reportType", message: "Invalid report type")) }
+            if let type = ReportType(name: name) {
+                reportType = type
+            } else {
+                errors.append(.init(key: "reportType", message: "Invalid report type"))
+            }
         }
         guard errors.isEmpty else { return .failure(RequestErrors(errors)) }
         if let unknownPolicy { return .failure(RequestErrors([ValidationRequest.unknownPolicyError(unknownPolicy)])) }
@@ -81,7 +95,9 @@ public struct HashcodeValidationRequest: Sendable {
     static func parseEntry(_ file: [String: Any], key: String) -> Result<SignatureFileEntry, RequestErrors> {
         var errors: [RequestError] = []
         let signature = file["signature"] as? String ?? ""
-        if signature.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }) || !ValidationRequest.isBase64Alphabet(signature) {
+        if signature.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
+            || !ValidationRequest.isBase64Alphabet(signature)
+        {
             errors.append(.init(key: "\(key).signature", message: signatureNotBase64))
         }
         var dataFiles: [DetachedDataFile]? = nil
@@ -91,11 +107,18 @@ public struct HashcodeValidationRequest: Sendable {
         case let list as [Any]:
             if list.isEmpty { errors.append(.init(key: "\(key).datafiles", message: dataFilesEmpty)) }
             guard list.count <= maximumDataFiles else {
-                return .failure(RequestErrors([.init(key: "\(key).datafiles", message: "at most \(maximumDataFiles) data files per signature file")]))
+                return .failure(
+                    RequestErrors([
+                        .init(
+                            key: "\(key).datafiles",
+                            message: "at most \(maximumDataFiles) data files per signature file")
+                    ]))
             }
             var files: [DetachedDataFile] = []
             for (index, item) in list.enumerated() {
-                guard let entry = item as? [String: Any], ValidationRequest.textMembers(entry, ["filename", "hashAlgo", "hash"]) else {
+                guard let entry = item as? [String: Any],
+                    ValidationRequest.textMembers(entry, ["filename", "hashAlgo", "hash"])
+                else {
                     return .failure(RequestErrors([]))
                 }
                 let path = "\(key).datafiles[\(index)]"
@@ -103,11 +126,15 @@ public struct HashcodeValidationRequest: Sendable {
                 errors += ValidationRequest.filenameErrors(filename, key: "\(path).filename")
                 let algorithmName = entry["hashAlgo"] as? String
                 // SiVa lets a missing hashAlgo through, to fail later inside DSS; tamga says so here.
-                let known = algorithmName.flatMap { name in acceptedAlgorithms.first { $0.key.lowercased() == name.lowercased() } }
+                let known = algorithmName.flatMap { name in
+                    acceptedAlgorithms.first { $0.key.lowercased() == name.lowercased() }
+                }
                 if known == nil { errors.append(.init(key: "\(path).hashAlgo", message: "Invalid hash algorithm")) }
                 let hash = entry["hash"] as? String ?? ""
                 var digest: [UInt8]? = nil
-                if hash.isEmpty || hash.count > 1000 { errors.append(.init(key: "\(path).hash", message: "size must be between 1 and 1000")) }
+                if hash.isEmpty || hash.count > 1000 {
+                    errors.append(.init(key: "\(path).hash", message: "size must be between 1 and 1000"))
+                }
                 if hash.allSatisfy({ $0 == " " }) || !ValidationRequest.isBase64Alphabet(hash) {
                     errors.append(.init(key: "\(path).hash", message: RequestError.notBase64))
                 } else if !hash.isEmpty, hash.count <= 1000 {
@@ -115,7 +142,9 @@ public struct HashcodeValidationRequest: Sendable {
                     if digest == nil { errors.append(.init(key: "\(path).hash", message: RequestError.notBase64)) }
                 }
                 if let filename, let known, let digest {
-                    files.append(DetachedDataFile(name: filename, algorithmName: known.key, algorithm: known.value, digest: Data(digest)))
+                    files.append(
+                        DetachedDataFile(
+                            name: filename, algorithmName: known.key, algorithm: known.value, digest: Data(digest)))
                 }
             }
             dataFiles = files

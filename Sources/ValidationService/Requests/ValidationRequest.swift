@@ -13,8 +13,10 @@ public struct RequestError: Sendable, Equatable {
         self.message = message
     }
 
-    static let bodyNotReadable = RequestError(key: "requestBodyNotReadable", message: "Request body is malformed and cannot be read")
-    static let documentMalformed = RequestError(key: "document", message: "Document malformed or not matching documentType")
+    static let bodyNotReadable = RequestError(
+        key: "requestBodyNotReadable", message: "Request body is malformed and cannot be read")
+    static let documentMalformed = RequestError(
+        key: "document", message: "Document malformed or not matching documentType")
     static let notBase64 = "Document is not encoded in a valid base64 string"
 }
 
@@ -27,7 +29,9 @@ public enum ReportType: String, Sendable, CaseIterable {
 
     /// The type a request names, case-insensitively as SiVa matches it.
     init?(name: String) {
-        guard let type = Self.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else { return nil }
+        guard let type = Self.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else {
+            return nil
+        }
         self = type
     }
 }
@@ -61,14 +65,19 @@ public struct ValidationRequest: Sendable {
         errors += policyErrors
         var reportType = ReportType.simple
         if let name = object["reportType"] as? String {
-            if let type = ReportType(name: name) { reportType = type } else { errors.append(.init(key: "reportType", message: "Invalid report type")) }
+            if let type = ReportType(name: name) {
+                reportType = type
+            } else {
+                errors.append(.init(key: "reportType", message: "Invalid report type"))
+            }
         }
         if let type = object["documentType"], !(type is JSON.Null) {
             errors.append(.init(key: "documentType", message: "documentType is not a valid request parameter"))
         }
         guard errors.isEmpty else { return .failure(RequestErrors(errors)) }
         if let unknownPolicy { return .failure(RequestErrors([Self.unknownPolicyError(unknownPolicy)])) }
-        return .success(ValidationRequest(document: document, filename: filename ?? "", policy: policy, reportType: reportType))
+        return .success(
+            ValidationRequest(document: document, filename: filename ?? "", policy: policy, reportType: reportType))
     }
 
     /// The policy a request names (SiVa's `@ValidSignaturePolicy` first: 1–100 letters, digits,
@@ -76,8 +85,15 @@ public struct ValidationRequest: Sendable {
     /// have (refused after the other checks pass, as SiVa's policy lookup does).
     static func policy(_ name: String?) -> (SiVaPolicy, unknown: String?, errors: [RequestError]) {
         guard let name else { return (.default, nil, []) }
-        if name.isEmpty || name.count > 100 { return (.default, nil, [.init(key: "signaturePolicy", message: "size must be between 1 and 100")]) }
-        guard name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_ -".unicodeScalars.contains($0)) }) else {
+        if name.isEmpty || name.count > 100 {
+            return (.default, nil, [.init(key: "signaturePolicy", message: "size must be between 1 and 100")])
+        }
+        guard
+            name.unicodeScalars.allSatisfy({
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_ -".unicodeScalars.contains($0))
+            })
+        else {
             return (.default, nil, [.init(key: "signaturePolicy", message: "Invalid signature policy")])
         }
         guard let named = SiVaPolicy(name: name) else { return (.default, name, []) }
@@ -85,7 +101,9 @@ public struct ValidationRequest: Sendable {
     }
 
     static func unknownPolicyError(_ name: String) -> RequestError {
-        .init(key: "signaturePolicy", message: "Invalid signature policy: \(name); Available abstractPolicies: [POLv3, POLv4]")
+        .init(
+            key: "signaturePolicy",
+            message: "Invalid signature policy: \(name); Available abstractPolicies: [POLv3, POLv4]")
     }
 
     /// SiVa's rules for a file name (`@NotEmpty`, `@Size(1, 260)`, `@ValidFilename`); tamga's
@@ -96,13 +114,20 @@ public struct ValidationRequest: Sendable {
             return [.init(key: key, message: "must not be empty"), .init(key: key, message: "Invalid filename")]
         }
         if filename.isEmpty {
-            return [.init(key: key, message: "must not be empty"), .init(key: key, message: "size must be between 1 and \(filenameLimit)")]
+            return [
+                .init(key: key, message: "must not be empty"),
+                .init(key: key, message: "size must be between 1 and \(filenameLimit)"),
+            ]
         }
         var errors: [RequestError] = []
-        if filename.count > filenameLimit { errors.append(.init(key: key, message: "size must be between 1 and \(filenameLimit)")) }
-        let unsafe = filename == "." || filename == ".." || filename.unicodeScalars.contains {
-            $0 == "/" || $0 == "\\" || $0.value < 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value)
+        if filename.count > filenameLimit {
+            errors.append(.init(key: key, message: "size must be between 1 and \(filenameLimit)"))
         }
+        let unsafe =
+            filename == "." || filename == ".."
+            || filename.unicodeScalars.contains {
+                $0 == "/" || $0 == "\\" || $0.value < 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value)
+            }
         if unsafe { errors.append(.init(key: key, message: "Invalid filename")) }
         return errors
     }
@@ -115,7 +140,10 @@ public struct ValidationRequest: Sendable {
     /// SiVa's checks of `document` (`@NotBlank`, `@ValidBase64String`).
     static func documentErrors(_ document: String) -> [RequestError] {
         if document.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }) {
-            return [.init(key: "document", message: "must not be blank"), .init(key: "document", message: RequestError.notBase64)]
+            return [
+                .init(key: "document", message: "must not be blank"),
+                .init(key: "document", message: RequestError.notBase64),
+            ]
         }
         return isBase64Alphabet(document) ? [] : [.init(key: "document", message: RequestError.notBase64)]
     }
@@ -123,7 +151,9 @@ public struct ValidationRequest: Sendable {
     /// The bytes of a base64 document; nil when malformed (length, padding, data after the
     /// padding, stray bits). Strict on purpose: Foundation's decoder takes `QU=D` as two bytes.
     static func decode(_ document: String) -> Data? {
-        (try? Base64.decode(document, field: "document", ignoringWhitespace: true, maximumCount: Int.max / 2)).map { Data($0) }
+        (try? Base64.decode(document, field: "document", ignoringWhitespace: true, maximumCount: Int.max / 2)).map {
+            Data($0)
+        }
     }
 
     /// The alphabet test SiVa makes (commons-codec `isBase64`): base64 letters, padding and white
@@ -159,7 +189,12 @@ public struct RequestErrors: Error, Sendable, Equatable {
     public init(_ errors: [RequestError]) { self.errors = errors }
 
     public var json: JSON.Value {
-        .object([("requestErrors", .array(errors.map { .object([("key", .string($0.key)), ("message", .string($0.message))]) }))])
+        .object([
+            (
+                "requestErrors",
+                .array(errors.map { .object([("key", .string($0.key)), ("message", .string($0.message))]) })
+            )
+        ])
     }
 }
 
@@ -176,13 +211,17 @@ public struct DataFilesRequest: Sendable {
         guard let object = (try? JSON.parse(body, duplicateKeysRefused: true)) as? [String: Any] else {
             return .failure(RequestErrors([.bodyNotReadable]))
         }
-        guard ValidationRequest.textMembers(object, ["document", "filename"]) else { return .failure(RequestErrors([.bodyNotReadable])) }
+        guard ValidationRequest.textMembers(object, ["document", "filename"]) else {
+            return .failure(RequestErrors([.bodyNotReadable]))
+        }
         let document = object["document"] as? String ?? ""
         var errors = ValidationRequest.documentErrors(document)
         let filename = object["filename"] as? String
         let nameErrors = ValidationRequest.filenameErrors(filename, key: "filename")
         errors += nameErrors
-        if nameErrors.isEmpty, !(filename ?? "").lowercased().hasSuffix(".ddoc") { errors.append(.init(key: "filename", message: notDDOC)) }
+        if nameErrors.isEmpty, !(filename ?? "").lowercased().hasSuffix(".ddoc") {
+            errors.append(.init(key: "filename", message: notDDOC))
+        }
         guard errors.isEmpty else { return .failure(RequestErrors(errors)) }
         return .success(DataFilesRequest(document: document, filename: filename ?? ""))
     }

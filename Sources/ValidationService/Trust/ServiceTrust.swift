@@ -10,7 +10,7 @@ import TamgaSupport
 /// lists') and no refresh has replaced it, it is dropped rather than used past its validity
 /// (`expired` in `status`; validations then find no trusted list, as `verify` without
 /// `--allow-expired-trust` finds none in an expired cache).
-public final class ServiceTrust: @unchecked Sendable {   // unchecked: `current` and `state` behind `lock`
+public final class ServiceTrust: @unchecked Sendable {  // unchecked: `current` and `state` behind `lock`
     /// Where trust comes from, as the ready answer names it.
     public enum Source: String, Sendable {
         /// PEM anchors only (`--trust`): nothing to refresh.
@@ -34,7 +34,9 @@ public final class ServiceTrust: @unchecked Sendable {   // unchecked: `current`
         /// lists it did read are used.
         public var problems: [String]
 
-        public init(options: ValidationOptions, territories: [String] = [], nextUpdate: Date? = nil, problems: [String] = []) {
+        public init(
+            options: ValidationOptions, territories: [String] = [], nextUpdate: Date? = nil, problems: [String] = []
+        ) {
             self.options = options
             self.territories = territories
             self.nextUpdate = nextUpdate
@@ -79,8 +81,10 @@ public final class ServiceTrust: @unchecked Sendable {   // unchecked: `current`
     ///   - initial: the trust loaded at start (its problems are the start's, already said).
     ///   - interval: the longest time between refreshes, whatever the lists' next updates say.
     ///   - retry: the first wait after a failed refresh.
-    public init(source: Source, initial: Loaded, interval: TimeInterval = 24 * 3600, retry: TimeInterval = 300,
-                now: Date = Date(), reload: (@Sendable () async throws -> Loaded)?) {
+    public init(
+        source: Source, initial: Loaded, interval: TimeInterval = 24 * 3600, retry: TimeInterval = 300,
+        now: Date = Date(), reload: (@Sendable () async throws -> Loaded)?
+    ) {
         self.source = source
         self.current = initial
         self.loaded = now
@@ -96,9 +100,10 @@ public final class ServiceTrust: @unchecked Sendable {   // unchecked: `current`
 
     public func status(now: Date = Date()) -> Status {
         lock.withLock {
-            Status(source: source, territories: current.territories, nextUpdate: current.nextUpdate, loaded: loaded,
-                   lastAttempt: lastAttempt, lastFailure: lastFailure, refreshes: refreshes, failures: failures,
-                   nextRefresh: nextRefreshLocked(now: now), expired: expired)
+            Status(
+                source: source, territories: current.territories, nextUpdate: current.nextUpdate, loaded: loaded,
+                lastAttempt: lastAttempt, lastFailure: lastFailure, refreshes: refreshes, failures: failures,
+                nextRefresh: nextRefreshLocked(now: now), expired: expired)
         }
     }
 
@@ -166,7 +171,9 @@ public final class ServiceTrust: @unchecked Sendable {   // unchecked: `current`
             let ok = await refresh()
             let after = status()
             if !ok {
-                log("tamga: trust refresh failed (\(after.expired ? "the lists in use have expired and are no longer used" : "the last good lists stay in use")): \(after.lastFailure ?? "")")
+                log(
+                    "tamga: trust refresh failed (\(after.expired ? "the lists in use have expired and are no longer used" : "the last good lists stay in use")): \(after.lastFailure ?? "")"
+                )
             } else if before.lastFailure != nil {
                 log("tamga: trust refresh succeeded again: \(after.territories.joined(separator: ", "))")
             }

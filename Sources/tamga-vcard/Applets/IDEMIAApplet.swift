@@ -4,7 +4,9 @@
 /// 5000 with EFs 5001–5008. PIN template padded with FF; PIN1 ref 01, PIN2 ref 85, PUK ref 02;
 /// GET DATA for the counters uses `ref & 0x0F`.
 final class IDEMIAApplet: Applet {
-    static let mainAID: [UInt8] = [0xA0, 0x00, 0x00, 0x00, 0x77, 0x01, 0x08, 0x00, 0x07, 0x00, 0x00, 0xFE, 0x00, 0x00, 0x01, 0x00]
+    static let mainAID: [UInt8] = [
+        0xA0, 0x00, 0x00, 0x00, 0x77, 0x01, 0x08, 0x00, 0x07, 0x00, 0x00, 0xFE, 0x00, 0x00, 0x01, 0x00,
+    ]
     static let qscdAID: [UInt8] = Array("QSCD Application".utf8)
     static let awpAID: [UInt8] = [0xE8, 0x28, 0xBD, 0x08, 0x0F, 0xF2, 0x50, 0x4F, 0x54, 0x20, 0x41, 0x57, 0x50]
     static let pin1: UInt8 = 0x01, pin2: UInt8 = 0x85, puk: UInt8 = 0x02
@@ -32,9 +34,11 @@ final class IDEMIAApplet: Applet {
     }
 
     static func defaultPINs() -> [UInt8: PINRecord] {
-        [pin1: PINRecord(value: "1234", maximumTries: 3, triesLeft: 3, minimumLength: 4, changed: true),
-         pin2: PINRecord(value: "12345", maximumTries: 3, triesLeft: 3, minimumLength: 5, changed: true),
-         puk: PINRecord(value: "17258403", maximumTries: 3, triesLeft: 3, minimumLength: 8, changed: true)]
+        [
+            pin1: PINRecord(value: "1234", maximumTries: 3, triesLeft: 3, minimumLength: 4, changed: true),
+            pin2: PINRecord(value: "12345", maximumTries: 3, triesLeft: 3, minimumLength: 5, changed: true),
+            puk: PINRecord(value: "17258403", maximumTries: 3, triesLeft: 3, minimumLength: 8, changed: true),
+        ]
     }
 
     func reset() {
@@ -87,13 +91,20 @@ final class IDEMIAApplet: Applet {
     /// `00 CB 3F FF 0A 4D 08 70 06 BF 81 <ref> 02 A0 80 00`
     private func retryCounter(_ apdu: VirtualAPDU) -> CardResponse {
         let d = apdu.data
-        guard apdu.p1p2 == 0x3FFF, d.count == 10, d[0] == 0x4D, d[2] == 0x70, d[4] == 0xBF, d[5] == 0x81 else { return .wrongData }
+        guard apdu.p1p2 == 0x3FFF, d.count == 10, d[0] == 0x4D, d[2] == 0x70, d[4] == 0xBF, d[5] == 0x81 else {
+            return .wrongData
+        }
         let reference = d[6] & 0x0F
-        guard let full = [Self.pin1, Self.pin2, Self.puk].first(where: { $0 & 0x0F == reference }), let record = pins.state[full] else {
+        guard let full = [Self.pin1, Self.pin2, Self.puk].first(where: { $0 & 0x0F == reference }),
+            let record = pins.state[full]
+        else {
             return .referenceNotFound
         }
-        let inner: [UInt8] = [0x9A, 0x01, UInt8(record.maximumTries), 0x9B, 0x01, UInt8(record.triesLeft),
-                              0xA1, 0x10] + [UInt8](repeating: 0, count: 16)
+        let inner: [UInt8] =
+            [
+                0x9A, 0x01, UInt8(record.maximumTries), 0x9B, 0x01, UInt8(record.triesLeft),
+                0xA1, 0x10,
+            ] + [UInt8](repeating: 0, count: 16)
         let a0: [UInt8] = [0xA0, UInt8(inner.count)] + inner
         let bf: [UInt8] = [0xBF, 0x81, reference, UInt8(a0.count)] + a0
         return CardResponse([0x70, UInt8(bf.count)] + bf)
@@ -125,7 +136,9 @@ final class IDEMIAApplet: Applet {
 
     /// INTERNAL AUTHENTICATE: `00 88 00 00 30 <hash> 00` after PIN1 and MSE:SET AT.
     private func internalAuthenticate(_ apdu: VirtualAPDU) -> CardResponse {
-        guard application == .awp, securityEnvironmentKey == Self.authenticationKeyReference else { return .conditionsNotSatisfied }
+        guard application == .awp, securityEnvironmentKey == Self.authenticationKeyReference else {
+            return .conditionsNotSatisfied
+        }
         guard pins.isVerified(Self.pin1) else { return .securityNotSatisfied }
         guard apdu.data.count == authenticationKey.hashLength else { return .wrongLength }
         return authenticationKey.sign(apdu.data)

@@ -21,19 +21,28 @@ final class ThalesApplet: Applet {
         /// EstEID Thales: PIN2 is unusable until the holder has changed it once.
         let pin2MustBeChanged: Bool
 
-        static let estEID = Layout(signingCertificatePath: [0xADF2, 0x3421], authenticationCertificatePath: [0xADF1, 0x3411],
-                                   pin1: 0x81, pin2: 0x82, puk: 0x83, signingKeyReference: 0x05, authenticationKeyReference: 0x01,
-                                   maximumTries: 3, pin2MinimumLength: 5, pin2MustBeChanged: true)
-        static let finEID = Layout(signingCertificatePath: [0x5016, 0x4332], authenticationCertificatePath: [0x5016, 0x4331],
-                                   pin1: 0x11, pin2: 0x82, puk: 0x83, signingKeyReference: 0x02, authenticationKeyReference: 0x01,
-                                   maximumTries: 5, pin2MinimumLength: 6, pin2MustBeChanged: false)
+        static let estEID = Layout(
+            signingCertificatePath: [0xADF2, 0x3421], authenticationCertificatePath: [0xADF1, 0x3411],
+            pin1: 0x81, pin2: 0x82, puk: 0x83, signingKeyReference: 0x05, authenticationKeyReference: 0x01,
+            maximumTries: 3, pin2MinimumLength: 5, pin2MustBeChanged: true)
+        static let finEID = Layout(
+            signingCertificatePath: [0x5016, 0x4332], authenticationCertificatePath: [0x5016, 0x4331],
+            pin1: 0x11, pin2: 0x82, puk: 0x83, signingKeyReference: 0x02, authenticationKeyReference: 0x01,
+            maximumTries: 5, pin2MinimumLength: 6, pin2MustBeChanged: false)
 
         /// PIN2 starts as changed unless `pin2Inactive` models a card fresh from issuance.
         func defaultPINs(pin2Inactive: Bool) -> [UInt8: PINRecord] {
-            [pin1: PINRecord(value: "1234", maximumTries: maximumTries, triesLeft: maximumTries, minimumLength: 4, changed: true),
-             pin2: PINRecord(value: pin2MinimumLength > 5 ? "123456" : "12345", maximumTries: maximumTries, triesLeft: maximumTries,
-                             minimumLength: pin2MinimumLength, changed: !pin2Inactive),
-             puk: PINRecord(value: "17258403", maximumTries: maximumTries, triesLeft: maximumTries, minimumLength: 8, changed: true)]
+            [
+                pin1: PINRecord(
+                    value: "1234", maximumTries: maximumTries, triesLeft: maximumTries, minimumLength: 4, changed: true),
+                pin2: PINRecord(
+                    value: pin2MinimumLength > 5 ? "123456" : "12345", maximumTries: maximumTries,
+                    triesLeft: maximumTries,
+                    minimumLength: pin2MinimumLength, changed: !pin2Inactive),
+                puk: PINRecord(
+                    value: "17258403", maximumTries: maximumTries, triesLeft: maximumTries, minimumLength: 8,
+                    changed: true),
+            ]
         }
     }
 
@@ -50,8 +59,9 @@ final class ThalesApplet: Applet {
         self.layout = layout
         self.signingKey = signingKey
         self.authenticationKey = authenticationKey
-        pins = PINCommands(state: state, padding: 0x00, pukReference: layout.puk,
-                           mustBeChangedFirst: layout.pin2MustBeChanged ? [layout.pin2] : [])
+        pins = PINCommands(
+            state: state, padding: 0x00, pukReference: layout.puk,
+            mustBeChangedFirst: layout.pin2MustBeChanged ? [layout.pin2] : [])
         files.addFile(layout.signingCertificatePath, signingKey.certificateDER)
         files.addFile(layout.authenticationCertificatePath, authenticationKey.certificateDER)
     }
@@ -81,7 +91,8 @@ final class ThalesApplet: Applet {
             } catch {
                 return error.response
             }
-        case 0xB0: return files.read(offset: Int(apdu.p1 & 0x7F) << 8 | Int(apdu.p2), length: apdu.le ?? 256, limit: 0xB5)
+        case 0xB0:
+            return files.read(offset: Int(apdu.p1 & 0x7F) << 8 | Int(apdu.p2), length: apdu.le ?? 256, limit: 0xB5)
         case 0xCB: return retryCounter(apdu)
         case 0x20: return pins.verify(reference: apdu.p2, data: apdu.data)
         case 0x24:
@@ -101,9 +112,14 @@ final class ThalesApplet: Applet {
         let d = apdu.data
         guard apdu.p1p2 == 0x00FF, d.count == 5, d[0] == 0xA0, d[2] == 0x83, d[3] == 0x01 else { return .wrongData }
         guard let record = pins.state[d[4]] else { return .referenceNotFound }
-        let a5: [UInt8] = [0xDF, 0x27, 0x02, 0xFF, 0xFF, 0xDF, 0x28, 0x01, 0x0C, 0xDF, 0x2F, 0x01, record.changed ? 1 : 0]
-        let inner: [UInt8] = [0x83, 0x01, d[4], 0x8C, 0x04, 0xF0, 0, 0, 0, 0x9C, 0x04, 0xF0, 0, 0, 0,
-                              0xDF, 0x21, 0x01, UInt8(record.triesLeft), 0xA5, UInt8(a5.count)] + a5
+        let a5: [UInt8] = [
+            0xDF, 0x27, 0x02, 0xFF, 0xFF, 0xDF, 0x28, 0x01, 0x0C, 0xDF, 0x2F, 0x01, record.changed ? 1 : 0,
+        ]
+        let inner: [UInt8] =
+            [
+                0x83, 0x01, d[4], 0x8C, 0x04, 0xF0, 0, 0, 0, 0x9C, 0x04, 0xF0, 0, 0, 0,
+                0xDF, 0x21, 0x01, UInt8(record.triesLeft), 0xA5, UInt8(a5.count),
+            ] + a5
         return CardResponse([0xA0, UInt8(inner.count)] + inner)
     }
 
@@ -112,18 +128,21 @@ final class ThalesApplet: Applet {
     private func manageSecurityEnvironment(_ apdu: VirtualAPDU) -> CardResponse {
         guard apdu.p1 == 0x41, apdu.p2 == 0xB6 || apdu.p2 == 0xA4 else { return .wrongP1P2 }
         let tlv = simpleTLV(apdu.data)
-        guard let key = tlv[0x84], key.count == 1, let algorithm = tlv[0x80], algorithm.count == 1 else { return .wrongData }
+        guard let key = tlv[0x84], key.count == 1, let algorithm = tlv[0x80], algorithm.count == 1 else {
+            return .wrongData
+        }
         let expectedKey = apdu.p2 == 0xB6 ? layout.signingKeyReference : layout.authenticationKeyReference
         guard key[0] == expectedKey else { return .referenceNotFound }
         guard algorithm[0] & 0x0F == 0x04 else { return .wrongData }
-        let hashLength: Int? = switch algorithm[0] & 0xF0 {
-        case 0x30: 28
-        case 0x40: 32
-        case 0x50: 48
-        case 0x60: 64
-        case 0x00: nil
-        default: -1
-        }
+        let hashLength: Int? =
+            switch algorithm[0] & 0xF0 {
+            case 0x30: 28
+            case 0x40: 32
+            case 0x50: 48
+            case 0x60: 64
+            case 0x00: nil
+            default: -1
+            }
         guard hashLength != -1 else { return .wrongData }
         securityEnvironment = (key[0], hashLength)
         hash = nil
@@ -132,7 +151,9 @@ final class ThalesApplet: Applet {
 
     /// PSO:HASH `00 2A 90 A0 <2+n> 90 <n> <hash>`: the host-computed hash, its length as MSE:SET said.
     private func hashData(_ apdu: VirtualAPDU) -> CardResponse {
-        guard let environment = securityEnvironment, environment.key == layout.signingKeyReference else { return .conditionsNotSatisfied }
+        guard let environment = securityEnvironment, environment.key == layout.signingKeyReference else {
+            return .conditionsNotSatisfied
+        }
         guard let value = simpleTLV(apdu.data)[0x90], value.count == environment.hashLength else { return .wrongData }
         hash = value
         return .ok
@@ -148,7 +169,9 @@ final class ThalesApplet: Applet {
     }
 
     private func internalAuthenticate(_ apdu: VirtualAPDU) -> CardResponse {
-        guard let environment = securityEnvironment, environment.key == layout.authenticationKeyReference else { return .conditionsNotSatisfied }
+        guard let environment = securityEnvironment, environment.key == layout.authenticationKeyReference else {
+            return .conditionsNotSatisfied
+        }
         guard pins.isVerified(layout.pin1) else { return .securityNotSatisfied }
         guard !apdu.data.isEmpty, apdu.data.count <= 64 else { return .wrongLength }
         return authenticationKey.sign(apdu.data)

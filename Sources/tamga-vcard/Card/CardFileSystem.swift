@@ -14,7 +14,10 @@ final class CardFileSystem {
         for depth in 1..<path.count { folders.insert([Self.masterFile] + path.prefix(depth)) }
     }
 
-    func reset() { currentFolder = [Self.masterFile]; currentFile = nil }
+    func reset() {
+        currentFolder = [Self.masterFile]
+        currentFile = nil
+    }
 
     /// Selects by ISO 7816-4 P1 and the data's file identifiers; returns the size of a selected
     /// EF (nil for a DF), or throws the status word to answer.
@@ -45,7 +48,7 @@ final class CardFileSystem {
     /// READ BINARY from the current EF. At most `limit` bytes per answer (Thales cards return
     /// fewer than asked for, which readers must cope with).
     func read(offset: Int, length: Int, limit: Int) -> CardResponse {
-        guard let currentFile, let contents = files[currentFile] else { return .status(0x6986) }   // no current EF
+        guard let currentFile, let contents = files[currentFile] else { return .status(0x6986) }  // no current EF
         guard offset <= contents.count else { return .offsetOutOfRange }
         let count = min(length, limit, contents.count - offset)
         return CardResponse(Array(contents[offset..<(offset + count)]))
@@ -65,6 +68,6 @@ final class CardFileSystem {
 
 /// The FCP template a SELECT with P2 = 04 returns: tag 62 with the EF size (tag 80).
 func fileControlParameters(size: Int?) -> [UInt8] {
-    guard let size else { return [0x62, 0x03, 0x82, 0x01, 0x38] }   // a DF
+    guard let size else { return [0x62, 0x03, 0x82, 0x01, 0x38] }  // a DF
     return [0x62, 0x04, 0x80, 0x02, UInt8(size >> 8), UInt8(size & 0xFF)]
 }

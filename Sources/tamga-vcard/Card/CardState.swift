@@ -31,7 +31,8 @@ final class CardState {
     init(defaults: [UInt8: PINRecord], file: URL?) {
         self.file = file
         if let file, let data = try? Data(contentsOf: file),
-           let saved = try? JSONDecoder().decode([String: PINRecord].self, from: data) {
+            let saved = try? JSONDecoder().decode([String: PINRecord].self, from: data)
+        {
             var pins = defaults
             for (key, record) in saved { if let ref = UInt8(key, radix: 16) { pins[ref] = record } }
             self.pins = pins
@@ -43,7 +44,10 @@ final class CardState {
 
     subscript(reference: UInt8) -> PINRecord? {
         get { pins[reference] }
-        set { pins[reference] = newValue; save() }
+        set {
+            pins[reference] = newValue
+            save()
+        }
     }
 
     private func save() {

@@ -26,7 +26,9 @@ final class PINCommands {
     /// malformed.
     private func unpad(_ template: ArraySlice<UInt8>) -> String? {
         let digits = template.prefix { $0 != padding }
-        guard template.dropFirst(digits.count).allSatisfy({ $0 == padding }), digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        guard template.dropFirst(digits.count).allSatisfy({ $0 == padding }),
+            digits.allSatisfy({ (0x30...0x39).contains($0) })
+        else { return nil }
         return String(decoding: digits, as: UTF8.self)
     }
 
@@ -97,7 +99,9 @@ final class PINCommands {
         default:
             return .wrongP1P2
         }
-        guard let new = unpad(newTemplate), new.count >= record.minimumLength, new.count <= 12 else { return .wrongData }
+        guard let new = unpad(newTemplate), new.count >= record.minimumLength, new.count <= 12 else {
+            return .wrongData
+        }
         record.value = new
         record.triesLeft = record.maximumTries
         record.changed = true

@@ -10,29 +10,48 @@ struct VirtualAPDU {
     /// Nil for a malformed encoding (the card answers 6700).
     init?(_ bytes: [UInt8]) {
         guard bytes.count >= 4 else { return nil }
-        cla = bytes[0]; ins = bytes[1]; p1 = bytes[2]; p2 = bytes[3]
+        cla = bytes[0]
+        ins = bytes[1]
+        p1 = bytes[2]
+        p2 = bytes[3]
         let body = Array(bytes.dropFirst(4))
         switch body.count {
         case 0:
-            data = []; le = nil
+            data = []
+            le = nil
         case 1:
-            data = []; le = body[0] == 0 ? 256 : Int(body[0])
+            data = []
+            le = body[0] == 0 ? 256 : Int(body[0])
         case _ where body[0] != 0:
             let lc = Int(body[0])
-            if body.count == 1 + lc { data = Array(body[1...]); le = nil }
-            else if body.count == 2 + lc { data = Array(body[1...lc]); le = body[lc + 1] == 0 ? 256 : Int(body[lc + 1]) }
-            else { return nil }
+            if body.count == 1 + lc {
+                data = Array(body[1...])
+                le = nil
+            } else if body.count == 2 + lc {
+                data = Array(body[1...lc])
+                le = body[lc + 1] == 0 ? 256 : Int(body[lc + 1])
+            } else {
+                return nil
+            }
         default:
             // Extended length: 00 then two bytes.
             guard body.count >= 3 else { return nil }
             let n = Int(body[1]) << 8 | Int(body[2])
-            if body.count == 3 { data = []; le = n == 0 ? 65536 : n; return }
-            if body.count == 3 + n { data = Array(body[3...]); le = nil }
-            else if body.count == 5 + n {
+            if body.count == 3 {
+                data = []
+                le = n == 0 ? 65536 : n
+                return
+            }
+            if body.count == 3 + n {
+                data = Array(body[3...])
+                le = nil
+            } else if body.count == 5 + n {
                 data = Array(body[3..<(3 + n)])
                 let l = Int(body[3 + n]) << 8 | Int(body[4 + n])
                 le = l == 0 ? 65536 : l
-            } else { return nil }
+            } else {
+                return nil
+            }
         }
     }
 }
@@ -42,7 +61,10 @@ struct CardResponse {
     var data: [UInt8] = []
     var sw: UInt16
 
-    init(_ data: [UInt8] = [], sw: UInt16 = 0x9000) { self.data = data; self.sw = sw }
+    init(_ data: [UInt8] = [], sw: UInt16 = 0x9000) {
+        self.data = data
+        self.sw = sw
+    }
     static func status(_ sw: UInt16) -> CardResponse { CardResponse([], sw: sw) }
 
     var bytes: [UInt8] { data + [UInt8(sw >> 8), UInt8(sw & 0xFF)] }

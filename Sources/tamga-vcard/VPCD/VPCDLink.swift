@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// The card's end of a vpcd reader slot: a TCP connection to pcscd's vpcd driver on loopback.
 /// Connecting is inserting the card; closing is removing it. Every message is a 2-byte
@@ -26,9 +27,11 @@ final class VPCDLink {
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")   // loopback only
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")  // loopback only
             let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             if connected == 0 {
                 var on: Int32 = 1

@@ -1,7 +1,8 @@
-import XCTest
-@testable import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@testable import ASiC
 
 /// Time-stamp renewal in ASiC-S (docs/design/asics-tm-names.md §1.3): each ASiCArchiveManifest lists the
 /// data and the older chain files with digests, and its SigReference token covers the
@@ -11,31 +12,49 @@ final class ArchiveManifestChainTests: SimpleContainerTestCase {
 
     /// Entries after one renewal, as the reference writes them.
     /// - Parameter manifest: makes the manifest from the first token (default: as the reference).
-    private func oneRenewal(manifest make: ((Data) -> Data)? = nil, tokenOverManifest: Data? = nil) throws -> [(String, Data, ZipEntry.Method)] {
+    private func oneRenewal(
+        manifest make: ((Data) -> Data)? = nil, tokenOverManifest: Data? = nil
+    ) throws -> [(String, Data, ZipEntry.Method)] {
         let first = try opensslToken(over: data)
-        let manifest = make?(first) ?? archiveManifest(sigReference: "META-INF/timestamp001.tst",
-                                                   references: [("a.txt", data, false), ("META-INF/timestamp.tst", first, false)])
+        let manifest =
+            make?(first)
+            ?? archiveManifest(
+                sigReference: "META-INF/timestamp001.tst",
+                references: [("a.txt", data, false), ("META-INF/timestamp.tst", first, false)])
         let second = try opensslToken(over: tokenOverManifest ?? manifest)
-        return [("mimetype", Self.mimetype, .stored), ("a.txt", data, .deflated), ("META-INF/timestamp.tst", first, .stored),
-                ("META-INF/timestamp001.tst", second, .stored), ("META-INF/ASiCArchiveManifest.xml", manifest, .deflated)]
+        return [
+            ("mimetype", Self.mimetype, .stored), ("a.txt", data, .deflated),
+            ("META-INF/timestamp.tst", first, .stored),
+            ("META-INF/timestamp001.tst", second, .stored), ("META-INF/ASiCArchiveManifest.xml", manifest, .deflated),
+        ]
     }
 
     /// Entries after two renewals: the older manifest renamed 001, the newest pointing to it.
-    private func twoRenewals(tamperOlder: Bool = false, newestRootfile: String = "META-INF/ASiCArchiveManifest001.xml",
-                             olderRootfile: String? = nil) throws -> [(String, Data, ZipEntry.Method)] {
+    private func twoRenewals(
+        tamperOlder: Bool = false, newestRootfile: String = "META-INF/ASiCArchiveManifest001.xml",
+        olderRootfile: String? = nil
+    ) throws -> [(String, Data, ZipEntry.Method)] {
         let first = try opensslToken(over: data)
-        var olderReferences: [(uri: String, data: Data, rootfile: Bool)] = [("a.txt", data, false), ("META-INF/timestamp.tst", first, false)]
+        var olderReferences: [(uri: String, data: Data, rootfile: Bool)] = [
+            ("a.txt", data, false), ("META-INF/timestamp.tst", first, false),
+        ]
         if let olderRootfile { olderReferences.append((olderRootfile, Data(), true)) }
         var older = archiveManifest(sigReference: "META-INF/timestamp001.tst", references: olderReferences)
         let second = try opensslToken(over: older)
-        let newest = archiveManifest(sigReference: "META-INF/timestamp002.tst",
-                                     references: [("a.txt", data, false), (newestRootfile, older, true),
-                                                  ("META-INF/timestamp001.tst", second, false), ("META-INF/timestamp.tst", first, false)])
+        let newest = archiveManifest(
+            sigReference: "META-INF/timestamp002.tst",
+            references: [
+                ("a.txt", data, false), (newestRootfile, older, true),
+                ("META-INF/timestamp001.tst", second, false), ("META-INF/timestamp.tst", first, false),
+            ])
         if tamperOlder { older.append(contentsOf: Data("<!-- changed -->\n".utf8)) }
         let third = try opensslToken(over: newest)
-        return [("mimetype", Self.mimetype, .stored), ("a.txt", data, .deflated), ("META-INF/timestamp.tst", first, .stored),
-                ("META-INF/timestamp001.tst", second, .stored), ("META-INF/ASiCArchiveManifest001.xml", older, .deflated),
-                ("META-INF/timestamp002.tst", third, .stored), ("META-INF/ASiCArchiveManifest.xml", newest, .deflated)]
+        return [
+            ("mimetype", Self.mimetype, .stored), ("a.txt", data, .deflated),
+            ("META-INF/timestamp.tst", first, .stored),
+            ("META-INF/timestamp001.tst", second, .stored), ("META-INF/ASiCArchiveManifest001.xml", older, .deflated),
+            ("META-INF/timestamp002.tst", third, .stored), ("META-INF/ASiCArchiveManifest.xml", newest, .deflated),
+        ]
     }
 
     func testOneRenewalIsValid() throws {
@@ -49,32 +68,38 @@ final class ArchiveManifestChainTests: SimpleContainerTestCase {
     func testUntrustedRenewalTSAIsUnknown() throws {
         let report = try Container(openingAt: try writeZip("u.asics", try oneRenewal())).validate(ValidationOptions())
         XCTAssertEqual(report.status, .unknown, "\(report)")
-        XCTAssertEqual(report.signatures.first?.findings.map(\.code), ["timestamp-untrusted", "archive-timestamp-untrusted"])
+        XCTAssertEqual(
+            report.signatures.first?.findings.map(\.code), ["timestamp-untrusted", "archive-timestamp-untrusted"])
     }
 
     func testTwoRenewalsAreValidOldestFirst() throws {
         let report = try Container(openingAt: try writeZip("two.asics", try twoRenewals())).validate(try trusted)
         XCTAssertEqual(report.status, .valid, "\(report)")
-        XCTAssertEqual(report.signatures.first?.archiveTimeStamps?.map(\.manifest),
-                       ["META-INF/ASiCArchiveManifest001.xml", "META-INF/ASiCArchiveManifest.xml"])
+        XCTAssertEqual(
+            report.signatures.first?.archiveTimeStamps?.map(\.manifest),
+            ["META-INF/ASiCArchiveManifest001.xml", "META-INF/ASiCArchiveManifest.xml"])
     }
 
     func testManifestWithoutTheFirstTokenIsValid() throws {
         // The reference accepts a manifest listing only the data and its own token.
         let manifest = archiveManifest(sigReference: "META-INF/timestamp001.tst", references: [("a.txt", data, false)])
-        let report = try Container(openingAt: try writeZip("lone.asics", try oneRenewal(manifest: { _ in manifest }))).validate(try trusted)
+        let report = try Container(openingAt: try writeZip("lone.asics", try oneRenewal(manifest: { _ in manifest })))
+            .validate(try trusted)
         XCTAssertEqual(report.status, .valid, "\(report)")
     }
 
     func testTamperedOlderManifestIsInvalidWithImprintMismatchOnly() throws {
-        let report = try Container(openingAt: try writeZip("t.asics", try twoRenewals(tamperOlder: true))).validate(try trusted)
+        let report = try Container(openingAt: try writeZip("t.asics", try twoRenewals(tamperOlder: true))).validate(
+            try trusted)
         assertCode(report, "archive-timestamp-imprint", .invalid, contains: "message imprint mismatch")
         // The first failure ends the chain: the newest manifest's digest of it is not reported too.
         XCTAssertEqual(report.signatures.first?.findings.map(\.code), ["archive-timestamp-imprint"])
     }
 
     func testTokenOverOtherBytesThanTheManifestIsInvalid() throws {
-        let report = try Container(openingAt: try writeZip("o.asics", try oneRenewal(tokenOverManifest: Data("x".utf8)))).validate(try trusted)
+        let report = try Container(
+            openingAt: try writeZip("o.asics", try oneRenewal(tokenOverManifest: Data("x".utf8)))
+        ).validate(try trusted)
         assertCode(report, "archive-timestamp-imprint", .invalid, contains: "message imprint mismatch")
     }
 
@@ -108,40 +133,55 @@ final class ArchiveManifestChainTests: SimpleContainerTestCase {
     func testMissingSigReferenceFileIsInvalid() throws {
         let entries = try oneRenewal().filter { $0.0 != "META-INF/timestamp001.tst" }
         let report = try Container(openingAt: try writeZip("s.asics", entries)).validate(try trusted)
-        assertCode(report, "archive-sigreference", .invalid, contains: "SigReference META-INF/timestamp001.tst is missing")
+        assertCode(
+            report, "archive-sigreference", .invalid, contains: "SigReference META-INF/timestamp001.tst is missing")
     }
 
     func testSigReferenceOfAnotherTypeIsInvalid() throws {
         let manifest = { (first: Data) in
-            self.archiveManifest(sigReference: "META-INF/timestamp001.tst", references: [("a.txt", self.data, false), ("META-INF/timestamp.tst", first, false)],
-                                 sigMimeType: "application/pkcs7-signature")
+            self.archiveManifest(
+                sigReference: "META-INF/timestamp001.tst",
+                references: [("a.txt", self.data, false), ("META-INF/timestamp.tst", first, false)],
+                sigMimeType: "application/pkcs7-signature")
         }
-        let report = try Container(openingAt: try writeZip("m.asics", try oneRenewal(manifest: manifest))).validate(try trusted)
+        let report = try Container(openingAt: try writeZip("m.asics", try oneRenewal(manifest: manifest))).validate(
+            try trusted)
         assertCode(report, "archive-sigreference", .invalid, contains: "SigReference is missing")
     }
 
     func testReferenceToAMissingFileIsInvalid() throws {
         let manifest = { (first: Data) in
-            self.archiveManifest(sigReference: "META-INF/timestamp001.tst",
-                                 references: [("a.txt", self.data, false), ("META-INF/timestamp.tst", first, false), ("b.txt", Data(), false)])
+            self.archiveManifest(
+                sigReference: "META-INF/timestamp001.tst",
+                references: [
+                    ("a.txt", self.data, false), ("META-INF/timestamp.tst", first, false), ("b.txt", Data(), false),
+                ])
         }
-        let report = try Container(openingAt: try writeZip("r.asics", try oneRenewal(manifest: manifest))).validate(try trusted)
+        let report = try Container(openingAt: try writeZip("r.asics", try oneRenewal(manifest: manifest))).validate(
+            try trusted)
         assertCode(report, "archive-reference-missing", .invalid, contains: "File not found 'b.txt'")
     }
 
     func testNewerManifestDroppingACoveredFileIsInvalid() throws {
         let first = try opensslToken(over: data)
-        let older = archiveManifest(sigReference: "META-INF/timestamp001.tst", references: [("a.txt", data, false), ("META-INF/timestamp.tst", first, false)])
+        let older = archiveManifest(
+            sigReference: "META-INF/timestamp001.tst",
+            references: [("a.txt", data, false), ("META-INF/timestamp.tst", first, false)])
         let second = try opensslToken(over: older)
-        let newest = archiveManifest(sigReference: "META-INF/timestamp002.tst",
-                                     references: [("a.txt", data, false), ("META-INF/ASiCArchiveManifest001.xml", older, true)])
+        let newest = archiveManifest(
+            sigReference: "META-INF/timestamp002.tst",
+            references: [("a.txt", data, false), ("META-INF/ASiCArchiveManifest001.xml", older, true)])
         let third = try opensslToken(over: newest)
         let entries: [(String, Data, ZipEntry.Method)] = [
-            ("mimetype", Self.mimetype, .stored), ("a.txt", data, .deflated), ("META-INF/timestamp.tst", first, .stored),
+            ("mimetype", Self.mimetype, .stored), ("a.txt", data, .deflated),
+            ("META-INF/timestamp.tst", first, .stored),
             ("META-INF/timestamp001.tst", second, .stored), ("META-INF/ASiCArchiveManifest001.xml", older, .deflated),
-            ("META-INF/timestamp002.tst", third, .stored), ("META-INF/ASiCArchiveManifest.xml", newest, .deflated)]
+            ("META-INF/timestamp002.tst", third, .stored), ("META-INF/ASiCArchiveManifest.xml", newest, .deflated),
+        ]
         let report = try Container(openingAt: try writeZip("d.asics", entries)).validate(try trusted)
-        assertCode(report, "archive-reference-not-found", .invalid, contains: "Reference 'META-INF/timestamp.tst' not found in manifest")
+        assertCode(
+            report, "archive-reference-not-found", .invalid,
+            contains: "Reference 'META-INF/timestamp.tst' not found in manifest")
     }
 
     func testManifestWithoutTimestampTstIsInvalid() throws {
@@ -152,8 +192,10 @@ final class ArchiveManifestChainTests: SimpleContainerTestCase {
     }
 
     func testMalformedManifestIsInvalid() throws {
-        let report = try Container(openingAt: try writeZip("x.asics", try oneRenewal(manifest: { _ in Data("<not-a-manifest/>".utf8) })))
-            .validate(try trusted)
+        let report = try Container(
+            openingAt: try writeZip("x.asics", try oneRenewal(manifest: { _ in Data("<not-a-manifest/>".utf8) }))
+        )
+        .validate(try trusted)
         assertCode(report, "archive-manifest-malformed", .invalid, contains: "ASiCManifest")
     }
 }

@@ -1,7 +1,8 @@
-import XCTest
-@testable import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@testable import ASiC
 
 /// `Container.timeStampArchive`: DigiDoc's time-stamped archive of a whole container, with the
 /// loopback TSA. The layout is the reference's; the write is atomic and the input untouched.
@@ -13,7 +14,8 @@ final class TimeStampArchiveTests: LongTermTestCase {
     func testArchiveHasTheReferenceLayoutAndVerifies() async throws {
         let original = try await signedContainer(name: "x.asice")
         let before = try TestEnvironment.bytes(original.path)
-        let archive = try await Container.timeStampArchive(of: original.path, to: path("x.asice.asics"), timeStamping: client())
+        let archive = try await Container.timeStampArchive(
+            of: original.path, to: path("x.asice.asics"), timeStamping: client())
 
         XCTAssertEqual(try TestEnvironment.bytes(original.path), before, "the input must be untouched")
         XCTAssertEqual(archive.kind, .asics)
@@ -30,21 +32,31 @@ final class TimeStampArchiveTests: LongTermTestCase {
         XCTAssertEqual(report.signatures.first?.signatureMethod, DigestAlgorithm.sha256.xmlURI)
 
         // An independent ZIP reader sees the same entries, with good CRCs.
-        let zipCheck = try TestEnvironment.run("/usr/bin/python3", ["-c", """
-        import sys, zipfile
-        z = zipfile.ZipFile(sys.argv[1])
-        assert z.testzip() is None
-        print(",".join(i.filename + ":" + str(i.compress_type) for i in z.infolist()))
-        """, archive.path])
-        XCTAssertEqual(zipCheck.output.trimmingCharacters(in: .whitespacesAndNewlines),
-                       "mimetype:0,x.asice:0,META-INF/timestamp.tst:0", zipCheck.error)
+        let zipCheck = try TestEnvironment.run(
+            "/usr/bin/python3",
+            [
+                "-c",
+                """
+                import sys, zipfile
+                z = zipfile.ZipFile(sys.argv[1])
+                assert z.testzip() is None
+                print(",".join(i.filename + ":" + str(i.compress_type) for i in z.infolist()))
+                """, archive.path,
+            ])
+        XCTAssertEqual(
+            zipCheck.output.trimmingCharacters(in: .whitespacesAndNewlines),
+            "mimetype:0,x.asice:0,META-INF/timestamp.tst:0", zipCheck.error)
 
         // OpenSSL agrees that the token covers the original container's bytes.
         let tokenPath = path("timestamp.tst")
         try reader.read(reader.entries[2], limit: 1 << 20).write(to: URL(fileURLWithPath: tokenPath))
-        try assertExternalCheckPasses("/usr/bin/openssl", ["ts", "-verify", "-data", original.path, "-in", tokenPath, "-token_in",
-                                                           "-CAfile", TestEnvironment.pki("root.cert.pem"),
-                                                           "-untrusted", TestEnvironment.pki("tsa.cert.pem")])
+        try assertExternalCheckPasses(
+            "/usr/bin/openssl",
+            [
+                "ts", "-verify", "-data", original.path, "-in", tokenPath, "-token_in",
+                "-CAfile", TestEnvironment.pki("root.cert.pem"),
+                "-untrusted", TestEnvironment.pki("tsa.cert.pem"),
+            ])
         // The inner container comes out byte for byte, and opens.
         let out = folder.appendingPathComponent("out").path
         let extracted = try archive.extract(to: out)
@@ -63,7 +75,9 @@ final class TimeStampArchiveTests: LongTermTestCase {
                 XCTAssertTrue(error is CoreError, "\(route): \(error)")
             }
             XCTAssertFalse(FileManager.default.fileExists(atPath: target), route)
-            let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".tamga-") }
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+                $0.hasPrefix(".tamga-")
+            }
             XCTAssertEqual(leftovers, [], route)
         }
     }
@@ -85,7 +99,8 @@ final class TimeStampArchiveTests: LongTermTestCase {
     func testInputThatIsNotAContainerIsRefusedBeforeTheTSA() async throws {
         let text = try TestEnvironment.write("plain", named: "p.asice", in: folder)
         do {
-            _ = try await Container.timeStampArchive(of: text, to: path("p.asics"), timeStamping: client("tsa/unavailable"))
+            _ = try await Container.timeStampArchive(
+                of: text, to: path("p.asics"), timeStamping: client("tsa/unavailable"))
             XCTFail("time-stamped a non-container")
         } catch {
             XCTAssertEqual((error as? ContainerError)?.code, "malformed-zip")
@@ -97,7 +112,9 @@ final class TimeStampArchiveTests: LongTermTestCase {
         let original = try makeContainer("q.asice")
         final class Seen: @unchecked Sendable { var events: [ProgressEvent] = [] }
         let seen = Seen()
-        _ = try await Container.timeStampArchive(of: original.path, to: path("q.asics"), timeStamping: client()) { seen.events.append($0) }
+        _ = try await Container.timeStampArchive(of: original.path, to: path("q.asics"), timeStamping: client()) {
+            seen.events.append($0)
+        }
         XCTAssertEqual(seen.events.last?.completed, seen.events.last?.total)
         XCTAssertEqual(seen.events.last?.item, "q.asice")
     }

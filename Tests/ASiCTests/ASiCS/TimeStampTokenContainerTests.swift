@@ -1,15 +1,20 @@
-import XCTest
-@testable import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@testable import ASiC
 
 /// ASiC-S signed by `META-INF/timestamp.tst`: recognition, the token over the data object's
 /// bytes, TSA trust, and the structure the container must have. Verdicts asserted one by one.
 final class TimeStampTokenContainerTests: SimpleContainerTestCase {
     func testHandMadeTokenContainerIsValidAndOpenSSLAgrees() throws {
         let token = try opensslToken(over: Self.content)
-        let file = try pythonZip("hand.asics", [("mimetype", Self.mimetype, false), ("a.txt", Self.content, true),
-                                                ("META-INF/timestamp.tst", token, false)])
+        let file = try pythonZip(
+            "hand.asics",
+            [
+                ("mimetype", Self.mimetype, false), ("a.txt", Self.content, true),
+                ("META-INF/timestamp.tst", token, false),
+            ])
         let container = try Container(openingAt: file)
         XCTAssertEqual(container.kind, .asics)
         XCTAssertEqual(container.dataFiles.map(\.name), ["a.txt"])
@@ -34,9 +39,13 @@ final class TimeStampTokenContainerTests: SimpleContainerTestCase {
         let data = path("a.txt"), tst = path("a.tst")
         try Self.content.write(to: URL(fileURLWithPath: data))
         try token.write(to: URL(fileURLWithPath: tst))
-        try assertExternalCheckPasses("/usr/bin/openssl", ["ts", "-verify", "-data", data, "-in", tst, "-token_in",
-                                                           "-CAfile", TestEnvironment.pki("root.cert.pem"),
-                                                           "-untrusted", TestEnvironment.pki("tsa.cert.pem")])
+        try assertExternalCheckPasses(
+            "/usr/bin/openssl",
+            [
+                "ts", "-verify", "-data", data, "-in", tst, "-token_in",
+                "-CAfile", TestEnvironment.pki("root.cert.pem"),
+                "-untrusted", TestEnvironment.pki("tsa.cert.pem"),
+            ])
     }
 
     func testListingShowsTheTokenSignature() throws {
@@ -58,8 +67,12 @@ final class TimeStampTokenContainerTests: SimpleContainerTestCase {
     func testRenamedDataObjectStaysValid() throws {
         // The imprint covers the bytes only, never the name (as the reference observes).
         let token = try opensslToken(over: Self.content)
-        let file = try writeZip("r.asics", [("mimetype", Self.mimetype, .stored), ("renamed.bin", Self.content, .stored),
-                                            ("META-INF/timestamp.tst", token, .stored)])
+        let file = try writeZip(
+            "r.asics",
+            [
+                ("mimetype", Self.mimetype, .stored), ("renamed.bin", Self.content, .stored),
+                ("META-INF/timestamp.tst", token, .stored),
+            ])
         XCTAssertEqual(try Container(openingAt: file).validate(try trusted).status, .valid)
     }
 
@@ -112,10 +125,14 @@ final class TimeStampTokenContainerTests: SimpleContainerTestCase {
 
     func testTSATrustFromATrustedList() throws {
         // The TSA is judged at genTime against the list's TSA/QTST services, as in ASiC-E.
-        let signers = [try Certificate(derOrPEM: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-signer.cert.pem")))]
+        let signers = [
+            try Certificate(derOrPEM: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-signer.cert.pem")))
+        ]
         func options(_ file: String) throws -> ValidationOptions {
-            let list = try TrustedList(data: TestEnvironment.bytes(TestEnvironment.fixture("tsl/\(file)")), signers: signers)
-            return ValidationOptions(trust: TrustStore(intermediates: [try TestEnvironment.certificate("issuing-ca")]), trustedList: list)
+            let list = try TrustedList(
+                data: TestEnvironment.bytes(TestEnvironment.fixture("tsl/\(file)")), signers: signers)
+            return ValidationOptions(
+                trust: TrustStore(intermediates: [try TestEnvironment.certificate("issuing-ca")]), trustedList: list)
         }
         let container = try Container(openingAt: try tokenContainer())
         XCTAssertEqual(container.validate(try options("tsl-good.xml")).status, .valid)
@@ -124,14 +141,20 @@ final class TimeStampTokenContainerTests: SimpleContainerTestCase {
 
     func testEmptyDataObjectIsValid() throws {
         let token = try opensslToken(over: Data())
-        XCTAssertEqual(try Container(openingAt: try tokenContainer(data: Data(), token: token)).validate(try trusted).status, .valid)
+        XCTAssertEqual(
+            try Container(openingAt: try tokenContainer(data: Data(), token: token)).validate(try trusted).status,
+            .valid)
     }
 
     func testASiCSIsReadOnly() throws {
         let container = try Container(openingAt: try tokenContainer())
         let file = try TestEnvironment.write("x", named: "x.txt", in: folder)
-        XCTAssertThrowsError(try container.addDataFile(path: file)) { XCTAssertEqual($0 as? ContainerError, .asicsReadOnly) }
-        XCTAssertThrowsError(try container.removeDataFile(named: "a.txt")) { XCTAssertEqual($0 as? ContainerError, .asicsReadOnly) }
+        XCTAssertThrowsError(try container.addDataFile(path: file)) {
+            XCTAssertEqual($0 as? ContainerError, .asicsReadOnly)
+        }
+        XCTAssertThrowsError(try container.removeDataFile(named: "a.txt")) {
+            XCTAssertEqual($0 as? ContainerError, .asicsReadOnly)
+        }
         XCTAssertThrowsError(try container.save()) { XCTAssertEqual($0 as? ContainerError, .asicsReadOnly) }
     }
 
@@ -140,31 +163,46 @@ final class TimeStampTokenContainerTests: SimpleContainerTestCase {
     func testTwoDataFilesAreRefused() throws {
         let file = try tokenContainer(extra: [("b.txt", Data("b".utf8), .stored)])
         assertRefused(file, .asicsDataObjectCount(["a.txt", "b.txt"]))
-        XCTAssertTrue(ContainerError.asicsDataObjectCount(["a.txt", "b.txt"]).description.contains("exactly one data object"))
+        XCTAssertTrue(
+            ContainerError.asicsDataObjectCount(["a.txt", "b.txt"]).description.contains("exactly one data object"))
     }
 
     func testNoDataObjectIsRefused() throws {
-        let file = try writeZip("n.asics", [("mimetype", Self.mimetype, .stored), ("META-INF/timestamp.tst", try opensslToken(over: Data()), .stored)])
+        let file = try writeZip(
+            "n.asics",
+            [("mimetype", Self.mimetype, .stored), ("META-INF/timestamp.tst", try opensslToken(over: Data()), .stored)])
         assertRefused(file, .asicsDataObjectCount([]))
     }
 
     func testSubfolderDataObjectIsRefused() throws {
         let token = try opensslToken(over: Self.content)
-        let file = try writeZip("f.asics", [("mimetype", Self.mimetype, .stored), ("docs/a.txt", Self.content, .stored),
-                                            ("META-INF/timestamp.tst", token, .stored)])
+        let file = try writeZip(
+            "f.asics",
+            [
+                ("mimetype", Self.mimetype, .stored), ("docs/a.txt", Self.content, .stored),
+                ("META-INF/timestamp.tst", token, .stored),
+            ])
         assertRefused(file, .asicsDataObjectInFolder("docs/a.txt"))
     }
 
     func testDotSlashDataObjectIsRefused() throws {
         let token = try opensslToken(over: Self.content)
-        let file = try writeZip("d.asics", [("mimetype", Self.mimetype, .stored), ("./a.txt", Self.content, .stored),
-                                            ("META-INF/timestamp.tst", token, .stored)])
+        let file = try writeZip(
+            "d.asics",
+            [
+                ("mimetype", Self.mimetype, .stored), ("./a.txt", Self.content, .stored),
+                ("META-INF/timestamp.tst", token, .stored),
+            ])
         assertRefused(file, .unsafeEntryName("./a.txt"))
     }
 
     func testNoSignatureOpensButIsInvalid() throws {
-        let file = try writeZip("u.asics", [("mimetype", Self.mimetype, .stored), ("a.txt", Self.content, .stored),
-                                            ("META-INF/manifest.xml", Data("<x/>".utf8), .stored)])
+        let file = try writeZip(
+            "u.asics",
+            [
+                ("mimetype", Self.mimetype, .stored), ("a.txt", Self.content, .stored),
+                ("META-INF/manifest.xml", Data("<x/>".utf8), .stored),
+            ])
         let container = try Container(openingAt: file)
         XCTAssertFalse(container.isSigned)
         assertCode(container.validate(try trusted), "no-signatures", .invalid)
@@ -178,19 +216,31 @@ final class TimeStampTokenContainerTests: SimpleContainerTestCase {
     }
 
     func testCAdESIsRefusedAsUnsupported() throws {
-        let file = try writeZip("c.asics", [("mimetype", Self.mimetype, .stored), ("a.txt", Self.content, .stored),
-                                            ("META-INF/signature.p7s", Data([0x30, 0x00]), .stored)])
+        let file = try writeZip(
+            "c.asics",
+            [
+                ("mimetype", Self.mimetype, .stored), ("a.txt", Self.content, .stored),
+                ("META-INF/signature.p7s", Data([0x30, 0x00]), .stored),
+            ])
         assertRefused(file, .unsupportedSignatureFormat("META-INF/signature.p7s"))
     }
 
     func testWrongFirstMimetypeIsRefused() throws {
         let token = try opensslToken(over: Self.content)
-        let file = try writeZip("w.asics", [("mimetype", Data("text/plain".utf8), .stored), ("a.txt", Self.content, .stored),
-                                            ("META-INF/timestamp.tst", token, .stored)])
+        let file = try writeZip(
+            "w.asics",
+            [
+                ("mimetype", Data("text/plain".utf8), .stored), ("a.txt", Self.content, .stored),
+                ("META-INF/timestamp.tst", token, .stored),
+            ])
         assertRefused(file, .asicsMimetypeWrong("text/plain"))
         // An ASiC-E mimetype makes it an ASiC-E (as the reference falls back), which needs a manifest.
-        let asice = try writeZip("e.asics", [("mimetype", Data(Container.mimetype.utf8), .stored), ("a.txt", Self.content, .stored),
-                                             ("META-INF/timestamp.tst", token, .stored)])
+        let asice = try writeZip(
+            "e.asics",
+            [
+                ("mimetype", Data(Container.mimetype.utf8), .stored), ("a.txt", Self.content, .stored),
+                ("META-INF/timestamp.tst", token, .stored),
+            ])
         assertRefused(asice, .manifestMissing)
     }
 
@@ -219,8 +269,12 @@ final class TimeStampTokenContainerTests: SimpleContainerTestCase {
 
     func testMimetypeLastIsIgnoredWithAWarning() throws {
         let token = try opensslToken(over: Self.content)
-        let file = try pythonZip("l.asics", [("a.txt", Self.content, true), ("META-INF/timestamp.tst", token, false),
-                                             ("mimetype", Data("text/plain".utf8), false)])
+        let file = try pythonZip(
+            "l.asics",
+            [
+                ("a.txt", Self.content, true), ("META-INF/timestamp.tst", token, false),
+                ("mimetype", Data("text/plain".utf8), false),
+            ])
         let container = try Container(openingAt: file)
         XCTAssertEqual(container.dataFiles.map(\.name), ["a.txt"])
         assertCode(container.validate(try trusted), "container-structure", .warning, contains: "not the first entry")
@@ -228,14 +282,22 @@ final class TimeStampTokenContainerTests: SimpleContainerTestCase {
 
     func testDeflatedMimetypeIsAcceptedWithAWarning() throws {
         let token = try opensslToken(over: Self.content)
-        let file = try pythonZip("z.asics", [("mimetype", Self.mimetype, true), ("a.txt", Self.content, true),
-                                             ("META-INF/timestamp.tst", token, false)])
-        assertCode(try Container(openingAt: file).validate(try trusted), "container-structure", .warning, contains: "compressed")
+        let file = try pythonZip(
+            "z.asics",
+            [
+                ("mimetype", Self.mimetype, true), ("a.txt", Self.content, true),
+                ("META-INF/timestamp.tst", token, false),
+            ])
+        assertCode(
+            try Container(openingAt: file).validate(try trusted), "container-structure", .warning,
+            contains: "compressed")
     }
 
     func testOtherMetaInfFilesAreIgnored() throws {
-        let file = try tokenContainer(extra: [("META-INF/manifest.xml", Data("<x/>".utf8), .deflated),
-                                             ("META-INF/deeper/note.txt", Data("n".utf8), .stored)])
+        let file = try tokenContainer(extra: [
+            ("META-INF/manifest.xml", Data("<x/>".utf8), .deflated),
+            ("META-INF/deeper/note.txt", Data("n".utf8), .stored),
+        ])
         XCTAssertEqual(try Container(openingAt: file).validate(try trusted).status, .valid)
     }
 }

@@ -1,15 +1,18 @@
-import XCTest
-@testable import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@testable import ASiC
 
 /// XAdES in ASiC-S (`META-INF/signatures.xml`): validated as in ASiC-E, except that the
 /// DataObjectFormat MimeType is not compared (ASiC-S has no manifest to declare a type), and the
 /// references must cover exactly the one data object.
 final class XAdESSimpleContainerTests: SimpleContainerTestCase {
     /// A B-level ASiC-E signature over one file, repackaged as ASiC-S (as the reference accepts).
-    private func repackaged(_ name: String = "x.asics", dataName: String = "a.txt", data override: Data? = nil,
-                            extra: [(String, Data, ZipEntry.Method)] = [], services: LongTermServices? = nil) async throws -> String {
+    private func repackaged(
+        _ name: String = "x.asics", dataName: String = "a.txt", data override: Data? = nil,
+        extra: [(String, Data, ZipEntry.Method)] = [], services: LongTermServices? = nil
+    ) async throws -> String {
         let content = Data("signed content\n".utf8)
         let source = try TestEnvironment.write("signed content\n", named: "a.txt", in: folder)
         let asice = Container(creatingAt: path("one.asice"))
@@ -17,13 +20,18 @@ final class XAdESSimpleContainerTests: SimpleContainerTestCase {
         try asice.addDataFile(path: source, mediaType: "application/x-tamga-test")
         try asice.save()
         if let services {
-            try await asice.sign(with: TestEnvironment.signer("ec-p256"), options: SignatureOptions(profile: .LT), services: services)
+            try await asice.sign(
+                with: TestEnvironment.signer("ec-p256"), options: SignatureOptions(profile: .LT), services: services)
         } else {
             try await asice.sign(with: TestEnvironment.signer("ec-p256"), options: .baselineB)
         }
         let signature = try XCTUnwrap(try Container(openingAt: asice.path).signatures.first)
-        return try writeZip(name, [("mimetype", Self.mimetype, .stored), (dataName, override ?? content, .deflated),
-                                   ("META-INF/signatures.xml", signature.data, .deflated)] + extra)
+        return try writeZip(
+            name,
+            [
+                ("mimetype", Self.mimetype, .stored), (dataName, override ?? content, .deflated),
+                ("META-INF/signatures.xml", signature.data, .deflated),
+            ] + extra)
     }
 
     func testRepackagedXAdESSignatureIsValid() async throws {
@@ -42,9 +50,10 @@ final class XAdESSimpleContainerTests: SimpleContainerTestCase {
         let services = try TestServices()
         defer { services.stop() }
         let transport = HTTPTransport(timeout: 5)
-        let longTerm = LongTermServices(timeStamping: TimeStampClient(url: services.url("tsa"), transport: transport),
-                                        ocsp: OCSPClient(transport: transport), ocspURL: services.url("ocsp"),
-                                        issuerCandidates: [try TestEnvironment.certificate("issuing-ca")], transport: transport)
+        let longTerm = LongTermServices(
+            timeStamping: TimeStampClient(url: services.url("tsa"), transport: transport),
+            ocsp: OCSPClient(transport: transport), ocspURL: services.url("ocsp"),
+            issuerCandidates: [try TestEnvironment.certificate("issuing-ca")], transport: transport)
         let path = try await repackaged("lt.asics", services: longTerm)
         let report = try Container(openingAt: path).validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
         XCTAssertEqual(report.status, .valid, "\(report)")
@@ -55,7 +64,8 @@ final class XAdESSimpleContainerTests: SimpleContainerTestCase {
 
     func testRepackagedWithAManifestIsStillValid() async throws {
         let manifest = Data("<?xml version=\"1.0\"?><x/>".utf8)
-        let report = try validate(try Container(openingAt: try await repackaged(extra: [("META-INF/manifest.xml", manifest, .deflated)])))
+        let report = try validate(
+            try Container(openingAt: try await repackaged(extra: [("META-INF/manifest.xml", manifest, .deflated)])))
         XCTAssertEqual(report.status, .valid, "\(report)")
     }
 

@@ -1,5 +1,5 @@
-import XCTest
 import CPosix
+import XCTest
 
 /// `cposix_base64_census`, the vectorised loop that checks and counts a DDOC's base64 content,
 /// against a byte-by-byte reference: every byte value at every place of a block, white space

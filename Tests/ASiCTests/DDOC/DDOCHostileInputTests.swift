@@ -1,7 +1,8 @@
-import XCTest
-@_spi(Testing) @testable import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@_spi(Testing) @testable import ASiC
 
 /// Hostile DigiDoc files are refused at open (`malformed-ddoc`, the file untouched), and what
 /// tamga accepts, independent tools accept too: xmlsec1 the 1.3 signatures (with the `Id`
@@ -32,11 +33,20 @@ final class DDOCHostileInputTests: DDOCTestCase {
         let cases: [(String, String, String)] = [
             ("truncated", String(text.prefix(text.count / 2)), "the file ends"),
             ("another root", text.replacingOccurrences(of: "<SignedDoc ", with: "<SignedDocument "), "not SignedDoc"),
-            ("version 1.4", text.replacingOccurrences(of: "version=\"1.3\"", with: "version=\"1.4\""), "version \"1.4\""),
-            ("base64 with a stray character", text.replacingOccurrences(of: "dGFtZ2Eg", with: "dGF*Z2Eg"), "not base64"),
+            (
+                "version 1.4", text.replacingOccurrences(of: "version=\"1.3\"", with: "version=\"1.4\""),
+                "version \"1.4\""
+            ),
+            (
+                "base64 with a stray character", text.replacingOccurrences(of: "dGFtZ2Eg", with: "dGF*Z2Eg"),
+                "not base64"
+            ),
             ("markup inside base64", text.replacingOccurrences(of: "dGFtZ2Eg", with: "<x/>dGFtZ2Eg"), "holds markup"),
             ("a detached data file", text.replacingOccurrences(of: "EMBEDDED_BASE64", with: "DETATCHED"), "DETATCHED"),
-            ("a path in the file name", text.replacingOccurrences(of: "Filename=\"test.txt\"", with: "Filename=\"../test.txt\""), ""),
+            (
+                "a path in the file name",
+                text.replacingOccurrences(of: "Filename=\"test.txt\"", with: "Filename=\"../test.txt\""), ""
+            ),
             ("text after the document", text + "garbage", "after </SignedDoc>"),
             ("UTF-16", "<?xml version=\"1.0\" encoding=\"UTF-16\"?>" + text.drop { $0 != "\n" }, "UTF-16"),
         ]
@@ -45,7 +55,9 @@ final class DDOCHostileInputTests: DDOCTestCase {
             try Data(content.utf8).write(to: URL(fileURLWithPath: file))
             XCTAssertThrowsError(try Container(openingAt: file), name) { error in
                 let code = (error as? ContainerError)?.code
-                XCTAssertTrue(code == "malformed-ddoc" || (name.hasPrefix("a path") && code == "unsafe-entry-name"), "\(name): \(error)")
+                XCTAssertTrue(
+                    code == "malformed-ddoc" || (name.hasPrefix("a path") && code == "unsafe-entry-name"),
+                    "\(name): \(error)")
                 if !words.isEmpty { XCTAssertTrue("\(error)".contains(words), "\(name): \(error)") }
             }
         }
@@ -58,9 +70,12 @@ final class DDOCHostileInputTests: DDOCTestCase {
         defer { Container.ddocChunkSize = saved }
         let source = folder.appendingPathComponent("large.bin")
         try Data((0..<110_000).map { UInt8(truncatingIfNeeded: ($0 &* 131) ^ ($0 >> 5)) }).write(to: source)
-        let good = try TestEnvironment.bytes(try ddoc("1.3", ["--file", "large.bin=\(source.path)", "--mime", "application/octet-stream"]))
-        guard let tag = good.firstRange(of: Data("<DataFile".utf8)), let start = good[tag.upperBound...].firstIndex(of: UInt8(ascii: ">")),
-              let end = good[start...].firstRange(of: Data("</DataFile>".utf8))?.lowerBound else { return XCTFail("no DataFile") }
+        let good = try TestEnvironment.bytes(
+            try ddoc("1.3", ["--file", "large.bin=\(source.path)", "--mime", "application/octet-stream"]))
+        guard let tag = good.firstRange(of: Data("<DataFile".utf8)),
+            let start = good[tag.upperBound...].firstIndex(of: UInt8(ascii: ">")),
+            let end = good[start...].firstRange(of: Data("</DataFile>".utf8))?.lowerBound
+        else { return XCTFail("no DataFile") }
         let content = start + 1..<end
         XCTAssertGreaterThan(content.count, 140_000)
         for chunk in [1_024, 256 << 10] {
@@ -76,7 +91,8 @@ final class DDOCHostileInputTests: DDOCTestCase {
                     try assertRefused(file, mentioning: "not base64")
                 }
             }
-            XCTAssertEqual(try Container(openingAt: try write(good, "large-\(chunk).ddoc")).dataFiles.first?.size, 110_000)
+            XCTAssertEqual(
+                try Container(openingAt: try write(good, "large-\(chunk).ddoc")).dataFiles.first?.size, 110_000)
         }
     }
 
@@ -89,12 +105,17 @@ final class DDOCHostileInputTests: DDOCTestCase {
     func testSignaturesAndElementsPastTheBoundsAreRefused() throws {
         let text = String(decoding: try TestEnvironment.bytes(try ddoc()), as: UTF8.self)
         // A 5 MB Signature element (a real one is a few KB).
-        let huge = text.replacingOccurrences(of: "<SignaturePolicyIdentifier>", with: "<X>" + String(repeating: "a", count: 5 << 20) + "</X><SignaturePolicyIdentifier>")
+        let huge = text.replacingOccurrences(
+            of: "<SignaturePolicyIdentifier>",
+            with: "<X>" + String(repeating: "a", count: 5 << 20) + "</X><SignaturePolicyIdentifier>")
         let file = path("huge.ddoc")
         try Data(huge.utf8).write(to: URL(fileURLWithPath: file))
         try assertRefused(file, mentioning: "longer than 4 MB")
         // 100 levels of nesting inside a signature.
-        let deep = text.replacingOccurrences(of: "<SignaturePolicyIdentifier>", with: String(repeating: "<a>", count: 100) + String(repeating: "</a>", count: 100) + "<SignaturePolicyIdentifier>")
+        let deep = text.replacingOccurrences(
+            of: "<SignaturePolicyIdentifier>",
+            with: String(repeating: "<a>", count: 100) + String(repeating: "</a>", count: 100)
+                + "<SignaturePolicyIdentifier>")
         let deepFile = path("deep.ddoc")
         try Data(deep.utf8).write(to: URL(fileURLWithPath: deepFile))
         try assertRefused(deepFile, mentioning: "nested")
@@ -104,23 +125,32 @@ final class DDOCHostileInputTests: DDOCTestCase {
 
     func testXMLSecAcceptsTamgasValidFilesAndRefusesTheTamperedOnes() throws {
         func xmlsec(_ file: String) throws -> Int32 {
-            try TestEnvironment.run("/usr/bin/xmlsec1", ["--verify", "--id-attr:Id", "DataFile", "--id-attr:Id", "SignedProperties",
-                                                         "--trusted-pem", TestEnvironment.pki("root.cert.pem"),
-                                                         "--untrusted-pem", TestEnvironment.pki("issuing-ca.cert.pem"),
-                                                         "--enabled-key-data", "x509", file]).status
+            try TestEnvironment.run(
+                "/usr/bin/xmlsec1",
+                [
+                    "--verify", "--id-attr:Id", "DataFile", "--id-attr:Id", "SignedProperties",
+                    "--trusted-pem", TestEnvironment.pki("root.cert.pem"),
+                    "--untrusted-pem", TestEnvironment.pki("issuing-ca.cert.pem"),
+                    "--enabled-key-data", "x509", file,
+                ]
+            ).status
         }
         // Also with CR LF line ends in the base64 (a Windows writer's), which the digest reads as LF.
         for arguments in [[], ["--crlf"]] {
             let good = try ddoc("1.3", arguments)
-            XCTAssertEqual(try Container(openingAt: good).validate(ValidationOptions(trust: try TestEnvironment.testTrust())).signatures[0].status,
-                           .valid, "\(arguments)")
+            XCTAssertEqual(
+                try Container(openingAt: good).validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
+                    .signatures[0].status,
+                .valid, "\(arguments)")
             XCTAssertEqual(try xmlsec(good), 0, "xmlsec1 accepts what tamga accepts \(arguments)")
         }
         for tampering in ["--tamper-data", "--tamper-signature-value", "--tamper-signed-properties"] {
             let bad = try ddoc("1.3", [tampering])
             XCTAssertNotEqual(try xmlsec(bad), 0, "\(tampering): xmlsec1 refuses it")
-            XCTAssertEqual(try Container(openingAt: bad).validate(ValidationOptions(trust: try TestEnvironment.testTrust())).signatures[0].status,
-                           .invalid, tampering)
+            XCTAssertEqual(
+                try Container(openingAt: bad).validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
+                    .signatures[0].status,
+                .invalid, tampering)
         }
     }
 
@@ -130,23 +160,30 @@ final class DDOCHostileInputTests: DDOCTestCase {
         let xml = String(decoding: try XCTUnwrap(container.signatures.first).data, as: UTF8.self)
         func element(_ name: String) -> String? {
             guard let open = xml.range(of: "<\(name)"), let start = xml[open.upperBound...].firstIndex(of: ">"),
-                  let close = xml.range(of: "</\(name)>", range: start..<xml.endIndex) else { return nil }
+                let close = xml.range(of: "</\(name)>", range: start..<xml.endIndex)
+            else { return nil }
             return String(xml[xml.index(after: start)..<close.lowerBound])
         }
         let der = try XCTUnwrap(element("EncapsulatedOCSPValue").flatMap { XMLBase64.decode($0) })
         let value = try XCTUnwrap(element("SignatureValue").flatMap { XMLBase64.decode($0) })
         let response = path("notary.der")
         try der.write(to: URL(fileURLWithPath: response))
-        let checked = try TestEnvironment.run("/usr/bin/openssl", ["ocsp", "-respin", response, "-no_nonce", "-resp_text",
-                                                                   "-CAfile", TestEnvironment.pki("root.cert.pem"),
-                                                                   "-verify_other", TestEnvironment.pki("issuing-ca.cert.pem"),
-                                                                   "-issuer", TestEnvironment.pki("issuing-ca.cert.pem"),
-                                                                   "-cert", TestEnvironment.pki("rsa-2048.cert.pem")])
+        let checked = try TestEnvironment.run(
+            "/usr/bin/openssl",
+            [
+                "ocsp", "-respin", response, "-no_nonce", "-resp_text",
+                "-CAfile", TestEnvironment.pki("root.cert.pem"),
+                "-verify_other", TestEnvironment.pki("issuing-ca.cert.pem"),
+                "-issuer", TestEnvironment.pki("issuing-ca.cert.pem"),
+                "-cert", TestEnvironment.pki("rsa-2048.cert.pem"),
+            ])
         XCTAssertEqual(checked.status, 0, checked.error)
         XCTAssertTrue((checked.output + checked.error).contains("Response verify OK"), checked.output + checked.error)
         XCTAssertTrue(checked.output.contains(": good"), checked.output)
         let nonceHex = Hex.encode(Digest.compute(.sha1, over: value).bytes, uppercase: true)
-        let shown = checked.output.replacingOccurrences(of: ":", with: "").replacingOccurrences(of: " ", with: "").replacingOccurrences(of: "\n", with: "")
-        XCTAssertTrue(shown.uppercased().contains(nonceHex), "the nonce is SHA-1(SignatureValue) \(nonceHex): \(checked.output)")
+        let shown = checked.output.replacingOccurrences(of: ":", with: "").replacingOccurrences(of: " ", with: "")
+            .replacingOccurrences(of: "\n", with: "")
+        XCTAssertTrue(
+            shown.uppercased().contains(nonceHex), "the nonce is SHA-1(SignatureValue) \(nonceHex): \(checked.output)")
     }
 }

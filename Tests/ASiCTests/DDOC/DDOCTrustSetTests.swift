@@ -1,7 +1,8 @@
-import XCTest
-@testable import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@testable import ASiC
 
 /// The DDOC trust set (`DDOCTrustSet`, docs/ddoc-trust.md): every PEM is one certificate whose
 /// computed fingerprints are the listed ones and the documented ones, roles agree with the
@@ -21,7 +22,8 @@ final class DDOCTrustSetTests: XCTestCase {
             XCTAssertEqual(certificates.first?.commonName, entry.name, entry.sha256)
         }
         XCTAssertEqual(DDOCTrustSet.certificates.count, DDOCTrustSet.entries.count, "a PEM did not parse")
-        XCTAssertEqual(Set(DDOCTrustSet.fingerprints).count, DDOCTrustSet.entries.count, "a certificate is listed twice")
+        XCTAssertEqual(
+            Set(DDOCTrustSet.fingerprints).count, DDOCTrustSet.entries.count, "a certificate is listed twice")
     }
 
     func testTheCountsAreTheDocumentedOnes() throws {
@@ -29,7 +31,8 @@ final class DDOCTrustSetTests: XCTestCase {
         XCTAssertEqual(DDOCTrustSet.roots.count, 2)
         XCTAssertEqual(DDOCTrustSet.cas.count, 10)
         XCTAssertEqual(DDOCTrustSet.responders.count, 14)
-        let sentence = "\(DDOCTrustSet.certificates.count) certificates: \(DDOCTrustSet.roots.count) roots, "
+        let sentence =
+            "\(DDOCTrustSet.certificates.count) certificates: \(DDOCTrustSet.roots.count) roots, "
             + "\(DDOCTrustSet.cas.count) CAs and \(DDOCTrustSet.responders.count) OCSP responder certificates"
         XCTAssertTrue(try Self.documentation().contains(sentence), "docs/ddoc-trust.md should say \"\(sentence)\"")
     }
@@ -37,7 +40,9 @@ final class DDOCTrustSetTests: XCTestCase {
     func testTheListedFingerprintsAreTheComputedOnes() {
         XCTAssertEqual(DDOCTrustSet.certificates.map { Self.hex($0.sha256Fingerprint) }, DDOCTrustSet.fingerprints)
         XCTAssertEqual(DDOCTrustSet.fingerprints, DDOCTrustSet.entries.map(\.sha256))
-        XCTAssertEqual(DDOCTrustSet.fingerprints.first, "ECC3E9C3407503BEE091AA952F41348FF88BAA863B2264BEFAC807901574E939", "Juur-SK")
+        XCTAssertEqual(
+            DDOCTrustSet.fingerprints.first, "ECC3E9C3407503BEE091AA952F41348FF88BAA863B2264BEFAC807901574E939",
+            "Juur-SK")
         for certificate in DDOCTrustSet.certificates {
             XCTAssertEqual(DDOCTrustSet.entry(for: certificate)?.sha256, Self.hex(certificate.sha256Fingerprint))
         }
@@ -55,16 +60,20 @@ final class DDOCTrustSetTests: XCTestCase {
             let sha1 = Self.hex(certificate.fingerprint(.sha1))
             sha256s.insert(sha256)
             sha1s.insert(sha1)
-            XCTAssertEqual(rows.filter { $0.contains(sha256) && $0.contains(sha1) }.count, 1,
-                           "docs/ddoc-trust.md should have one row with \(certificate.commonName ?? "?")'s SHA-256 \(sha256) and SHA-1 \(sha1)")
+            XCTAssertEqual(
+                rows.filter { $0.contains(sha256) && $0.contains(sha1) }.count, 1,
+                "docs/ddoc-trust.md should have one row with \(certificate.commonName ?? "?")'s SHA-256 \(sha256) and SHA-1 \(sha1)"
+            )
         }
         // Upper-case hex words of a fingerprint's length in the tables (the prose names an upper-case
         // hex file name of esig/dss).
         let words = rows.filter { $0.hasPrefix("|") }.joined(separator: "\n")
             .split { !($0.isASCII && ($0.isLetter || $0.isNumber)) }.map(String.init)
         let hex = words.filter { $0.allSatisfy { "0123456789ABCDEF".contains($0) } }
-        XCTAssertEqual(Set(hex.filter { $0.count == 64 }), sha256s, "the SHA-256 fingerprints of docs/ddoc-trust.md's tables")
-        XCTAssertEqual(Set(hex.filter { $0.count == 40 }), sha1s, "the SHA-1 fingerprints of docs/ddoc-trust.md's tables")
+        XCTAssertEqual(
+            Set(hex.filter { $0.count == 64 }), sha256s, "the SHA-256 fingerprints of docs/ddoc-trust.md's tables")
+        XCTAssertEqual(
+            Set(hex.filter { $0.count == 40 }), sha1s, "the SHA-1 fingerprints of docs/ddoc-trust.md's tables")
     }
 
     /// Roots are self-issued CAs, CAs are issued by a root of the set, responders are no CAs and
@@ -79,14 +88,18 @@ final class DDOCTrustSetTests: XCTestCase {
         for ca in DDOCTrustSet.cas {
             XCTAssertTrue(ca.isCA, ca.subject)
             XCTAssertFalse(ca.isSelfIssued, ca.subject)
-            XCTAssertTrue(DDOCTrustSet.roots.contains { $0.isIssuer(of: ca) }, "\(ca.subject) is issued by no root of the set")
+            XCTAssertTrue(
+                DDOCTrustSet.roots.contains { $0.isIssuer(of: ca) }, "\(ca.subject) is issued by no root of the set")
         }
         for responder in DDOCTrustSet.responders {
             XCTAssertFalse(responder.isCA, responder.subject)
-            XCTAssertTrue(issuers.contains { $0.isIssuer(of: responder) }, "\(responder.subject) is issued by no CA of the set")
+            XCTAssertTrue(
+                issuers.contains { $0.isIssuer(of: responder) }, "\(responder.subject) is issued by no CA of the set")
         }
         for entry in DDOCTrustSet.entries {
-            XCTAssertEqual(DDOCTrustSet.parsed.first { $0.entry.sha256 == entry.sha256 }?.certificate.isCA, entry.role != .ocspResponder, entry.name)
+            XCTAssertEqual(
+                DDOCTrustSet.parsed.first { $0.entry.sha256 == entry.sha256 }?.certificate.isCA,
+                entry.role != .ocspResponder, entry.name)
         }
     }
 
@@ -95,16 +108,21 @@ final class DDOCTrustSetTests: XCTestCase {
         for pairing in DDOCTrustSet.pairings {
             XCTAssertEqual(roles[pairing.ca], .ca, "pairing key \(pairing.ca) is not a CA of the set")
             XCTAssertFalse(pairing.responders.isEmpty, pairing.ca)
-            for responder in pairing.responders { XCTAssertEqual(roles[responder], .ocspResponder, "\(responder) is not a responder of the set") }
+            for responder in pairing.responders {
+                XCTAssertEqual(roles[responder], .ocspResponder, "\(responder) is not a responder of the set")
+            }
         }
         XCTAssertEqual(Set(DDOCTrustSet.pairings.map(\.ca)).count, DDOCTrustSet.pairings.count, "a CA is paired twice")
         for responder in DDOCTrustSet.responders {
-            XCTAssertFalse(DDOCTrustSet.cas(forResponder: responder).isEmpty, "\(responder.subject) is paired with no CA")
+            XCTAssertFalse(
+                DDOCTrustSet.cas(forResponder: responder).isEmpty, "\(responder.subject) is paired with no CA")
         }
         for ca in DDOCTrustSet.cas {
             XCTAssertFalse(DDOCTrustSet.responders(forIssuer: ca).isEmpty, "\(ca.subject) has no responder")
         }
-        for fingerprint in DDOCTrustSet.notOnDigiDoc4jTimeMarkList { XCTAssertEqual(roles[fingerprint], .ocspResponder, fingerprint) }
+        for fingerprint in DDOCTrustSet.notOnDigiDoc4jTimeMarkList {
+            XCTAssertEqual(roles[fingerprint], .ocspResponder, fingerprint)
+        }
     }
 
     /// The pairing table of docs/ddoc-trust.md ("| 3 ESTEID-SK | 13 …, 16 … | basis |", by the
@@ -119,15 +137,19 @@ final class DDOCTrustSetTests: XCTestCase {
             }
         }
         XCTAssertEqual(numbered.count, DDOCTrustSet.entries.count, "the numbered table of docs/ddoc-trust.md")
-        XCTAssertEqual(numbered.sorted { $0.key < $1.key }.map(\.value), DDOCTrustSet.fingerprints, "numbered in the order of entries")
+        XCTAssertEqual(
+            numbered.sorted { $0.key < $1.key }.map(\.value), DDOCTrustSet.fingerprints,
+            "numbered in the order of entries")
         func number(_ cell: Substring) -> Int? { cell.split(separator: " ").first.flatMap { Int($0) } }
         var documented: [String: Set<String>] = [:]
         for row in cells where row.count == 3 {
             guard let ca = number(Substring(row[0])), row[0].contains(" "), let key = numbered[ca] else { continue }
-            documented[key] = Set(row[1].split(separator: ",").compactMap { number(Substring($0.trimmingCharacters(in: .whitespaces))) }
-                .compactMap { numbered[$0] })
+            documented[key] = Set(
+                row[1].split(separator: ",").compactMap { number(Substring($0.trimmingCharacters(in: .whitespaces))) }
+                    .compactMap { numbered[$0] })
         }
-        XCTAssertEqual(documented, Dictionary(DDOCTrustSet.pairings.map { ($0.ca, Set($0.responders)) }) { first, _ in first })
+        XCTAssertEqual(
+            documented, Dictionary(DDOCTrustSet.pairings.map { ($0.ca, Set($0.responders)) }) { first, _ in first })
     }
 
     /// The pairing is by certificate: both KLASS3-SK 2010 certificates (one CA, one key) give the
@@ -136,10 +158,12 @@ final class DDOCTrustSetTests: XCTestCase {
         let klass3 = DDOCTrustSet.cas.filter { $0.commonName == "KLASS3-SK 2010" }
         XCTAssertEqual(klass3.count, 2)
         XCTAssertEqual(DDOCTrustSet.responders(forIssuer: klass3[0]), DDOCTrustSet.responders(forIssuer: klass3[1]))
-        XCTAssertEqual(Set(DDOCTrustSet.responders(forIssuer: klass3[0]).compactMap(\.commonName)),
-                       ["KLASS3-SK 2010 OCSP RESPONDER", "SK OCSP RESPONDER 2011"])
+        XCTAssertEqual(
+            Set(DDOCTrustSet.responders(forIssuer: klass3[0]).compactMap(\.commonName)),
+            ["KLASS3-SK 2010 OCSP RESPONDER", "SK OCSP RESPONDER 2011"])
         let esteid2011 = try XCTUnwrap(DDOCTrustSet.cas.first { $0.commonName == "ESTEID-SK 2011" })
-        XCTAssertEqual(DDOCTrustSet.responders(forIssuer: esteid2011).compactMap(\.commonName), ["SK OCSP RESPONDER 2011"])
+        XCTAssertEqual(
+            DDOCTrustSet.responders(forIssuer: esteid2011).compactMap(\.commonName), ["SK OCSP RESPONDER 2011"])
         let other = try Certificate(derOrPEM: TestEnvironment.bytes(TestEnvironment.pki("issuing-ca.cert.pem")))
         XCTAssertTrue(DDOCTrustSet.responders(forIssuer: other).isEmpty)
         XCTAssertNil(DDOCTrustSet.entry(for: other))

@@ -1,15 +1,20 @@
-import XCTest
-@_spi(Testing) @testable import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@_spi(Testing) @testable import ASiC
 
 /// DigiDoc XML files made by `scripts/make-ddoc.py` (tamga never writes them) with the test PKI
 /// and the loopback OCSP responders, each version and each failure judged with its code.
 final class DDOCValidationTests: DDOCTestCase {
-    private var testTrust: ValidationOptions { get throws { ValidationOptions(trust: try TestEnvironment.testTrust()) } }
+    private var testTrust: ValidationOptions {
+        get throws { ValidationOptions(trust: try TestEnvironment.testTrust()) }
+    }
 
     /// Status and the codes of the one signature's findings and of the document's.
-    private func verdict(_ path: String, _ options: ValidationOptions? = nil) throws -> (ValidationReport.Status, [String], [String]) {
+    private func verdict(
+        _ path: String, _ options: ValidationOptions? = nil
+    ) throws -> (ValidationReport.Status, [String], [String]) {
         let report = try Container(openingAt: path).validate(try options ?? testTrust)
         XCTAssertEqual(report.signatures.count, 1)
         return (report.status, report.signatures.first?.findings.map(\.code) ?? [], report.findings.map(\.code))
@@ -18,7 +23,10 @@ final class DDOCValidationTests: DDOCTestCase {
     // MARK: - Every version, and the hashcode form of each
 
     func testEachVersionIsValidWithSHA1AsTheWarningItIs() throws {
-        for (version, form) in [("1.3", "DIGIDOC_XML_1.3"), ("1.2", "DIGIDOC_XML_1.2"), ("1.1", "DIGIDOC_XML_1.1"), ("1.0", "DIGIDOC_XML_1.0")] {
+        for (version, form) in [
+            ("1.3", "DIGIDOC_XML_1.3"), ("1.2", "DIGIDOC_XML_1.2"), ("1.1", "DIGIDOC_XML_1.1"),
+            ("1.0", "DIGIDOC_XML_1.0"),
+        ] {
             let file = try ddoc(version)
             let container = try Container(openingAt: file)
             XCTAssertEqual(container.kind, .ddoc)
@@ -27,7 +35,9 @@ final class DDOCValidationTests: DDOCTestCase {
             XCTAssertEqual(report.status, .warning, "\(version): \(report.signatures.first?.findings ?? [])")
             XCTAssertEqual(report.signatures.first?.status, .valid, version)
             XCTAssertEqual(report.signatures.first?.profile, "TM", version)
-            XCTAssertEqual(report.findings.map(\.code), version == "1.3" ? ["ddoc-sha1"] : ["ddoc-sha1", "ddoc-old-version"], version)
+            XCTAssertEqual(
+                report.findings.map(\.code), version == "1.3" ? ["ddoc-sha1"] : ["ddoc-sha1", "ddoc-old-version"],
+                version)
             XCTAssertNotNil(report.signatures.first?.timeStampTime, "producedAt is the time-mark's time")
         }
     }
@@ -36,12 +46,14 @@ final class DDOCValidationTests: DDOCTestCase {
         for version in ["1.3", "1.2", "1.1", "1.0"] {
             let full = try ddoc(version)
             let hashcode = path("hashcode-\(version).ddoc")
-            let made = try TestEnvironment.run("/usr/bin/python3", [TestEnvironment.script("make-ddoc.py"), "--hashcode-of", full, "--out", hashcode])
+            let made = try TestEnvironment.run(
+                "/usr/bin/python3", [TestEnvironment.script("make-ddoc.py"), "--hashcode-of", full, "--out", hashcode])
             XCTAssertEqual(made.status, 0, made.error)
             let container = try Container(openingAt: hashcode)
             let report = container.validate(try testTrust)
             XCTAssertEqual(report.containerType, "DIGIDOC_XML_\(version)_hashcode")
-            XCTAssertEqual(report.signatures.first?.status, .valid, "\(version): \(report.signatures.first?.findings ?? [])")
+            XCTAssertEqual(
+                report.signatures.first?.status, .valid, "\(version): \(report.signatures.first?.findings ?? [])")
             // Nothing to extract: only the digest is there.
             XCTAssertThrowsError(try container.read(container.dataFiles[0]) { _ in }) {
                 XCTAssertEqual(($0 as? ContainerError)?.code, "ddoc-content-not-in-document")
@@ -54,7 +66,9 @@ final class DDOCValidationTests: DDOCTestCase {
         let source = folder.appendingPathComponent("binary.bin")
         try original.write(to: source)
         for version in ["1.3", "1.0"] {
-            let container = try Container(openingAt: try ddoc(version, ["--file", "binary.bin=\(source.path)", "--mime", "application/octet-stream"]))
+            let container = try Container(
+                openingAt: try ddoc(
+                    version, ["--file", "binary.bin=\(source.path)", "--mime", "application/octet-stream"]))
             XCTAssertEqual(container.dataFiles.map(\.name), ["binary.bin"])
             XCTAssertEqual(container.dataFiles[0].size, UInt64(original.count))
             var read = Data()
@@ -128,8 +142,11 @@ final class DDOCValidationTests: DDOCTestCase {
             let container = try Container(openingAt: try ddoc(version, ["--embedded"]))
             let report = container.validate(try testTrust)
             XCTAssertEqual(report.status, .invalid, version)
-            XCTAssertTrue(report.findings.map(\.code).contains("ddoc-embedded-content"), "\(version): \(report.findings)")
-            XCTAssertEqual(report.signatures.first?.findings.map(\.code), [], "\(version): the digest over the inline content agrees")
+            XCTAssertTrue(
+                report.findings.map(\.code).contains("ddoc-embedded-content"), "\(version): \(report.findings)")
+            XCTAssertEqual(
+                report.signatures.first?.findings.map(\.code), [],
+                "\(version): the digest over the inline content agrees")
             var read = Data()
             try container.read(container.dataFiles[0]) { read.append(contentsOf: $0) }
             XCTAssertEqual(String(decoding: read, as: UTF8.self), text, version)
@@ -141,8 +158,10 @@ final class DDOCValidationTests: DDOCTestCase {
     func testSeveralSignaturesAndDataFilesAreEachJudged() throws {
         let second = try TestEnvironment.write("second\n", named: "b.txt", in: folder)
         let first = try TestEnvironment.write("first\n", named: "a.txt", in: folder)
-        let report = try Container(openingAt: try ddoc("1.3", ["--signatures", "2", "--file", "a.txt=\(first)", "--file", "b.txt=\(second)"]))
-            .validate(try testTrust)
+        let report = try Container(
+            openingAt: try ddoc("1.3", ["--signatures", "2", "--file", "a.txt=\(first)", "--file", "b.txt=\(second)"])
+        )
+        .validate(try testTrust)
         XCTAssertEqual(report.signatures.map(\.id), ["S0", "S1"])
         XCTAssertEqual(report.signatures.map(\.status), [.valid, .valid])
         XCTAssertEqual(report.dataFiles, ["a.txt", "b.txt"])
@@ -186,9 +205,11 @@ final class DDOCValidationTests: DDOCTestCase {
     }
 
     func testTheResponderAndTheCertificateStatusAreJudged() throws {
-        for (ocsp, code, status) in [("ocsp/revoked", "certificate-revoked", ValidationReport.Status.invalid),
-                                     ("ocsp/unknown", "ocsp-status-unknown", .invalid),
-                                     ("ocsp/bad-signature", "ocsp-signature", .invalid)] {
+        for (ocsp, code, status) in [
+            ("ocsp/revoked", "certificate-revoked", ValidationReport.Status.invalid),
+            ("ocsp/unknown", "ocsp-status-unknown", .invalid),
+            ("ocsp/bad-signature", "ocsp-signature", .invalid),
+        ] {
             let (got, codes, _) = try verdict(try ddoc("1.3", [], ocsp: ocsp))
             XCTAssertEqual(got, status, "\(ocsp): \(codes)")
             XCTAssertTrue(codes.contains(code), "\(ocsp): \(codes)")
@@ -200,14 +221,19 @@ final class DDOCValidationTests: DDOCTestCase {
         // digitalSignature, issued here by the test issuing CA.
         let pki = folder.appendingPathComponent("pki")
         try FileManager.default.copyItem(atPath: TestEnvironment.fixture("pki"), toPath: pki.path)
-        let key = pki.appendingPathComponent("rsa-no-nonrep.key.pem").path, request = pki.appendingPathComponent("r.csr").path
+        let key = pki.appendingPathComponent("rsa-no-nonrep.key.pem").path,
+            request = pki.appendingPathComponent("r.csr").path
         let extensions = pki.appendingPathComponent("ext.cnf").path
         try "keyUsage=critical,digitalSignature\n".write(toFile: extensions, atomically: true, encoding: .utf8)
-        for step in [["genrsa", "-out", key, "2048"],
-                     ["req", "-new", "-key", key, "-subj", "/C=EE/CN=TEST NO NONREPUDIATION", "-out", request],
-                     ["x509", "-req", "-in", request, "-CA", pki.appendingPathComponent("issuing-ca.cert.pem").path,
-                      "-CAkey", pki.appendingPathComponent("issuing-ca.key.pem").path, "-set_serial", "990001", "-days", "30",
-                      "-extfile", extensions, "-out", pki.appendingPathComponent("rsa-no-nonrep.cert.pem").path]] {
+        for step in [
+            ["genrsa", "-out", key, "2048"],
+            ["req", "-new", "-key", key, "-subj", "/C=EE/CN=TEST NO NONREPUDIATION", "-out", request],
+            [
+                "x509", "-req", "-in", request, "-CA", pki.appendingPathComponent("issuing-ca.cert.pem").path,
+                "-CAkey", pki.appendingPathComponent("issuing-ca.key.pem").path, "-set_serial", "990001", "-days", "30",
+                "-extfile", extensions, "-out", pki.appendingPathComponent("rsa-no-nonrep.cert.pem").path,
+            ],
+        ] {
             let made = try TestEnvironment.run("/usr/bin/openssl", step)
             XCTAssertEqual(made.status, 0, made.error)
         }
@@ -221,12 +247,15 @@ final class DDOCValidationTests: DDOCTestCase {
     func testTheBuiltInTrustSetDoesNotTrustTheTestPKI() throws {
         // No --trust, no list: SK's historical CAs only (the issuing CA given as an intermediate,
         // as --certs gives it). The test signer chains to none of them, nor its responder.
-        var options = ValidationOptions(trust: TrustStore(anchors: [], intermediates: [try TestEnvironment.certificate("issuing-ca")]))
+        var options = ValidationOptions(
+            trust: TrustStore(anchors: [], intermediates: [try TestEnvironment.certificate("issuing-ca")]))
         options.trustNotices = [.noTrustConfigured]
         let report = try Container(openingAt: try ddoc()).validate(options)
         XCTAssertEqual(report.status, .unknown, "\(report.signatures[0].findings)")
-        XCTAssertFalse(report.findings.contains { $0.code == "no-trust-configured" }, "the DDOC trust set is configured trust")
-        XCTAssertEqual(Set(report.signatures[0].findings.map(\.code)), ["ocsp-responder-untrusted", "trust-not-established"])
+        XCTAssertFalse(
+            report.findings.contains { $0.code == "no-trust-configured" }, "the DDOC trust set is configured trust")
+        XCTAssertEqual(
+            Set(report.signatures[0].findings.map(\.code)), ["ocsp-responder-untrusted", "trust-not-established"])
         // Without the issuer at all, that is said instead of a responder verdict.
         let bare = try Container(openingAt: try ddoc()).validate(ValidationOptions())
         XCTAssertEqual(Set(bare.signatures[0].findings.map(\.code)), ["issuer-missing", "trust-not-established"])
@@ -238,10 +267,12 @@ final class DDOCValidationTests: DDOCTestCase {
         let responder = try XCTUnwrap(Container(openingAt: file).validateResponderForTest())
         let ca = try TestEnvironment.certificate("issuing-ca")
         var options = ValidationOptions()
-        options.ddocTrust = DDOCTrust(certificateAuthorities: [ca, try TestEnvironment.certificate("root")], responders: [(responder, [ca])])
+        options.ddocTrust = DDOCTrust(
+            certificateAuthorities: [ca, try TestEnvironment.certificate("root")], responders: [(responder, [ca])])
         XCTAssertEqual(try Container(openingAt: file).validate(options).signatures[0].status, .valid)
         // The same responder pinned for another CA confirms nothing of this one's.
-        options.ddocTrust = DDOCTrust(certificateAuthorities: [ca], responders: [(responder, [try TestEnvironment.certificate("root")])])
+        options.ddocTrust = DDOCTrust(
+            certificateAuthorities: [ca], responders: [(responder, [try TestEnvironment.certificate("root")])])
         let codes = try Container(openingAt: file).validate(options).signatures[0].findings.map(\.code)
         XCTAssertEqual(codes, ["ocsp-responder-untrusted"])
     }
@@ -270,10 +301,14 @@ extension Container {
     /// The responder certificate a DDOC's first signature carries (its CertificateValues), for
     /// tests that pin it.
     fileprivate func validateResponderForTest() throws -> Certificate? {
-        guard let block = ddoc?.signatures.first, let document = try? XMLDocument(data: block.bytes, name: "S0"), let root = document.root else { return nil }
+        guard let block = ddoc?.signatures.first, let document = try? XMLDocument(data: block.bytes, name: "S0"),
+            let root = document.root
+        else { return nil }
         var found: Certificate? = nil
         root.walk { element in
-            if found == nil, element.localName == "EncapsulatedX509Certificate", let der = XMLBase64.decode(element.text) {
+            if found == nil, element.localName == "EncapsulatedX509Certificate",
+                let der = XMLBase64.decode(element.text)
+            {
                 found = try? Certificate(der: der)
             }
         }

@@ -1,7 +1,8 @@
-import XCTest
-@_spi(Testing) @testable import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@_spi(Testing) @testable import ASiC
 
 /// DDOC start tags read without libxml2 (`DigiDocStartTag`, so that hashing need not wait for
 /// libxml2 to load) read as libxml2 reads them, or not at all; and where libxml2 reads a file
@@ -21,39 +22,49 @@ final class DigiDocStartTagTests: DDOCTestCase {
         for text in tags {
             let bytes = Array(text.utf8)
             let name = text.hasPrefix("<SignedDoc") ? "SignedDoc" : "DataFile"
-            guard let tag = DigiDocStartTag.parse(bytes, name: name) else { XCTFail("not read: \(text)"); continue }
+            guard let tag = DigiDocStartTag.parse(bytes, name: name) else {
+                XCTFail("not read: \(text)")
+                continue
+            }
             let element = try DigiDocDocument.parseStartTag(bytes, name: name)
             XCTAssertEqual(tag.namespace, element.namespace, text)
-            for attribute in ["Id", "Filename", "ContentType", "MimeType", "Size", "format", "version", "Zeta", "xmlns", "Missing"] {
+            for attribute in [
+                "Id", "Filename", "ContentType", "MimeType", "Size", "format", "version", "Zeta", "xmlns", "Missing",
+            ] {
                 XCTAssertEqual(tag.attribute(attribute), element.attribute(attribute), "\(attribute) of \(text)")
             }
             var injections: [String?] = [nil]
             if tag.namespace == nil { injections.append(namespace13) }
             for injected in injections {
-                XCTAssertEqual(String(decoding: tag.canonical(injecting: injected), as: UTF8.self),
-                               String(decoding: try DigiDocDataFile.canonicalStartTag(bytes, injecting: injected, name: name), as: UTF8.self), text)
+                XCTAssertEqual(
+                    String(decoding: tag.canonical(injecting: injected), as: UTF8.self),
+                    String(
+                        decoding: try DigiDocDataFile.canonicalStartTag(bytes, injecting: injected, name: name),
+                        as: UTF8.self), text)
             }
         }
     }
 
     func testAnythingThatNeedsAnXMLParserIsLeftToLibXML2() {
         let refused = [
-            #"<DataFile Filename="a&amp;b" Id="D0">"#,          // a reference to decode
-            "<DataFile Filename=\"a\tb\" Id=\"D0\">",            // normalised by a parser
-            #"<DataFile Filename='say "hi"' Id="D0">"#,          // C14N would escape the quote
-            #"<DataFile Filename="a" Filename="b">"#,            // the same name twice
-            #"<DataFile Id="D0"Filename="a">"#,                  // no white space between
-            #"<DataFile xmlns="" Id="D0">"#,                     // an empty default namespace
-            #"<DataFile xmlns:d="urn:x" d:Id="D0">"#,            // prefixes
+            #"<DataFile Filename="a&amp;b" Id="D0">"#,  // a reference to decode
+            "<DataFile Filename=\"a\tb\" Id=\"D0\">",  // normalised by a parser
+            #"<DataFile Filename='say "hi"' Id="D0">"#,  // C14N would escape the quote
+            #"<DataFile Filename="a" Filename="b">"#,  // the same name twice
+            #"<DataFile Id="D0"Filename="a">"#,  // no white space between
+            #"<DataFile xmlns="" Id="D0">"#,  // an empty default namespace
+            #"<DataFile xmlns:d="urn:x" d:Id="D0">"#,  // prefixes
             #"<ddoc:DataFile Id="D0">"#,
-            #"<DataFile Id="D0>"#,                              // no closing quote
-            #"<DataFile Id="D0" >x"#,                           // bytes after the tag
-            #"<DataFiles Id="D0">"#,                            // another element
-            #"<DataFile Id=D0>"#,                               // unquoted
+            #"<DataFile Id="D0>"#,  // no closing quote
+            #"<DataFile Id="D0" >x"#,  // bytes after the tag
+            #"<DataFiles Id="D0">"#,  // another element
+            #"<DataFile Id=D0>"#,  // unquoted
         ]
         for text in refused { XCTAssertNil(DigiDocStartTag.parse(Array(text.utf8), name: "DataFile"), text) }
-        XCTAssertNil(DigiDocStartTag.parse(Array(#"<DataFile Filename=""#.utf8) + [0xC3, 0x28] + Array(#"" Id="D0">"#.utf8), name: "DataFile"),
-                     "invalid UTF-8")
+        XCTAssertNil(
+            DigiDocStartTag.parse(
+                Array(#"<DataFile Filename=""#.utf8) + [0xC3, 0x28] + Array(#"" Id="D0">"#.utf8), name: "DataFile"),
+            "invalid UTF-8")
     }
 
     /// Thousands of one- and two-byte changes of real tags: each is either left to libxml2 or read
@@ -67,7 +78,9 @@ final class DigiDocStartTagTests: DDOCTestCase {
         let interesting: [UInt8] = Array(" \t\n\r\"'<>/=&:;#x_-.aZ09".utf8) + [0x00, 0x7F, 0x80, 0xC3, 0xFF]
         var state: UInt64 = 0x2545_F491_4F6C_DD1D
         func next(_ bound: Int) -> Int {
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
             return Int(state % UInt64(bound))
         }
         var readQuickly = 0
@@ -84,7 +97,9 @@ final class DigiDocStartTagTests: DDOCTestCase {
                     }
                 }
                 let difference = DigiDocStartTagCheck.difference(bytes, name: name)
-                XCTAssertTrue(difference == nil || difference == "", "\(String(decoding: bytes, as: UTF8.self)): \(difference ?? "")")
+                XCTAssertTrue(
+                    difference == nil || difference == "",
+                    "\(String(decoding: bytes, as: UTF8.self)): \(difference ?? "")")
                 if difference == "" { readQuickly += 1 }
             }
         }
@@ -100,32 +115,49 @@ final class DigiDocStartTagTests: DDOCTestCase {
         var reads: [(DigiDocStartTagReader.Read, [UInt8])] = []
         for index in 0..<1_500 {
             let name = index % 3 == 0 ? "f&#97;\(index).txt" : "f\(index % 500).txt"
-            let bytes = Array(#"<DataFile ContentType="EMBEDDED_BASE64" Filename="\#(name)" Id="D\#(index % 500)">"#.utf8)
+            let bytes = Array(
+                #"<DataFile ContentType="EMBEDDED_BASE64" Filename="\#(name)" Id="D\#(index % 500)">"#.utf8)
             reads.append((try reader.read(bytes, name: "DataFile"), bytes))
         }
         for (read, bytes) in reads.reversed() {
-            XCTAssertEqual(read.attributes.attribute("Id"), try DigiDocDocument.parseStartTag(bytes, name: "DataFile").attribute("Id"))
+            XCTAssertEqual(
+                read.attributes.attribute("Id"),
+                try DigiDocDocument.parseStartTag(bytes, name: "DataFile").attribute("Id"))
             for injected in [namespace13, nil] {
-                XCTAssertEqual(try reader.canonical(read, injecting: injected),
-                               try DigiDocDataFile.canonicalStartTag(bytes, injecting: injected), String(decoding: bytes, as: UTF8.self))
+                XCTAssertEqual(
+                    try reader.canonical(read, injecting: injected),
+                    try DigiDocDataFile.canonicalStartTag(bytes, injecting: injected),
+                    String(decoding: bytes, as: UTF8.self))
             }
         }
         XCTAssertTrue(reader.libXML2Agrees())
-        XCTAssertEqual(try reader.read(Array(#"<DataFile Filename="a&#97;" Id="D0">"#.utf8), name: "DataFile").attributes.attribute("Filename"), "aa")
+        XCTAssertEqual(
+            try reader.read(Array(#"<DataFile Filename="a&#97;" Id="D0">"#.utf8), name: "DataFile").attributes
+                .attribute("Filename"), "aa")
     }
 
     /// The files make-ddoc.py writes (the forms libdigidoc and DigiDoc4j write) are read without
     /// libxml2, and read the same with it only.
     func testWhatDigiDocWritersWriteIsReadWithoutLibXML2AndTheSameWithIt() throws {
-        for (version, arguments) in [("1.3", []), ("1.3", ["--no-xmlns-datafile"]), ("1.2", []), ("1.1", []), ("1.0", []), ("1.3", ["--hashcode"])] {
+        for (version, arguments) in [
+            ("1.3", []), ("1.3", ["--no-xmlns-datafile"]), ("1.2", []), ("1.1", []), ("1.0", []),
+            ("1.3", ["--hashcode"]),
+        ] {
             let file = try ddoc(version, arguments)
             let text = try TestEnvironment.bytes(file)
             for name in ["SignedDoc", "DataFile"] {
                 guard let start = text.firstRange(of: Data("<\(name) ".utf8))?.lowerBound,
-                      let end = text[start...].firstIndex(of: UInt8(ascii: ">")) else { XCTFail("\(version): no \(name)"); continue }
-                XCTAssertNotNil(DigiDocStartTag.parse(Array(text[start...end]), name: name), "\(version) \(arguments): \(name)")
+                    let end = text[start...].firstIndex(of: UInt8(ascii: ">"))
+                else {
+                    XCTFail("\(version): no \(name)")
+                    continue
+                }
+                XCTAssertNotNil(
+                    DigiDocStartTag.parse(Array(text[start...end]), name: name), "\(version) \(arguments): \(name)")
             }
-            XCTAssertEqual(try outcome(file, withoutLibXML2: true), try outcome(file, withoutLibXML2: false), "\(version) \(arguments)")
+            XCTAssertEqual(
+                try outcome(file, withoutLibXML2: true), try outcome(file, withoutLibXML2: false),
+                "\(version) \(arguments)")
         }
     }
 
@@ -135,8 +167,15 @@ final class DigiDocStartTagTests: DDOCTestCase {
     func testWhereLibXML2ReadsATagOtherwiseItsReadingCounts() throws {
         let text = String(decoding: try TestEnvironment.bytes(try ddoc("1.3")), as: UTF8.self)
         let variants = [
-            ("relative namespace", text.replacingOccurrences(of: #"(<DataFile [^>]*)xmlns="[^"]*""#, with: #"$1xmlns="relative""#, options: .regularExpression)),
-            ("reference in a file name", text.replacingOccurrences(of: #"Filename="test.txt""#, with: #"Filename="te&#115;t.txt""#)),
+            (
+                "relative namespace",
+                text.replacingOccurrences(
+                    of: #"(<DataFile [^>]*)xmlns="[^"]*""#, with: #"$1xmlns="relative""#, options: .regularExpression)
+            ),
+            (
+                "reference in a file name",
+                text.replacingOccurrences(of: #"Filename="test.txt""#, with: #"Filename="te&#115;t.txt""#)
+            ),
         ]
         for (label, content) in variants {
             XCTAssertNotEqual(content, text, label)
@@ -155,7 +194,8 @@ final class DigiDocStartTagTests: DDOCTestCase {
         do {
             let container = try Container(openingAt: file)
             let report = container.validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
-            return "\(report.status) \(report.findings.map(\.code)) \(report.signatures.map { "\($0.status) \($0.findings.map(\.code))" }) \(container.dataFiles.map { "\($0.name) \($0.size)" })"
+            return
+                "\(report.status) \(report.findings.map(\.code)) \(report.signatures.map { "\($0.status) \($0.findings.map(\.code))" }) \(container.dataFiles.map { "\($0.name) \($0.size)" })"
         } catch {
             return "refused: \((error as? ContainerError)?.code ?? "\(error)") \(error)"
         }

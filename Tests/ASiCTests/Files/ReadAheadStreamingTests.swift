@@ -1,7 +1,8 @@
 import Foundation
-import XCTest
-@testable import ASiC
 import TamgaTestSupport
+import XCTest
+
+@testable import ASiC
 
 /// `InputFile.streamReadingAhead`: a reader thread reads and inspects each chunk ahead of the
 /// consumer, whose chunks arrive in order with the note made for each. The consumer must see
@@ -14,21 +15,27 @@ final class ReadAheadStreamingTests: ContainerTestCase {
     }
 
     func testEveryByteArrivesInOrderWithItsOwnNote() throws {
-        for (count, chunk, depth) in [(3 * 4_096 + 17, 4_096, 2), (8 * 4_096, 4_096, 4), (4_096, 4_096, 4), (9, 4_096, 4),
-                                      (1_000_003, 1_000, 3), (250_000, 65_536, 8)] {
+        for (count, chunk, depth) in [
+            (3 * 4_096 + 17, 4_096, 2), (8 * 4_096, 4_096, 4), (4_096, 4_096, 4), (9, 4_096, 4),
+            (1_000_003, 1_000, 3), (250_000, 65_536, 8),
+        ] {
             let (path, bytes) = try file(count)
             let input = try InputFile(path: path)
             var inspected: [UInt8] = [], consumed: [UInt8] = []
             var notes: [Int] = []
-            try input.streamReadingAhead(from: 0, length: input.size, chunkSize: chunk, depth: depth, inspect: { part in
-                inspected += part
-                // The note: the chunk's first byte and its length, for the consumer to check.
-                return (note: Int(part.first ?? 0) << 32 | part.count, last: false)
-            }, consume: { part, note in
-                XCTAssertEqual(note, Int(part.first ?? 0) << 32 | part.count, "a chunk arrived with another chunk's note")
-                consumed += part
-                notes.append(note)
-            })
+            try input.streamReadingAhead(
+                from: 0, length: input.size, chunkSize: chunk, depth: depth,
+                inspect: { part in
+                    inspected += part
+                    // The note: the chunk's first byte and its length, for the consumer to check.
+                    return (note: Int(part.first ?? 0) << 32 | part.count, last: false)
+                },
+                consume: { part, note in
+                    XCTAssertEqual(
+                        note, Int(part.first ?? 0) << 32 | part.count, "a chunk arrived with another chunk's note")
+                    consumed += part
+                    notes.append(note)
+                })
             XCTAssertEqual(inspected, bytes, "\(count) bytes in \(chunk)-byte chunks, \(depth) ahead: inspected")
             XCTAssertEqual(consumed, bytes, "\(count) bytes in \(chunk)-byte chunks, \(depth) ahead: consumed")
             XCTAssertEqual(notes.count, (count + chunk - 1) / chunk)
@@ -37,11 +44,14 @@ final class ReadAheadStreamingTests: ContainerTestCase {
         let (path, bytes) = try file(300_000, seed: 9)
         let input = try InputFile(path: path)
         var seen: [UInt8] = []
-        try input.streamReadingAhead(from: 1_001, length: 250_000, chunkSize: 8_192, inspect: { _ in ((), false) },
-                                     consume: { part, _ in seen += part })
+        try input.streamReadingAhead(
+            from: 1_001, length: 250_000, chunkSize: 8_192, inspect: { _ in ((), false) },
+            consume: { part, _ in seen += part })
         XCTAssertEqual(seen, Array(bytes[1_001..<251_001]))
-        XCTAssertThrowsError(try input.streamReadingAhead(from: 100_000, length: 250_000, chunkSize: 8_192,
-                                                          inspect: { _ in ((), false) }, consume: { _, _ in }))
+        XCTAssertThrowsError(
+            try input.streamReadingAhead(
+                from: 100_000, length: 250_000, chunkSize: 8_192,
+                inspect: { _ in ((), false) }, consume: { _, _ in }))
     }
 
     func testTheLastChunkEndsTheStreamAndNothingAfterItIsRead() throws {
@@ -50,10 +60,12 @@ final class ReadAheadStreamingTests: ContainerTestCase {
         for lastIndex in [0, 1, 5, 99] {
             var inspectedChunks = 0
             var consumed: [UInt8] = []
-            try input.streamReadingAhead(from: 0, length: input.size, chunkSize: 1_024, depth: 4, inspect: { _ in
-                inspectedChunks += 1
-                return ((), inspectedChunks - 1 == lastIndex)
-            }, consume: { part, _ in consumed += part })
+            try input.streamReadingAhead(
+                from: 0, length: input.size, chunkSize: 1_024, depth: 4,
+                inspect: { _ in
+                    inspectedChunks += 1
+                    return ((), inspectedChunks - 1 == lastIndex)
+                }, consume: { part, _ in consumed += part })
             XCTAssertEqual(inspectedChunks, lastIndex + 1, "chunks after the last were inspected")
             XCTAssertEqual(consumed, Array(bytes[0..<((lastIndex + 1) * 1_024)]))
         }
@@ -70,14 +82,19 @@ final class ReadAheadStreamingTests: ContainerTestCase {
             final class Counter: @unchecked Sendable { var value = 0 }
             let inspected = Counter()
             var consumed = 0
-            XCTAssertThrowsError(try input.streamReadingAhead(from: 0, length: input.size, chunkSize: 1_024, depth: 4, inspect: { _ in
-                inspected.value += 1
-                if failing == "inspect", inspected.value == 10 { throw Stop(side: "inspect") }
-                return ((), false)
-            }, consume: { _, _ in
-                consumed += 1
-                if failing == "consume", consumed == 3 { throw Stop(side: "consume") }
-            })) { error in
+            XCTAssertThrowsError(
+                try input.streamReadingAhead(
+                    from: 0, length: input.size, chunkSize: 1_024, depth: 4,
+                    inspect: { _ in
+                        inspected.value += 1
+                        if failing == "inspect", inspected.value == 10 { throw Stop(side: "inspect") }
+                        return ((), false)
+                    },
+                    consume: { _, _ in
+                        consumed += 1
+                        if failing == "consume", consumed == 3 { throw Stop(side: "consume") }
+                    })
+            ) { error in
                 XCTAssertEqual(error as? Stop, Stop(side: failing))
             }
             let atReturn = inspected.value
@@ -106,14 +123,17 @@ final class ReadAheadStreamingTests: ContainerTestCase {
         final class Flag: @unchecked Sendable { var finished = false }
         let flag = Flag()
         var inspected = 0
-        XCTAssertThrowsError(try input.streamReadingAhead(from: 0, length: input.size, chunkSize: 1_024, depth: 4, inspect: { _ in
-            inspected += 1
-            if inspected == 3 {
-                usleep(50_000)
-                flag.finished = true
-            }
-            return ((), false)
-        }, consume: { _, _ in throw Stop(side: "consume") }))
+        XCTAssertThrowsError(
+            try input.streamReadingAhead(
+                from: 0, length: input.size, chunkSize: 1_024, depth: 4,
+                inspect: { _ in
+                    inspected += 1
+                    if inspected == 3 {
+                        usleep(50_000)
+                        flag.finished = true
+                    }
+                    return ((), false)
+                }, consume: { _, _ in throw Stop(side: "consume") }))
         XCTAssertTrue(flag.finished, "the stream returned while its reader was still inside inspect")
     }
 
@@ -124,17 +144,23 @@ final class ReadAheadStreamingTests: ContainerTestCase {
         let input = try InputFile(path: path)
         for failing in [1, 10] {
             var consumed = 0
-            XCTAssertThrowsError(try input.streamReadingAhead(from: 0, length: input.size, chunkSize: 1_024, inspect: { _ in ((), false) },
-                                                              consume: { _, _ in
-                consumed += 1
-                if consumed == failing { throw Stop(side: "consume \(failing)") }
-            })) { XCTAssertEqual($0 as? Stop, Stop(side: "consume \(failing)")) }
+            XCTAssertThrowsError(
+                try input.streamReadingAhead(
+                    from: 0, length: input.size, chunkSize: 1_024, inspect: { _ in ((), false) },
+                    consume: { _, _ in
+                        consumed += 1
+                        if consumed == failing { throw Stop(side: "consume \(failing)") }
+                    })
+            ) { XCTAssertEqual($0 as? Stop, Stop(side: "consume \(failing)")) }
         }
         // Cut to 4.5 chunks: the reader's pread of chunk 5 comes up short.
         XCTAssertEqual(truncate(path, 4 * 1_024 + 512), 0)
         var consumed = 0
-        XCTAssertThrowsError(try input.streamReadingAhead(from: 0, length: input.size, chunkSize: 1_024, inspect: { _ in ((), false) },
-                                                          consume: { _, _ in consumed += 1 })) { error in
+        XCTAssertThrowsError(
+            try input.streamReadingAhead(
+                from: 0, length: input.size, chunkSize: 1_024, inspect: { _ in ((), false) },
+                consume: { _, _ in consumed += 1 })
+        ) { error in
             XCTAssertEqual((error as? ContainerError)?.code, "malformed-zip", "\(error)")
         }
         XCTAssertEqual(consumed, 4, "every whole chunk before the short one is consumed")

@@ -1,7 +1,8 @@
-import XCTest
-@testable import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@testable import ASiC
 
 /// Archive time-stamps cannot make the verifier read the data files again and again: a chain
 /// of them is hashed as one growing stream, and a signature with thousands is refused.
@@ -11,7 +12,8 @@ final class ArchiveTimeStampBoundsTests: LongTermTestCase {
         let lta = try await ltContainer(profile: .LTA, name: "lta.asice")
         var xml = String(decoding: lta.signatures[0].data, as: UTF8.self)
         guard let start = xml.range(of: "<xades141:ArchiveTimeStamp"),
-              let end = xml.range(of: "</xades141:ArchiveTimeStamp>", range: start.upperBound..<xml.endIndex) else {
+            let end = xml.range(of: "</xades141:ArchiveTimeStamp>", range: start.upperBound..<xml.endIndex)
+        else {
             XCTFail("no ArchiveTimeStamp in the LTA signature")
             return lta
         }
@@ -25,7 +27,9 @@ final class ArchiveTimeStampBoundsTests: LongTermTestCase {
         let report = container.validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
         XCTAssertEqual(report.signatures.count, 1)
         // Once for the references' digests, once for the whole chain of 40 (one method, one hash).
-        XCTAssertLessThanOrEqual(container.dataFileReads, 2 * container.dataFiles.count, "data files were read \(container.dataFileReads) times")
+        XCTAssertLessThanOrEqual(
+            container.dataFileReads, 2 * container.dataFiles.count,
+            "data files were read \(container.dataFileReads) times")
         // The first time-stamp is the real one; its 39 copies cover other bytes and say so.
         let codes = report.signatures[0].findings.map(\.code)
         XCTAssertTrue(codes.contains("archive-timestamp"), "\(codes)")
@@ -53,10 +57,13 @@ final class ArchiveTimeStampInputBoundsTests: LongTermTestCase {
     /// `xml` with the first Reference whose text contains `marker` repeated `copies` times in all.
     private func repeatingReference(_ xml: String, containing marker: String, copies: Int) -> String? {
         guard let hit = xml.range(of: marker),
-              let start = xml.range(of: "<ds:Reference ", options: .backwards, range: xml.startIndex..<hit.lowerBound),
-              let end = xml.range(of: "</ds:Reference>", range: hit.upperBound..<xml.endIndex) else { return nil }
+            let start = xml.range(of: "<ds:Reference ", options: .backwards, range: xml.startIndex..<hit.lowerBound),
+            let end = xml.range(of: "</ds:Reference>", range: hit.upperBound..<xml.endIndex)
+        else { return nil }
         var result = xml
-        result.replaceSubrange(start.lowerBound..<end.upperBound, with: String(repeating: String(xml[start.lowerBound..<end.upperBound]), count: copies))
+        result.replaceSubrange(
+            start.lowerBound..<end.upperBound,
+            with: String(repeating: String(xml[start.lowerBound..<end.upperBound]), count: copies))
         return result
     }
 
@@ -88,8 +95,11 @@ final class ArchiveTimeStampInputBoundsTests: LongTermTestCase {
         let findings = report.signatures[0].findings
         XCTAssertFalse(findings.map(\.code).contains("too-many-references"), "\(findings)")
         XCTAssertTrue(findings.map(\.code).contains("duplicate-reference"), "\(findings)")
-        XCTAssertTrue(findings.contains { $0.code == "archive-timestamp" && $0.message.contains("more than once") }, "\(findings)")
-        XCTAssertLessThanOrEqual(container.dataFileReads, container.dataFiles.count, "data files were read \(container.dataFileReads) times")
+        XCTAssertTrue(
+            findings.contains { $0.code == "archive-timestamp" && $0.message.contains("more than once") }, "\(findings)"
+        )
+        XCTAssertLessThanOrEqual(
+            container.dataFileReads, container.dataFiles.count, "data files were read \(container.dataFileReads) times")
     }
 
     /// The "first SignedProperties reference only" branch on its own: eleven references to the
@@ -98,19 +108,26 @@ final class ArchiveTimeStampInputBoundsTests: LongTermTestCase {
         let (_, report) = try await lta(withReference: "#SignedProperties", copies: 11)
         let findings = report.signatures[0].findings
         XCTAssertFalse(findings.map(\.code).contains("too-many-references"), "\(findings)")
-        XCTAssertTrue(findings.contains { $0.code == "signed-properties-reference" && $0.message.contains("found 11") }, "\(findings)")
-        XCTAssertFalse(findings.map(\.code).contains("signed-properties-digest"), "the first reference still verifies: \(findings)")
+        XCTAssertTrue(
+            findings.contains { $0.code == "signed-properties-reference" && $0.message.contains("found 11") },
+            "\(findings)")
+        XCTAssertFalse(
+            findings.map(\.code).contains("signed-properties-digest"), "the first reference still verifies: \(findings)"
+        )
     }
 
     /// Two LTA signatures over the same files: the files are read once for the references'
     /// digests and once for both archive inputs, not once per signature.
     func testSignaturesOverTheSameFilesShareOneReadOfThemForTheArchiveInput() async throws {
         let first = try await ltContainer(profile: .LTA, name: "two.asice")
-        try await first.sign(with: TestEnvironment.signer("ec-p384"), options: SignatureOptions(profile: .LTA), services: longTerm())
+        try await first.sign(
+            with: TestEnvironment.signer("ec-p384"), options: SignatureOptions(profile: .LTA), services: longTerm())
         let container = try Container(openingAt: first.path)
         let report = container.validate(ValidationOptions(trust: try TestEnvironment.testTrust()))
         XCTAssertEqual(report.signatures.count, 2)
         XCTAssertTrue(report.isValid, "\(report.signatures.map(\.findings))")
-        XCTAssertLessThanOrEqual(container.dataFileReads, 2 * container.dataFiles.count, "data files were read \(container.dataFileReads) times")
+        XCTAssertLessThanOrEqual(
+            container.dataFileReads, 2 * container.dataFiles.count,
+            "data files were read \(container.dataFileReads) times")
     }
 }

@@ -1,7 +1,8 @@
-import XCTest
-@testable import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@testable import ASiC
 
 /// T, LT and LTA against a real RFC 3161 TSA (`openssl ts -reply`) and OCSP responder
 /// (Python `cryptography`) on loopback; results cross-checked by `scripts/lt-check.py`,
@@ -12,8 +13,12 @@ final class LongTermSigningTests: LongTermTestCase {
     }
 
     func assertLTCheckPasses(_ file: String, line: UInt = #line) throws {
-        let result = try TestEnvironment.run("/usr/bin/python3", [TestEnvironment.script("lt-check.py"), file,
-            "--ca", TestEnvironment.pki("root.cert.pem"), "--untrusted", TestEnvironment.pki("issuing-ca.cert.pem")])
+        let result = try TestEnvironment.run(
+            "/usr/bin/python3",
+            [
+                TestEnvironment.script("lt-check.py"), file,
+                "--ca", TestEnvironment.pki("root.cert.pem"), "--untrusted", TestEnvironment.pki("issuing-ca.cert.pem"),
+            ])
         XCTAssertEqual(result.status, 0, "\(result.output)\n\(result.error)", line: line)
     }
 
@@ -44,14 +49,15 @@ final class LongTermSigningTests: LongTermTestCase {
     }
 
     func testExtendingABSignatureToLTKeepsTheSignedPartsAndValidates() async throws {
-        let container = try await signedContainer()   // B-level
+        let container = try await signedContainer()  // B-level
         let signedInfoBefore = try XMLDocument(data: container.signatures[0].data, name: "s").root!
             .child("Signature", in: XMLNamespace.ds)!.child("SignedInfo", in: XMLNamespace.ds)!
         let canonicalBefore = try signedInfoBefore.document.canonicalize(signedInfoBefore, .c14n11)
         try await container.extend(to: .LT, services: longTerm())
         let extended = try Container(openingAt: container.path)
         let document = try XMLDocument(data: extended.signatures[0].data, name: "s")
-        let signedInfo = document.root!.child("Signature", in: XMLNamespace.ds)!.child("SignedInfo", in: XMLNamespace.ds)!
+        let signedInfo = document.root!.child("Signature", in: XMLNamespace.ds)!.child(
+            "SignedInfo", in: XMLNamespace.ds)!
         XCTAssertEqual(try document.canonicalize(signedInfo, .c14n11), canonicalBefore)
         XCTAssertEqual(try defaultValidation(extended).status, .valid)
         try assertLTCheckPasses(extended.path)
@@ -61,8 +67,12 @@ final class LongTermSigningTests: LongTermTestCase {
     func testExtendingAPyasiceContainerToLT() async throws {
         let file = path("py.asice")
         let data = try TestEnvironment.write("from pyasice", named: "p.txt", in: folder)
-        let made = try TestEnvironment.run(TestEnvironment.pyasicePython, [TestEnvironment.script("pyasice-sign.py"), file,
-            TestEnvironment.pki("ec-p384.key.pem"), TestEnvironment.pki("ec-p384.cert.pem"), data])
+        let made = try TestEnvironment.run(
+            TestEnvironment.pyasicePython,
+            [
+                TestEnvironment.script("pyasice-sign.py"), file,
+                TestEnvironment.pki("ec-p384.key.pem"), TestEnvironment.pki("ec-p384.cert.pem"), data,
+            ])
         XCTAssertEqual(made.status, 0, made.error)
         let container = try Container(openingAt: file)
         try await container.extend(to: .LT, services: longTerm())
@@ -82,19 +92,23 @@ final class LongTermSigningTests: LongTermTestCase {
     func testAnExpiredSignerIsStillValidAtItsTimeStamp() async throws {
         let container = try await ltContainer()
         let cert = try TestEnvironment.certificate("ec-p256")
-        let later = container.validate(ValidationOptions(trust: try TestEnvironment.testTrust(), time: cert.notAfter.addingTimeInterval(86_400)))
+        let later = container.validate(
+            ValidationOptions(trust: try TestEnvironment.testTrust(), time: cert.notAfter.addingTimeInterval(86_400)))
         XCTAssertEqual(later.status, .valid, "the chain is checked at the time-stamp, not at the given time")
     }
 
     // MARK: - Service failures when signing: nothing is written, the error names the service.
 
-    private func assertSigningFails(tsa: String = "tsa", ocsp: String = "ocsp", key: String = "ec-p256", code: String,
-                                    contains text: String? = nil, line: UInt = #line) async throws {
+    private func assertSigningFails(
+        tsa: String = "tsa", ocsp: String = "ocsp", key: String = "ec-p256", code: String,
+        contains text: String? = nil, line: UInt = #line
+    ) async throws {
         let container = try makeContainer("fail-\(UUID().uuidString).asice")
         let before = try TestEnvironment.bytes(container.path)
         do {
-            try await container.sign(with: TestEnvironment.signer(key), options: SignatureOptions(profile: .LT),
-                                     services: longTerm(tsa: tsa, ocsp: ocsp))
+            try await container.sign(
+                with: TestEnvironment.signer(key), options: SignatureOptions(profile: .LT),
+                services: longTerm(tsa: tsa, ocsp: ocsp))
             XCTFail("signing must fail", line: line)
         } catch let error as CoreError {
             XCTAssertEqual(error.code, code, "\(error)", line: line)
@@ -116,11 +130,13 @@ final class LongTermSigningTests: LongTermTestCase {
     func testASlowTSATimesOutWithAClearError() async throws {
         let container = try makeContainer()
         let transport = HTTPTransport(timeout: 1)
-        let slow = LongTermServices(timeStamping: TimeStampClient(url: services.url("tsa/slow"), transport: transport),
-                                    ocspURL: services.url("ocsp"), issuerCandidates: [try TestEnvironment.certificate("issuing-ca")])
+        let slow = LongTermServices(
+            timeStamping: TimeStampClient(url: services.url("tsa/slow"), transport: transport),
+            ocspURL: services.url("ocsp"), issuerCandidates: [try TestEnvironment.certificate("issuing-ca")])
         let started = Date()
         do {
-            try await container.sign(with: TestEnvironment.signer("ec-p256"), options: SignatureOptions(profile: .LT), services: slow)
+            try await container.sign(
+                with: TestEnvironment.signer("ec-p256"), options: SignatureOptions(profile: .LT), services: slow)
             XCTFail("must time out")
         } catch let error as CoreError {
             XCTAssertEqual(error.code, "service-unreachable", "\(error)")
@@ -136,7 +152,8 @@ final class LongTermSigningTests: LongTermTestCase {
         try await assertSigningFails(ocsp: "ocsp/wrong-nonce", code: "service-response-rejected", contains: "nonce")
         try await assertSigningFails(ocsp: "ocsp/bad-signature", code: "service-response-rejected")
         try await assertSigningFails(ocsp: "ocsp/wrong-signer", code: "service-response-rejected")
-        try await assertSigningFails(ocsp: "ocsp/unauthorized", code: "service-response-rejected", contains: "unauthorized")
+        try await assertSigningFails(
+            ocsp: "ocsp/unauthorized", code: "service-response-rejected", contains: "unauthorized")
         try await assertSigningFails(ocsp: "ocsp/unknown", code: "certificate-not-good", contains: "unknown")
         try await assertSigningFails(key: "revoked-ec-p256", code: "certificate-not-good", contains: "revoked")
     }
@@ -146,10 +163,13 @@ final class LongTermSigningTests: LongTermTestCase {
         let aia = try TestServices(port: 8788)
         defer { aia.stop() }
         let container = try makeContainer()
-        let onlyTSA = LongTermServices(timeStamping: TimeStampClient(url: aia.url("tsa")))   // no --ocsp, no --certs
-        try await container.sign(with: TestEnvironment.signer("ec-p256"), options: SignatureOptions(profile: .LT), services: onlyTSA)
-        let report = try Container(openingAt: container.path).validate(ValidationOptions(trust: TrustStore(anchors: [try TestEnvironment.certificate("root")])))
-        XCTAssertEqual(report.status, .valid, "the issuer came from AIA caIssuers and is in CertificateValues: \(report)")
+        let onlyTSA = LongTermServices(timeStamping: TimeStampClient(url: aia.url("tsa")))  // no --ocsp, no --certs
+        try await container.sign(
+            with: TestEnvironment.signer("ec-p256"), options: SignatureOptions(profile: .LT), services: onlyTSA)
+        let report = try Container(openingAt: container.path).validate(
+            ValidationOptions(trust: TrustStore(anchors: [try TestEnvironment.certificate("root")])))
+        XCTAssertEqual(
+            report.status, .valid, "the issuer came from AIA caIssuers and is in CertificateValues: \(report)")
     }
 
     func testExtendWithTheTSADownChangesNothing() async throws {

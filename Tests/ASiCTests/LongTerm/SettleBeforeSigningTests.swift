@@ -1,7 +1,8 @@
-import XCTest
-@testable import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@testable import ASiC
 
 /// What can fail without the key fails before the key is used: no PIN asked, no card or
 /// co-signer signature spent, for a signature that could not have been completed.
@@ -21,19 +22,24 @@ final class SettleBeforeSigningTests: LongTermTestCase {
         }
     }
 
-    private func attempt(_ services: LongTermServices, file: StaticString = #filePath, line: UInt = #line) async throws -> (Error?, Int) {
+    private func attempt(
+        _ services: LongTermServices, file: StaticString = #filePath, line: UInt = #line
+    ) async throws -> (Error?, Int) {
         let container = try makeContainer("settle.asice")
         let before = try Data(contentsOf: URL(fileURLWithPath: container.path))
         let signer = CountingSigner(try TestEnvironment.signer("ec-p256"))
         var failure: Error?
-        do { try await container.sign(with: signer, options: SignatureOptions(profile: .LT), services: services) } catch { failure = error }
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: container.path)), before, "the container is unchanged", file: file, line: line)
+        do { try await container.sign(with: signer, options: SignatureOptions(profile: .LT), services: services) } catch
+        { failure = error }
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: container.path)), before, "the container is unchanged",
+            file: file, line: line)
         return (failure, signer.uses)
     }
 
     func testAnUnknownIssuerIsFoundBeforeTheKeyIsUsed() async throws {
         var services = try longTerm()
-        services.issuerCandidates = []   // and the certificate's AIA points at a port nobody serves here
+        services.issuerCandidates = []  // and the certificate's AIA points at a port nobody serves here
         let (failure, uses) = try await attempt(services)
         XCTAssertEqual((failure as? CoreError)?.code, "service-response-rejected", "\(String(describing: failure))")
         XCTAssertEqual(uses, 0, "the key was not used")

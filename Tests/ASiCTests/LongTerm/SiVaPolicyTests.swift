@@ -1,7 +1,8 @@
-import XCTest
-@testable import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@testable import ASiC
 
 /// The BDOC 2.1 time-mark policy on a signature with archive time-stamps: tamga followed the
 /// reference (VALID), SiVa's validation policy allows the policy only on a plain time-mark and
@@ -14,8 +15,12 @@ final class SiVaPolicyTests: LongTermTestCase {
     private func withTimeMarkPolicy(extendedTo profile: SignatureProfile) async throws -> Container {
         let signed = try await signedContainer()
         let out = path("tm-policy-\(profile.rawValue).asice")
-        let result = try TestEnvironment.run("/usr/bin/python3", [TestEnvironment.script("asice-resign.py"), signed.path, out,
-                                                                  "--key", TestEnvironment.pki("ec-p256.key.pem"), "--tm-policy"])
+        let result = try TestEnvironment.run(
+            "/usr/bin/python3",
+            [
+                TestEnvironment.script("asice-resign.py"), signed.path, out,
+                "--key", TestEnvironment.pki("ec-p256.key.pem"), "--tm-policy",
+            ])
         XCTAssertEqual(result.status, 0, result.error)
         let container = try Container(openingAt: out)
         let xml = try TestEnvironment.run("/usr/bin/unzip", ["-p", out, "META-INF/signatures0.xml"]).output
@@ -30,7 +35,8 @@ final class SiVaPolicyTests: LongTermTestCase {
         XCTAssertEqual(report.signatures[0].profile, "LTA")
         XCTAssertEqual(report.status, .invalid)
         XCTAssertEqual(report.signatures[0].findings.map(\.code), ["time-mark-archive-timestamp"])
-        XCTAssertTrue(report.signatures[0].findings[0].message.contains("SiVa accepts that policy only on a plain time-mark"))
+        XCTAssertTrue(
+            report.signatures[0].findings[0].message.contains("SiVa accepts that policy only on a plain time-mark"))
     }
 
     func testTheTimeMarkPolicyOnAnLTSignatureIsLeftAsTheReferenceJudgesIt() async throws {

@@ -1,7 +1,8 @@
-import XCTest
-@testable import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@testable import ASiC
 
 /// BDOC 2.1 time-marks made by `scripts/make-tm-container.py` (tamga never creates them) with
 /// OCSP from the loopback responders, each judged as the reference judges it
@@ -15,15 +16,19 @@ final class TimeMarkTests: ContainerTestCase {
     }
 
     override func tearDown() {
-        services.stop()   // from synchronous code: Process.waitUntilExit must not run on a task's thread
+        services.stop()  // from synchronous code: Process.waitUntilExit must not run on a task's thread
         super.tearDown()
     }
 
     /// A container with a time-mark whose OCSP responses come, in order, from `ocsp` paths.
-    private func timeMark(_ ocsp: [String] = ["ocsp/tm"], _ arguments: [String] = [], file: StaticString = #filePath,
-                          line: UInt = #line) throws -> Container {
+    private func timeMark(
+        _ ocsp: [String] = ["ocsp/tm"], _ arguments: [String] = [], file: StaticString = #filePath,
+        line: UInt = #line
+    ) throws -> Container {
         let out = path("tm-\(UUID().uuidString).asice")
-        var words = [TestEnvironment.script("make-tm-container.py"), "--pki", TestEnvironment.fixture("pki"), "--out", out]
+        var words = [
+            TestEnvironment.script("make-tm-container.py"), "--pki", TestEnvironment.fixture("pki"), "--out", out,
+        ]
         for path in ocsp { words += ["--ocsp", services.url(path).absoluteString] }
         let result = try TestEnvironment.run("/usr/bin/python3", words + arguments)
         XCTAssertEqual(result.status, 0, result.error, file: file, line: line)
@@ -33,7 +38,9 @@ final class TimeMarkTests: ContainerTestCase {
     private var pemTrust: ValidationOptions { get throws { ValidationOptions(trust: try TestEnvironment.testTrust()) } }
 
     /// The container's status and the finding codes of its one signature.
-    private func verdict(_ container: Container, _ options: ValidationOptions? = nil) throws -> (ValidationReport.Status, Set<String>) {
+    private func verdict(
+        _ container: Container, _ options: ValidationOptions? = nil
+    ) throws -> (ValidationReport.Status, Set<String>) {
         let report = container.validate(try options ?? pemTrust)
         XCTAssertEqual(report.signatures.count, 1)
         return (report.status, Set(report.signatures.first?.findings.map(\.code) ?? []))
@@ -56,10 +63,13 @@ final class TimeMarkTests: ContainerTestCase {
     }
 
     func testEveryNonceFormAndHashTheReferenceAcceptsIsValid() throws {
-        for arguments in [["--nonce-form", "raw"], ["--nonce-hash", "sha1"], ["--nonce-hash", "sha224"], ["--nonce-hash", "sha384"],
-                          ["--nonce-hash", "sha512", "--nonce-form", "raw"],
-                          ["--policy", "urn:oid:1.3.6.1.4.1.10015.1000.3.2.3"], ["--policy", " urn:oid:1.3.6.1.4.1.10015.1000.3.2.1"],
-                          ["--wrong-policy-hash"]] {   // SigPolicyHash is not checked, as in the reference
+        for arguments in [
+            ["--nonce-form", "raw"], ["--nonce-hash", "sha1"], ["--nonce-hash", "sha224"], ["--nonce-hash", "sha384"],
+            ["--nonce-hash", "sha512", "--nonce-form", "raw"],
+            ["--policy", "urn:oid:1.3.6.1.4.1.10015.1000.3.2.3"],
+            ["--policy", " urn:oid:1.3.6.1.4.1.10015.1000.3.2.1"],
+            ["--wrong-policy-hash"],
+        ] {  // SigPolicyHash is not checked, as in the reference
             let (status, codes) = try verdict(try timeMark(["ocsp/tm"], arguments))
             // SHA-1 in the nonce is no weak-digest warning: the reference gives none either.
             XCTAssertEqual(status, .valid, "\(arguments): \(codes)")
@@ -98,7 +108,9 @@ final class TimeMarkTests: ContainerTestCase {
         XCTAssertEqual(report.signatures[0].profile, "TM-A")
         XCTAssertEqual(report.status, .invalid)
         XCTAssertEqual(report.signatures[0].findings.map(\.code), ["time-mark-archive-timestamp"])
-        XCTAssertTrue(report.signatures[0].findings[0].message.contains("they are not validated"), report.signatures[0].findings[0].message)
+        XCTAssertTrue(
+            report.signatures[0].findings[0].message.contains("they are not validated"),
+            report.signatures[0].findings[0].message)
     }
 
     func testATimeMarkCountsAsLTForTheMinimumProfile() throws {
@@ -113,8 +125,9 @@ final class TimeMarkTests: ContainerTestCase {
     func testATimeMarkIsNeverExtendedAndTheContainerIsLeftAsItWas() async throws {
         let container = try timeMark()
         let before = try TestEnvironment.bytes(container.path)
-        let longTerm = LongTermServices(timeStamping: TimeStampClient(url: services.url("tsa")), ocspURL: services.url("ocsp"),
-                                        issuerCandidates: [try TestEnvironment.certificate("issuing-ca")])
+        let longTerm = LongTermServices(
+            timeStamping: TimeStampClient(url: services.url("tsa")), ocspURL: services.url("ocsp"),
+            issuerCandidates: [try TestEnvironment.certificate("issuing-ca")])
         for profile in [SignatureProfile.LT, .LTA] {
             do {
                 try await container.extend(to: profile, services: longTerm)
@@ -131,8 +144,8 @@ final class TimeMarkTests: ContainerTestCase {
     func testThePolicyMustBeBDOC21WithQualifierAndSPURI() throws {
         let cases: [([String], Set<String>)] = [
             (["--policy", "urn:oid:1.3.6.1.4.1.10015.1000.3.1.1"], ["time-mark-policy"]),
-            (["--policy", "1.3.6.1.4.1.10015.1000.3.2.1"], ["time-mark-policy"]),          // no urn:oid:
-            (["--policy", "urn:oid:1.3.6.1.4.1.10015.1000.3.2.1 "], ["time-mark-policy"]), // trailing space
+            (["--policy", "1.3.6.1.4.1.10015.1000.3.2.1"], ["time-mark-policy"]),  // no urn:oid:
+            (["--policy", "urn:oid:1.3.6.1.4.1.10015.1000.3.2.1 "], ["time-mark-policy"]),  // trailing space
             (["--no-qualifier"], ["time-mark-policy"]),
             (["--spuri", ""], ["time-mark-policy-spuri"]),
             (["--policy", "none"], ["time-mark-policy", "time-mark-policy-spuri"]),
@@ -220,10 +233,16 @@ final class TimeMarkTests: ContainerTestCase {
         XCTAssertEqual(status, .valid, "\(codes)")
         // Listed as its own OCSP/QC service: the response verifies (no ocsp-signature); the signer
         // is then unknown only because this list withdrew its CA before producedAt.
-        let pinned = [try Certificate(derOrPEM: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-signer.cert.pem")))]
-        let list = try TrustedList(data: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-ca-withdrawn-2025-tm.xml")), signers: pinned)
-        (status, codes) = try verdict(container, ValidationOptions(trust: TrustStore(intermediates: [try TestEnvironment.certificate("issuing-ca")]),
-                                                                   trustedList: list))
+        let pinned = [
+            try Certificate(derOrPEM: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-signer.cert.pem")))
+        ]
+        let list = try TrustedList(
+            data: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-ca-withdrawn-2025-tm.xml")), signers: pinned)
+        (status, codes) = try verdict(
+            container,
+            ValidationOptions(
+                trust: TrustStore(intermediates: [try TestEnvironment.certificate("issuing-ca")]),
+                trustedList: list))
         XCTAssertEqual(status, .unknown, "\(codes)")
         XCTAssertEqual(codes, ["trust-not-established"])
     }
@@ -237,22 +256,31 @@ final class TimeMarkTests: ContainerTestCase {
             let expect: Expectation
         }
         struct File: Decodable { let cases: [Case] }
-        let cases = try JSONDecoder().decode(File.self, from: TestEnvironment.bytes(TestEnvironment.fixture("tsl/cases.json"))).cases
-        let pinned = [try Certificate(derOrPEM: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-signer.cert.pem")))]
+        let cases = try JSONDecoder().decode(
+            File.self, from: TestEnvironment.bytes(TestEnvironment.fixture("tsl/cases.json"))
+        ).cases
+        let pinned = [
+            try Certificate(derOrPEM: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-signer.cert.pem")))
+        ]
         let container = try timeMark()
         var checked = 0
         for testCase in cases where testCase.list == "accepted" {
-            let list = try TrustedList(data: TestEnvironment.bytes(TestEnvironment.fixture("tsl/\(testCase.file)")), signers: pinned)
-            let options = ValidationOptions(trust: TrustStore(intermediates: [try TestEnvironment.certificate("issuing-ca")]), trustedList: list)
+            let list = try TrustedList(
+                data: TestEnvironment.bytes(TestEnvironment.fixture("tsl/\(testCase.file)")), signers: pinned)
+            let options = ValidationOptions(
+                trust: TrustStore(intermediates: [try TestEnvironment.certificate("issuing-ca")]), trustedList: list)
             let (status, codes) = try verdict(container, options)
-            XCTAssertEqual(status, testCase.expect.time_mark == "trusted" ? .valid : .unknown, "\(testCase.name): \(codes)")
-            XCTAssertEqual(codes.contains("trust-not-established-at-issue"), testCase.expect.signer_chain_at_issue == "untrusted",
-                           "\(testCase.name): \(codes)")
+            XCTAssertEqual(
+                status, testCase.expect.time_mark == "trusted" ? .valid : .unknown, "\(testCase.name): \(codes)")
+            XCTAssertEqual(
+                codes.contains("trust-not-established-at-issue"), testCase.expect.signer_chain_at_issue == "untrusted",
+                "\(testCase.name): \(codes)")
             // The signer is judged at producedAt (the list's signer_chain column, judged now) once
             // the time-mark's response verified, which needs a trusted responder.
-            XCTAssertEqual(codes.contains("trust-not-established"),
-                           testCase.expect.signer_chain == "untrusted" && !codes.contains("ocsp-responder-untrusted"),
-                           "\(testCase.name): \(codes)")
+            XCTAssertEqual(
+                codes.contains("trust-not-established"),
+                testCase.expect.signer_chain == "untrusted" && !codes.contains("ocsp-responder-untrusted"),
+                "\(testCase.name): \(codes)")
             checked += 1
         }
         XCTAssertGreaterThanOrEqual(checked, 9)
@@ -260,10 +288,14 @@ final class TimeMarkTests: ContainerTestCase {
 
     /// docs/design/asics-tm-names.md §4, "own lists" table: the same signature as LT (time-stamped) and as TM.
     func testTheReferenceTableOfLTAgainstTMAtNotBeforeAndGenTime() throws {
-        let pinned = [try Certificate(derOrPEM: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-signer.cert.pem")))]
+        let pinned = [
+            try Certificate(derOrPEM: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-signer.cert.pem")))
+        ]
         func listed(_ file: String) throws -> ValidationOptions {
-            ValidationOptions(trust: TrustStore(intermediates: [try TestEnvironment.certificate("issuing-ca")]),
-                              trustedList: try TrustedList(data: TestEnvironment.bytes(TestEnvironment.fixture("tsl/\(file)")), signers: pinned))
+            ValidationOptions(
+                trust: TrustStore(intermediates: [try TestEnvironment.certificate("issuing-ca")]),
+                trustedList: try TrustedList(
+                    data: TestEnvironment.bytes(TestEnvironment.fixture("tsl/\(file)")), signers: pinned))
         }
         let lt = try timeMark(["ocsp"], ["--timestamp", services.url("tsa").absoluteString])
         let tm = try timeMark()
@@ -285,7 +317,8 @@ final class TimeMarkTests: ContainerTestCase {
 
         // Signer expired before genTime/producedAt: Invalid for both ("certificate has expired";
         // recorded difference: the reference says OK for the time-mark).
-        let expiredLT = try timeMark(["ocsp"], ["--timestamp", services.url("tsa").absoluteString, "--signer", "expired-ec-p256"])
+        let expiredLT = try timeMark(
+            ["ocsp"], ["--timestamp", services.url("tsa").absoluteString, "--signer", "expired-ec-p256"])
         let expiredTM = try timeMark(["ocsp/tm"], ["--signer", "expired-ec-p256"])
         XCTAssertEqual(try verdict(expiredLT, try listed("tsl-good.xml")).0, .invalid)
         XCTAssertEqual(try verdict(expiredLT, try listed("tsl-good.xml")).1, ["certificate-chain"])
@@ -296,9 +329,13 @@ final class TimeMarkTests: ContainerTestCase {
     func testTheCAWithdrawnBetweenNotBeforeAndProducedAtLeavesATimeMarkUnknown() throws {
         // docs/design/asics-tm-names.md §4: CA withdrawn before genTime → LT Unknown, and so is the time-mark
         // here, judged at producedAt (recorded difference: the reference says OK).
-        let pinned = [try Certificate(derOrPEM: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-signer.cert.pem")))]
-        let list = try TrustedList(data: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-ca-withdrawn-2025-tm.xml")), signers: pinned)
-        let options = ValidationOptions(trust: TrustStore(intermediates: [try TestEnvironment.certificate("issuing-ca")]), trustedList: list)
+        let pinned = [
+            try Certificate(derOrPEM: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-signer.cert.pem")))
+        ]
+        let list = try TrustedList(
+            data: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-ca-withdrawn-2025-tm.xml")), signers: pinned)
+        let options = ValidationOptions(
+            trust: TrustStore(intermediates: [try TestEnvironment.certificate("issuing-ca")]), trustedList: list)
         let (status, codes) = try verdict(try timeMark(), options)
         XCTAssertEqual(status, .unknown, "\(codes)")
         XCTAssertEqual(codes, ["trust-not-established"])
@@ -310,9 +347,13 @@ final class TimeMarkTests: ContainerTestCase {
     /// with the CA certificate of the trusted list, as the reference takes the issuer from the
     /// list: for a time-mark and for LT alike. With PEM trust and no --certs it is missing.
     func testTheSignersIssuerComesFromTheTrustedListWhenTheSignatureLeavesItOut() throws {
-        let pinned = [try Certificate(derOrPEM: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-signer.cert.pem")))]
-        let listOnly = ValidationOptions(trustedList: try TrustedList(data: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-good.xml")),
-                                                                      signers: pinned))
+        let pinned = [
+            try Certificate(derOrPEM: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-signer.cert.pem")))
+        ]
+        let listOnly = ValidationOptions(
+            trustedList: try TrustedList(
+                data: TestEnvironment.bytes(TestEnvironment.fixture("tsl/tsl-good.xml")),
+                signers: pinned))
         let rootOnly = ValidationOptions(trust: TrustStore(anchors: [try TestEnvironment.certificate("root")]))
         for arguments in [["--no-ca-cert"], ["--no-ca-cert", "--timestamp", services.url("tsa").absoluteString]] {
             let container = try timeMark(arguments.count > 1 ? ["ocsp"] : ["ocsp/tm"], arguments)

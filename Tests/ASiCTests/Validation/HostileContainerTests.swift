@@ -1,7 +1,8 @@
-import XCTest
-@testable import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@testable import ASiC
 
 /// Hostile and broken containers made by `scripts/make-hostile-containers.py` (Python, lxml,
 /// cryptography: no tamga code) from a container tamga signed. Each must give its own clear
@@ -40,7 +41,9 @@ final class HostileContainerTests: ContainerTestCase {
         "extra-reference-to-absent-file": .invalid(["reference-file-missing"]),
         "reference-not-in-manifest-meta-inf": .invalid(["reference-not-in-manifest"]),
         "tampered-data-file": .invalid(["data-file-digest"]),
-        "swapped-keyinfo-cert": .invalid(["signature-value", "signing-certificate-digest", "signing-certificate-issuer-serial"]),
+        "swapped-keyinfo-cert": .invalid([
+            "signature-value", "signing-certificate-digest", "signing-certificate-issuer-serial",
+        ]),
         "tampered-signed-properties": .invalid(["signed-properties-digest"]),
         "ecdsa-der-signature-value": .invalid(["signature-value"]),
     ]
@@ -48,16 +51,21 @@ final class HostileContainerTests: ContainerTestCase {
     private func makeCases() async throws -> URL {
         let base = try await signedContainer("ec-p256")
         let out = folder.appendingPathComponent("hostile")
-        let result = try TestEnvironment.run("/usr/bin/python3", [
-            TestEnvironment.script("make-hostile-containers.py"), base.path, TestEnvironment.pki("ec-p256.key.pem"),
-            TestEnvironment.pki("ec-p256.cert.pem"), TestEnvironment.pki("other-ec-p256.cert.pem"), out.path])
+        let result = try TestEnvironment.run(
+            "/usr/bin/python3",
+            [
+                TestEnvironment.script("make-hostile-containers.py"), base.path, TestEnvironment.pki("ec-p256.key.pem"),
+                TestEnvironment.pki("ec-p256.cert.pem"), TestEnvironment.pki("other-ec-p256.cert.pem"), out.path,
+            ])
         XCTAssertEqual(result.status, 0, result.error)
         return out
     }
 
     func testEveryHostileCaseGivesItsOwnVerdictAndChangesNothing() async throws {
         let out = try await makeCases()
-        let listed = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("cases.json"))) as! [String: Any]
+        let listed =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("cases.json")))
+            as! [String: Any]
         XCTAssertEqual(Set(listed.keys), Set(Self.expectations.keys), "every generated case has an expectation here")
         for (name, expectation) in Self.expectations.sorted(by: { $0.key < $1.key }) {
             let file = out.appendingPathComponent("\(name).asice").path
@@ -85,7 +93,9 @@ final class HostileContainerTests: ContainerTestCase {
     func testControlsStayValid() async throws {
         let out = try await makeCases()
         for control in ["control-rezipped", "control-resigned"] {
-            XCTAssertEqual(try validate(Container(openingAt: out.appendingPathComponent("\(control).asice").path)).status, .valid, control)
+            XCTAssertEqual(
+                try validate(Container(openingAt: out.appendingPathComponent("\(control).asice").path)).status, .valid,
+                control)
         }
     }
 
@@ -95,36 +105,38 @@ final class HostileContainerTests: ContainerTestCase {
         // The first data entry's local header starts right after mimetype (30 + 8 + 31 bytes).
         let local = 69
         XCTAssertEqual(Array(bytes[local..<local + 4]), [0x50, 0x4B, 0x03, 0x04])
-        bytes[local + 14] ^= 0xFF   // its CRC-32
+        bytes[local + 14] ^= 0xFF  // its CRC-32
         let file = path("disagree.asice")
         try Data(bytes).write(to: URL(fileURLWithPath: file))
-        XCTAssertThrowsError(try Container(openingAt: file)) { XCTAssertEqual(($0 as? ContainerError)?.code, "malformed-zip") }
+        XCTAssertThrowsError(try Container(openingAt: file)) {
+            XCTAssertEqual(($0 as? ContainerError)?.code, "malformed-zip")
+        }
     }
 
     func testZipBombEntryIsRefusedWhileStreaming() throws {
         // A data entry that claims 10 bytes but inflates to 50 MB: stopped at the declared size.
         let file = path("bomb.asice")
         let script = """
-        import sys, zipfile, zlib, struct
-        manifest = b'<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"><manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.etsi.asic-e+zip"/><manifest:file-entry manifest:full-path="a.txt" manifest:media-type="text/plain"/></manifest:manifest>'
-        z = zipfile.ZipFile(sys.argv[1], "w")
-        z.writestr(zipfile.ZipInfo("mimetype"), "application/vnd.etsi.asic-e+zip")
-        z.writestr("a.txt", b"\\0" * 50_000_000, compress_type=zipfile.ZIP_DEFLATED)
-        z.writestr("META-INF/manifest.xml", manifest)
-        z.close()
-        data = bytearray(open(sys.argv[1], "rb").read())
-        # Patch the uncompressed size of a.txt to 10 in the central directory.
-        cd = data.find(b"PK\\x01\\x02")
-        while data[cd + 46:cd + 51] != b"a.txt":
-            cd = data.find(b"PK\\x01\\x02", cd + 4)
-        struct.pack_into("<I", data, cd + 24, 10)
-        # ...and in the local header, so both agree and only inflating reveals the lie.
-        local = data.find(b"PK\\x03\\x04")
-        while data[local + 30:local + 35] != b"a.txt":
-            local = data.find(b"PK\\x03\\x04", local + 4)
-        struct.pack_into("<I", data, local + 22, 10)
-        open(sys.argv[1], "wb").write(data)
-        """
+            import sys, zipfile, zlib, struct
+            manifest = b'<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"><manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.etsi.asic-e+zip"/><manifest:file-entry manifest:full-path="a.txt" manifest:media-type="text/plain"/></manifest:manifest>'
+            z = zipfile.ZipFile(sys.argv[1], "w")
+            z.writestr(zipfile.ZipInfo("mimetype"), "application/vnd.etsi.asic-e+zip")
+            z.writestr("a.txt", b"\\0" * 50_000_000, compress_type=zipfile.ZIP_DEFLATED)
+            z.writestr("META-INF/manifest.xml", manifest)
+            z.close()
+            data = bytearray(open(sys.argv[1], "rb").read())
+            # Patch the uncompressed size of a.txt to 10 in the central directory.
+            cd = data.find(b"PK\\x01\\x02")
+            while data[cd + 46:cd + 51] != b"a.txt":
+                cd = data.find(b"PK\\x01\\x02", cd + 4)
+            struct.pack_into("<I", data, cd + 24, 10)
+            # ...and in the local header, so both agree and only inflating reveals the lie.
+            local = data.find(b"PK\\x03\\x04")
+            while data[local + 30:local + 35] != b"a.txt":
+                local = data.find(b"PK\\x03\\x04", local + 4)
+            struct.pack_into("<I", data, local + 22, 10)
+            open(sys.argv[1], "wb").write(data)
+            """
         XCTAssertEqual(try TestEnvironment.run("/usr/bin/python3", ["-c", script, file]).status, 0)
         let container = try Container(openingAt: file)
         XCTAssertThrowsError(try container.digest(of: container.dataFiles[0], .sha256)) {

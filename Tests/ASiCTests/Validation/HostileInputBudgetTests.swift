@@ -1,8 +1,9 @@
-import XCTest
 import Foundation
-@testable import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@testable import ASiC
 
 /// The hostile-input budget, measured: every hostile container of the kinds the probe found
 /// (namespaces, attributes, elements, depth, references, SignedProperties references, archive
@@ -63,14 +64,16 @@ final class HostileInputBudgetTests: LongTermTestCase {
             usleep(5_000)
         }
         func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1_000_000 }
-        return Usage(status: status, cpuSeconds: seconds(usage.ru_utime) + seconds(usage.ru_stime),
-                     maxRSSBytes: Int(usage.ru_maxrss) * 1024)   // Linux reports kilobytes
+        return Usage(
+            status: status, cpuSeconds: seconds(usage.ru_utime) + seconds(usage.ru_stime),
+            maxRSSBytes: Int(usage.ru_maxrss) * 1024)  // Linux reports kilobytes
     }
 
     func testEveryHostileContainerStaysWithinTheWorkBudget() async throws {
         let base = try await ltContainer(profile: .LTA, name: "base.asice")
         let out = folder.appendingPathComponent("hostile").path
-        let generated = try TestEnvironment.run("/usr/bin/python3", [TestEnvironment.script("make-costly-containers.py"), base.path, out])
+        let generated = try TestEnvironment.run(
+            "/usr/bin/python3", [TestEnvironment.script("make-costly-containers.py"), base.path, out])
         XCTAssertEqual(generated.status, 0, generated.error)
         let names = try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasSuffix(".asice") }.sorted()
         XCTAssertGreaterThanOrEqual(names.count, 17, "\(names)")
@@ -80,11 +83,16 @@ final class HostileInputBudgetTests: LongTermTestCase {
         for name in names {
             let path = "\(out)/\(name)"
             let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
-            let budget = max(Self.floorSeconds, Self.secondsPerMB * Double(size) / 1_000_000) * (Self.isDebugBuild ? Self.debugFactor : 1)
+            let budget =
+                max(Self.floorSeconds, Self.secondsPerMB * Double(size) / 1_000_000)
+                * (Self.isDebugBuild ? Self.debugFactor : 1)
             for command in [["verify", path, "--trust", trust], ["container", "ls", path]] {
                 let usage = try measure(tamga, command)
                 let label = "\(command[0] == "verify" ? "verify" : "ls") \(name) (\(size) bytes)"
-                table.append(String(format: "%@: %.2f s CPU (budget %.2f s), %d MB RSS", label, usage.cpuSeconds, budget, usage.maxRSSBytes >> 20))
+                table.append(
+                    String(
+                        format: "%@: %.2f s CPU (budget %.2f s), %d MB RSS", label, usage.cpuSeconds, budget,
+                        usage.maxRSSBytes >> 20))
                 XCTAssertLessThanOrEqual(usage.cpuSeconds, budget, "\(label): CPU time")
                 XCTAssertLessThan(usage.maxRSSBytes, Self.maximumRSSBytes, "\(label): max RSS")
                 // It ended by itself with a verdict or a refusal (exit 0, 1 or 3), not a signal.

@@ -1,7 +1,8 @@
-import XCTest
-@testable import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@testable import ASiC
 
 /// Signatures whose `X509IssuerName` is written in the forms real producers use validate, and a
 /// wrong issuer or serial is refused. Each signature is made by tamga with a test CA whose name
@@ -18,8 +19,11 @@ final class IssuerNameValidationTests: ContainerTestCase {
         do {
             pkiFolder = try TestEnvironment.temporaryFolder("issuer-names")
             for (label, subject, mask) in [
-                ("eid", "/C=EE/O=SK ID Solutions AS/2.5.4.97=NTREE-10747013/CN=TEST of ESTEID2018/emailAddress=pki@sk.ee",
-                 NamedIssuerPKI.StringMask.utf8only),
+                (
+                    "eid",
+                    "/C=EE/O=SK ID Solutions AS/2.5.4.97=NTREE-10747013/CN=TEST of ESTEID2018/emailAddress=pki@sk.ee",
+                    NamedIssuerPKI.StringMask.utf8only
+                ),
                 ("utf8", "/C=EE/O=Tõnu Ūdens/CN=ÕÄÖÜ CA", .utf8only),
                 ("bmp", "/C=EE/O=Tõnu/CN=Ādam CA", .default),
                 ("multi", "/C=EE/O=Multi Org/OU=Unit A/OU=Unit B/CN=Multi CA+serialNumber=123", .default),
@@ -40,30 +44,44 @@ final class IssuerNameValidationTests: ContainerTestCase {
 
     /// A container signed by `label`'s signer with the given reference form, rewritten by
     /// asice-resign.py with `changes`, and its report with the test CA as the only anchor.
-    private func report(_ label: String, _ changes: [String], reference: SignatureOptions.CertificateReference = .v1,
-                        file: StaticString = #filePath, line: UInt = #line) async throws -> ValidationReport.SignatureResult {
+    private func report(
+        _ label: String, _ changes: [String], reference: SignatureOptions.CertificateReference = .v1,
+        file: StaticString = #filePath, line: UInt = #line
+    ) async throws -> ValidationReport.SignatureResult {
         let pki = try pki(label)
         let container = try makeContainer("\(label)-base.asice")
-        try await container.sign(with: pki.signer(), options: SignatureOptions(profile: .B, certificateReference: reference))
+        try await container.sign(
+            with: pki.signer(), options: SignatureOptions(profile: .B, certificateReference: reference))
         let out = path("\(label)-resigned.asice")
-        let result = try TestEnvironment.run("/usr/bin/python3", [TestEnvironment.script("asice-resign.py"), container.path, out,
-                                                                  "--key", pki.signerKeyPath] + changes)
+        let result = try TestEnvironment.run(
+            "/usr/bin/python3",
+            [
+                TestEnvironment.script("asice-resign.py"), container.path, out,
+                "--key", pki.signerKeyPath,
+            ] + changes)
         XCTAssertEqual(result.status, 0, result.error, file: file, line: line)
-        let report = try Container(openingAt: out).validate(ValidationOptions(trust: TrustStore(anchors: [pki.caCertificate]), minimumProfile: .B))
+        let report = try Container(openingAt: out).validate(
+            ValidationOptions(trust: TrustStore(anchors: [pki.caCertificate]), minimumProfile: .B))
         return try XCTUnwrap(report.signatures.first, file: file, line: line)
     }
 
-    private func assertValid(_ label: String, issuerName: String, serial: String = NamedIssuerPKI.signerSerialDecimal,
-                             file: StaticString = #filePath, line: UInt = #line) async throws {
+    private func assertValid(
+        _ label: String, issuerName: String, serial: String = NamedIssuerPKI.signerSerialDecimal,
+        file: StaticString = #filePath, line: UInt = #line
+    ) async throws {
         let result = try await report(label, ["--issuer-name", issuerName, "--serial", serial], file: file, line: line)
         XCTAssertEqual(result.status, .valid, "\(issuerName) / \(serial): \(result.findings)", file: file, line: line)
     }
 
-    private func assertIssuerSerialRefused(_ label: String, issuerName: String, serial: String = NamedIssuerPKI.signerSerialDecimal,
-                                           file: StaticString = #filePath, line: UInt = #line) async throws {
+    private func assertIssuerSerialRefused(
+        _ label: String, issuerName: String, serial: String = NamedIssuerPKI.signerSerialDecimal,
+        file: StaticString = #filePath, line: UInt = #line
+    ) async throws {
         let result = try await report(label, ["--issuer-name", issuerName, "--serial", serial], file: file, line: line)
         XCTAssertEqual(result.status, .invalid, file: file, line: line)
-        XCTAssertEqual(result.findings.map(\.code), ["signing-certificate-issuer-serial"], "\(result.findings)", file: file, line: line)
+        XCTAssertEqual(
+            result.findings.map(\.code), ["signing-certificate-issuer-serial"], "\(result.findings)", file: file,
+            line: line)
     }
 
     // MARK: controls
@@ -83,16 +101,24 @@ final class IssuerNameValidationTests: ContainerTestCase {
     // MARK: forms that validate
 
     func testHexValuesOfOrganizationIdentifierAndEmailAddress() async throws {
-        try await assertValid("eid", issuerName: "1.2.840.113549.1.9.1=#1609706b6940736b2e6565,CN=TEST of ESTEID2018,"
-                              + "2.5.4.97=#0c0e4e545245452d3130373437303133,O=SK ID Solutions AS,C=EE")
+        try await assertValid(
+            "eid",
+            issuerName: "1.2.840.113549.1.9.1=#1609706b6940736b2e6565,CN=TEST of ESTEID2018,"
+                + "2.5.4.97=#0c0e4e545245452d3130373437303133,O=SK ID Solutions AS,C=EE")
     }
 
     func testShortNamesWithSpacesAfterCommasAndOtherCase() async throws {
-        try await assertValid("eid", issuerName: "E=PKI@sk.ee, CN=TEST of ESTEID2018, organizationIdentifier=NTREE-10747013, O=SK ID Solutions AS, C=ee")
+        try await assertValid(
+            "eid",
+            issuerName:
+                "E=PKI@sk.ee, CN=TEST of ESTEID2018, organizationIdentifier=NTREE-10747013, O=SK ID Solutions AS, C=ee")
     }
 
     func testTheDEROrder() async throws {
-        try await assertValid("eid", issuerName: "C=EE,O=SK ID Solutions AS,2.5.4.97=NTREE-10747013,CN=TEST of ESTEID2018,emailAddress=pki@sk.ee")
+        try await assertValid(
+            "eid",
+            issuerName: "C=EE,O=SK ID Solutions AS,2.5.4.97=NTREE-10747013,CN=TEST of ESTEID2018,emailAddress=pki@sk.ee"
+        )
     }
 
     func testEscapedUTF8BytesAsTheReferenceWritesThem() async throws {
@@ -100,7 +126,8 @@ final class IssuerNameValidationTests: ContainerTestCase {
     }
 
     func testRawUTF8InNFD_referenceRefuses() async throws {
-        try await assertValid("utf8", issuerName: "CN=O\u{0303}A\u{0308}O\u{0308}U\u{0308} CA,O=To\u{0303}nu U\u{0304}dens,C=EE")
+        try await assertValid(
+            "utf8", issuerName: "CN=O\u{0303}A\u{0308}O\u{0308}U\u{0308} CA,O=To\u{0303}nu U\u{0304}dens,C=EE")
     }
 
     func testABMPStringIssuerWrittenAsHexAndAsEscapes() async throws {
@@ -121,22 +148,27 @@ final class IssuerNameValidationTests: ContainerTestCase {
         let certificate = try pki("bmp").signerCertificate
         // The same issuer in UTF8Strings, in another case: X509_NAME_cmp-equal, not byte-equal.
         func tlv(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] { [tag, UInt8(content.count)] + content }
-        let name = tlv(0x30, [([0x55, 0x04, 0x06], "ee"), ([0x55, 0x04, 0x0A], "TÕNU"), ([0x55, 0x04, 0x03], "ādam ca")]
-            .flatMap { tlv(0x31, tlv(0x30, tlv(0x06, $0.0) + tlv(0x0C, Array($0.1.utf8)))) })
+        let name = tlv(
+            0x30,
+            [([0x55, 0x04, 0x06], "ee"), ([0x55, 0x04, 0x0A], "TÕNU"), ([0x55, 0x04, 0x03], "ādam ca")]
+                .flatMap { tlv(0x31, tlv(0x30, tlv(0x06, $0.0) + tlv(0x0C, Array($0.1.utf8)))) })
         let sameName = Data(tlv(0x30, tlv(0x30, tlv(0xA4, name)) + tlv(0x02, [0x00, 0xFF, 0x12])))
         XCTAssertNotEqual(sameName, certificate.issuerSerialDER)
         let valid = try await report("bmp", ["--issuer-serial-v2", sameName.base64EncodedString()], reference: .v2)
         XCTAssertEqual(valid.status, .valid, "\(valid.findings)")
         let otherSerial = Data(tlv(0x30, tlv(0x30, tlv(0xA4, name)) + tlv(0x02, [0x00, 0xFF, 0x13])))
-        let refused = try await report("bmp", ["--issuer-serial-v2", otherSerial.base64EncodedString()], reference: .v2)
+        let refused = try await report(
+            "bmp", ["--issuer-serial-v2", otherSerial.base64EncodedString()], reference: .v2)
         XCTAssertEqual(refused.findings.map(\.code), ["signing-certificate-issuer-serial"])
     }
 
     // MARK: forms that are refused
 
     func testAWrongOrganizationIdentifier() async throws {
-        try await assertIssuerSerialRefused("eid", issuerName: "1.2.840.113549.1.9.1=#1609706b6940736b2e6565,CN=TEST of ESTEID2018,"
-                                            + "2.5.4.97=#0c0e4e545245452d3130373437303134,O=SK ID Solutions AS,C=EE")
+        try await assertIssuerSerialRefused(
+            "eid",
+            issuerName: "1.2.840.113549.1.9.1=#1609706b6940736b2e6565,CN=TEST of ESTEID2018,"
+                + "2.5.4.97=#0c0e4e545245452d3130373437303134,O=SK ID Solutions AS,C=EE")
     }
 
     func testAWrongSerial() async throws {
@@ -144,15 +176,18 @@ final class IssuerNameValidationTests: ContainerTestCase {
     }
 
     func testAHexSerial() async throws {
-        try await assertIssuerSerialRefused("eid", issuerName: try pki("eid").signerCertificate.issuer, serial: "0xff12")
+        try await assertIssuerSerialRefused(
+            "eid", issuerName: try pki("eid").signerCertificate.issuer, serial: "0xff12")
     }
 
     func testValuePrefixes_referenceAccepts() async throws {
-        try await assertIssuerSerialRefused("eid", issuerName: "emailAddress=pki@sk.ee,CN=TEST,organizationIdentifier=NTREE,O=SK,C=E")
+        try await assertIssuerSerialRefused(
+            "eid", issuerName: "emailAddress=pki@sk.ee,CN=TEST,organizationIdentifier=NTREE,O=SK,C=E")
     }
 
     func testAnOmittedAttribute_referenceSkipsIt() async throws {
-        try await assertIssuerSerialRefused("eid", issuerName: "CN=TEST of ESTEID2018,organizationIdentifier=NTREE-10747013,O=SK ID Solutions AS,C=EE")
+        try await assertIssuerSerialRefused(
+            "eid", issuerName: "CN=TEST of ESTEID2018,organizationIdentifier=NTREE-10747013,O=SK ID Solutions AS,C=EE")
     }
 
     func testAnEmptyName_referenceAccepts() async throws {

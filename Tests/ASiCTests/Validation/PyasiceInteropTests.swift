@@ -1,7 +1,8 @@
-import XCTest
-@testable import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@testable import ASiC
 
 /// Containers that pyasice creates and signs (exclusive C14N, its own Ids and file names,
 /// no manifest version) open and verify with tamga.
@@ -10,8 +11,10 @@ final class PyasiceInteropTests: ContainerTestCase {
         let file = path("py-\(key).asice")
         let a = try TestEnvironment.write("hello from pyasice\n", named: "a b #ö.txt", in: folder)
         let b = try TestEnvironment.write("{\"k\": 1}", named: "data.json", in: folder)
-        let result = try TestEnvironment.run(TestEnvironment.pyasicePython, [TestEnvironment.script("pyasice-sign.py")] + extraArguments
-            + [file, TestEnvironment.pki("\(key).key.pem"), TestEnvironment.pki("\(key).cert.pem"), a, b])
+        let result = try TestEnvironment.run(
+            TestEnvironment.pyasicePython,
+            [TestEnvironment.script("pyasice-sign.py")] + extraArguments
+                + [file, TestEnvironment.pki("\(key).key.pem"), TestEnvironment.pki("\(key).cert.pem"), a, b])
         XCTAssertEqual(result.status, 0, result.error)
         return file
     }
@@ -28,8 +31,12 @@ final class PyasiceInteropTests: ContainerTestCase {
 
     func testPyasiceContainerWithTwoSignaturesVerifies() throws {
         let file = try pyasiceContainer("ec-p384")
-        let append = try TestEnvironment.run(TestEnvironment.pyasicePython, [TestEnvironment.script("pyasice-sign.py"), "--append", file,
-            TestEnvironment.pki("rsa-2048.key.pem"), TestEnvironment.pki("rsa-2048.cert.pem")])
+        let append = try TestEnvironment.run(
+            TestEnvironment.pyasicePython,
+            [
+                TestEnvironment.script("pyasice-sign.py"), "--append", file,
+                TestEnvironment.pki("rsa-2048.key.pem"), TestEnvironment.pki("rsa-2048.cert.pem"),
+            ])
         XCTAssertEqual(append.status, 0, append.error)
         let report = try validate(Container(openingAt: file))
         XCTAssertEqual(report.signatures.map(\.status), [.valid, .valid], "\(report)")

@@ -1,7 +1,8 @@
-import XCTest
-@testable import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@testable import ASiC
 
 final class ValidationTests: ContainerTestCase {
     func testWithoutTrustAnchorsAnIntactSignatureIsUnknown() async throws {
@@ -13,14 +14,18 @@ final class ValidationTests: ContainerTestCase {
 
     func testAnUnrelatedAnchorDoesNotEstablishTrust() async throws {
         let container = try await signedContainer()
-        let report = container.validate(ValidationOptions(trust: TrustStore(anchors: [try TestEnvironment.certificate("other-ec-p256")]), minimumProfile: .B))
+        let report = container.validate(
+            ValidationOptions(
+                trust: TrustStore(anchors: [try TestEnvironment.certificate("other-ec-p256")]), minimumProfile: .B))
         XCTAssertEqual(report.status, .unknown)
     }
 
     func testAfterTheCertificateExpiresTheSignatureIsInvalid() async throws {
         let container = try await signedContainer()
         let cert = try TestEnvironment.certificate("ec-p256")
-        let report = container.validate(ValidationOptions(trust: try TestEnvironment.testTrust(), time: cert.notAfter.addingTimeInterval(60), minimumProfile: .B))
+        let report = container.validate(
+            ValidationOptions(
+                trust: try TestEnvironment.testTrust(), time: cert.notAfter.addingTimeInterval(60), minimumProfile: .B))
         XCTAssertEqual(report.status, .invalid)
         XCTAssertTrue(report.signatures[0].findings.map(\.code).contains("certificate-chain"))
     }
@@ -45,8 +50,12 @@ final class ValidationTests: ContainerTestCase {
         // Signed by pyasice with the nonrep-missing key (tamga itself refuses to make such a signature).
         let file = path("nonrep.asice")
         let data = try TestEnvironment.write("data", named: "d.txt", in: folder)
-        let result = try TestEnvironment.run(TestEnvironment.pyasicePython, [TestEnvironment.script("pyasice-sign.py"), file,
-            TestEnvironment.pki("nonrep-missing.key.pem"), TestEnvironment.pki("nonrep-missing.cert.pem"), data])
+        let result = try TestEnvironment.run(
+            TestEnvironment.pyasicePython,
+            [
+                TestEnvironment.script("pyasice-sign.py"), file,
+                TestEnvironment.pki("nonrep-missing.key.pem"), TestEnvironment.pki("nonrep-missing.cert.pem"), data,
+            ])
         XCTAssertEqual(result.status, 0, result.error)
         let report = try validate(Container(openingAt: file))
         XCTAssertEqual(report.status, .invalid)

@@ -1,13 +1,16 @@
-import XCTest
-@testable import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@testable import ASiC
 
 /// Signing with each key kind; every result is checked by tamga, by xmlsec1 (the reference's
 /// engine) and by pyasice, which share no code with tamga.
 final class SigningTests: ContainerTestCase {
-    private func signAndCheck(_ key: String, algorithm: SignatureAlgorithm? = nil, options: SignatureOptions = .baselineB,
-                              xmlsec: Bool = true, pyasice: Bool = true) async throws -> Container {
+    private func signAndCheck(
+        _ key: String, algorithm: SignatureAlgorithm? = nil, options: SignatureOptions = .baselineB,
+        xmlsec: Bool = true, pyasice: Bool = true
+    ) async throws -> Container {
         let container = try await signedContainer(key, options: options, algorithm: algorithm)
         let report = try validate(container)
         XCTAssertEqual(report.status, .valid, "\(report)")
@@ -21,16 +24,23 @@ final class SigningTests: ContainerTestCase {
     func testECDSAP384() async throws { _ = try await signAndCheck("ec-p384") }
     func testRSAPKCS1SHA256() async throws { _ = try await signAndCheck("rsa-2048") }
     func testRSAPKCS1SHA512WithSHA512References() async throws {
-        _ = try await signAndCheck("rsa-2048", algorithm: .rsaPKCS1SHA512, options: SignatureOptions(profile: .B, referenceDigest: .sha512))
+        _ = try await signAndCheck(
+            "rsa-2048", algorithm: .rsaPKCS1SHA512, options: SignatureOptions(profile: .B, referenceDigest: .sha512))
     }
     // xmlsec 1.2.37 and pyasice do not implement RSA-PSS (docs/design/asice.md): tamga's own check, plus
     // OpenSSL's PSS verify in SoftwareSignerTests, cover it.
-    func testRSAPSS() async throws { _ = try await signAndCheck("rsa-2048", algorithm: .rsaPSSSHA256, xmlsec: false, pyasice: false) }
+    func testRSAPSS() async throws {
+        _ = try await signAndCheck("rsa-2048", algorithm: .rsaPSSSHA256, xmlsec: false, pyasice: false)
+    }
 
     func testV1SigningCertificateWithRoleAndPlace() async throws {
-        let place = SignatureOptions.ProductionPlace(city: "Tallinn & <Harju>", stateOrProvince: "Harjumaa", postalCode: "10111", countryName: "EE")
-        let container = try await signAndCheck("ec-p256", options: SignatureOptions(profile: .B, roles: ["Tester", "Ülevaataja"], productionPlace: place,
-                                                                                        certificateReference: .v1))
+        let place = SignatureOptions.ProductionPlace(
+            city: "Tallinn & <Harju>", stateOrProvince: "Harjumaa", postalCode: "10111", countryName: "EE")
+        let container = try await signAndCheck(
+            "ec-p256",
+            options: SignatureOptions(
+                profile: .B, roles: ["Tester", "Ülevaataja"], productionPlace: place,
+                certificateReference: .v1))
         let xml = String(decoding: container.signatures[0].data, as: UTF8.self)
         XCTAssertTrue(xml.contains("<xades:SigningCertificate><xades:Cert>"))
         XCTAssertTrue(xml.contains("<xades:City>Tallinn &amp; &lt;Harju&gt;</xades:City>"))
@@ -40,11 +50,15 @@ final class SigningTests: ContainerTestCase {
 
     func testV2FormIsTheDefault() async throws {
         let place = SignatureOptions.ProductionPlace(city: "Tartu", streetAddress: "Ülikooli 18", countryName: "EE")
-        let container = try await signAndCheck("ec-p256", options: SignatureOptions(profile: .B, roles: ["Signer"], productionPlace: place))
+        let container = try await signAndCheck(
+            "ec-p256", options: SignatureOptions(profile: .B, roles: ["Signer"], productionPlace: place))
         let xml = String(decoding: container.signatures[0].data, as: UTF8.self)
         XCTAssertTrue(xml.contains("<xades:SigningCertificateV2><xades:Cert><xades:CertDigest>"))
         XCTAssertTrue(xml.contains("<xades:IssuerSerialV2>"))
-        XCTAssertTrue(xml.contains("<xades:SignatureProductionPlaceV2><xades:City>Tartu</xades:City><xades:StreetAddress>Ülikooli 18</xades:StreetAddress>"))
+        XCTAssertTrue(
+            xml.contains(
+                "<xades:SignatureProductionPlaceV2><xades:City>Tartu</xades:City><xades:StreetAddress>Ülikooli 18</xades:StreetAddress>"
+            ))
         XCTAssertTrue(xml.contains("<xades:SignerRoleV2>"))
     }
 
@@ -52,13 +66,21 @@ final class SigningTests: ContainerTestCase {
         let container = try await signedContainer()
         let xml = String(decoding: container.signatures[0].data, as: UTF8.self)
         XCTAssertEqual(container.signatures[0].name, "META-INF/signatures0.xml")
-        XCTAssertTrue(xml.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<asic:XAdESSignatures xmlns:asic=\"http://uri.etsi.org/02918/v1.2.1#\" xmlns:ds=\"http://www.w3.org/2000/09/xmldsig#\" xmlns:xades=\"http://uri.etsi.org/01903/v1.3.2#\"><ds:Signature Id=\"S0\">"))
+        XCTAssertTrue(
+            xml.hasPrefix(
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<asic:XAdESSignatures xmlns:asic=\"http://uri.etsi.org/02918/v1.2.1#\" xmlns:ds=\"http://www.w3.org/2000/09/xmldsig#\" xmlns:xades=\"http://uri.etsi.org/01903/v1.3.2#\"><ds:Signature Id=\"S0\">"
+            ))
         XCTAssertEqual(xml.split(separator: "\n").count, 2, "one line after the declaration")
         XCTAssertTrue(xml.contains("URI=\"my%20file%20%C3%B6%20%231.txt\""))
         XCTAssertTrue(xml.contains("Type=\"http://uri.etsi.org/01903#SignedProperties\" URI=\"#S0-SignedProperties\""))
         XCTAssertTrue(xml.contains("<ds:CanonicalizationMethod Algorithm=\"http://www.w3.org/2006/12/xml-c14n11\">"))
-        XCTAssertTrue(xml.contains("<xades:DataObjectFormat ObjectReference=\"#S0-RefId1\"><xades:MimeType>text/plain</xades:MimeType>"))
-        XCTAssertNotNil(xml.range(of: #"<xades:SigningTime>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ</xades:SigningTime>"#, options: .regularExpression))
+        XCTAssertTrue(
+            xml.contains(
+                "<xades:DataObjectFormat ObjectReference=\"#S0-RefId1\"><xades:MimeType>text/plain</xades:MimeType>"))
+        XCTAssertNotNil(
+            xml.range(
+                of: #"<xades:SigningTime>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ</xades:SigningTime>"#,
+                options: .regularExpression))
     }
 
     func testSecondSignatureGetsTheNextFreeNameAndId() async throws {
@@ -76,7 +98,8 @@ final class SigningTests: ContainerTestCase {
     func testTwoStepAPIWithAnExternalSigner() async throws {
         let container = try makeContainer()
         let signer = try TestEnvironment.signer("ec-p384")
-        let digest = try container.prepareSignature(certificate: signer.signingCertificate, algorithm: signer.algorithm, options: .baselineB)
+        let digest = try container.prepareSignature(
+            certificate: signer.signingCertificate, algorithm: signer.algorithm, options: .baselineB)
         XCTAssertEqual(digest.algorithm, .sha384)
         let value = try signer.signSynchronously(digest: digest)
         let added = try await container.addSignature(value)
@@ -90,9 +113,12 @@ final class SigningTests: ContainerTestCase {
     func testARawECDSAValueBeginningWith0x30IsRawAndVerifies() async throws {
         let container = try makeContainer()
         let signer = try TestEnvironment.signer("ec-p256")
-        let digest = try container.prepareSignature(certificate: signer.signingCertificate, algorithm: signer.algorithm, options: .baselineB)
+        let digest = try container.prepareSignature(
+            certificate: signer.signingCertificate, algorithm: signer.algorithm, options: .baselineB)
         var value = try signer.signSynchronously(digest: digest)
-        func looksLikeDER(_ value: Data) -> Bool { value[value.startIndex] == 0x30 && value[value.startIndex + 1] <= 62 }
+        func looksLikeDER(_ value: Data) -> Bool {
+            value[value.startIndex] == 0x30 && value[value.startIndex + 1] <= 62
+        }
         for _ in 0..<50_000 where !looksLikeDER(value) { value = try signer.signSynchronously(digest: digest) }
         XCTAssertTrue(looksLikeDER(value))
         XCTAssertEqual(value.count, 64)
@@ -105,10 +131,17 @@ final class SigningTests: ContainerTestCase {
         let container = try makeContainer()
         let before = try TestEnvironment.bytes(container.path)
         let signer = try TestEnvironment.signer("ec-p256")
-        let digest = try container.prepareSignature(certificate: signer.signingCertificate, algorithm: signer.algorithm, options: .baselineB)
+        let digest = try container.prepareSignature(
+            certificate: signer.signingCertificate, algorithm: signer.algorithm, options: .baselineB)
         var value = try signer.signSynchronously(digest: digest)
         value[5] ^= 0x01
-        for (label, candidate) in [("tampered", value), ("DER instead of raw r‖s", try ECDSASignature.der(fromRaw: signer.signSynchronously(digest: digest), curve: .p256))] {
+        for (label, candidate) in [
+            ("tampered", value),
+            (
+                "DER instead of raw r‖s",
+                try ECDSASignature.der(fromRaw: signer.signSynchronously(digest: digest), curve: .p256)
+            ),
+        ] {
             do {
                 _ = try await container.addSignature(candidate)
                 XCTFail("\(label) must be refused")
@@ -156,24 +189,28 @@ final class SigningTests: ContainerTestCase {
             let inner: SoftwareSigner
             var algorithm: SignatureAlgorithm { inner.algorithm }
             func certificate() async throws -> Certificate { inner.signingCertificate }
-            func sign(digest: Digest) async throws -> Data { Data(count: 64) }   // a value that does not verify
+            func sign(digest: Digest) async throws -> Data { Data(count: 64) }  // a value that does not verify
         }
         let container = Container(creatingAt: path("never.asice"))
         try container.addDataFile(path: TestEnvironment.write("data", named: "d.txt", in: folder))
         do {
-            try await container.sign(with: RefusingSigner(inner: TestEnvironment.signer("ec-p256")), options: .baselineB)
+            try await container.sign(
+                with: RefusingSigner(inner: TestEnvironment.signer("ec-p256")), options: .baselineB)
             XCTFail("a bad signature value must be refused")
         } catch {
             XCTAssertEqual((error as? ContainerError)?.code, "signature-value-rejected")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("never.asice")))
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains(".tamga-") }, [])
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains(".tamga-") }, [])
     }
 
     func testCertificateWithoutNonRepudiationCannotSign() throws {
         let container = try makeContainer()
         let cert = try TestEnvironment.certificate("nonrep-missing")
-        XCTAssertThrowsError(try container.prepareSignature(certificate: cert, algorithm: .ecdsaP256SHA256, options: .baselineB)) {
+        XCTAssertThrowsError(
+            try container.prepareSignature(certificate: cert, algorithm: .ecdsaP256SHA256, options: .baselineB)
+        ) {
             XCTAssertEqual(($0 as? ContainerError)?.code, "signing-certificate-unsuitable")
         }
     }

@@ -1,6 +1,7 @@
-import XCTest
-@testable import ASiC
 import TamgaTestSupport
+import XCTest
+
+@testable import ASiC
 
 /// The ZIP layout checked byte by byte and with Python's zipfile (an independent reader).
 final class ContainerLayoutTests: ContainerTestCase {
@@ -18,14 +19,14 @@ final class ContainerLayoutTests: ContainerTestCase {
     func testPythonZipfileReadsEverythingAndCRCsAreRight() throws {
         let container = try makeContainer()
         let script = """
-        import sys, zipfile
-        z = zipfile.ZipFile(sys.argv[1])
-        assert z.testzip() is None
-        names = [i.filename for i in z.infolist()]
-        print("|".join(names))
-        print(z.read("mimetype").decode())
-        print(z.getinfo("b.txt").compress_type)
-        """
+            import sys, zipfile
+            z = zipfile.ZipFile(sys.argv[1])
+            assert z.testzip() is None
+            names = [i.filename for i in z.infolist()]
+            print("|".join(names))
+            print(z.read("mimetype").decode())
+            print(z.getinfo("b.txt").compress_type)
+            """
         let result = try TestEnvironment.run("/usr/bin/python3", ["-c", script, container.path])
         XCTAssertEqual(result.status, 0, result.error)
         let lines = result.output.split(separator: "\n").map(String.init)
@@ -36,12 +37,19 @@ final class ContainerLayoutTests: ContainerTestCase {
 
     func testManifestHasRootEntryFirstAndRawUTF8Paths() throws {
         let container = try makeContainer()
-        let result = try TestEnvironment.run("/usr/bin/python3", ["-c", "import sys,zipfile;print(zipfile.ZipFile(sys.argv[1]).read('META-INF/manifest.xml').decode())", container.path])
-        XCTAssertTrue(result.output.contains("""
-          <manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.etsi.asic-e+zip"/>
-          <manifest:file-entry manifest:full-path="b.txt" manifest:media-type="text/plain"/>
-          <manifest:file-entry manifest:full-path="my file ö #1.txt" manifest:media-type="text/plain"/>
-        """), result.output)
+        let result = try TestEnvironment.run(
+            "/usr/bin/python3",
+            [
+                "-c", "import sys,zipfile;print(zipfile.ZipFile(sys.argv[1]).read('META-INF/manifest.xml').decode())",
+                container.path,
+            ])
+        XCTAssertTrue(
+            result.output.contains(
+                """
+                  <manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.etsi.asic-e+zip"/>
+                  <manifest:file-entry manifest:full-path="b.txt" manifest:media-type="text/plain"/>
+                  <manifest:file-entry manifest:full-path="my file ö #1.txt" manifest:media-type="text/plain"/>
+                """), result.output)
     }
 
     func testAlreadyCompressedAndRandomDataAreStoredTextIsDeflated() throws {
@@ -49,7 +57,8 @@ final class ContainerLayoutTests: ContainerTestCase {
         for i in random.indices { random[i] = UInt8.random(in: 0...255) }
         try Data(random).write(to: folder.appendingPathComponent("noise.bin"))
         try Data(random.prefix(5000)).write(to: folder.appendingPathComponent("photo.jpg"))
-        try Data(String(repeating: "lorem ipsum dolor sit amet ", count: 20_000).utf8).write(to: folder.appendingPathComponent("text.log"))
+        try Data(String(repeating: "lorem ipsum dolor sit amet ", count: 20_000).utf8).write(
+            to: folder.appendingPathComponent("text.log"))
         let container = Container(creatingAt: path("mixed.asice"))
         for name in ["noise.bin", "photo.jpg", "text.log"] { try container.addDataFile(path: path(name)) }
         try container.save()
@@ -79,7 +88,13 @@ final class ContainerLayoutTests: ContainerTestCase {
         XCTAssertEqual(reopened.dataFiles.first?.size, 4_400_000_000)
         XCTAssertEqual(try validate(reopened).status, .valid)
         // An independent reader sees the ZIP64 sizes.
-        let result = try TestEnvironment.run("/usr/bin/python3", ["-c", "import sys,zipfile;i=zipfile.ZipFile(sys.argv[1]).getinfo('big.bin');print(i.file_size, i.extract_version)", path("big.asice")])
+        let result = try TestEnvironment.run(
+            "/usr/bin/python3",
+            [
+                "-c",
+                "import sys,zipfile;i=zipfile.ZipFile(sys.argv[1]).getinfo('big.bin');print(i.file_size, i.extract_version)",
+                path("big.asice"),
+            ])
         XCTAssertEqual(result.output.trimmingCharacters(in: .whitespacesAndNewlines), "4400000000 45", result.error)
     }
 }

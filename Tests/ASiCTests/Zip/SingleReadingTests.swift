@@ -1,7 +1,8 @@
-import XCTest
-@testable import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@testable import ASiC
 
 /// A container has one reading or it is refused: the two shapes found by probing tamga 04dfaae
 /// (a second archive behind the first one's comment; a ZIP64 locator before the end record that
@@ -15,23 +16,32 @@ final class SingleReadingTests: LongTermTestCase {
     /// A valid LT container signing contract.txt = Alice's text.
     private func aliceContainer() async throws -> Container {
         let container = try makeContainer("alice.asice", files: ["contract.txt": Self.alice])
-        try await container.sign(with: TestEnvironment.signer("ec-p256"), options: SignatureOptions(profile: .LT), services: longTerm())
+        try await container.sign(
+            with: TestEnvironment.signer("ec-p256"), options: SignatureOptions(profile: .LT), services: longTerm())
         let reopened = try Container(openingAt: container.path)
-        XCTAssertEqual(try validate(reopened).status, .valid, "the base container must be valid for the test to mean anything")
+        XCTAssertEqual(
+            try validate(reopened).status, .valid, "the base container must be valid for the test to mean anything")
         return reopened
     }
 
     /// Writes the attack `shape` over `base` (scripts/make-ambiguous-zip.py).
     private func attacked(_ base: Container, shape: String) throws -> String {
         let out = path("\(shape).asice")
-        let result = try TestEnvironment.run("/usr/bin/python3", [TestEnvironment.script("make-ambiguous-zip.py"), shape, base.path, out, Self.mallory])
+        let result = try TestEnvironment.run(
+            "/usr/bin/python3", [TestEnvironment.script("make-ambiguous-zip.py"), shape, base.path, out, Self.mallory])
         XCTAssertEqual(result.status, 0, result.error)
         return out
     }
 
     /// What Python's zipfile reads as contract.txt.
     private func pythonReads(_ file: String) throws -> String {
-        let result = try TestEnvironment.run("/usr/bin/python3", ["-c", "import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read('contract.txt').decode())", file])
+        let result = try TestEnvironment.run(
+            "/usr/bin/python3",
+            [
+                "-c",
+                "import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read('contract.txt').decode())",
+                file,
+            ])
         XCTAssertEqual(result.status, 0, result.error)
         return result.output
     }
@@ -42,7 +52,8 @@ final class SingleReadingTests: LongTermTestCase {
             XCTAssertEqual((error as? ContainerError)?.code, "ambiguous-zip", "\(error)", line: line)
             XCTAssertTrue("\(error)".contains(words), "\(error)", line: line)
         }
-        XCTAssertEqual(try? Data(contentsOf: URL(fileURLWithPath: file)), before, "the file is left as it was", line: line)
+        XCTAssertEqual(
+            try? Data(contentsOf: URL(fileURLWithPath: file)), before, "the file is left as it was", line: line)
     }
 
     func testASecondArchiveBehindTheFirstOnesCommentIsRefused() async throws {

@@ -1,15 +1,18 @@
+import TamgaTestSupport
+import XCTest
+
+@testable import ASiC
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import XCTest
-@testable import ASiC
-import TamgaTestSupport
 
 /// The smaller findings of the hostile-input probe: extraction that maps
 /// two names to one file or leaves a partial tree, inputs that are not regular files, and data
 /// descriptors that disagree with the central directory.
 final class SmallHostileInputTests: ContainerTestCase {
-    private static let manifestHead = #"<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"><manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.etsi.asic-e+zip"/>"#
+    private static let manifestHead =
+        #"<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"><manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.etsi.asic-e+zip"/>"#
 
     /// A container whose data files are `files` (in that order), written by Python's zipfile
     /// (stored); `corrupt` names a file whose stored bytes are changed after its CRC was taken.
@@ -17,26 +20,29 @@ final class SmallHostileInputTests: ContainerTestCase {
         let out = path(name)
         let entries = files.map { "(\(pyString($0.0)), \(pyString($0.1)))" }.joined(separator: ", ")
         let script = """
-        import sys, zipfile
-        files = [\(entries)]
-        m = \(pyString(Self.manifestHead)) + "".join('<manifest:file-entry manifest:full-path="%s" manifest:media-type="text/plain"/>' % n for n, _ in files) + "</manifest:manifest>"
-        z = zipfile.ZipFile(sys.argv[1], "w")
-        z.writestr(zipfile.ZipInfo("mimetype"), "application/vnd.etsi.asic-e+zip")
-        for n, d in files: z.writestr(zipfile.ZipInfo(n), d)
-        z.writestr("META-INF/manifest.xml", m); z.close()
-        bad = \(corrupt.map(pyString) ?? "None")
-        if bad:
-            raw = bytearray(open(sys.argv[1], "rb").read())
-            d = dict(files)[bad].encode(); i = raw.find(d); raw[i] ^= 1
-            open(sys.argv[1], "wb").write(raw)
-        """
+            import sys, zipfile
+            files = [\(entries)]
+            m = \(pyString(Self.manifestHead)) + "".join('<manifest:file-entry manifest:full-path="%s" manifest:media-type="text/plain"/>' % n for n, _ in files) + "</manifest:manifest>"
+            z = zipfile.ZipFile(sys.argv[1], "w")
+            z.writestr(zipfile.ZipInfo("mimetype"), "application/vnd.etsi.asic-e+zip")
+            for n, d in files: z.writestr(zipfile.ZipInfo(n), d)
+            z.writestr("META-INF/manifest.xml", m); z.close()
+            bad = \(corrupt.map(pyString) ?? "None")
+            if bad:
+                raw = bytearray(open(sys.argv[1], "rb").read())
+                d = dict(files)[bad].encode(); i = raw.find(d); raw[i] ^= 1
+                open(sys.argv[1], "wb").write(raw)
+            """
         let result = try TestEnvironment.run("/usr/bin/python3", ["-c", script, out])
         XCTAssertEqual(result.status, 0, result.error)
         return out
     }
 
     private func pyString(_ text: String) -> String {
-        "\"" + text.unicodeScalars.map { $0.isASCII && $0 != "\"" && $0 != "\\" ? String($0) : "\\U\(String(format: "%08x", $0.value))" }.joined() + "\""
+        "\""
+            + text.unicodeScalars.map {
+                $0.isASCII && $0 != "\"" && $0 != "\\" ? String($0) : "\\U\(String(format: "%08x", $0.value))"
+            }.joined() + "\""
     }
 
     /// Every path under `root`, relative, sorted (folders end in `/`).
@@ -45,7 +51,10 @@ final class SmallHostileInputTests: ContainerTestCase {
         return walker.compactMap { item -> String? in
             guard let relative = item as? String else { return nil }
             var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: root.appendingPathComponent(relative).path, isDirectory: &isFolder) else { return nil }
+            guard
+                FileManager.default.fileExists(
+                    atPath: root.appendingPathComponent(relative).path, isDirectory: &isFolder)
+            else { return nil }
             return isFolder.boolValue ? relative + "/" : relative
         }.sorted()
     }
@@ -75,14 +84,17 @@ final class SmallHostileInputTests: ContainerTestCase {
         let file = try pythonContainer("folder.asice", files: [("-a", "file"), ("_-a/b.txt", "in a folder")])
         let container = try Container(openingAt: file)
         let out = folder.appendingPathComponent("out")
-        XCTAssertThrowsError(try container.extract(to: out.path)) { XCTAssertEqual(($0 as? ContainerError)?.code, "extraction-collision", "\($0)") }
+        XCTAssertThrowsError(try container.extract(to: out.path)) {
+            XCTAssertEqual(($0 as? ContainerError)?.code, "extraction-collision", "\($0)")
+        }
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
     }
 
     func testNamesAreComparedByteForByte() throws {
         // On Linux the NFC and NFD spellings of "é" are two files: not a collision (decision
         // recorded in Container+Extraction.swift); the same data file named twice is written once.
-        XCTAssertNoThrow(try Container.refuseCollisions([("\u{E9}", ["\u{E9}"]), ("e\u{301}", ["e\u{301}"])], in: "/x"))
+        XCTAssertNoThrow(
+            try Container.refuseCollisions([("\u{E9}", ["\u{E9}"]), ("e\u{301}", ["e\u{301}"])], in: "/x"))
         XCTAssertThrowsError(try Container.refuseCollisions([("-x", ["_-x"]), ("_-x", ["_-x"])], in: "/x"))
         let container = try makeContainer(files: ["a.txt": "a\n"])
         XCTAssertEqual(try container.extract(["a.txt", "a.txt"], to: path("twice")).count, 1)
@@ -90,8 +102,10 @@ final class SmallHostileInputTests: ContainerTestCase {
 
     func testNamesThatDifferOnlyInCaseAreRefusedAtOpenAndWhenAdded() throws {
         // One file on Windows and macOS: extracted there, the second would overwrite the first.
-        for (first, second) in [("a.txt", "A.txt"), ("stra\u{DF}e.txt", "STRASSE.txt"), ("dir/x.txt", "DIR/x.txt"),
-                                ("\u{3C3}.txt", "\u{3A3}.txt"), ("caf\u{E9}.txt", "CAFE\u{301}.txt")] {
+        for (first, second) in [
+            ("a.txt", "A.txt"), ("stra\u{DF}e.txt", "STRASSE.txt"), ("dir/x.txt", "DIR/x.txt"),
+            ("\u{3C3}.txt", "\u{3A3}.txt"), ("caf\u{E9}.txt", "CAFE\u{301}.txt"),
+        ] {
             let file = try pythonContainer("case.asice", files: [(first, "one"), (second, "two")])
             XCTAssertThrowsError(try Container(openingAt: file), "\(first) \(second)") { error in
                 XCTAssertEqual((error as? ContainerError)?.code, "ambiguous-zip", "\(error)")
@@ -100,12 +114,14 @@ final class SmallHostileInputTests: ContainerTestCase {
         }
         let container = Container(creatingAt: path("new.asice"))
         try container.addDataFile(path: TestEnvironment.write("one", named: "a.txt", in: folder))
-        XCTAssertThrowsError(try container.addDataFile(path: TestEnvironment.write("two", named: "A.txt", in: folder))) {
+        XCTAssertThrowsError(try container.addDataFile(path: TestEnvironment.write("two", named: "A.txt", in: folder)))
+        {
             XCTAssertEqual(($0 as? ContainerError)?.code, "data-file-exists")
             XCTAssertTrue("\($0)".contains("\"a.txt\""), "\($0)")
         }
         // Names that only look alike stay two names: a Latin and a Cyrillic "a".
-        XCTAssertNoThrow(try Container(openingAt: pythonContainer("alike.asice", files: [("a.txt", "one"), ("\u{430}.txt", "two")])))
+        XCTAssertNoThrow(
+            try Container(openingAt: pythonContainer("alike.asice", files: [("a.txt", "one"), ("\u{430}.txt", "two")])))
     }
 
     func testASlashFollowedByACombiningMarkIsStillASlash() throws {
@@ -113,7 +129,9 @@ final class SmallHostileInputTests: ContainerTestCase {
         // segment and "/\u{301}x" no leading "/", but unzip and every other reader see both.
         for hostile in ["../\u{301}x.txt", "/\u{301}x.txt", "a/\u{301}/../../x.txt", "a/\u{301}b.txt"] {
             let file = try pythonContainer("combining.asice", files: [(hostile, "payload")])
-            XCTAssertThrowsError(try Container(openingAt: file), hostile) { XCTAssertEqual(($0 as? ContainerError)?.code, "unsafe-entry-name", "\($0)") }
+            XCTAssertThrowsError(try Container(openingAt: file), hostile) {
+                XCTAssertEqual(($0 as? ContainerError)?.code, "unsafe-entry-name", "\($0)")
+            }
         }
         XCTAssertThrowsError(try Container.validateNewDataFileName("a/\u{301}b"))
         XCTAssertNoThrow(try Container.validateArchivePath("caf\u{E9}/e\u{301}.txt", isDirectory: false))
@@ -122,20 +140,29 @@ final class SmallHostileInputTests: ContainerTestCase {
     // MARK: 2. A failed extraction leaves the target as it was
 
     func testAFailedExtractionRemovesEverythingItMadeAndNothingElse() throws {
-        let file = try pythonContainer("corrupt.asice", files: [("a.txt", "first file"), ("sub/dir/b.txt", "second file"),
-                                                                ("sub/new/c.txt", "third file is corrupt")],
-                                       corrupt: "sub/new/c.txt")
+        let file = try pythonContainer(
+            "corrupt.asice",
+            files: [
+                ("a.txt", "first file"), ("sub/dir/b.txt", "second file"),
+                ("sub/new/c.txt", "third file is corrupt"),
+            ],
+            corrupt: "sub/new/c.txt")
         let container = try Container(openingAt: file)
         let out = folder.appendingPathComponent("out")
-        try FileManager.default.createDirectory(at: out.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: out.appendingPathComponent("sub"), withIntermediateDirectories: true)
         try Data("mine".utf8).write(to: out.appendingPathComponent("keep.txt"))
         try Data("old a".utf8).write(to: out.appendingPathComponent("a.txt"))
         let before = tree(out)
         XCTAssertEqual(before, ["a.txt", "keep.txt", "sub/"])
 
-        XCTAssertThrowsError(try container.extract(to: out.path, overwrite: true)) { XCTAssertEqual(($0 as? ContainerError)?.code, "corrupt-entry", "\($0)") }
+        XCTAssertThrowsError(try container.extract(to: out.path, overwrite: true)) {
+            XCTAssertEqual(($0 as? ContainerError)?.code, "corrupt-entry", "\($0)")
+        }
         XCTAssertEqual(tree(out), before, "no new file, folder or temporary file is left")
-        XCTAssertEqual(try String(contentsOf: out.appendingPathComponent("a.txt"), encoding: .utf8), "old a", "the existing file was not replaced")
+        XCTAssertEqual(
+            try String(contentsOf: out.appendingPathComponent("a.txt"), encoding: .utf8), "old a",
+            "the existing file was not replaced")
 
         // Into a folder that does not exist yet: the folder goes too.
         let fresh = folder.appendingPathComponent("fresh/deeper")
@@ -144,12 +171,15 @@ final class SmallHostileInputTests: ContainerTestCase {
     }
 
     func testAFileWhereAFolderIsNeededFailsWithoutLeavingAnything() throws {
-        let file = try pythonContainer("blocked.asice", files: [("a.txt", "first"), ("sub/b.txt", "second"), ("sub/deeper/c.txt", "third")])
+        let file = try pythonContainer(
+            "blocked.asice", files: [("a.txt", "first"), ("sub/b.txt", "second"), ("sub/deeper/c.txt", "third")])
         let container = try Container(openingAt: file)
         let out = folder.appendingPathComponent("blocked")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
         try Data("a plain file".utf8).write(to: out.appendingPathComponent("sub"))
-        XCTAssertThrowsError(try container.extract(to: out.path)) { XCTAssertEqual(($0 as? ContainerError)?.code, "io-failure", "\($0)") }
+        XCTAssertThrowsError(try container.extract(to: out.path)) {
+            XCTAssertEqual(($0 as? ContainerError)?.code, "io-failure", "\($0)")
+        }
         XCTAssertEqual(tree(out), ["sub"], "a.txt, written before the failure, is gone again")
     }
 
@@ -158,7 +188,7 @@ final class SmallHostileInputTests: ContainerTestCase {
     func testAFIFOIsRefusedWithoutBlocking() throws {
         let fifo = path("pipe.asice")
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
-        final class Outcome: @unchecked Sendable { var error: Error? }   // written before the signal, read after it
+        final class Outcome: @unchecked Sendable { var error: Error? }  // written before the signal, read after it
         let done = DispatchSemaphore(value: 0)
         let result = Outcome()
         DispatchQueue.global().async {
@@ -172,7 +202,9 @@ final class SmallHostileInputTests: ContainerTestCase {
             _ = done.wait(timeout: .now() + 5)
             return XCTFail("opening a FIFO blocked")
         }
-        guard case .unreadableInput(_, let why)? = result.error as? ContainerError else { return XCTFail("\(String(describing: result.error))") }
+        guard case .unreadableInput(_, let why)? = result.error as? ContainerError else {
+            return XCTFail("\(String(describing: result.error))")
+        }
         XCTAssertTrue(why.contains("named pipe (FIFO)"), why)
     }
 
@@ -190,46 +222,50 @@ final class SmallHostileInputTests: ContainerTestCase {
     /// A container written by hand whose data file `a.txt` has a data descriptor; `variant`
     /// says what is wrong with it: nothing, its CRC, its size, or the local header's CRC.
     /// A container whose a.txt has a data descriptor (bit 3), stored or deflated.
-    private func descriptorContainer(_ variant: String, signature: Bool = true, deflated: Bool = false) throws -> String {
+    private func descriptorContainer(_ variant: String, signature: Bool = true, deflated: Bool = false) throws -> String
+    {
         let out = path("descriptor-\(variant)-\(signature)-\(deflated).asice")
         let script = """
-        import sys, struct, zlib
-        variant, with_signature, deflated = sys.argv[2], sys.argv[3] == "1", sys.argv[4] == "1"
-        manifest = \(pyString(Self.manifestHead)) + '<manifest:file-entry manifest:full-path="a.txt" manifest:media-type="text/plain"/></manifest:manifest>'
-        items = [("mimetype", b"application/vnd.etsi.asic-e+zip", False), ("a.txt", b"hello descriptor\\n", True),
-                 ("META-INF/manifest.xml", manifest.encode(), False)]
-        body, central = b"", b""
-        for name, data, descriptor in items:
-            crc, size, n = zlib.crc32(data), len(data), name.encode()
-            offset = len(body)
-            flags = 8 if descriptor else 0
-            method = 8 if descriptor and deflated else 0
-            local_crc = crc if not descriptor else (crc ^ 1 if variant == "local-crc" else 0)
-            local_size = size if not descriptor else 0
-            stored = data[:-1] + b"?" if descriptor and variant == "data" else data
-            if method == 8:
-                packer = zlib.compressobj(6, zlib.DEFLATED, -15); stored = packer.compress(stored) + packer.flush()
-            csize = len(stored)
-            body += struct.pack("<IHHHHHIIIHH", 0x04034b50, 20, flags, method, 0, 0x21, local_crc, local_size, local_size, len(n), 0) + n + stored
-            if descriptor:
-                d_crc = crc ^ 0x10 if variant == "crc" else crc
-                d_size = size + 1 if variant == "size" else size
-                body += (struct.pack("<I", 0x08074b50) if with_signature else b"") + struct.pack("<III", d_crc, csize, d_size)
-            central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 20, 20, flags, method, 0, 0x21, crc, csize, size, len(n), 0, 0, 0, 0, 0, offset) + n
-        end = struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, len(items), len(items), len(central), len(body), 0)
-        open(sys.argv[1], "wb").write(body + central + end)
-        """
-        let result = try TestEnvironment.run("/usr/bin/python3", ["-c", script, out, variant, signature ? "1" : "0", deflated ? "1" : "0"])
+            import sys, struct, zlib
+            variant, with_signature, deflated = sys.argv[2], sys.argv[3] == "1", sys.argv[4] == "1"
+            manifest = \(pyString(Self.manifestHead)) + '<manifest:file-entry manifest:full-path="a.txt" manifest:media-type="text/plain"/></manifest:manifest>'
+            items = [("mimetype", b"application/vnd.etsi.asic-e+zip", False), ("a.txt", b"hello descriptor\\n", True),
+                     ("META-INF/manifest.xml", manifest.encode(), False)]
+            body, central = b"", b""
+            for name, data, descriptor in items:
+                crc, size, n = zlib.crc32(data), len(data), name.encode()
+                offset = len(body)
+                flags = 8 if descriptor else 0
+                method = 8 if descriptor and deflated else 0
+                local_crc = crc if not descriptor else (crc ^ 1 if variant == "local-crc" else 0)
+                local_size = size if not descriptor else 0
+                stored = data[:-1] + b"?" if descriptor and variant == "data" else data
+                if method == 8:
+                    packer = zlib.compressobj(6, zlib.DEFLATED, -15); stored = packer.compress(stored) + packer.flush()
+                csize = len(stored)
+                body += struct.pack("<IHHHHHIIIHH", 0x04034b50, 20, flags, method, 0, 0x21, local_crc, local_size, local_size, len(n), 0) + n + stored
+                if descriptor:
+                    d_crc = crc ^ 0x10 if variant == "crc" else crc
+                    d_size = size + 1 if variant == "size" else size
+                    body += (struct.pack("<I", 0x08074b50) if with_signature else b"") + struct.pack("<III", d_crc, csize, d_size)
+                central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 20, 20, flags, method, 0, 0x21, crc, csize, size, len(n), 0, 0, 0, 0, 0, offset) + n
+            end = struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, len(items), len(items), len(central), len(body), 0)
+            open(sys.argv[1], "wb").write(body + central + end)
+            """
+        let result = try TestEnvironment.run(
+            "/usr/bin/python3", ["-c", script, out, variant, signature ? "1" : "0", deflated ? "1" : "0"])
         XCTAssertEqual(result.status, 0, result.error)
         return out
     }
 
     func testADataDescriptorThatAgreesIsRead() throws {
         for (signature, deflated) in [(true, false), (true, true), (false, true)] {
-            let container = try Container(openingAt: descriptorContainer("ok", signature: signature, deflated: deflated))
+            let container = try Container(
+                openingAt: descriptorContainer("ok", signature: signature, deflated: deflated))
             let out = folder.appendingPathComponent("ok-\(signature)-\(deflated)")
             try container.extract(to: out.path)
-            XCTAssertEqual(try String(contentsOf: out.appendingPathComponent("a.txt"), encoding: .utf8), "hello descriptor\n")
+            XCTAssertEqual(
+                try String(contentsOf: out.appendingPathComponent("a.txt"), encoding: .utf8), "hello descriptor\n")
         }
     }
 
@@ -238,21 +274,27 @@ final class SmallHostileInputTests: ContainerTestCase {
         // (libarchive; Java's ZipInputStream refuses stored entries with descriptors outright).
         XCTAssertThrowsError(try Container(openingAt: descriptorContainer("ok", signature: false))) { error in
             XCTAssertEqual((error as? ContainerError)?.code, "ambiguous-zip", "\(error)")
-            XCTAssertTrue("\(error)".contains("a.txt is stored with a data descriptor that has no signature"), "\(error)")
+            XCTAssertTrue(
+                "\(error)".contains("a.txt is stored with a data descriptor that has no signature"), "\(error)")
         }
     }
 
     func testDataThatDisagreesWithItsDescriptorAndDirectoryIsRefusedWhenRead() throws {
         let container = try Container(openingAt: descriptorContainer("data"))
         let out = folder.appendingPathComponent("data")
-        XCTAssertThrowsError(try container.extract(to: out.path)) { XCTAssertEqual(($0 as? ContainerError)?.code, "corrupt-entry", "\($0)") }
+        XCTAssertThrowsError(try container.extract(to: out.path)) {
+            XCTAssertEqual(($0 as? ContainerError)?.code, "corrupt-entry", "\($0)")
+        }
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
     }
 
     func testADataDescriptorWhoseCRCOrSizeDisagreesIsRefused() throws {
         for variant in ["crc", "size", "local-crc"] {
             for (signature, deflated) in [(true, false), (true, true), (false, true)] {
-                XCTAssertThrowsError(try Container(openingAt: descriptorContainer(variant, signature: signature, deflated: deflated)), "\(variant)") { error in
+                XCTAssertThrowsError(
+                    try Container(openingAt: descriptorContainer(variant, signature: signature, deflated: deflated)),
+                    "\(variant)"
+                ) { error in
                     XCTAssertEqual((error as? ContainerError)?.code, "data-descriptor-mismatch", "\(variant): \(error)")
                     XCTAssertTrue("\(error)".contains("a.txt"), "\(error)")
                 }

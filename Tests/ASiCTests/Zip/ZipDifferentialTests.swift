@@ -1,7 +1,8 @@
-import XCTest
-@testable import ASiC
 import TamgaCore
 import TamgaTestSupport
+import XCTest
+
+@testable import ASiC
 
 /// One container, one reading, shown differentially: `scripts/zip-differential.py` builds a few
 /// thousand tricky archives (the two probe shapes and their mutations, prefixes, overlaps,
@@ -55,11 +56,17 @@ final class ZipDifferentialTests: XCTestCase {
         defer { TestEnvironment.removeFolder(folder) }
         // One fixed seed in `make test`, so a run is repeatable; TAMGA_ZIP_SEED explores others.
         let seed = ProcessInfo.processInfo.environment["TAMGA_ZIP_SEED"] ?? "1"
-        let made = try TestEnvironment.run("/usr/bin/python3", [TestEnvironment.script("zip-differential.py"), folder.path,
-                                                                "--count", "3000", "--jobs", "2", "--seed", seed])
+        let made = try TestEnvironment.run(
+            "/usr/bin/python3",
+            [
+                TestEnvironment.script("zip-differential.py"), folder.path,
+                "--count", "3000", "--jobs", "2", "--seed", seed,
+            ])
         XCTAssertEqual(made.status, 0, made.error)
-        let readings = try JSONDecoder().decode(Readings.self, from: TestEnvironment.bytes(folder.appendingPathComponent("readings.json").path))
-        XCTAssertEqual(Set(readings.readers.keys), ["python", "unzip", "bsdtar", "bsdtar-stream", "miniunzip"], "every reader ran")
+        let readings = try JSONDecoder().decode(
+            Readings.self, from: TestEnvironment.bytes(folder.appendingPathComponent("readings.json").path))
+        XCTAssertEqual(
+            Set(readings.readers.keys), ["python", "unzip", "bsdtar", "bsdtar-stream", "miniunzip"], "every reader ran")
         XCTAssertGreaterThan(readings.cases.count, 2_000)
 
         // TAMGA_ZIP_VERBOSE=1 lists every archive tamga accepts, to see what the readers agree on.
@@ -80,21 +87,29 @@ final class ZipDifferentialTests: XCTestCase {
                 let other = reading.entries.filter { tamga[$0.key] != $0.value }
                 if reading.error.contains("delivered") && reading.error.contains(" times, entries holds the last") {
                     // The reader found one name twice where tamga lists it once: it saw an entry tamga did not.
-                    disagreements.append("\(item.id) [\(item.family)] \(item.description): \(name) delivered a name twice (\(reading.error))")
+                    disagreements.append(
+                        "\(item.id) [\(item.family)] \(item.description): \(name) delivered a name twice (\(reading.error))"
+                    )
                 } else if reading.opened && reading.entries != tamga {
-                    disagreements.append("\(item.id) [\(item.family)] \(item.description): \(name) reads "
-                                         + "\(Self.describe(reading.entries)), tamga \(Self.describe(tamga))")
+                    disagreements.append(
+                        "\(item.id) [\(item.family)] \(item.description): \(name) reads "
+                            + "\(Self.describe(reading.entries)), tamga \(Self.describe(tamga))")
                 } else if !other.isEmpty {
-                    disagreements.append("\(item.id) [\(item.family)] \(item.description): \(name) (failed: \(reading.error)) delivered "
-                                         + "\(Self.describe(other)) where tamga reads \(Self.describe(tamga))")
+                    disagreements.append(
+                        "\(item.id) [\(item.family)] \(item.description): \(name) (failed: \(reading.error)) delivered "
+                            + "\(Self.describe(other)) where tamga reads \(Self.describe(tamga))")
                 }
             }
         }
         let families = Set(accepted.keys).union(refused.keys).sorted()
-        print("zip differential (seed \(seed)): \(readings.cases.count) archives; tamga accepts \(accepted.values.reduce(0, +)) "
-              + "(\(openedByAll) of them opened by every reader), refuses \(refused.values.reduce(0, +)); by family: "
-              + families.map { "\($0) \(accepted[$0] ?? 0)/\((accepted[$0] ?? 0) + (refused[$0] ?? 0))" }.joined(separator: ", "))
-        XCTAssertEqual(disagreements, [], "\(disagreements.count) archives read differently:\n" + disagreements.prefix(40).joined(separator: "\n"))
+        print(
+            "zip differential (seed \(seed)): \(readings.cases.count) archives; tamga accepts \(accepted.values.reduce(0, +)) "
+                + "(\(openedByAll) of them opened by every reader), refuses \(refused.values.reduce(0, +)); by family: "
+                + families.map { "\($0) \(accepted[$0] ?? 0)/\((accepted[$0] ?? 0) + (refused[$0] ?? 0))" }.joined(
+                    separator: ", "))
+        XCTAssertEqual(
+            disagreements, [],
+            "\(disagreements.count) archives read differently:\n" + disagreements.prefix(40).joined(separator: "\n"))
         // The harness is only worth something if tamga does accept archives, and ones that every reader reads.
         XCTAssertGreaterThan(accepted["valid"] ?? 0, 10)
         XCTAssertGreaterThan(openedByAll, 50)
@@ -103,8 +118,9 @@ final class ZipDifferentialTests: XCTestCase {
 
     /// `name-hex → digest` as readable text: names decoded, digests shortened.
     private static func describe(_ entries: [String: String]) -> String {
-        "{" + entries.sorted { $0.key < $1.key }.map { name, digest in
-            "\"\(String(decoding: (try? Hex.decode(name)) ?? [], as: UTF8.self))\": \(digest.prefix(8))"
-        }.joined(separator: ", ") + "}"
+        "{"
+            + entries.sorted { $0.key < $1.key }.map { name, digest in
+                "\"\(String(decoding: (try? Hex.decode(name)) ?? [], as: UTF8.self))\": \(digest.prefix(8))"
+            }.joined(separator: ", ") + "}"
     }
 }

@@ -1,6 +1,6 @@
-import XCTest
 import TamgaCore
 import TamgaTestSupport
+import XCTest
 
 /// Certificate fields checked against what the openssl command line prints for the same file.
 final class CertificateTests: XCTestCase {
@@ -25,14 +25,16 @@ final class CertificateTests: XCTestCase {
             XCTAssertEqual("subject=" + cert.subject, subject, name)
             let issuer = try openssl(["x509", "-in", path, "-noout", "-issuer", "-nameopt", "RFC2253"])
             XCTAssertEqual("issuer=" + cert.issuer, issuer, name)
-            let serialHex = try openssl(["x509", "-in", path, "-noout", "-serial"]).replacingOccurrences(of: "serial=", with: "")
+            let serialHex = try openssl(["x509", "-in", path, "-noout", "-serial"]).replacingOccurrences(
+                of: "serial=", with: "")
             let decimal = try TestEnvironment.run("/usr/bin/python3", ["-c", "print(int('\(serialHex)', 16))"]).output
             XCTAssertEqual(cert.serialNumber, decimal.trimmingCharacters(in: .whitespacesAndNewlines), name)
             let fingerprint = try openssl(["x509", "-in", path, "-noout", "-fingerprint", "-sha256"])
                 .components(separatedBy: "=").last!.replacingOccurrences(of: ":", with: "").lowercased()
             XCTAssertEqual(cert.sha256Fingerprint.hex, fingerprint, name)
             let endDate = try openssl(["x509", "-in", path, "-noout", "-enddate", "-dateopt", "iso_8601"])
-            XCTAssertTrue(endDate.contains(ISO8601DateFormatter().string(from: cert.notAfter).prefix(10)), "\(name): \(endDate)")
+            XCTAssertTrue(
+                endDate.contains(ISO8601DateFormatter().string(from: cert.notAfter).prefix(10)), "\(name): \(endDate)")
             XCTAssertEqual(cert.ocspURLs, ["http://127.0.0.1:8788/ocsp"], name)
             XCTAssertTrue(cert.keyUsage?.contains(.nonRepudiation) ?? false, name)
             XCTAssertFalse(cert.isCA, name)

@@ -1,5 +1,5 @@
-import XCTest
 import TamgaCore
+import XCTest
 
 /// The RFC 4514 parser on its own: what each form parses to, and a typed error (never a trap)
 /// for every hostile input. Matching against real certificates is in IssuerNameMatchingTests.
@@ -13,11 +13,15 @@ final class DistinguishedNameTests: XCTestCase {
         }
     }
 
-    private func assertRefused(_ text: String, _ expected: DistinguishedName.ParseError, file: StaticString = #filePath, line: UInt = #line) {
+    private func assertRefused(
+        _ text: String, _ expected: DistinguishedName.ParseError, file: StaticString = #filePath, line: UInt = #line
+    ) {
         assertRefused(Array(text.utf8), expected, file: file, line: line)
     }
 
-    private func assertRefused(_ bytes: [UInt8], _ expected: DistinguishedName.ParseError, file: StaticString = #filePath, line: UInt = #line) {
+    private func assertRefused(
+        _ bytes: [UInt8], _ expected: DistinguishedName.ParseError, file: StaticString = #filePath, line: UInt = #line
+    ) {
         do {
             let name = try DistinguishedName(rfc4514UTF8: bytes)
             XCTFail("\(String(decoding: bytes.prefix(80), as: UTF8.self)) parsed as \(name)", file: file, line: line)
@@ -65,15 +69,15 @@ final class DistinguishedNameTests: XCTestCase {
 
     func testHexValuesOfEveryStringTypeDecodeToText() {
         let cases: [(String, String)] = [
-            ("#0c0e4e545245452d3130373437303133", "NTREE-10747013"),   // UTF8String
-            ("#130e4e545245452d3130373437303133", "NTREE-10747013"),   // PrintableString
-            ("#1609706b6940736b2e6565", "pki@sk.ee"),                  // IA5String
-            ("#140454f56e75", "Tõnu"),                                  // TeletexString, read as Latin-1
-            ("#1e0601000064006d", "Ādm"),                               // BMPString
-            ("#1c080000010000000064", "Ād"),                            // UniversalString
-            ("#1203313233", "123"),                                     // NumericString
-            ("#1a03616263", "abc"),                                     // VisibleString
-            ("#0c04c3b5c3a4", "õä"),                                    // UTF8String, non-ASCII
+            ("#0c0e4e545245452d3130373437303133", "NTREE-10747013"),  // UTF8String
+            ("#130e4e545245452d3130373437303133", "NTREE-10747013"),  // PrintableString
+            ("#1609706b6940736b2e6565", "pki@sk.ee"),  // IA5String
+            ("#140454f56e75", "Tõnu"),  // TeletexString, read as Latin-1
+            ("#1e0601000064006d", "Ādm"),  // BMPString
+            ("#1c080000010000000064", "Ād"),  // UniversalString
+            ("#1203313233", "123"),  // NumericString
+            ("#1a03616263", "abc"),  // VisibleString
+            ("#0c04c3b5c3a4", "õä"),  // UTF8String, non-ASCII
         ]
         for (hex, text) in cases {
             XCTAssertEqual(pairs(parse("2.5.4.97=\(hex)")), [["2.5.4.97=\(text)"]], hex)
@@ -100,12 +104,14 @@ final class DistinguishedNameTests: XCTestCase {
     }
 
     func testMultiValuedRDNs() {
-        XCTAssertEqual(pairs(parse("CN=Multi CA+serialNumber=123,C=EE")), [["2.5.4.6=EE"], ["2.5.4.3=Multi CA", "2.5.4.5=123"]])
+        XCTAssertEqual(
+            pairs(parse("CN=Multi CA+serialNumber=123,C=EE")), [["2.5.4.6=EE"], ["2.5.4.3=Multi CA", "2.5.4.5=123"]])
     }
 
     func testSpacesAroundSeparatorsAreIgnoredButNotInsideValues() {
-        XCTAssertEqual(pairs(parse("  CN = Test  CA ,  O=Org + OU=Unit , C=EE  ")),
-                       [["2.5.4.6=EE"], ["2.5.4.10=Org", "2.5.4.11=Unit"], ["2.5.4.3=Test  CA"]])
+        XCTAssertEqual(
+            pairs(parse("  CN = Test  CA ,  O=Org + OU=Unit , C=EE  ")),
+            [["2.5.4.6=EE"], ["2.5.4.10=Org", "2.5.4.11=Unit"], ["2.5.4.3=Test  CA"]])
     }
 
     func testTheEmptyStringIsTheEmptyName() {
@@ -115,8 +121,10 @@ final class DistinguishedNameTests: XCTestCase {
     }
 
     func testDescriptionReadsBackAsTheSameName() throws {
-        for text in ["CN=Multi CA+serialNumber=123,OU=Unit B,OU=Unit A,C=EE", #"CN=a\,b\+c,O=\ x\ "#, "1.2.3.4=#020105,C=EE",
-                     "O=Tõnu Ūdens,C=EE"] {
+        for text in [
+            "CN=Multi CA+serialNumber=123,OU=Unit B,OU=Unit A,C=EE", #"CN=a\,b\+c,O=\ x\ "#, "1.2.3.4=#020105,C=EE",
+            "O=Tõnu Ūdens,C=EE",
+        ] {
             let name = try XCTUnwrap(parse(text))
             XCTAssertEqual(try DistinguishedName(rfc4514: name.description), name, text)
         }
@@ -126,15 +134,18 @@ final class DistinguishedNameTests: XCTestCase {
         let a = try DistinguishedName(rfc4514: "CN=Test  CA,O=Ｏｒｇ,C=EE")
         let b = try DistinguishedName(rfc4514: "cn= test ca,o=org,c=ee")
         XCTAssertTrue(a.matches(b))
-        XCTAssertFalse(a.matches(try DistinguishedName(rfc4514: "CN=TestCA,O=Org,C=EE")), "inner spaces still separate words")
+        XCTAssertFalse(
+            a.matches(try DistinguishedName(rfc4514: "CN=TestCA,O=Org,C=EE")), "inner spaces still separate words")
         XCTAssertFalse(a.matches(a.reversed), "order counts")
-        XCTAssertTrue(try DistinguishedName(rfc4514: "O=To\u{0303}nu").matches(try DistinguishedName(rfc4514: "O=T\u{00F5}nu")), "NFD = NFC")
+        XCTAssertTrue(
+            try DistinguishedName(rfc4514: "O=To\u{0303}nu").matches(try DistinguishedName(rfc4514: "O=T\u{00F5}nu")),
+            "NFD = NFC")
     }
 
     // MARK: hostile input: a typed error, never a trap
 
     func testNonASCIIHexDigitsAreRefused() {
-        assertRefused("CN=#0c01\u{FF10}\u{FF10}", .invalidHexDigit(offset: 8))   // U+FF10 FULLWIDTH DIGIT ZERO
+        assertRefused("CN=#0c01\u{FF10}\u{FF10}", .invalidHexDigit(offset: 8))  // U+FF10 FULLWIDTH DIGIT ZERO
         assertRefused("CN=\\\u{FF10}\u{FF10}", .invalidEscape(offset: 3))
         assertRefused("CN=#0c0g", .invalidHexDigit(offset: 7))
     }
@@ -170,7 +181,7 @@ final class DistinguishedNameTests: XCTestCase {
     }
 
     func testEscapedBytesThatAreNotUTF8AreRefused() {
-        assertRefused(#"O=T\D5nu"#, .invalidUTF8(offset: 2))   // Latin-1 Õ, not UTF-8
+        assertRefused(#"O=T\D5nu"#, .invalidUTF8(offset: 2))  // Latin-1 Õ, not UTF-8
         assertRefused(#"CN=\C3\28"#, .invalidUTF8(offset: 3))
         assertRefused([0x43, 0x4E, 0x3D, 0xFF, 0xFE], .invalidUTF8(offset: 3))
     }
@@ -196,11 +207,19 @@ final class DistinguishedNameTests: XCTestCase {
     }
 
     func testHugeInputsAreRefusedWithinTheCaps() {
-        assertRefused(String(repeating: "a", count: DistinguishedName.maximumTextLength + 1), .tooLong(bytes: DistinguishedName.maximumTextLength + 1))
-        assertRefused(Array(repeating: "CN=a", count: DistinguishedName.maximumRelativeNames + 1).joined(separator: ","), .tooManyRelativeNames)
-        assertRefused(Array(repeating: "CN=a", count: DistinguishedName.maximumAttributes + 1).joined(separator: "+"), .tooManyAttributes)
-        assertRefused("1." + String(repeating: "9", count: 30) + "=x", .malformedOID("1." + String(repeating: "9", count: 30)))
-        XCTAssertNotNil(parse(Array(repeating: "CN=a", count: DistinguishedName.maximumRelativeNames).joined(separator: ",")))
+        assertRefused(
+            String(repeating: "a", count: DistinguishedName.maximumTextLength + 1),
+            .tooLong(bytes: DistinguishedName.maximumTextLength + 1))
+        assertRefused(
+            Array(repeating: "CN=a", count: DistinguishedName.maximumRelativeNames + 1).joined(separator: ","),
+            .tooManyRelativeNames)
+        assertRefused(
+            Array(repeating: "CN=a", count: DistinguishedName.maximumAttributes + 1).joined(separator: "+"),
+            .tooManyAttributes)
+        assertRefused(
+            "1." + String(repeating: "9", count: 30) + "=x", .malformedOID("1." + String(repeating: "9", count: 30)))
+        XCTAssertNotNil(
+            parse(Array(repeating: "CN=a", count: DistinguishedName.maximumRelativeNames).joined(separator: ",")))
     }
 
     /// A deterministic stand-in for the libfuzzer target to come: random and mutated inputs
@@ -208,11 +227,14 @@ final class DistinguishedNameTests: XCTestCase {
     func testRandomAndMutatedInputsNeverTrap() {
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         func next() -> UInt64 {
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
             return state
         }
         let seeds = [#"CN=T\C3\B5nu\,x+2.5.4.97=#0c0e4e545245452d3130373437303133,C=EE"#, "CN=#1e0601000064006d", ""]
-        let alphabet = Array(##"\#,+=;"<> 0123456789abcdefABCDEF.COU"##.utf8) + [0x00, 0xC3, 0xB5, 0xFF, 0xEF, 0xBC, 0x90]
+        let alphabet =
+            Array(##"\#,+=;"<> 0123456789abcdefABCDEF.COU"##.utf8) + [0x00, 0xC3, 0xB5, 0xFF, 0xEF, 0xBC, 0x90]
         var parsed = 0
         for round in 0..<20_000 {
             var bytes = Array(seeds[round % seeds.count].utf8)

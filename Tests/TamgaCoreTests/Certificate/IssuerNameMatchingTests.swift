@@ -1,6 +1,6 @@
-import XCTest
 import TamgaCore
 import TamgaTestSupport
+import XCTest
 
 /// `X509IssuerName` in every RFC 4514 form, each matched and mismatched against the issuer of
 /// a real certificate made by `openssl` (IssuerSerial as XAdES v1 carries it), the serial as an
@@ -13,7 +13,10 @@ final class IssuerNameMatchingTests: XCTestCase {
     /// The four issuers: an Estonian-style CA (organizationIdentifier, emailAddress), UTF-8
     /// values, TeletexString + BMPString values, and two OUs with a multi-valued RDN.
     static let subjects: [(label: String, subject: String, mask: NamedIssuerPKI.StringMask)] = [
-        ("eid", "/C=EE/O=SK ID Solutions AS/2.5.4.97=NTREE-10747013/CN=TEST of ESTEID2018/emailAddress=pki@sk.ee", .utf8only),
+        (
+            "eid", "/C=EE/O=SK ID Solutions AS/2.5.4.97=NTREE-10747013/CN=TEST of ESTEID2018/emailAddress=pki@sk.ee",
+            .utf8only
+        ),
         ("utf8", "/C=EE/O=Tõnu Ūdens/CN=ÕÄÖÜ CA", .utf8only),
         ("bmp", "/C=EE/O=Tõnu/CN=Ādam CA", .default),
         ("multi", "/C=EE/O=Multi Org/OU=Unit A/OU=Unit B/CN=Multi CA+serialNumber=123", .default),
@@ -24,7 +27,8 @@ final class IssuerNameMatchingTests: XCTestCase {
         do {
             folder = try TestEnvironment.temporaryFolder("names")
             for entry in subjects {
-                pkis[entry.label] = try NamedIssuerPKI.make(label: entry.label, subject: entry.subject, mask: entry.mask, in: folder)
+                pkis[entry.label] = try NamedIssuerPKI.make(
+                    label: entry.label, subject: entry.subject, mask: entry.mask, in: folder)
             }
         } catch {
             XCTFail("test PKI: \(error)")
@@ -38,15 +42,21 @@ final class IssuerNameMatchingTests: XCTestCase {
 
     private func signer(_ label: String) throws -> Certificate { try XCTUnwrap(Self.pkis[label]).signerCertificate }
 
-    private func compare(_ label: String, _ name: String, serial: String = NamedIssuerPKI.signerSerialDecimal) throws -> IssuerSerialComparison {
+    private func compare(
+        _ label: String, _ name: String, serial: String = NamedIssuerPKI.signerSerialDecimal
+    ) throws -> IssuerSerialComparison {
         try signer(label).compareIssuerSerial(issuerName: name, serialNumber: serial)
     }
 
-    private func assertMatches(_ label: String, _ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertMatches(
+        _ label: String, _ name: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         XCTAssertEqual(try compare(label, name), .matches, name, file: file, line: line)
     }
 
-    private func assertDiffers(_ label: String, _ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertDiffers(
+        _ label: String, _ name: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         XCTAssertEqual(try compare(label, name), .issuerDiffers, name, file: file, line: line)
     }
 
@@ -69,7 +79,8 @@ final class IssuerNameMatchingTests: XCTestCase {
     /// around the element is not part of the name, the escaped space is (and RFC 4518 then
     /// ignores it when comparing). Trimming it made the name end in a lone `\`: malformed.
     func testAnEscapedSpaceAtTheEndIsPartOfTheNameAndXMLWhiteSpaceIsNot() throws {
-        let name = "emailAddress=pki@sk.ee,CN=TEST of ESTEID2018,organizationIdentifier=NTREE-10747013,O=SK ID Solutions AS,C=EE"
+        let name =
+            "emailAddress=pki@sk.ee,CN=TEST of ESTEID2018,organizationIdentifier=NTREE-10747013,O=SK ID Solutions AS,C=EE"
         try assertMatches("eid", name + "\\ ")
         try assertMatches("eid", "\n  " + name + "\\ \n  ")
         try assertMatches("eid", "\n  " + name + "\t\n")
@@ -82,11 +93,13 @@ final class IssuerNameMatchingTests: XCTestCase {
         XCTAssertEqual(multi.relativeNames.map(\.attributes.count), [1, 1, 1, 1, 2])
         XCTAssertEqual(multi.relativeNames.first?.attributes.first?.type, .countryName)
         let eid = try signer("eid").issuerName
-        XCTAssertEqual(eid.relativeNames.flatMap(\.attributes).map(\.type.oid),
-                       ["2.5.4.6", "2.5.4.10", "2.5.4.97", "2.5.4.3", "1.2.840.113549.1.9.1"])
+        XCTAssertEqual(
+            eid.relativeNames.flatMap(\.attributes).map(\.type.oid),
+            ["2.5.4.6", "2.5.4.10", "2.5.4.97", "2.5.4.3", "1.2.840.113549.1.9.1"])
         XCTAssertEqual(eid.relativeNames[2].attributes[0].value, .string("NTREE-10747013"))
-        XCTAssertEqual(try signer("bmp").issuerName.relativeNames.map { $0.attributes[0].value },
-                       [.string("EE"), .string("Tõnu"), .string("Ādam CA")], "TeletexString and BMPString read as text")
+        XCTAssertEqual(
+            try signer("bmp").issuerName.relativeNames.map { $0.attributes[0].value },
+            [.string("EE"), .string("Tõnu"), .string("Ādam CA")], "TeletexString and BMPString read as text")
     }
 
     func testTheCertificatesOwnIssuerStringMatches() throws {
@@ -98,50 +111,76 @@ final class IssuerNameMatchingTests: XCTestCase {
     // MARK: organizationIdentifier and emailAddress (every Estonian CA since 2015)
 
     func testEID_asTheReferenceWritesIt() throws {
-        try assertMatches("eid", "emailAddress=pki@sk.ee,CN=TEST of ESTEID2018,organizationIdentifier=NTREE-10747013,O=SK ID Solutions AS,C=EE")
+        try assertMatches(
+            "eid",
+            "emailAddress=pki@sk.ee,CN=TEST of ESTEID2018,organizationIdentifier=NTREE-10747013,O=SK ID Solutions AS,C=EE"
+        )
     }
 
     func testEID_hexValuesOfTheIssue() throws {
-        try assertMatches("eid", "1.2.840.113549.1.9.1=#1609706b6940736b2e6565,CN=TEST of ESTEID2018,"
-                          + "2.5.4.97=#0c0e4e545245452d3130373437303133,O=SK ID Solutions AS,C=EE")
+        try assertMatches(
+            "eid",
+            "1.2.840.113549.1.9.1=#1609706b6940736b2e6565,CN=TEST of ESTEID2018,"
+                + "2.5.4.97=#0c0e4e545245452d3130373437303133,O=SK ID Solutions AS,C=EE")
     }
 
     func testEID_hexPrintableStringForAUTF8StringValue() throws {
-        try assertMatches("eid", "E=pki@sk.ee,CN=\(hex(0x13, "TEST of ESTEID2018")),2.5.4.97=\(hex(0x13, "NTREE-10747013")),O=SK ID Solutions AS,C=\(hex(0x13, "EE"))")
+        try assertMatches(
+            "eid",
+            "E=pki@sk.ee,CN=\(hex(0x13, "TEST of ESTEID2018")),2.5.4.97=\(hex(0x13, "NTREE-10747013")),O=SK ID Solutions AS,C=\(hex(0x13, "EE"))"
+        )
     }
 
     func testEID_shortNameECaseAndSpacesAfterCommas() throws {
         // Reference: ` CN`, ` O`… (keys with the space) are skipped, so it matches anything there.
-        try assertMatches("eid", "E=PKI@SK.EE, CN=test of esteid2018, organizationIdentifier=NTREE-10747013, O=SK ID Solutions AS, C=ee")
+        try assertMatches(
+            "eid",
+            "E=PKI@SK.EE, CN=test of esteid2018, organizationIdentifier=NTREE-10747013, O=SK ID Solutions AS, C=ee")
     }
 
     func testEID_dottedOIDsOnly() throws {
-        try assertMatches("eid", "1.2.840.113549.1.9.1=pki@sk.ee,2.5.4.3=TEST of ESTEID2018,2.5.4.97=NTREE-10747013,2.5.4.10=SK ID Solutions AS,2.5.4.6=EE")
+        try assertMatches(
+            "eid",
+            "1.2.840.113549.1.9.1=pki@sk.ee,2.5.4.3=TEST of ESTEID2018,2.5.4.97=NTREE-10747013,2.5.4.10=SK ID Solutions AS,2.5.4.6=EE"
+        )
     }
 
     func testEID_DEROrderAsSomeProducersWriteIt() throws {
-        try assertMatches("eid", "C=EE,O=SK ID Solutions AS,organizationIdentifier=NTREE-10747013,CN=TEST of ESTEID2018,emailAddress=pki@sk.ee")
+        try assertMatches(
+            "eid",
+            "C=EE,O=SK ID Solutions AS,organizationIdentifier=NTREE-10747013,CN=TEST of ESTEID2018,emailAddress=pki@sk.ee"
+        )
     }
 
     func testEID_wrongOrganizationIdentifier() throws {
-        try assertDiffers("eid", "1.2.840.113549.1.9.1=#1609706b6940736b2e6565,CN=TEST of ESTEID2018,"
-                          + "2.5.4.97=#0c0e4e545245452d3130373437303134,O=SK ID Solutions AS,C=EE")
+        try assertDiffers(
+            "eid",
+            "1.2.840.113549.1.9.1=#1609706b6940736b2e6565,CN=TEST of ESTEID2018,"
+                + "2.5.4.97=#0c0e4e545245452d3130373437303134,O=SK ID Solutions AS,C=EE")
     }
 
     func testEID_omittedEmailAddress_referenceSkipsIt() throws {
-        try assertDiffers("eid", "CN=TEST of ESTEID2018,organizationIdentifier=NTREE-10747013,O=SK ID Solutions AS,C=EE")
+        try assertDiffers(
+            "eid", "CN=TEST of ESTEID2018,organizationIdentifier=NTREE-10747013,O=SK ID Solutions AS,C=EE")
     }
 
     func testEID_valuePrefixes_referenceAccepts() throws {
-        try assertDiffers("eid", "emailAddress=pki@sk.ee,CN=TEST of ESTEID,organizationIdentifier=NTREE-10747013,O=SK,C=EE")
+        try assertDiffers(
+            "eid", "emailAddress=pki@sk.ee,CN=TEST of ESTEID,organizationIdentifier=NTREE-10747013,O=SK,C=EE")
     }
 
     func testEID_extraOU() throws {
-        try assertDiffers("eid", "emailAddress=pki@sk.ee,CN=TEST of ESTEID2018,OU=Extra,organizationIdentifier=NTREE-10747013,O=SK ID Solutions AS,C=EE")
+        try assertDiffers(
+            "eid",
+            "emailAddress=pki@sk.ee,CN=TEST of ESTEID2018,OU=Extra,organizationIdentifier=NTREE-10747013,O=SK ID Solutions AS,C=EE"
+        )
     }
 
     func testEID_permutedRDNs_onlyTheTwoOrdersMatch() throws {
-        try assertDiffers("eid", "CN=TEST of ESTEID2018,emailAddress=pki@sk.ee,organizationIdentifier=NTREE-10747013,O=SK ID Solutions AS,C=EE")
+        try assertDiffers(
+            "eid",
+            "CN=TEST of ESTEID2018,emailAddress=pki@sk.ee,organizationIdentifier=NTREE-10747013,O=SK ID Solutions AS,C=EE"
+        )
     }
 
     func testEID_emptyName_referenceAccepts() throws {
@@ -150,13 +189,22 @@ final class IssuerNameMatchingTests: XCTestCase {
 
     func testEID_wrongValuesUnderTypesTheReferenceSkips() throws {
         // The reference knows only CN L ST O OU C STREET DC UID (case-sensitive) and skips the rest.
-        try assertDiffers("eid", "emailAddress=pki@sk.ee,cn=WRONG,organizationIdentifier=NTREE-10747013,O=SK ID Solutions AS,C=EE")
-        try assertDiffers("eid", "emailAddress=WRONG@sk.ee,CN=TEST of ESTEID2018,organizationIdentifier=WRONG,O=SK ID Solutions AS,C=EE")
-        try assertDiffers("eid", "emailAddress=pki@sk.ee,CN=TEST of ESTEID2018,organizationIdentifier=NTREE-10747013,O=SK ID Solutions AS,C=EE,SERIALNUMBER=123")
+        try assertDiffers(
+            "eid", "emailAddress=pki@sk.ee,cn=WRONG,organizationIdentifier=NTREE-10747013,O=SK ID Solutions AS,C=EE")
+        try assertDiffers(
+            "eid",
+            "emailAddress=WRONG@sk.ee,CN=TEST of ESTEID2018,organizationIdentifier=WRONG,O=SK ID Solutions AS,C=EE")
+        try assertDiffers(
+            "eid",
+            "emailAddress=pki@sk.ee,CN=TEST of ESTEID2018,organizationIdentifier=NTREE-10747013,O=SK ID Solutions AS,C=EE,SERIALNUMBER=123"
+        )
     }
 
     func testEID_anEscapedLastCharacter_referenceDropsTheLastPiece() throws {
-        try assertDiffers("eid", #"emailAddress=pki@sk.ee,CN=TEST of ESTEID2018,organizationIdentifier=NTREE-10747013,O=SK ID Solutions AS,C=Wrong\,"#)
+        try assertDiffers(
+            "eid",
+            #"emailAddress=pki@sk.ee,CN=TEST of ESTEID2018,organizationIdentifier=NTREE-10747013,O=SK ID Solutions AS,C=Wrong\,"#
+        )
     }
 
     func testEID_semicolonSeparatorsAreNotRFC4514() throws {
@@ -193,11 +241,15 @@ final class IssuerNameMatchingTests: XCTestCase {
     }
 
     func testEID_dottedOIDsWithOneWrongValue() throws {
-        try assertDiffers("eid", "1.2.840.113549.1.9.1=pki@sk.ee,2.5.4.3=TEST of ESTEID2018,2.5.4.97=NTREE-10747013,2.5.4.10=SK ID Solutions BS,2.5.4.6=EE")
+        try assertDiffers(
+            "eid",
+            "1.2.840.113549.1.9.1=pki@sk.ee,2.5.4.3=TEST of ESTEID2018,2.5.4.97=NTREE-10747013,2.5.4.10=SK ID Solutions BS,2.5.4.6=EE"
+        )
     }
 
     func testEID_aWrongValueAfterASpace_referenceSkipsIt() throws {
-        try assertDiffers("eid", "E=pki@sk.ee, CN=TEST of ESTEID2018, organizationIdentifier=NTREE-10747013, O=WRONG, C=XX")
+        try assertDiffers(
+            "eid", "E=pki@sk.ee, CN=TEST of ESTEID2018, organizationIdentifier=NTREE-10747013, O=WRONG, C=XX")
     }
 
     // MARK: UTF-8 values
@@ -235,7 +287,8 @@ final class IssuerNameMatchingTests: XCTestCase {
     }
 
     func testUTF8_latin1EscapeIsNotUTF8() throws {
-        XCTAssertEqual(try compare("utf8", #"CN=\D5\C4\D6\DC CA,O=T\F5nu \C5\AAdens,C=EE"#).code, "malformed-issuer-name")
+        XCTAssertEqual(
+            try compare("utf8", #"CN=\D5\C4\D6\DC CA,O=T\F5nu \C5\AAdens,C=EE"#).code, "malformed-issuer-name")
     }
 
     // MARK: TeletexString and BMPString values
@@ -301,7 +354,8 @@ final class IssuerNameMatchingTests: XCTestCase {
         let cases: [(String, String)] = [
             ("65298", "matches"), (" 65298\n", "matches"), ("065298", "matches"), ("+65298", "matches"),
             ("65299", "serial-differs"), ("-65298", "serial-differs"),
-            ("0xff12", "malformed-serial-number"), ("65 298", "malformed-serial-number"), ("", "malformed-serial-number"),
+            ("0xff12", "malformed-serial-number"), ("65 298", "malformed-serial-number"),
+            ("", "malformed-serial-number"),
             ("\u{FF16}5298", "malformed-serial-number"), ("65298.0", "malformed-serial-number"),
             (String(repeating: "9", count: 300), "malformed-serial-number"),
         ]
@@ -314,8 +368,11 @@ final class IssuerNameMatchingTests: XCTestCase {
 
     private func tlv(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] {
         precondition(content.count < 0x80 * 0x100)
-        let length: [UInt8] = content.count < 0x80 ? [UInt8(content.count)]
-            : content.count < 0x100 ? [0x81, UInt8(content.count)] : [0x82, UInt8(content.count >> 8), UInt8(content.count & 0xFF)]
+        let length: [UInt8] =
+            content.count < 0x80
+            ? [UInt8(content.count)]
+            : content.count < 0x100
+                ? [0x81, UInt8(content.count)] : [0x82, UInt8(content.count >> 8), UInt8(content.count & 0xFF)]
         return [tag] + length + content
     }
 
@@ -329,7 +386,8 @@ final class IssuerNameMatchingTests: XCTestCase {
         return Data(tlv(0x30, tlv(0x30, general) + tlv(0x02, serial)))
     }
 
-    private let country: [UInt8] = [0x55, 0x04, 0x06], organization: [UInt8] = [0x55, 0x04, 0x0A], common: [UInt8] = [0x55, 0x04, 0x03]
+    private let country: [UInt8] = [0x55, 0x04, 0x06], organization: [UInt8] = [0x55, 0x04, 0x0A],
+        common: [UInt8] = [0x55, 0x04, 0x03]
 
     func testIssuerSerialV2_asTamgaWritesIt() throws {
         for label in Self.pkis.keys.sorted() {
@@ -341,34 +399,46 @@ final class IssuerNameMatchingTests: XCTestCase {
     func testIssuerSerialV2_theSameNameInOtherStringTypesAndCase() throws {
         // The issuer holds PrintableString, TeletexString and BMPString; these are UTF8Strings.
         let name = utf8Name([(country, "ee"), (organization, "TÕNU"), (common, "Ādam  ca")])
-        XCTAssertEqual(try signer("bmp").compareIssuerSerialV2(der: issuerSerialV2(name: name, serial: [0x00, 0xFF, 0x12])), .matches)
+        XCTAssertEqual(
+            try signer("bmp").compareIssuerSerialV2(der: issuerSerialV2(name: name, serial: [0x00, 0xFF, 0x12])),
+            .matches)
     }
 
     func testIssuerSerialV2_aRedundantLeadingZeroIsTheSameInteger() throws {
         let name = utf8Name([(country, "EE"), (organization, "Tõnu"), (common, "Ādam CA")])
-        XCTAssertEqual(try signer("bmp").compareIssuerSerialV2(der: issuerSerialV2(name: name, serial: [0x00, 0x00, 0xFF, 0x12])), .matches)
+        XCTAssertEqual(
+            try signer("bmp").compareIssuerSerialV2(der: issuerSerialV2(name: name, serial: [0x00, 0x00, 0xFF, 0x12])),
+            .matches)
     }
 
     func testIssuerSerialV2_anotherIssuer() throws {
         let name = utf8Name([(country, "EE"), (organization, "Tõnu"), (common, "Ādam CB")])
-        XCTAssertEqual(try signer("bmp").compareIssuerSerialV2(der: issuerSerialV2(name: name, serial: [0x00, 0xFF, 0x12])), .issuerDiffers)
+        XCTAssertEqual(
+            try signer("bmp").compareIssuerSerialV2(der: issuerSerialV2(name: name, serial: [0x00, 0xFF, 0x12])),
+            .issuerDiffers)
         let reversed = utf8Name([(common, "Ādam CA"), (organization, "Tõnu"), (country, "EE")])
-        XCTAssertEqual(try signer("bmp").compareIssuerSerialV2(der: issuerSerialV2(name: reversed, serial: [0x00, 0xFF, 0x12])), .issuerDiffers,
-                       "a DER name has one order")
+        XCTAssertEqual(
+            try signer("bmp").compareIssuerSerialV2(der: issuerSerialV2(name: reversed, serial: [0x00, 0xFF, 0x12])),
+            .issuerDiffers,
+            "a DER name has one order")
     }
 
     func testIssuerSerialV2_anotherSerial() throws {
         let name = utf8Name([(country, "EE"), (organization, "Tõnu"), (common, "Ādam CA")])
-        XCTAssertEqual(try signer("bmp").compareIssuerSerialV2(der: issuerSerialV2(name: name, serial: [0x00, 0xFF, 0x13])), .serialDiffers)
+        XCTAssertEqual(
+            try signer("bmp").compareIssuerSerialV2(der: issuerSerialV2(name: name, serial: [0x00, 0xFF, 0x13])),
+            .serialDiffers)
     }
 
     func testIssuerSerialV2_malformed() throws {
         let certificate = try signer("bmp")
         let name = utf8Name([(country, "EE"), (organization, "Tõnu"), (common, "Ādam CA")])
-        for (label, der) in [("two GeneralNames", issuerSerialV2(name: name, serial: [0x01], extraName: true)),
-                             ("garbage", Data([0x30, 0x03, 0x01, 0x02])),
-                             ("trailing bytes", certificate.issuerSerialDER + Data([0x00])),
-                             ("not a Name", issuerSerialV2(name: [0x04, 0x01, 0x00], serial: [0x01]))] {
+        for (label, der) in [
+            ("two GeneralNames", issuerSerialV2(name: name, serial: [0x01], extraName: true)),
+            ("garbage", Data([0x30, 0x03, 0x01, 0x02])),
+            ("trailing bytes", certificate.issuerSerialDER + Data([0x00])),
+            ("not a Name", issuerSerialV2(name: [0x04, 0x01, 0x00], serial: [0x01])),
+        ] {
             XCTAssertEqual(certificate.compareIssuerSerialV2(der: der).code, "malformed-issuer-serial-v2", label)
         }
     }

@@ -1,6 +1,6 @@
-import XCTest
 import TamgaCore
 import TamgaTestSupport
+import XCTest
 
 final class TrustStoreTests: XCTestCase {
     func testChainThroughTheIssuingCAIsTrusted() throws {
@@ -16,12 +16,16 @@ final class TrustStoreTests: XCTestCase {
 
     func testMissingIntermediateMeansUnknown() throws {
         let store = TrustStore(anchors: [try TestEnvironment.certificate("root")])
-        guard case .unknown = store.verify(try TestEnvironment.certificate("ec-p256"), at: Date()) else { return XCTFail() }
+        guard case .unknown = store.verify(try TestEnvironment.certificate("ec-p256"), at: Date()) else {
+            return XCTFail()
+        }
     }
 
     func testAnIssuingCAAnchorIsEnough() throws {
         let store = TrustStore(anchors: [try TestEnvironment.certificate("issuing-ca")])
-        guard case .trusted = store.verify(try TestEnvironment.certificate("ec-p256"), at: Date()) else { return XCTFail() }
+        guard case .trusted = store.verify(try TestEnvironment.certificate("ec-p256"), at: Date()) else {
+            return XCTFail()
+        }
     }
 
     func testAfterExpiryTheChainIsInvalid() throws {

@@ -1,9 +1,13 @@
 import XCTest
+
 @testable import TamgaCore
 
 final class ECDSASignatureTests: XCTestCase {
     private func der(r: [UInt8], s: [UInt8]) -> Data {
-        func int(_ m: [UInt8]) -> [UInt8] { let v = m.first.map { $0 & 0x80 != 0 } == true ? [0] + m : m; return [0x02, UInt8(v.count)] + v }
+        func int(_ m: [UInt8]) -> [UInt8] {
+            let v = m.first.map { $0 & 0x80 != 0 } == true ? [0] + m : m
+            return [0x02, UInt8(v.count)] + v
+        }
         let body = int(r) + int(s)
         return Data([0x30, UInt8(body.count)] + body)
     }
@@ -30,9 +34,12 @@ final class ECDSASignatureTests: XCTestCase {
     }
 
     func testNonMinimalNegativeAndTrailingDERAreRefused() {
-        XCTAssertThrowsError(try ECDSASignature.raw(fromDER: Data([0x30, 0x07, 0x02, 0x02, 0x00, 0x01, 0x02, 0x01, 0x01]), curve: .p256))
-        XCTAssertThrowsError(try ECDSASignature.raw(fromDER: Data([0x30, 0x06, 0x02, 0x01, 0x81, 0x02, 0x01, 0x01]), curve: .p256))
+        XCTAssertThrowsError(
+            try ECDSASignature.raw(fromDER: Data([0x30, 0x07, 0x02, 0x02, 0x00, 0x01, 0x02, 0x01, 0x01]), curve: .p256))
+        XCTAssertThrowsError(
+            try ECDSASignature.raw(fromDER: Data([0x30, 0x06, 0x02, 0x01, 0x81, 0x02, 0x01, 0x01]), curve: .p256))
         XCTAssertThrowsError(try ECDSASignature.raw(fromDER: der(r: [1], s: [1]) + Data([0]), curve: .p256))
-        XCTAssertThrowsError(try ECDSASignature.raw(fromDER: der(r: [UInt8](repeating: 1, count: 33), s: [1]), curve: .p256))
+        XCTAssertThrowsError(
+            try ECDSASignature.raw(fromDER: der(r: [UInt8](repeating: 1, count: 33), s: [1]), curve: .p256))
     }
 }

@@ -16,10 +16,10 @@ final class TextEncodingTests: XCTestCase {
 
     func testHexRefusesNonASCIIDigitsOddLengthsAndWrongCounts() {
         let hostile = [
-            "\u{FF10}\u{FF10}",            // fullwidth digits: Character.isHexDigit says yes
-            "\u{FF41}\u{FF42}",            // fullwidth letters
-            "\u{0661}\u{0662}",            // Arabic-Indic digits: Character.isNumber says yes
-            "0\u{0301}1",                  // a combining mark
+            "\u{FF10}\u{FF10}",  // fullwidth digits: Character.isHexDigit says yes
+            "\u{FF41}\u{FF42}",  // fullwidth letters
+            "\u{0661}\u{0662}",  // Arabic-Indic digits: Character.isNumber says yes
+            "0\u{0301}1",  // a combining mark
             "0x12", "12 34", "1", "abc", "gg", "\u{0}0",
         ]
         for text in hostile {
@@ -39,7 +39,8 @@ final class TextEncodingTests: XCTestCase {
             let text = Data(bytes).base64EncodedString()
             XCTAssertEqual(Base64.encode(bytes), text)
             XCTAssertEqual(try Base64.decode(text), bytes)
-            let url = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            let url = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
             XCTAssertEqual(try Base64.decode(url, alphabet: .url), bytes)
         }
         XCTAssertEqual(try Base64.decode("AAEC\r\n AwQF\t", ignoringWhitespace: true), [0, 1, 2, 3, 4, 5])
@@ -47,10 +48,10 @@ final class TextEncodingTests: XCTestCase {
 
     func testBase64RefusesNonASCIIPaddingErrorsAndStrayBits() {
         let hostile = [
-            "\u{FF21}\u{FF21}\u{FF21}\u{FF21}",   // fullwidth letters
+            "\u{FF21}\u{FF21}\u{FF21}\u{FF21}",  // fullwidth letters
             "AAE\u{0661}", "AA==AA==", "A===", "=", "AAE", "AB==", "AAB=", "AA AA", "AAEC\n",
-            "AA-_",                             // URL alphabet in a standard field
-            "AA=",                              // wrong padding count
+            "AA-_",  // URL alphabet in a standard field
+            "AA=",  // wrong padding count
         ]
         for text in hostile {
             XCTAssertThrowsError(try Base64.decode(text, field: "challenge"), text) { error in
@@ -64,7 +65,9 @@ final class TextEncodingTests: XCTestCase {
 
     /// Every string of up to three characters from a hostile alphabet: decoding never traps.
     func testNoShortInputTraps() {
-        let alphabet: [Character] = ["0", "a", "F", "g", "=", "+", "/", "-", "_", " ", "\u{FF10}", "\u{0661}", "\u{0301}", "\u{202E}", "é"]
+        let alphabet: [Character] = [
+            "0", "a", "F", "g", "=", "+", "/", "-", "_", " ", "\u{FF10}", "\u{0661}", "\u{0301}", "\u{202E}", "é",
+        ]
         var inputs: [String] = [""]
         for _ in 0..<3 { inputs = inputs + inputs.flatMap { prefix in alphabet.map { prefix + String($0) } } }
         for text in Set(inputs) {
@@ -90,10 +93,14 @@ final class TextEncodingTests: XCTestCase {
     /// unsafe characters are escaped, and a value spelling our escape cannot pass for one,
     /// since the name writes its backslash doubled.
     func testNamesKeepTheirEscapesAndLoseTheirControls() throws {
-        XCTAssertEqual(TerminalText.escapedName("CN=THRESHOLD SIGNING KEY\\,38001085718,C=EE"), "CN=THRESHOLD SIGNING KEY\\,38001085718,C=EE")
+        XCTAssertEqual(
+            TerminalText.escapedName("CN=THRESHOLD SIGNING KEY\\,38001085718,C=EE"),
+            "CN=THRESHOLD SIGNING KEY\\,38001085718,C=EE")
         XCTAssertEqual(TerminalText.escapedName("CN=Pay 10\u{202E}00\u{1B}[2K"), "CN=Pay 10\\u{202E}00\\u{001B}[2K")
         let typed = try DistinguishedName(rfc4514: "CN=a\\\\u{202E}b")
-        XCTAssertEqual(TerminalText.escapedName(typed.description), "CN=a\\\\u{202E}b", "the value's backslash stays doubled, so it reads as typed")
+        XCTAssertEqual(
+            TerminalText.escapedName(typed.description), "CN=a\\\\u{202E}b",
+            "the value's backslash stays doubled, so it reads as typed")
         XCTAssertNotEqual(TerminalText.escapedName(typed.description), TerminalText.escapedName("CN=a\u{202E}b"))
     }
 }

@@ -7,7 +7,7 @@ import TamgaSupport
 /// `SERIALIZABLE` so that a transaction means what SQLite's `BEGIN IMMEDIATE` means. The schema
 /// version lives in the one-row table `tamga_schema`; migrations hold an advisory lock, so two
 /// instances starting at once migrate once.
-final class PostgreSQLBackend: DatabaseBackend, @unchecked Sendable {   // unchecked: `pool` guards `idle` and `open`
+final class PostgreSQLBackend: DatabaseBackend, @unchecked Sendable {  // unchecked: `pool` guards `idle` and `open`
     private let uri: String
     private let pool = Condition()
     private var idle: [PGConnection] = []
@@ -44,14 +44,18 @@ final class PostgreSQLBackend: DatabaseBackend, @unchecked Sendable {   // unche
             // A connection the server closed while it was idle (a restart) is dropped here,
             // so the first request after the server is back does not fail on it.
             while let connection = idle.popLast() {
-                if connection.isUsable { pool.unlock(); return connection }
+                if connection.isUsable {
+                    pool.unlock()
+                    return connection
+                }
                 open -= 1
             }
             if open < limit { break }
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0, pool.wait(seconds: remaining) else {
                 pool.unlock()
-                throw DatabaseError(code: 0, message: "all \(limit) PostgreSQL connections stayed busy for 10 s", kind: .unavailable)
+                throw DatabaseError(
+                    code: 0, message: "all \(limit) PostgreSQL connections stayed busy for 10 s", kind: .unavailable)
             }
         }
         open += 1
@@ -92,19 +96,24 @@ final class PostgreSQLBackend: DatabaseBackend, @unchecked Sendable {   // unche
         defer { checkin(connection) }
         _ = try connection.run("SELECT pg_advisory_lock($1)", [.integer(Self.migrationLock)])
         defer { _ = try? connection.run("SELECT pg_advisory_unlock($1)", [.integer(Self.migrationLock)]) }
-        try connection.runScript("""
+        try connection.runScript(
+            """
             CREATE TABLE IF NOT EXISTS tamga_schema (id INTEGER PRIMARY KEY CHECK (id = 1), version BIGINT NOT NULL);
             INSERT INTO tamga_schema (id, version) VALUES (1, 0) ON CONFLICT DO NOTHING;
             """)
         let version = try Self.version(on: connection)
         guard version <= migrations.count else {
-            throw DatabaseError(code: 0, message: "the database has schema version \(version), newer than this program's \(migrations.count)", kind: .schemaNewer)
+            throw DatabaseError(
+                code: 0,
+                message: "the database has schema version \(version), newer than this program's \(migrations.count)",
+                kind: .schemaNewer)
         }
         for (index, migration) in migrations.enumerated().dropFirst(version) {
             try connection.runScript("BEGIN")
             do {
                 try connection.runScript(migration.postgresql)
-                _ = try connection.run("UPDATE tamga_schema SET version = $1 WHERE id = 1", [.integer(Int64(index + 1))])
+                _ = try connection.run(
+                    "UPDATE tamga_schema SET version = $1 WHERE id = 1", [.integer(Int64(index + 1))])
                 try connection.runScript("COMMIT")
             } catch {
                 _ = try? connection.runScript("ROLLBACK")
@@ -196,7 +205,8 @@ final class PostgreSQLBackend: DatabaseBackend, @unchecked Sendable {   // unche
             // PostgreSQL answers its COMMIT with a ROLLBACK, not an error. Say so instead of
             // reporting success for writes that did not happen.
             guard !connection.inFailedTransaction else {
-                throw DatabaseError(code: 0, message: "a statement of the transaction failed, so none of it was written")
+                throw DatabaseError(
+                    code: 0, message: "a statement of the transaction failed, so none of it was written")
             }
             try connection.runScript("COMMIT")
             return result

@@ -33,7 +33,13 @@ enum PostgreSQLPlaceholders {
             case .string: if character == "'" { context = .code }
             case .identifier: if character == "\"" { context = .code }
             case .lineComment: if character == "\n" { context = .code }
-            case .blockComment: if character == "/" && previous == "*" { context = .code; output.append(character); previous = " "; continue }
+            case .blockComment:
+                if character == "/" && previous == "*" {
+                    context = .code
+                    output.append(character)
+                    previous = " "
+                    continue
+                }
             }
             output.append(character)
             previous = character

@@ -4,7 +4,8 @@
 enum PostgreSQLValues {
     /// The type OIDs the co-signer's schema uses (pg_type.dat).
     enum TypeOID {
-        static let bool: UInt32 = 16, bytea: UInt32 = 17, name: UInt32 = 19, int8: UInt32 = 20, int2: UInt32 = 21, int4: UInt32 = 23
+        static let bool: UInt32 = 16, bytea: UInt32 = 17, name: UInt32 = 19, int8: UInt32 = 20, int2: UInt32 = 21,
+            int4: UInt32 = 23
         static let text: UInt32 = 25, bpchar: UInt32 = 1042, varchar: UInt32 = 1043, unknown: UInt32 = 705
         /// What `SELECT pg_advisory_lock(…)` returns.
         static let void: UInt32 = 2278
@@ -40,7 +41,8 @@ enum PostgreSQLValues {
             guard let text = String(validating: bytes, as: UTF8.self) else { throw malformed("text that is not UTF-8") }
             return .text(text)
         default:
-            throw malformed("a column of type \(type), which the co-signer does not read (cast it to BIGINT, TEXT or BYTEA)")
+            throw malformed(
+                "a column of type \(type), which the co-signer does not read (cast it to BIGINT, TEXT or BYTEA)")
         }
     }
 

@@ -7,7 +7,7 @@ import TamgaSupport
 /// crash or `kill -9`), foreign keys on, a busy timeout, and the schema version in
 /// `PRAGMA user_version`. One connection, serialised by a lock: the co-signer's transactions
 /// are short.
-final class SQLiteBackend: DatabaseBackend, @unchecked Sendable {   // unchecked: `lock` guards the connection
+final class SQLiteBackend: DatabaseBackend, @unchecked Sendable {  // unchecked: `lock` guards the connection
     private let connection: OpaquePointer
     private let lock = Lock(recursive: true)
     /// How many `transaction` calls are open on this thread's turn of the lock.
@@ -55,7 +55,10 @@ final class SQLiteBackend: DatabaseBackend, @unchecked Sendable {   // unchecked
     func migrate(_ migrations: [Migration]) throws -> Int {
         let version = try schemaVersion()
         guard version <= migrations.count else {
-            throw DatabaseError(code: 0, message: "the database has schema version \(version), newer than this program's \(migrations.count)", kind: .schemaNewer)
+            throw DatabaseError(
+                code: 0,
+                message: "the database has schema version \(version), newer than this program's \(migrations.count)",
+                kind: .schemaNewer)
         }
         var applied = 0
         for (index, migration) in migrations.enumerated().dropFirst(version) {
@@ -112,7 +115,8 @@ final class SQLiteBackend: DatabaseBackend, @unchecked Sendable {   // unchecked
             case .null: status = sqlite3_bind_null(statement, index)
             case .integer(let v): status = sqlite3_bind_int64(statement, index, v)
             case .text(let v): status = csqlite_bind_text(statement, index, v, -1)
-            case .blob(let v): status = v.withUnsafeBytes { csqlite_bind_blob(statement, index, $0.baseAddress, Int32($0.count)) }
+            case .blob(let v):
+                status = v.withUnsafeBytes { csqlite_bind_blob(statement, index, $0.baseAddress, Int32($0.count)) }
             }
             guard status == SQLITE_OK else { throw failure(status) }
         }
@@ -121,17 +125,18 @@ final class SQLiteBackend: DatabaseBackend, @unchecked Sendable {   // unchecked
             let step = sqlite3_step(statement)
             if step == SQLITE_DONE { break }
             guard step == SQLITE_ROW else { throw failure(step) }
-            rows.append((0..<sqlite3_column_count(statement)).map { column in
-                switch sqlite3_column_type(statement, column) {
-                case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
-                case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(statement, column)))
-                case SQLITE_BLOB:
-                    let count = Int(sqlite3_column_bytes(statement, column))
-                    guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return .blob([]) }
-                    return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
-                default: return .null
-                }
-            })
+            rows.append(
+                (0..<sqlite3_column_count(statement)).map { column in
+                    switch sqlite3_column_type(statement, column) {
+                    case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
+                    case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(statement, column)))
+                    case SQLITE_BLOB:
+                        let count = Int(sqlite3_column_bytes(statement, column))
+                        guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return .blob([]) }
+                        return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+                    default: return .null
+                    }
+                })
         }
         return rows
     }

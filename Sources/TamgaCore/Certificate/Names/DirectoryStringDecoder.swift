@@ -46,12 +46,16 @@ enum DirectoryStringDecoder {
     static func text(of content: [UInt8], as tag: Tag) throws(DistinguishedName.ParseError) -> String {
         switch tag {
         case .utf8String:
-            guard let text = String(validating: content, as: UTF8.self) else { throw .invalidStringContent("UTF8String is not UTF-8") }
+            guard let text = String(validating: content, as: UTF8.self) else {
+                throw .invalidStringContent("UTF8String is not UTF-8")
+            }
             return text
         case .printableString, .numericString, .ia5String, .visibleString:
             // The character set of each is checked no further than OpenSSL does when it reads the
             // certificate (CAs put '@' or '*' in PrintableStrings): ASCII is all that is required.
-            guard content.allSatisfy({ $0 < 0x80 }) else { throw .invalidStringContent("\(tag) holds a byte above 0x7F") }
+            guard content.allSatisfy({ $0 < 0x80 }) else {
+                throw .invalidStringContent("\(tag) holds a byte above 0x7F")
+            }
             return ascii(content)
         case .teletexString:
             // Read as ISO 8859-1, as OpenSSL and most CAs do (T.61 proper is not used in practice).
@@ -62,7 +66,9 @@ enum DirectoryStringDecoder {
             guard content.count % 2 == 0 else { throw .invalidStringContent("BMPString has an odd number of bytes") }
             return try scalars(content, width: 2, type: "BMPString")
         case .universalString:
-            guard content.count % 4 == 0 else { throw .invalidStringContent("UniversalString length is not a multiple of 4") }
+            guard content.count % 4 == 0 else {
+                throw .invalidStringContent("UniversalString length is not a multiple of 4")
+            }
             return try scalars(content, width: 4, type: "UniversalString")
         }
     }
@@ -74,14 +80,17 @@ enum DirectoryStringDecoder {
     }
 
     /// Big-endian code points of `width` bytes; surrogates and values above U+10FFFF refused.
-    private static func scalars(_ content: [UInt8], width: Int, type: String) throws(DistinguishedName.ParseError) -> String {
+    private static func scalars(
+        _ content: [UInt8], width: Int, type: String
+    ) throws(DistinguishedName.ParseError) -> String {
         var text = String.UnicodeScalarView()
         var index = 0
         while index + width <= content.count {
             var value: UInt32 = 0
             for byte in content[index..<index + width] { value = value << 8 | UInt32(byte) }
             guard let scalar = Unicode.Scalar(value) else {
-                throw .invalidStringContent("\(type) holds U+\(String(value, radix: 16, uppercase: true)), not a Unicode scalar")
+                throw .invalidStringContent(
+                    "\(type) holds U+\(String(value, radix: 16, uppercase: true)), not a Unicode scalar")
             }
             text.append(scalar)
             index += width

@@ -128,7 +128,7 @@ private struct RFC4514Parser {
     private mutating func parseStringValue() throws(DistinguishedName.ParseError) -> String {
         let start = index
         var value: [UInt8] = []
-        var significantLength = 0   // value.count without unescaped trailing spaces
+        var significantLength = 0  // value.count without unescaped trailing spaces
         while let byte = current {
             switch byte {
             case UInt8(ascii: ","), UInt8(ascii: "+"):
@@ -167,7 +167,7 @@ private struct RFC4514Parser {
         }
         switch next {
         case UInt8(ascii: " "), UInt8(ascii: "\""), UInt8(ascii: "#"), UInt8(ascii: "+"), UInt8(ascii: ","),
-             UInt8(ascii: ";"), UInt8(ascii: "<"), UInt8(ascii: "="), UInt8(ascii: ">"), UInt8(ascii: "\\"):
+            UInt8(ascii: ";"), UInt8(ascii: "<"), UInt8(ascii: "="), UInt8(ascii: ">"), UInt8(ascii: "\\"):
             index += 1
             return next
         default:

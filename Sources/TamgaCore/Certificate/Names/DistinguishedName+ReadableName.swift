@@ -21,7 +21,9 @@ extension DistinguishedName {
             let parts = name.split(separator: ",").map { String($0).trimmedSpaces() }
             if parts.count > 1, parts.last == code {
                 let rest = parts.dropLast().filter { !$0.isEmpty }
-                let reordered = rest.count == 2 ? "\(rest[rest.startIndex + 1]) \(rest[rest.startIndex])" : rest.joined(separator: ", ")
+                let reordered =
+                    rest.count == 2
+                    ? "\(rest[rest.startIndex + 1]) \(rest[rest.startIndex])" : rest.joined(separator: ", ")
                 return reordered.isEmpty ? code : "\(reordered), \(code)"
             }
         }
@@ -44,7 +46,8 @@ extension DistinguishedName {
     public static func withoutSemanticsPrefix(_ serial: String) -> String {
         let scalars = Array(serial.unicodeScalars)
         guard scalars.count > 6, scalars[5] == "-",
-              scalars[..<5].allSatisfy({ ("A"..."Z").contains($0) }) else { return serial }
+            scalars[..<5].allSatisfy({ ("A"..."Z").contains($0) })
+        else { return serial }
         return String(String.UnicodeScalarView(scalars[6...]))
     }
 

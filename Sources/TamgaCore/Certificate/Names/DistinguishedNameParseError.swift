@@ -81,7 +81,8 @@ extension DistinguishedName.ParseError: CustomStringConvertible {
         case .unescapedSpecial(let offset):
             return "the character at byte \(offset) must be escaped with '\\' in a value (RFC 4514 §2.4)"
         case .truncatedEscape(let offset):
-            return "the '\\' escape at byte \(offset) is cut short: write '\\' and two hex digits or a special character"
+            return
+                "the '\\' escape at byte \(offset) is cut short: write '\\' and two hex digits or a special character"
         case .invalidEscape(let offset):
             return "the '\\' at byte \(offset) escapes neither a special character nor two hex digits"
         case .invalidHexDigit(let offset):

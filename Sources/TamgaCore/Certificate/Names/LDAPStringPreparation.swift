@@ -16,13 +16,15 @@ enum LDAPStringPreparation {
             switch scalar.value {
             // RFC 4518 §2.2 (RFC 3454 B.1 and the listed controls): mapped to nothing.
             case 0x00AD, 0x034F, 0x1806, 0x180B...0x180E, 0x200B...0x200F, 0x202A...0x202E, 0x2060...0x2063,
-                 0xFE00...0xFE0F, 0xFEFF, 0xFFFC, 0x0000...0x0008, 0x000E...0x001F, 0x007F...0x0084, 0x0086...0x009F:
+                0xFE00...0xFE0F, 0xFEFF, 0xFFFC, 0x0000...0x0008, 0x000E...0x001F, 0x007F...0x0084, 0x0086...0x009F:
                 continue
             // Tab, line feed, vertical tab, form feed, carriage return, next line: SPACE.
             case 0x0009...0x000D, 0x0085:
                 mapped.append(" ")
             default:
-                if scalar.properties.generalCategory == .spaceSeparator || scalar.value == 0x2028 || scalar.value == 0x2029 {
+                if scalar.properties.generalCategory == .spaceSeparator || scalar.value == 0x2028
+                    || scalar.value == 0x2029
+                {
                     mapped.append(" ")
                 } else {
                     mapped.append(scalar)

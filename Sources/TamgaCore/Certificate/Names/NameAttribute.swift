@@ -23,7 +23,8 @@ public struct NameAttribute {
     var comparisonKey: String {
         switch value {
         case .string(let text): "\(type.oid)=s:" + LDAPStringPreparation.prepare(text)
-        case .encoded(let der): "\(type.oid)=d:" + der.map { hexDigits[Int($0 >> 4)] + hexDigits[Int($0 & 0x0F)] }.joined()
+        case .encoded(let der):
+            "\(type.oid)=d:" + der.map { hexDigits[Int($0 >> 4)] + hexDigits[Int($0 & 0x0F)] }.joined()
         }
     }
 
@@ -41,7 +42,8 @@ extension NameAttribute: CustomStringConvertible {
     public var description: String {
         switch value {
         case .string(let text): return "\(type.name)=\(Self.escaped(text))"
-        case .encoded(let der): return "\(type.name)=#" + der.map { hexDigits[Int($0 >> 4)] + hexDigits[Int($0 & 0x0F)] }.joined()
+        case .encoded(let der):
+            return "\(type.name)=#" + der.map { hexDigits[Int($0 >> 4)] + hexDigits[Int($0 & 0x0F)] }.joined()
         }
     }
 

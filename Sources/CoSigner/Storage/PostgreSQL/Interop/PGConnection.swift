@@ -1,5 +1,5 @@
-internal import CLibPQ
 internal import CDeferredLibraries
+internal import CLibPQ
 import FoundationEssentials
 import Glibc
 import TamgaSupport
@@ -15,7 +15,11 @@ final class PGConnection {
         // libpq is loaded on first use (CDeferredLibraries): a machine without it hears which
         // package to install, not a connection failure.
         guard tamga_lazy_load("libpq.so.5") != 0 else {
-            throw DatabaseError(code: 0, message: "PostgreSQL needs libpq, which cannot be loaded (\(String(cString: tamga_lazy_error("libpq.so.5")))): install the libpq5 package")
+            throw DatabaseError(
+                code: 0,
+                message:
+                    "PostgreSQL needs libpq, which cannot be loaded (\(String(cString: tamga_lazy_error("libpq.so.5")))): install the libpq5 package"
+            )
         }
         let keywords = ["connect_timeout", "application_name", "dbname"]
         // Later keywords override earlier ones, and the URI (expanded from "dbname") comes
@@ -24,13 +28,17 @@ final class PGConnection {
         let connection = Self.withCStrings(keywords) { keys in
             Self.withCStrings(values) { vals in PQconnectdbParams(keys, vals, 1) }
         }
-        guard let connection else { throw DatabaseError(code: 0, message: "out of memory for a PostgreSQL connection", kind: .unavailable) }
+        guard let connection else {
+            throw DatabaseError(code: 0, message: "out of memory for a PostgreSQL connection", kind: .unavailable)
+        }
         guard PQstatus(connection) == CONNECTION_OK else {
             var message = Self.trimmed(PQerrorMessage(connection))
             PQfinish(connection)
             // libpq quotes what it could not parse ("invalid percent-encoded token: …"),
             // which can be the password itself: never let it into an error.
-            for password in DatabaseLocation.passwords(in: uri) { message = message.replacingAll(password, with: "***") }
+            for password in DatabaseLocation.passwords(in: uri) {
+                message = message.replacingAll(password, with: "***")
+            }
             throw DatabaseError(code: 0, message: "cannot connect to PostgreSQL: \(message)", kind: .unavailable)
         }
         // Notices ("relation already exists, skipping") are not errors: no stderr lines.
@@ -66,7 +74,9 @@ final class PGConnection {
             guard let bytes = value.bytes else { return nil }
             let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(bytes.count, 1))
             bytes.withUnsafeBytes { source in
-                if let base = source.baseAddress { UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: bytes.count) }
+                if let base = source.baseAddress {
+                    UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: bytes.count)
+                }
             }
             return buffer
         }
@@ -95,11 +105,15 @@ final class PGConnection {
             var values: [SQLValue] = []
             values.reserveCapacity(Int(columnCount))
             for column in 0..<columnCount {
-                if PQgetisnull(result, row, column) == 1 { values.append(.null); continue }
+                if PQgetisnull(result, row, column) == 1 {
+                    values.append(.null)
+                    continue
+                }
                 let length = Int(PQgetlength(result, row, column))
-                let bytes: [UInt8] = PQgetvalue(result, row, column).map { pointer in
-                    Array(UnsafeRawBufferPointer(start: pointer, count: length))
-                } ?? []
+                let bytes: [UInt8] =
+                    PQgetvalue(result, row, column).map { pointer in
+                        Array(UnsafeRawBufferPointer(start: pointer, count: length))
+                    } ?? []
                 values.append(try PostgreSQLValues.decode(type: UInt32(PQftype(result, column)), bytes: bytes))
             }
             rows.append(values)
@@ -113,24 +127,30 @@ final class PGConnection {
         guard let result = PQexec(handle, sql) else { throw failure(nil) }
         defer { PQclear(result) }
         let status = PQresultStatus(result)
-        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY else { throw failure(result) }
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY else {
+            throw failure(result)
+        }
     }
 
     /// The failure of the last statement: `unavailable` when the connection is gone or the
     /// server is going away, or when the transaction collided with another (worth retrying).
     private func failure(_ result: OpaquePointer?) -> DatabaseError {
         let sqlState = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
-        let message = result.map { Self.trimmed(PQresultErrorMessage($0)) }.flatMap { $0.isEmpty ? nil : $0 } ?? Self.trimmed(PQerrorMessage(handle))
+        let message =
+            result.map { Self.trimmed(PQresultErrorMessage($0)) }.flatMap { $0.isEmpty ? nil : $0 }
+            ?? Self.trimmed(PQerrorMessage(handle))
         let lost = PQstatus(handle) != CONNECTION_OK
         let unavailable = lost || sqlState.map(Self.isUnavailable) ?? (result == nil)
-        return DatabaseError(code: 0, message: lost ? "the connection to PostgreSQL was lost: \(message)" : message,
-                             kind: unavailable ? .unavailable : .failed, sqlState: sqlState)
+        return DatabaseError(
+            code: 0, message: lost ? "the connection to PostgreSQL was lost: \(message)" : message,
+            kind: unavailable ? .unavailable : .failed, sqlState: sqlState)
     }
 
     /// Serialization failure, deadlock, connection exceptions (class 08), the server shutting
     /// down or starting (57P01–57P03), out of connections or resources (class 53).
     static func isUnavailable(_ sqlState: String) -> Bool {
-        ["40001", "40P01", "57P01", "57P02", "57P03"].contains(sqlState) || sqlState.hasPrefix("08") || sqlState.hasPrefix("53")
+        ["40001", "40P01", "57P01", "57P02", "57P03"].contains(sqlState) || sqlState.hasPrefix("08")
+            || sqlState.hasPrefix("53")
     }
 
     private static func trimmed(_ text: UnsafePointer<CChar>?) -> String {
