@@ -34,6 +34,9 @@ DESTDIR ?=
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man/man1
 DOCDIR ?= $(PREFIX)/share/doc/tamga
+# Shell completion, where bash-completion and Debian's zsh look (zsh's own site folder otherwise).
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/share/zsh/vendor-completions,$(PREFIX)/share/zsh/site-functions)
 # Packaged rules live under /lib/udev (PREFIX=/usr); an administrator's under /etc/udev.
 UDEVDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/udev/rules.d,/etc/udev/rules.d)
 # The co-signer's systemd unit (installed, not enabled).
@@ -46,7 +49,7 @@ BUILD_FLAGS = $(if $(filter debug,$(CONFIGURATION)),,$(RELEASE))
 # (the independent verifiers the tests run: openssl, xmlsec1, pyasice's Python stack).
 BUILD_PACKAGES := pkg-config libssl-dev libxml2-dev zlib1g-dev libpcsclite-dev libp11-kit-dev libgmp-dev libsqlite3-dev libpq-dev libmicrohttpd-dev libicu-dev openssl
 CHECK_PACKAGES := xmlsec1 curl openssl iproute2 faketime pcscd vsmartcard-vpcd softhsm2 opensc gnutls-bin postgresql python3 python3-venv python3-lxml python3-cryptography python3-pyscard python3-asn1crypto python3-oscrypto \
-                  util-linux groff-base haproxy systemd lintian dpkg-dev binutils man-db chromium unzip libarchive-tools minizip
+                  util-linux groff-base zsh bash-completion haproxy systemd lintian dpkg-dev binutils man-db chromium unzip libarchive-tools minizip
 # What `make demo` runs, and no more (not chromium, lintian, haproxy or PostgreSQL: the tests'):
 # pcscd with vpcd for the virtual card, SoftHSM and pkcs11-tool for the token, and the
 # independent checkers (xmlsec1, openssl, pyasice's Python stack).
@@ -126,12 +129,16 @@ install: deps $(STATIC_CXX)/libstdc++.so
 	install -d -m 0755 "$(DESTDIR)$(MANDIR)" "$(DESTDIR)$(DOCDIR)"
 	"$$($(SWIFT) build $(BUILD_FLAGS) --show-bin-path)/tamga" help --man > "$(DESTDIR)$(MANDIR)/tamga.1"
 	chmod 0644 "$(DESTDIR)$(MANDIR)/tamga.1"
+	install -d -m 0755 "$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)"
+	"$$($(SWIFT) build $(BUILD_FLAGS) --show-bin-path)/tamga" help --completion bash > "$(DESTDIR)$(BASHCOMPDIR)/tamga"
+	"$$($(SWIFT) build $(BUILD_FLAGS) --show-bin-path)/tamga" help --completion zsh > "$(DESTDIR)$(ZSHCOMPDIR)/_tamga"
+	chmod 0644 "$(DESTDIR)$(BASHCOMPDIR)/tamga" "$(DESTDIR)$(ZSHCOMPDIR)/_tamga"
 	install -m 0644 README.md docs/cli.md docs/cosigner-api.md docs/siva.md "$(DESTDIR)$(DOCDIR)/"
 	install -m 0644 udev/README.md "$(DESTDIR)$(DOCDIR)/udev.md"
 	@if [ -z "$(DESTDIR)" ]; then echo "installed. For the udev rules to apply now: udevadm control --reload && udevadm trigger --subsystem-match=usb --action=change"; fi
 
 uninstall:
-	rm -f "$(DESTDIR)$(BINDIR)/tamga" "$(DESTDIR)$(UDEVDIR)/60-tamga-tokens.rules" "$(DESTDIR)$(MANDIR)/tamga.1" "$(DESTDIR)$(SYSTEMDUNITDIR)/tamga-cosigner.service" "$(DESTDIR)$(SYSTEMDUNITDIR)/tamga-validation.service"
+	rm -f "$(DESTDIR)$(BINDIR)/tamga" "$(DESTDIR)$(UDEVDIR)/60-tamga-tokens.rules" "$(DESTDIR)$(MANDIR)/tamga.1" "$(DESTDIR)$(BASHCOMPDIR)/tamga" "$(DESTDIR)$(ZSHCOMPDIR)/_tamga" "$(DESTDIR)$(SYSTEMDUNITDIR)/tamga-cosigner.service" "$(DESTDIR)$(SYSTEMDUNITDIR)/tamga-validation.service"
 	rm -f "$(DESTDIR)$(DOCDIR)/README.md" "$(DESTDIR)$(DOCDIR)/cli.md" "$(DESTDIR)$(DOCDIR)/cosigner-api.md" "$(DESTDIR)$(DOCDIR)/siva.md" "$(DESTDIR)$(DOCDIR)/udev.md"
 	-rmdir "$(DESTDIR)$(DOCDIR)" 2>/dev/null
 

@@ -28,6 +28,10 @@ install -D -m 0644 "$REPO/systemd/tamga-validation.service" "$ROOT/usr/lib/syste
 install -d -m 0755 "$ROOT/usr/share/man/man1" "$DOC"
 "$BINARY" help --man | gzip -9n > "$ROOT/usr/share/man/man1/tamga.1.gz"
 chmod 0644 "$ROOT/usr/share/man/man1/tamga.1.gz"
+install -d -m 0755 "$ROOT/usr/share/bash-completion/completions" "$ROOT/usr/share/zsh/vendor-completions"
+"$BINARY" help --completion bash > "$ROOT/usr/share/bash-completion/completions/tamga"
+"$BINARY" help --completion zsh > "$ROOT/usr/share/zsh/vendor-completions/_tamga"
+chmod 0644 "$ROOT/usr/share/bash-completion/completions/tamga" "$ROOT/usr/share/zsh/vendor-completions/_tamga"
 for file in README.md docs/cli.md docs/cosigner-api.md docs/siva.md docs/threshold-pin.md docs/threshold-proofs.md; do
   install -m 0644 "$REPO/$file" "$DOC/$(basename "$file")"
 done

@@ -23,7 +23,8 @@ infos=$(grep -c '^I:' "$LINTIAN" || true)
 # What the package must hold.
 contents=$(dpkg-deb -c "$DEB")
 for file in ./usr/bin/tamga ./usr/share/man/man1/tamga.1.gz ./usr/lib/udev/rules.d/60-tamga-tokens.rules \
-            ./usr/lib/systemd/system/tamga-cosigner.service ./usr/lib/systemd/system/tamga-validation.service ./usr/share/doc/tamga/copyright ./usr/share/doc/tamga/changelog.gz; do
+            ./usr/lib/systemd/system/tamga-cosigner.service ./usr/lib/systemd/system/tamga-validation.service ./usr/share/doc/tamga/copyright ./usr/share/doc/tamga/changelog.gz \
+            ./usr/share/bash-completion/completions/tamga ./usr/share/zsh/vendor-completions/_tamga; do
   grep -q " $file\$" <<< "$contents" || fail "the package lacks $file"
 done
 dpkg-deb -f "$DEB" Depends | grep -q 'libpcsclite1' || fail "Depends does not name libpcsclite1: $(dpkg-deb -f "$DEB" Depends)"

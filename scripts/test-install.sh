@@ -11,7 +11,8 @@ make -s -C "$REPO" install DESTDIR="$DEST" PREFIX=/usr CONFIGURATION=debug > "$D
 rm -f "$DEST.log"
 fail() { echo "test-install: $*" >&2; exit 1; }
 for file in usr/bin/tamga lib/udev/rules.d/60-tamga-tokens.rules lib/systemd/system/tamga-cosigner.service lib/systemd/system/tamga-validation.service usr/share/man/man1/tamga.1 \
-            usr/share/doc/tamga/cli.md usr/share/doc/tamga/cosigner-api.md usr/share/doc/tamga/siva.md usr/share/doc/tamga/udev.md usr/share/doc/tamga/README.md; do
+            usr/share/doc/tamga/cli.md usr/share/doc/tamga/cosigner-api.md usr/share/doc/tamga/siva.md usr/share/doc/tamga/udev.md usr/share/doc/tamga/README.md \
+            usr/share/bash-completion/completions/tamga usr/share/zsh/vendor-completions/_tamga; do
   [ -f "$DEST/$file" ] || fail "missing $file"
 done
 [ "$(stat -c %a "$DEST/usr/bin/tamga")" = 755 ] || fail "tamga is not mode 0755"
@@ -23,6 +24,11 @@ done
 grep -q '^ExecStart=/usr/bin/tamga cosigner serve ' "$DEST/lib/systemd/system/tamga-cosigner.service" || fail "the co-signer unit does not start the installed tamga"
 grep -q '^ExecStart=/usr/bin/tamga validation serve ' "$DEST/lib/systemd/system/tamga-validation.service" || fail "the validation unit does not start the installed tamga"
 "$DEST/usr/bin/tamga" --version | grep -q '^tamga ' || fail "the installed binary does not run"
+# The completion scripts: bash offers the commands of the installed tamga, zsh reads its own.
+[ "$(bash -c 'source "$1"; COMP_WORDS=(tamga ver); COMP_CWORD=1; _tamga; echo "${COMPREPLY[*]}"' _ "$DEST/usr/share/bash-completion/completions/tamga")" = "verify" ] \
+  || fail "the bash completion does not complete tamga ver"
+head -1 "$DEST/usr/share/zsh/vendor-completions/_tamga" | grep -qx '#compdef tamga' || fail "the zsh completion has no #compdef line"
+if command -v zsh > /dev/null; then zsh -n "$DEST/usr/share/zsh/vendor-completions/_tamga" || fail "the zsh completion does not parse"; fi
 # Every command's help is in the page: one .SS per command the overview lists.
 commands=$(grep -c '^\.SS "tamga ' "$DEST/usr/share/man/man1/tamga.1")
 [ "$commands" -ge 24 ] || fail "the manual page has $commands command sections"
@@ -35,4 +41,4 @@ fi
 make -s -C "$REPO" uninstall DESTDIR="$DEST" PREFIX=/usr > /dev/null
 left=$(find "$DEST" -type f | wc -l)
 [ "$left" -eq 0 ] || { find "$DEST" -type f; fail "make uninstall left $left file(s)"; }
-echo "install check: 8 files installed with the right modes, $commands command sections in tamga.1, uninstall removed all"
+echo "install check: 10 files installed with the right modes, $commands command sections in tamga.1, uninstall removed all"

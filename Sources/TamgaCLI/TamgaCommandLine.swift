@@ -196,6 +196,16 @@ public enum TamgaCommandLine {
                 terminal.line(ManualPage.render(commands: commands, version: version, overview: overview))
                 return .answered(.success)
             }
+            if topic.first == "--completion" {
+                guard topic.count == 2, let shell = ShellCompletion.Shell(rawValue: topic[1]) else {
+                    terminal.error("tamga help --completion takes bash or zsh")
+                    return .answered(.usage)
+                }
+                var script = ShellCompletion.render(shell, commands: commands)
+                if script.hasSuffix("\n") { script.removeLast() }
+                terminal.line(script)
+                return .answered(.success)
+            }
             guard let command = find(topic) else {
                 // `help container` is the group's list of subcommands.
                 if topic.count == 1, let group = groupHelp(topic[0]) {
