@@ -218,25 +218,10 @@ public final class PKCS11Signer: UnlockTimingSigner, @unchecked Sendable {
             // CKM_SHA256 and CKG_MGF1_SHA256, salt as long as the hash.
             return (.rsaPKCSPSS, Array(digest.bytes), (hash: 0x250, mgf: 0x2, saltLength: digest.bytes.count))
         }
-        let prefix: [UInt8]
-        switch digest.algorithm {
-        case .sha256:
-            prefix = [
-                0x30, 0x31, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00,
-                0x04, 0x20,
-            ]
-        case .sha384:
-            prefix = [
-                0x30, 0x41, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x02, 0x05, 0x00,
-                0x04, 0x30,
-            ]
-        case .sha512:
-            prefix = [
-                0x30, 0x51, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x03, 0x05, 0x00,
-                0x04, 0x40,
-            ]
-        default: throw PKCS11Error.mechanismNotSupported("RSA PKCS#1 with \(digest.algorithm)")
+        // PKCS#1 v1.5 over the DigestInfo; SHA-1 and SHA-224 are never signed with.
+        guard !digest.algorithm.isWeak else {
+            throw PKCS11Error.mechanismNotSupported("RSA PKCS#1 with \(digest.algorithm)")
         }
-        return (.rsaPKCS, prefix + Array(digest.bytes), nil)
+        return (.rsaPKCS, digest.algorithm.digestInfoPrefix + Array(digest.bytes), nil)
     }
 }

@@ -68,19 +68,12 @@ public struct SignatureEvidence: Sendable, Codable, Equatable {
     /// DER of a MessageImprint (RFC 3161): the digest algorithm, with NULL parameters as TSAs
     /// write them, and the digest.
     static func messageImprint(_ token: TimeStampToken) -> Data? {
-        let oids: [DigestAlgorithm: [UInt8]] = [
-            .sha1: [0x06, 0x05, 0x2B, 0x0E, 0x03, 0x02, 0x1A],
-            .sha224: [0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x04],
-            .sha256: [0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01],
-            .sha384: [0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x02],
-            .sha512: [0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x03],
-        ]
-        guard let algorithm = token.imprintAlgorithm, let oid = oids[algorithm], token.imprint.count < 128 else {
-            return nil
-        }
-        let identifier = [0x30, UInt8(oid.count + 2)] + oid + [0x05, 0x00]
-        let digest = [0x04, UInt8(token.imprint.count)] + Array(token.imprint)
-        return Data([0x30, UInt8(identifier.count + digest.count)] + identifier + digest)
+        // A MessageImprint is a DigestInfo: the algorithm with NULL parameters, then the hash
+        // (as long as the token has it, which need not be the algorithm's length).
+        guard let algorithm = token.imprintAlgorithm, token.imprint.count < 128 else { return nil }
+        let identifier = algorithm.algorithmIdentifierDER
+        let header = [0x30, UInt8(identifier.count + 2 + token.imprint.count)] + identifier
+        return Data(header + [0x04, UInt8(token.imprint.count)]) + token.imprint
     }
 
     /// What one XAdES signature carries: its signer (with the issuer found in `pool`), the

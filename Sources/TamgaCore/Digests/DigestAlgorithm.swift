@@ -42,31 +42,44 @@ public enum DigestAlgorithm: String, Sendable, CaseIterable, Codable {
     /// SHA-1 and SHA-224 are read for old containers but reported as weak and never written.
     public var isWeak: Bool { self == .sha1 || self == .sha224 }
 
-    /// The DER `DigestInfo` prefix that PKCS#1 v1.5 puts before the hash (RFC 8017 §9.2 note 1).
-    public var digestInfoPrefix: [UInt8] {
+    /// The hash's object identifier, dotted (NIST's hash arc for the SHA-2 family).
+    public var oid: String {
         switch self {
-        case .sha1: [0x30, 0x21, 0x30, 0x09, 0x06, 0x05, 0x2b, 0x0e, 0x03, 0x02, 0x1a, 0x05, 0x00, 0x04, 0x14]
-        case .sha224:
-            [
-                0x30, 0x2d, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x04, 0x05, 0x00,
-                0x04, 0x1c,
-            ]
-        case .sha256:
-            [
-                0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00,
-                0x04, 0x20,
-            ]
-        case .sha384:
-            [
-                0x30, 0x41, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x02, 0x05, 0x00,
-                0x04, 0x30,
-            ]
-        case .sha512:
-            [
-                0x30, 0x51, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x03, 0x05, 0x00,
-                0x04, 0x40,
-            ]
+        case .sha1: "1.3.14.3.2.26"
+        case .sha224: "2.16.840.1.101.3.4.2.4"
+        case .sha256: "2.16.840.1.101.3.4.2.1"
+        case .sha384: "2.16.840.1.101.3.4.2.2"
+        case .sha512: "2.16.840.1.101.3.4.2.3"
         }
+    }
+
+    /// The hash named by a dotted OID; nil for one tamga does not compute (MD5, SHA-3…).
+    public init?(oid: String) {
+        guard let algorithm = Self.allCases.first(where: { $0.oid == oid }) else { return nil }
+        self = algorithm
+    }
+
+    /// DER `AlgorithmIdentifier { oid, NULL }`, as PKCS#1 v1.5, RFC 3161 message imprints and
+    /// BDOC time-mark nonces write it: the one table of these bytes in tamga.
+    public var algorithmIdentifierDER: [UInt8] {
+        let content: [UInt8] =
+            switch self {
+            case .sha1: [0x2b, 0x0e, 0x03, 0x02, 0x1a]
+            case .sha224: [0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x04]
+            case .sha256: [0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01]
+            case .sha384: [0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x02]
+            case .sha512: [0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x03]
+            }
+        let identifier = [0x06, UInt8(content.count)] + content
+        return [0x30, UInt8(identifier.count + 2)] + identifier + [0x05, 0x00]
+    }
+
+    /// The DER `DigestInfo` (RFC 8017 §9.2 note 1), also an RFC 3161 `MessageImprint`, up to the
+    /// hash itself: what PKCS#1 v1.5 puts before the hash. Every length here is under 128, so
+    /// each is one byte.
+    public var digestInfoPrefix: [UInt8] {
+        let identifier = algorithmIdentifierDER
+        return [0x30, UInt8(identifier.count + 2 + length)] + identifier + [0x04, UInt8(length)]
     }
 }
 

@@ -7,13 +7,8 @@ public struct DigestInfo: Sendable, Equatable {
     /// The hash's OID in dotted form, known or not (an MD5 nonce names 1.2.840.113549.2.5).
     public let algorithmOID: String
     /// The hash, when it is one tamga computes (SHA-1, SHA-224, SHA-256, SHA-384, SHA-512).
-    public var algorithm: DigestAlgorithm? { Self.algorithms[algorithmOID] }
+    public var algorithm: DigestAlgorithm? { DigestAlgorithm(oid: algorithmOID) }
     public let digest: Data
-
-    static let algorithms: [String: DigestAlgorithm] = [
-        "1.3.14.3.2.26": .sha1, "2.16.840.1.101.3.4.2.4": .sha224, "2.16.840.1.101.3.4.2.1": .sha256,
-        "2.16.840.1.101.3.4.2.2": .sha384, "2.16.840.1.101.3.4.2.3": .sha512,
-    ]
 
     /// Parses exactly one DigestInfo: strict DER, parameters absent or NULL, nothing after it.
     public init(der: Data) throws {

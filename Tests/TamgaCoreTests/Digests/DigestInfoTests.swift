@@ -14,6 +14,23 @@ final class DigestInfoTests: XCTestCase {
         }
     }
 
+    /// The prefixes as RFC 8017 §9.2, note 1, prints them, byte for byte, and each OID both ways.
+    func testThePrefixesAreRFC8017s() throws {
+        let printed: [DigestAlgorithm: String] = [
+            .sha1: "3021300906052b0e03021a05000414",
+            .sha224: "302d300d06096086480165030402040500041c",
+            .sha256: "3031300d060960864801650304020105000420",
+            .sha384: "3041300d060960864801650304020205000430",
+            .sha512: "3051300d060960864801650304020305000440",
+        ]
+        for algorithm in DigestAlgorithm.allCases {
+            XCTAssertEqual(
+                Data(algorithm.digestInfoPrefix), try bytes(try XCTUnwrap(printed[algorithm])), "\(algorithm)")
+            XCTAssertEqual(DigestAlgorithm(oid: algorithm.oid), algorithm)
+        }
+        XCTAssertNil(DigestAlgorithm(oid: "1.2.840.113549.2.5"), "MD5")
+    }
+
     func testParametersMayBeAbsent() throws {
         // SEQUENCE { SEQUENCE { OID sha256 }, OCTET STRING (32) }
         let info = try DigestInfo(
