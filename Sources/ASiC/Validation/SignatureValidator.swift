@@ -99,7 +99,6 @@ struct SignatureValidator {
         return found[0]
     }
 
-    // swiftlint:disable:next function_body_length
     private func validate(
         _ signature: XMLElement, in document: XMLDocument, file: SignatureFile
     ) -> ValidationReport.SignatureResult {
@@ -107,18 +106,7 @@ struct SignatureValidator {
         let id = signature.attribute("Id")
         if id == nil { findings.invalid("signature-id-missing", "ds:Signature has no Id") }
 
-        // --- Unsupported XAdES elements make the whole signature unusable, as in the reference.
-        signature.walk { element in
-            if Self.unsupportedElements.contains(element.localName),
-                element.namespace == XMLNamespace.xades || element.namespace == XMLNamespace.xades141
-            {
-                findings.invalid("unsupported-element", "xades:\(element.localName) is not supported")
-            }
-            // The 1.3.2 ArchiveTimeStamp predates the 1.4.1 one the reference reads.
-            if element.localName == "ArchiveTimeStamp", element.namespace == XMLNamespace.xades {
-                findings.invalid("unsupported-element", "a XAdES 1.3.2 ArchiveTimeStamp is not supported (1.4.1 is)")
-            }
-        }
+        checkUnsupportedElements(signature, findings: &findings)
 
         let signedInfo = exactlyOne(signature, "SignedInfo", XMLNamespace.ds, &findings)
         let signatureValueElement = exactlyOne(signature, "SignatureValue", XMLNamespace.ds, &findings)
@@ -131,7 +119,91 @@ struct SignatureValidator {
         let signedSignatureProperties = exactlyOne(
             signedProperties, "SignedSignatureProperties", XMLNamespace.xades, &findings)
 
-        // --- KeyInfo: the signer's certificate, the only key the SignatureValue is checked with.
+        let (certificate, keyInfoCertificates) = readKeyInfo(
+            signature, signedSignatureProperties: signedSignatureProperties, findings: &findings)
+
+        let (algorithm, methodURI) = readSignatureMethod(signedInfo, certificate: certificate, findings: &findings)
+
+        // --- References: data files and SignedProperties.
+        var signedDataFiles: [String] = []
+        let referencesRead = checkReferences(
+            signedInfo: signedInfo, signature: signature, signedProperties: signedProperties,
+            document: document, findings: &findings, signedDataFiles: &signedDataFiles)
+
+        // --- SignatureValue over canonical SignedInfo, with the KeyInfo key only.
+        if let signedInfo, let signatureValueElement, let certificate, let algorithm {
+            checkSignatureValue(
+                signedInfo: signedInfo, valueElement: signatureValueElement, document: document,
+                certificate: certificate, algorithm: algorithm, findings: &findings)
+        }
+
+        // --- Signed properties: time, certificate reference, data object formats.
+        let signingTime = checkSignedSignatureProperties(
+            signedSignatureProperties, certificate: certificate, findings: &findings)
+        if let signedInfo, let signedProperties {
+            checkDataObjectFormats(signedInfo: signedInfo, signedProperties: signedProperties, findings: &findings)
+        }
+
+        // --- Time-stamps, OCSP and archive time-stamps; they also fix the time of the chain check.
+        // The KeyInfo certificates other than the signer's may be its intermediates.
+        let helpers = certificateValues(in: qualifying) + keyInfoCertificates.filter { $0 != certificate }
+        let longTerm = LongTermValidator(container: container, options: options).check(
+            signature: signature, in: document, signedInfo: signedInfo, signatureValue: signatureValueElement,
+            qualifying: qualifying, certificate: certificate, helpers: helpers, archiveInputReadable: referencesRead,
+            findings: &findings)
+
+        // --- The certificate: nonRepudiation and a chain to an anchor, at the time-stamp's time
+        // and at the certificate's issue date.
+        var qualification: ValidationReport.SignerQualification? = nil
+        if let certificate {
+            if !(certificate.keyUsage?.contains(.nonRepudiation) ?? false) {
+                findings.invalid("no-non-repudiation", "the signer's certificate lacks the nonRepudiation key usage")
+            }
+            qualification = checkChain(certificate, helpers: helpers, longTerm: longTerm, findings: &findings)
+        }
+        checkClaimedSigningTime(signingTime, longTerm: longTerm, certificate: certificate, findings: &findings)
+        let profile = longTerm.profileLabel
+        let timeStampTime = longTerm.timeStampTime
+
+        let claims = ClaimedProperties(signature: signature)
+        var result = ValidationReport.SignatureResult(
+            file: file.name, id: id, signer: certificate?.subject, signerSerial: certificate?.serialNumber,
+            signingTime: signingTime, timeStampTime: timeStampTime, signatureMethod: methodURI, profile: profile,
+            status: findings.status, findings: findings.capped(Self.maximumFindings))
+        result.claimedRoles = claims.roles.isEmpty ? nil : claims.roles
+        result.productionPlace = claims.productionPlace
+        result.qualification = qualification
+        // A detached signature's report says which of the given files it covers (the scopes).
+        if container.isDetached { result.signedDataFiles = signedDataFiles }
+        if options.collectEvidence {
+            result.evidence = SignatureEvidence.collect(
+                signer: certificate, qualifying: qualifying, pool: helpers + options.issuerCandidates,
+                archiveVerdicts: longTerm.archiveVerdicts)
+            result.evidence?.productionPlace = claims.productionPlaceParts
+        }
+        return result
+    }
+
+    /// Unsupported XAdES elements make the whole signature unusable, as in the reference.
+    private func checkUnsupportedElements(_ signature: XMLElement, findings: inout FindingList) {
+        signature.walk { element in
+            if Self.unsupportedElements.contains(element.localName),
+                element.namespace == XMLNamespace.xades || element.namespace == XMLNamespace.xades141
+            {
+                findings.invalid("unsupported-element", "xades:\(element.localName) is not supported")
+            }
+            // The 1.3.2 ArchiveTimeStamp predates the 1.4.1 one the reference reads.
+            if element.localName == "ArchiveTimeStamp", element.namespace == XMLNamespace.xades {
+                findings.invalid("unsupported-element", "a XAdES 1.3.2 ArchiveTimeStamp is not supported (1.4.1 is)")
+            }
+        }
+    }
+
+    /// KeyInfo: the signer's certificate, the only key the SignatureValue is checked with, and
+    /// every certificate KeyInfo holds.
+    private func readKeyInfo(
+        _ signature: XMLElement, signedSignatureProperties: XMLElement?, findings: inout FindingList
+    ) -> (signer: Certificate?, all: [Certificate]) {
         // Other EU tools put the signer's chain there too; as the reference does, the signer is
         // the certificate the signed CertDigest names, and the rest only help build the chain.
         // No other KeyInfo key is ever tried, so a substituted key cannot make a signature valid.
@@ -164,8 +236,13 @@ struct SignatureValidator {
                 }
             }
         }
+        return (certificate, keyInfoCertificates)
+    }
 
-        // --- SignatureMethod and the algorithm for this key.
+    /// SignatureMethod and the algorithm it names for this key.
+    private func readSignatureMethod(
+        _ signedInfo: XMLElement?, certificate: Certificate?, findings: inout FindingList
+    ) -> (algorithm: SignatureAlgorithm?, uri: String?) {
         var algorithm: SignatureAlgorithm? = nil
         var methodURI: String? = nil
         if let signedInfo, let method = exactlyOne(signedInfo, "SignatureMethod", XMLNamespace.ds, &findings) {
@@ -182,21 +259,13 @@ struct SignatureValidator {
                 findings.warning("weak-digest", "the signature uses \(algorithm.digest)")
             }
         }
+        return (algorithm, methodURI)
+    }
 
-        // --- References: data files and SignedProperties.
-        var signedDataFiles: [String] = []
-        let referencesRead = checkReferences(
-            signedInfo: signedInfo, signature: signature, signedProperties: signedProperties,
-            document: document, findings: &findings, signedDataFiles: &signedDataFiles)
-
-        // --- SignatureValue over canonical SignedInfo, with the KeyInfo key only.
-        if let signedInfo, let signatureValueElement, let certificate, let algorithm {
-            checkSignatureValue(
-                signedInfo: signedInfo, valueElement: signatureValueElement, document: document,
-                certificate: certificate, algorithm: algorithm, findings: &findings)
-        }
-
-        // --- Signed properties: time, certificate reference, data object formats.
+    /// SigningTime (returned as written) and the signing-certificate reference.
+    private func checkSignedSignatureProperties(
+        _ signedSignatureProperties: XMLElement?, certificate: Certificate?, findings: inout FindingList
+    ) -> String? {
         var signingTime: String? = nil
         if let ssp = signedSignatureProperties {
             if let timeElement = exactlyOne(ssp, "SigningTime", XMLNamespace.xades, &findings) {
@@ -208,30 +277,16 @@ struct SignatureValidator {
             }
             if let certificate { checkSigningCertificate(ssp, certificate: certificate, findings: &findings) }
         }
-        if let signedInfo, let signedProperties {
-            checkDataObjectFormats(signedInfo: signedInfo, signedProperties: signedProperties, findings: &findings)
-        }
+        return signingTime
+    }
 
-        // --- Time-stamps, OCSP and archive time-stamps; they also fix the time of the chain check.
-        // The KeyInfo certificates other than the signer's may be its intermediates.
-        let helpers = certificateValues(in: qualifying) + keyInfoCertificates.filter { $0 != certificate }
-        let longTerm = LongTermValidator(container: container, options: options).check(
-            signature: signature, in: document, signedInfo: signedInfo, signatureValue: signatureValueElement,
-            qualifying: qualifying, certificate: certificate, helpers: helpers, archiveInputReadable: referencesRead,
-            findings: &findings)
-
-        // --- The certificate: nonRepudiation and a chain to an anchor, at the time-stamp's time
-        // and at the certificate's issue date.
-        var qualification: ValidationReport.SignerQualification? = nil
-        if let certificate {
-            if !(certificate.keyUsage?.contains(.nonRepudiation) ?? false) {
-                findings.invalid("no-non-repudiation", "the signer's certificate lacks the nonRepudiation key usage")
-            }
-            qualification = checkChain(certificate, helpers: helpers, longTerm: longTerm, findings: &findings)
-        }
-        // --- The claimed SigningTime is not evidence, but one that contradicts the evidence is
-        // worth a warning: after the time-stamp that proves the signature existed, or before
-        // the certificate existed.
+    /// The claimed SigningTime is not evidence, but one that contradicts the evidence is worth a
+    /// warning: after the time-stamp that proves the signature existed, or before the
+    /// certificate existed.
+    private func checkClaimedSigningTime(
+        _ signingTime: String?, longTerm: LongTermValidator.Outcome, certificate: Certificate?,
+        findings: inout FindingList
+    ) {
         if let claimed = signingTime.flatMap(XAdESTime.parse) {
             if !longTerm.isTimeMark, let stamped = longTerm.signatureTime, claimed > stamped {
                 findings.warning(
@@ -246,26 +301,6 @@ struct SignatureValidator {
                 )
             }
         }
-        let profile = longTerm.profileLabel
-        let timeStampTime = longTerm.timeStampTime
-
-        let claims = ClaimedProperties(signature: signature)
-        var result = ValidationReport.SignatureResult(
-            file: file.name, id: id, signer: certificate?.subject, signerSerial: certificate?.serialNumber,
-            signingTime: signingTime, timeStampTime: timeStampTime, signatureMethod: methodURI, profile: profile,
-            status: findings.status, findings: findings.capped(Self.maximumFindings))
-        result.claimedRoles = claims.roles.isEmpty ? nil : claims.roles
-        result.productionPlace = claims.productionPlace
-        result.qualification = qualification
-        // A detached signature's report says which of the given files it covers (the scopes).
-        if container.isDetached { result.signedDataFiles = signedDataFiles }
-        if options.collectEvidence {
-            result.evidence = SignatureEvidence.collect(
-                signer: certificate, qualifying: qualifying, pool: helpers + options.issuerCandidates,
-                archiveVerdicts: longTerm.archiveVerdicts)
-            result.evidence?.productionPlace = claims.productionPlaceParts
-        }
-        return result
     }
 
     /// The reference checks the signer's chain, with the CA's trusted-list status, at the
@@ -689,19 +724,5 @@ struct SignatureValidator {
         else { return [] }
         return values.children("EncapsulatedX509Certificate", in: XMLNamespace.xades)
             .compactMap { XMLBase64.decode($0.text) }.compactMap { try? Certificate(der: $0) }
-    }
-}
-
-/// xsd:base64Binary: base64 with the XML whitespace producers put inside (the reference wraps
-/// at 64 columns); ASCII only.
-enum XMLBase64 {
-    /// The most bytes one value decodes to. The largest a signature carries are time-stamp
-    /// tokens and OCSP responses with their certificates, a few KB; a 16 MB member that is one
-    /// long SignatureValue is refused at its length instead of decoded (twice, for a duplicate
-    /// check) at a cost far out of proportion to its compressed size.
-    static let maximumBytes = 1 << 20
-
-    static func decode(_ text: String) -> Data? {
-        (try? Base64.decode(text, ignoringWhitespace: true, maximumCount: maximumBytes)).map { Data($0) }
     }
 }

@@ -92,8 +92,8 @@ struct ValidationServeCommand: Command {
 
     /// Trust as `verify` would resolve it now; its problems are the load's, said by the caller.
     private func loadTrust(_ context: CommandContext, store: TrustStore) throws -> ServiceTrust.Loaded {
-        let resolved = try trust.resolveTrustedLists(
-            context, explicitAnchors: !trust.trustFiles.isEmpty, territories: nil)
+        let resolved = try trust.trustSelection(context, hasAnchors: !trust.trustFiles.isEmpty)
+            .resolve(territories: nil)
         var options = ValidationOptions(trust: store, trustedList: resolved.list, minimumProfile: .LT)
         options.timeMarkResponderPolicies.formUnion(trust.timeMarkResponderPolicies)
         options.trustNotices = resolved.notices

@@ -193,25 +193,12 @@ struct VerifyCommand: Command {
         }
         let trust = try loading.wait()
         opened.progress = context.terminal.progress(quiet: global.quiet)
-        func validate(with lists: ResolvedTrust) -> ValidationReport {
-            var options = ValidationOptions(trust: trust, trustedList: lists.list, minimumProfile: minimumProfile)
-            options.timeMarkResponderPolicies.formUnion(timeMarkResponderPolicies)
-            options.trustNotices = lists.notices
-            return opened.validate(options)
-        }
-        // A list of lists first gives only the lists of the countries the signatures' own
-        // certificates name (a full EU cache is tens of MB to parse and check); when that does
-        // not settle the verdict, every list is read and the container judged again, so the
-        // verdict is the one the whole set gives.
-        let territories = anchors.isEmpty ? opened.trustTerritories() : []
-        var resolved = try resolveTrustedLists(
-            context, explicitAnchors: !anchors.isEmpty,
-            territories: territories.isEmpty ? nil : territories)
-        var report = validate(with: resolved)
-        if resolved.isSubset, ![.valid, .warning, .nonQSCD].contains(report.status) {
-            resolved = try resolveTrustedLists(context, explicitAnchors: !anchors.isEmpty, territories: nil)
-            report = validate(with: resolved)
-        }
+        // The trusted lists as ASiC's TrustSelection chooses them (the library's policy: the
+        // signers' territories of a list of lists first, every list when that does not settle it).
+        var options = ValidationOptions(trust: trust, minimumProfile: minimumProfile)
+        options.timeMarkResponderPolicies.formUnion(timeMarkResponderPolicies)
+        let (report, resolved) = try opened.validate(
+            options, selecting: try trustSelection(context, hasAnchors: !anchors.isEmpty))
         // A DDOC is judged with the DDOC trust set as well: no trust cache is no problem there.
         let unconfigured = "tamga: \(TrustedListError.noTrustConfigured)"
         if !global.silent {
@@ -236,95 +223,18 @@ struct VerifyCommand: Command {
         }
     }
 
-    /// The trusted lists to validate with: `--tsl` (a national list or a list of lists), else the
-    /// trust cache when neither `--trust` nor `--tsl` is given. Lists that cannot be used are
-    /// named on stderr; an expired list in use becomes a notice for the report.
-    /// The trust a validation runs with: the list (nil with PEM anchors only), the notices for
-    /// the report, what to tell the user about lists that could not be used, and whether only
-    /// some territories of a list of lists were read.
-    struct ResolvedTrust {
-        var list: TrustedList?
-        var notices: [TrustNotice] = []
-        var problems: [String] = []
-        var isSubset = false
-    }
-
-    func resolveTrustedLists(
-        _ context: CommandContext, explicitAnchors: Bool,
-        territories: Set<String>?
-    ) throws -> ResolvedTrust {
-        let now = Date()
+    /// Where the trusted lists come from (ASiC's `TrustSelection` then chooses among them):
+    /// `--tsl` (a national list or a list of lists, its signers from `--tsl-cert`), else none
+    /// when there are anchors (`--trust` or the configuration's), else the trust cache.
+    func trustSelection(_ context: CommandContext, hasAnchors: Bool) throws -> TrustSelection {
         let cache = TrustCache(environment: context.environment)
-        let set: TrustedListSet
         if let trustedListFile {
-            guard let data = Self.readCapped(trustedListFile) else {
-                throw CoreError.unreadableFile(path: trustedListFile, reason: "no such file or not readable")
-            }
-            let signers = try Self.loadCertificates(trustedListSigners)
-            // A signer that is not allowed may still be one a pivot list announces, for a list of lists.
-            var single: TrustedList? = nil
-            do {
-                single = try TrustedList(data: data, signers: signers, now: now, allowExpired: allowExpiredTrust)
-            } catch TrustedListError.untrustedSigner {}
-            if let single, single.kind == .national {
-                return ResolvedTrust(
-                    list: single, notices: single.isExpired(at: now) ? [Self.expiredNotice(single)] : [])
-            }
-            // The files beside the LOTL were given with it; the cache may hold another LOTL's lists.
-            let folder = URL(fileURLWithPath: trustedListFile).deletingLastPathComponent()
-            let pivots: (String) -> Data? = { uri in
-                if let name = URL(string: uri)?.lastPathComponent, !name.isEmpty, name != "/",
-                    let bytes = Self.readCapped(folder.appendingPathComponent(name).path)
-                {
-                    return bytes
-                }
-                return cache?.pivot(uri)
-            }
-            set = try TrustedListSet.load(
-                listOfLists: data, signers: signers, now: now, allowExpired: allowExpiredTrust,
-                signerError: .untrustedSigner, name: URL(fileURLWithPath: trustedListFile).lastPathComponent,
-                pivots: pivots, territories: territories
-            ) { pointer in
-                if let name = pointer.locationFileName {
-                    let path = folder.appendingPathComponent(name).path
-                    if let bytes = Self.readCapped(path) { return (bytes, path) }
-                }
-                guard let cache, let bytes = Self.readCapped(cache.path(pointer.cacheFileName)) else { return nil }
-                return (bytes, cache.path(pointer.cacheFileName))
-            }
-        } else if explicitAnchors {
-            return ResolvedTrust()
-        } else {
-            guard let cached = try cache?.load(now: now, allowExpired: allowExpiredTrust, territories: territories)
-            else {
-                return ResolvedTrust(
-                    notices: [.noTrustConfigured], problems: ["tamga: \(TrustedListError.noTrustConfigured)"])
-            }
-            set = cached
+            return TrustSelection(
+                source: .file(path: trustedListFile, signers: try Self.loadCertificates(trustedListSigners)),
+                allowExpired: allowExpiredTrust, cache: cache)
         }
-        var resolved = ResolvedTrust(
-            list: set.union, notices: set.expiredInUse.map(Self.expiredNotice), isSubset: territories != nil)
-        for entry in set.entries {
-            if let error = entry.error {
-                resolved.problems.append(
-                    "tamga: trust: the \(entry.pointer.territory) list (\(entry.source ?? entry.pointer.location)) was not used: \(error) [\(error.code)]"
-                )
-            }
-        }
-        if set.lists.isEmpty && territories == nil {
-            resolved.problems.append(
-                "tamga: trust: no national list of the list of lists is usable; run `tamga trust update`")
-        }
-        return resolved
+        return TrustSelection(source: hasAnchors ? .anchors : .cache, allowExpired: allowExpiredTrust, cache: cache)
     }
-
-    private static func expiredNotice(_ list: TrustedList) -> TrustNotice {
-        let name = list.kind == .listOfLists ? "list of trusted lists" : "\(list.territory) trusted list"
-        let when = list.nextUpdate.map { "expired on \(XSDDateTime.format($0))" } ?? "has no NextUpdate"
-        return .expiredListUsed("the \(name) \(when); used because of --allow-expired-trust")
-    }
-
-    private static func readCapped(_ path: String) -> Data? { TrustCache.readCapped(path) }
 
     /// The text report. Signers are shown as people read their names (`signerName`); `verbose`
     /// adds the full RFC 4514 subject, which is what tells two certificates of one person apart.
