@@ -102,10 +102,14 @@ struct DigiDocDataFile: Sendable, Equatable {
             self.end = end
         case .embedded:
             // Inline XML: canonicalised whole (it is small, or refused), as 1.1–1.3 define it.
-            let end = try scanner.elementEnd(after: tag, limit: DigiDocDocument.maximumEmbeddedXMLLength)
+            // An empty-element tag has no content to sign (and no end tag to measure from).
+            guard let endTag = try scanner.endTag(of: tag, limit: DigiDocDocument.maximumEmbeddedXMLLength) else {
+                throw ContainerError.malformedDDOC("DataFile \(id) is empty")
+            }
+            let end = endTag.upperBound
             let bytes = try scanner.bytes(at: tag.range.lowerBound, count: Int(end - tag.range.lowerBound))
             let contentStart = tag.range.upperBound
-            let contentEnd = end - UInt64(closing.count)
+            let contentEnd = endTag.lowerBound
             content = contentStart..<contentEnd
             size = contentEnd - contentStart
             if version == .skXML10 {

@@ -184,7 +184,14 @@ struct DigiDocScanner {
     /// Where the element whose start tag is `start` ends (after its end tag), over nested
     /// elements and character data; at most `limit` bytes in all.
     mutating func elementEnd(after start: Tag, limit: UInt64) throws -> UInt64 {
-        guard !start.isEmpty else { return start.range.upperBound }
+        try endTag(of: start, limit: limit)?.upperBound ?? start.range.upperBound
+    }
+
+    /// The end tag of the element whose start tag is `start` (its own bytes: the content ends
+    /// where it starts, whatever spelling it has, `</DataFile >` or with a prefix); nil for an
+    /// empty-element tag.
+    mutating func endTag(of start: Tag, limit: UInt64) throws -> Range<UInt64>? {
+        guard !start.isEmpty else { return nil }
         var open = [start.name]
         var position = start.range.upperBound
         while true {
@@ -202,7 +209,7 @@ struct DigiDocScanner {
                     throw Self.malformed("</\(tag.name)> at byte \(markup) closes <\(open.last ?? "")>")
                 }
                 open.removeLast()
-                if open.isEmpty { return position }
+                if open.isEmpty { return tag.range }
             } else if !tag.isEmpty {
                 open.append(tag.name)
                 guard open.count <= Self.maximumDepth else {

@@ -63,6 +63,39 @@ final class DDOCHostileInputTests: DDOCTestCase {
         }
     }
 
+    /// Found by FuzzDDOC: an EMBEDDED DataFile written as one empty-element tag has no end tag to
+    /// measure its content from, and the reader once crashed on it (a range that ended before it
+    /// began). It is refused, in every version. And an EMBEDDED DataFile whose end tag carries
+    /// white space (`</DataFile >`, well-formed XML) ends its content where that end tag starts:
+    /// the same content, the same digest, the same verdict as the plain spelling.
+    func testAnEmptyEmbeddedDataFileIsRefusedAndAnEndTagWithSpaceEndsTheContentWhereItStarts() throws {
+        for version in ["1.3", "1.2", "1.1", "1.0"] {
+            let original = try ddoc(version, ["--embedded"])
+            let text = String(decoding: try TestEnvironment.bytes(original), as: UTF8.self)
+            let start = try XCTUnwrap(text.range(of: "<DataFile "), version)
+            let startTagEnd = try XCTUnwrap(text[start.upperBound...].firstIndex(of: ">"), version)
+            let close = try XCTUnwrap(text.range(of: "</DataFile>", range: startTagEnd..<text.endIndex), version)
+            let empty = path("empty-embedded-\(version).ddoc")
+            try Data((text[..<startTagEnd] + "/>" + text[close.upperBound...]).utf8).write(
+                to: URL(fileURLWithPath: empty))
+            try assertRefused(empty, mentioning: "DataFile D0 is empty")
+
+            let spaced = path("spaced-end-tag-\(version).ddoc")
+            try Data(text.replacingCharacters(in: close, with: "</DataFile  >").utf8).write(
+                to: URL(fileURLWithPath: spaced))
+            let plain = try Container(openingAt: original), other = try Container(openingAt: spaced)
+            XCTAssertEqual(other.dataFiles.map(\.size), plain.dataFiles.map(\.size), version)
+            var read = Data(), expected = Data()
+            try other.read(other.dataFiles[0]) { read.append(contentsOf: $0) }
+            try plain.read(plain.dataFiles[0]) { expected.append(contentsOf: $0) }
+            XCTAssertEqual(read, expected, version)
+            let options = ValidationOptions(trust: try TestEnvironment.testTrust())
+            XCTAssertEqual(
+                other.validate(options).signatures.map(\.findings).map { $0.map(\.code) },
+                plain.validate(options).signatures.map(\.findings).map { $0.map(\.code) }, version)
+        }
+    }
+
     func testAStrayByteDeepInALargeDataFileIsRefusedWhereverItFalls() throws {
         // 150 KB of content: the 64-byte blocks go through the vectorised census, so a stray byte
         // at each place of a block, in the first, a middle and the last chunk, must stop it.
