@@ -37,7 +37,20 @@ final class XMLDocument: @unchecked Sendable {  // unchecked: read-only after pa
     fileprivate let pointer: xmlDocPtr
     let name: String
 
+    /// libxml2 reports what it meets outside the parser (canonicalization's errors, for one)
+    /// through its error handler, which by default prints to stderr: a hostile file could put
+    /// "C14N error : …" lines on a terminal or into a service's log. tamga reads every error it
+    /// needs back with xmlGetLastError, so the handler does nothing. Set before libxml2's first
+    /// use on any thread: for this thread (libxml2's main thread then) and as every other
+    /// thread's default.
+    private static let quietErrors: Void = {
+        let ignore: xmlStructuredErrorFunc = { _, _ in }
+        xmlThrDefSetStructuredErrorFunc(nil, ignore)
+        xmlSetStructuredErrorFunc(nil, ignore)
+    }()
+
     init(data: Data, name: String, limits: XMLLimits = .signature) throws {
+        _ = Self.quietErrors
         // First: the checks below read the bytes as ASCII markup.
         if let encoding = XMLLimits.unreadableEncoding(data) {
             throw ContainerError.malformedXML(
