@@ -97,7 +97,7 @@ test: test-deps
 
 # Rewrites the Swift sources to .swift-format's style (make test checks it with lint --strict).
 format:
-	$(SWIFT) format --in-place --recursive --parallel Sources Tests Plugins Fuzz/Sources Package.swift Fuzz/Package.swift
+	$(SWIFT) format --in-place --recursive --parallel Sources Tests Plugins Fuzz/Sources Examples Package.swift Fuzz/Package.swift
 
 # Every libFuzzer target of Fuzz/ for FUZZ_SECONDS each (default 60); FUZZ_TARGETS picks some.
 FUZZ_SECONDS ?= 60

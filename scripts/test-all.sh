@@ -49,7 +49,7 @@ build_without_warnings() {
 }
 timed "build (debug, with tests)" build_without_warnings
 # The style of .swift-format, enforced: `make format` rewrites the tree to it.
-FORMATTED=(Sources Tests Plugins Fuzz/Sources Package.swift Fuzz/Package.swift)
+FORMATTED=(Sources Tests Plugins Fuzz/Sources Examples Package.swift Fuzz/Package.swift)
 timed "swift-format lint --strict" "$SWIFT" format lint --strict --recursive --parallel "${FORMATTED[@]}"
 [ "$status" -eq 0 ] || { summary; exit 1; }
 echo "== checking the independent checkers and the test services themselves"
@@ -88,6 +88,7 @@ FUZZ_LINE=$(grep '^fuzz targets:' "$LOG/fuzz.log" | tail -1)
 SUMMARY+=("$(printf '%-28s %-7s %5ss' "fuzz targets" "$([ $fuzzed -eq 0 ] && echo ok || echo FAILED)" $(( $(date +%s) - began )))")
 [ "$fuzzed" -eq 0 ] || { status=1; tail -60 "$LOG/fuzz.log"; }
 
+timed "example packages" scripts/test-examples.sh "$SWIFT"
 timed "Debian package" scripts/test-deb.sh
 summary
 exit "$status"
