@@ -140,6 +140,36 @@ final class PostgreSQLDatabaseTests: XCTestCase {
             "every committed increment counted, and only those (\(outcomes.failures) reported unavailable)")
     }
 
+    /// Eight threads each reading its own rows of a small table and then adding one, as eight
+    /// enrollments at once do with `keys` and `devices`: the rows are disjoint, but on a table this
+    /// small PostgreSQL scans (and SERIALIZABLE locks) the whole relation, so the transactions
+    /// collide all the time. Each collision is run again with a growing, random pause, and every
+    /// one of the 80 transactions commits: none reaches the caller as `unavailable` (a 503).
+    func testCollidingTransactionsOnDisjointRowsAllCommit() throws {
+        let database = try Database(url: PostgreSQLRig.shared.newDatabase(), migrations: migrations)
+        let outcomes = Outcomes()
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for row in 0..<10 {
+                do {
+                    try database.transaction {
+                        _ = try database.query("SELECT id FROM items WHERE n = ?", [.integer(Int64(thread))])
+                        usleep(500)  // widen the window between the read and the write
+                        try database.execute(
+                            "INSERT INTO items (id, n, data) VALUES (?, ?, NULL)",
+                            [.text("\(thread)-\(row)"), .integer(Int64(thread))])
+                    }
+                    outcomes.add(success: true)
+                } catch let error as DatabaseError where error.isUnavailable {
+                    outcomes.add(success: false)
+                } catch {
+                    XCTFail("unexpected \(error)")
+                }
+            }
+        }
+        XCTAssertEqual(outcomes.failures, 0, "transactions that lost every try")
+        XCTAssertEqual(try database.query("SELECT count(*) FROM items").first?.first, .integer(80))
+    }
+
     /// Two co-signer instances starting at once on a new database: the advisory lock lets one
     /// migrate while the other waits, then finds the schema current.
     func testInstancesStartingAtOnceMigrateOnce() throws {

@@ -131,6 +131,10 @@ final class CoSignerHAProxyTests: XCTestCase {
                 option httpchk
                 http-check send meth GET uri /v3/ready
                 http-check expect status 200
+                # A check gets 2 s to answer: a killed instance refuses the connection at once
+                # (so fall 1 still takes it out within one interval), while one busy verifying
+                # enrollment proofs on a loaded machine is not taken out for answering late.
+                timeout check 2s
                 default-server \(checks)
             \(servers)
 
@@ -243,6 +247,15 @@ final class CoSignerHAProxyTests: XCTestCase {
 
     // MARK: The clients
 
+    /// The HTTP status an error reports: the co-signer's own refusal or a bare status (HAProxy's
+    /// "no server is available" 503 has no JSON body).
+    static func httpStatus(_ error: Error) -> Int? {
+        switch error {
+        case CoreError.serviceRefused(_, _, let code, _, _), CoreError.serviceHTTPStatus(_, _, let code): code
+        default: nil
+        }
+    }
+
     struct Outcome {
         var enrolledKeys: [String] = []
         var signatures: [(session: String, r: BigInt)] = []
@@ -250,6 +263,8 @@ final class CoSignerHAProxyTests: XCTestCase {
         var before = 0, after = 0
         /// How the failed attempts failed (HTTP status, 0 for no answer at all).
         var statuses: [Int: Int] = [:]
+        /// Enrollments started again after a 503 (before the event: the database was up).
+        var enrollmentRetries = 0
     }
 
     private actor Progress {
@@ -257,6 +272,7 @@ final class CoSignerHAProxyTests: XCTestCase {
         var eventDone = false
         var outcome = Outcome()
         func enrolled(_ key: String) { outcome.enrolledKeys.append(key) }
+        func enrollmentRetried() { outcome.enrollmentRetries += 1 }
         func signed(_ session: String, _ r: BigInt) {
             outcome.signatures.append((session, r))
             completed += 1
@@ -265,11 +281,9 @@ final class CoSignerHAProxyTests: XCTestCase {
         func failed(_ error: Error) {
             let status: Int
             switch error {
-            case CoreError.serviceRefused(_, _, let code, _, _), CoreError.serviceHTTPStatus(_, _, let code):
-                status = code
             case ThresholdError.sessionAbandoned(let why):
                 status = why.contains("503") ? 503 : why.contains("502") ? 502 : 0
-            default: status = 0
+            default: status = CoSignerHAProxyTests.httpStatus(error) ?? 0
             }
             outcome.statuses[status, default: 0] += 1
         }
@@ -308,9 +322,21 @@ final class CoSignerHAProxyTests: XCTestCase {
                         key: try DeviceKey(file: folder.appendingPathComponent("device\(index).key").path))
                     let client = ThresholdClient(
                         server: proxy, attestation: device, retry: RetryPolicy(attempts: 6, firstDelay: 0.2))
-                    let (share, registration) = try await client.enrollShare(
-                        code: codes[index], role: .sign,
-                        clientPID: Transcript.taggedHash("device", [[UInt8(index)]]))
+                    // A 503 (HAProxy with no instance passing its checks just then, or the
+                    // co-signer's database busy) wrote nothing and left the code unused: the
+                    // device starts again from init, as a person would press "enrol" again.
+                    var enrolled: (ClientKeyShare, ThresholdClient.Registration)?
+                    for attempt in 1...3 where enrolled == nil {
+                        do {
+                            enrolled = try await client.enrollShare(
+                                code: codes[index], role: .sign,
+                                clientPID: Transcript.taggedHash("device", [[UInt8(index)]]))
+                        } catch  where attempt < 3 && CoSignerHAProxyTests.httpStatus(error) == 503 {
+                            await progress.enrollmentRetried()
+                            try await Task.sleep(nanoseconds: 500_000_000)
+                        }
+                    }
+                    let (share, registration) = try XCTUnwrap(enrolled)
                     await progress.enrolled(WireFormat.hex(share.keyID))
                     var signed = 0, attempts = 0
                     var unfinished: String?
@@ -415,7 +441,7 @@ final class CoSignerHAProxyTests: XCTestCase {
 
     private func check(_ outcome: Outcome, database rig: PostgreSQLRig, name: String) throws {
         print(
-            "haproxy: \(outcome.before) signatures before the failure, \(outcome.after) after; failed attempts by status: \(outcome.statuses.sorted { $0.key < $1.key })"
+            "haproxy: \(outcome.before) signatures before the failure, \(outcome.after) after; failed attempts by status: \(outcome.statuses.sorted { $0.key < $1.key }); enrollments started again after a 503: \(outcome.enrollmentRetries)"
         )
         let databaseName = try XCTUnwrap(URL(string: name)?.path.dropFirst().description)
         XCTAssertEqual(outcome.signatures.count, 64, "every client got its eight signatures")

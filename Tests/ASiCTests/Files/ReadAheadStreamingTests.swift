@@ -115,25 +115,34 @@ final class ReadAheadStreamingTests: ContainerTestCase {
     /// The call returns only once the reader has stopped: here the reader is inside `inspect`
     /// (sleeping at chunk 3) when the consumer throws at chunk 1, and that inspect must have
     /// finished by the time the error comes out. Were the wait missing, the flag would still be
-    /// unset. (A slow consumer can only make the reader finish sooner: the check cannot fail
-    /// falsely.)
+    /// unset. The consumer throws only once the reader has entered that inspect (the ring is four
+    /// deep, so the reader gets there while chunk 1 is still held): on a loaded machine the
+    /// reader thread may otherwise not have reached chunk 3 before the error stops it.
     func testTheCallWaitsForTheReaderBeforeItReturns() throws {
         let (path, _) = try file(16 * 1_024)
         let input = try InputFile(path: path)
         final class Flag: @unchecked Sendable { var finished = false }
         let flag = Flag()
+        let entered = DispatchSemaphore(value: 0)
         var inspected = 0
+        var readerGotThere = false
         XCTAssertThrowsError(
             try input.streamReadingAhead(
                 from: 0, length: input.size, chunkSize: 1_024, depth: 4,
                 inspect: { _ in
                     inspected += 1
                     if inspected == 3 {
+                        entered.signal()
                         usleep(50_000)
                         flag.finished = true
                     }
                     return ((), false)
-                }, consume: { _, _ in throw Stop(side: "consume") }))
+                },
+                consume: { _, _ in
+                    readerGotThere = entered.wait(timeout: .now() + 60) == .success
+                    throw Stop(side: "consume")
+                }))
+        XCTAssertTrue(readerGotThere, "the reader never reached chunk 3 while chunk 1 was held")
         XCTAssertTrue(flag.finished, "the stream returned while its reader was still inside inspect")
     }
 

@@ -19,8 +19,21 @@ final class PostgreSQLBackend: DatabaseBackend, @unchecked Sendable {  // unchec
     private let pinnedConnection = ThreadLocal<Pinned>()
     /// pg_advisory_lock's key for migrating: "tamga" in ASCII.
     static let migrationLock: Int64 = 0x74_61_6D_67_61
-    /// How many times a transaction that collided with another is run in all.
-    static let attempts = 3
+    /// How many times a transaction that collided with another is run in all. SERIALIZABLE
+    /// aborts one of two transactions whose reads and writes overlap, and on small tables (where
+    /// PostgreSQL scans and locks the whole relation) concurrent enrollments overlap often: with
+    /// three tries and a few milliseconds between them, eight devices enrolling at once on a
+    /// loaded machine were seen to lose all three and get a 503. Eight tries with a growing,
+    /// jittered pause (half a second in all at the most) ride that out; a transaction that still loses
+    /// is answered 503 and the client may try again.
+    static let attempts = 8
+
+    /// The pause before try `attempt` (2-based): random, so that the losers do not meet again,
+    /// and doubling from up to 4 ms to up to 256 ms.
+    static func collisionPause(before attempt: Int) -> UInt32 {
+        let ceiling = UInt32(2_000) << UInt32(min(max(attempt - 1, 1), 7))
+        return UInt32.random(in: 1_000...ceiling)
+    }
 
     private final class Pinned {
         let connection: PGConnection
@@ -165,7 +178,7 @@ final class PostgreSQLBackend: DatabaseBackend, @unchecked Sendable {  // unchec
             } catch let error as DatabaseError where error.isCollision && attempt < Self.attempts {
                 // Rolled back whole: nothing of it was written, so it may run again.
                 attempt += 1
-                usleep(UInt32.random(in: 1_000...10_000))
+                usleep(Self.collisionPause(before: attempt))
             }
         }
     }
