@@ -247,15 +247,6 @@ final class CoSignerHAProxyTests: XCTestCase {
 
     // MARK: The clients
 
-    /// The HTTP status an error reports: the co-signer's own refusal or a bare status (HAProxy's
-    /// "no server is available" 503 has no JSON body).
-    static func httpStatus(_ error: Error) -> Int? {
-        switch error {
-        case CoreError.serviceRefused(_, _, let code, _, _), CoreError.serviceHTTPStatus(_, _, let code): code
-        default: nil
-        }
-    }
-
     struct Outcome {
         var enrolledKeys: [String] = []
         var signatures: [(session: String, r: BigInt)] = []
@@ -283,7 +274,7 @@ final class CoSignerHAProxyTests: XCTestCase {
             switch error {
             case ThresholdError.sessionAbandoned(let why):
                 status = why.contains("503") ? 503 : why.contains("502") ? 502 : 0
-            default: status = CoSignerHAProxyTests.httpStatus(error) ?? 0
+            default: status = RetryPolicy.status(error) ?? 0
             }
             outcome.statuses[status, default: 0] += 1
         }
@@ -331,7 +322,7 @@ final class CoSignerHAProxyTests: XCTestCase {
                             enrolled = try await client.enrollShare(
                                 code: codes[index], role: .sign,
                                 clientPID: Transcript.taggedHash("device", [[UInt8(index)]]))
-                        } catch  where attempt < 3 && CoSignerHAProxyTests.httpStatus(error) == 503 {
+                        } catch  where attempt < 3 && RetryPolicy.status(error) == 503 {
                             await progress.enrollmentRetried()
                             try await Task.sleep(nanoseconds: 500_000_000)
                         }

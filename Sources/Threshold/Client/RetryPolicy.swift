@@ -35,8 +35,9 @@ public struct RetryPolicy: Sendable {
         }
     }
 
-    /// The HTTP status of a refusal, if `error` is one.
-    static func status(_ error: Error) -> Int? {
+    /// The HTTP status of a refusal, if `error` is one (the co-signer's JSON refusal, or a bare
+    /// status such as a proxy's own 503).
+    public static func status(_ error: Error) -> Int? {
         switch error {
         case CoreError.serviceRefused(_, _, let status, _, _), CoreError.serviceHTTPStatus(_, _, let status): status
         default: nil
