@@ -48,7 +48,7 @@ BUILD_FLAGS = $(if $(filter debug,$(CONFIGURATION)),,$(RELEASE))
 # Debian packages: build (C libraries behind the .systemLibrary targets) and checks
 # (the independent verifiers the tests run: openssl, xmlsec1, pyasice's Python stack).
 BUILD_PACKAGES := pkg-config libssl-dev libxml2-dev zlib1g-dev libpcsclite-dev libp11-kit-dev libgmp-dev libsqlite3-dev libpq-dev libmicrohttpd-dev libicu-dev openssl
-CHECK_PACKAGES := xmlsec1 curl openssl iproute2 faketime pcscd vsmartcard-vpcd softhsm2 opensc gnutls-bin postgresql python3 python3-venv python3-lxml python3-cryptography python3-pyscard python3-asn1crypto python3-oscrypto \
+CHECK_PACKAGES := xmlsec1 curl openssl iproute2 faketime gdb procps pcscd vsmartcard-vpcd softhsm2 opensc gnutls-bin postgresql python3 python3-venv python3-lxml python3-cryptography python3-pyscard python3-asn1crypto python3-oscrypto \
                   util-linux groff-base zsh bash-completion haproxy systemd lintian dpkg-dev binutils man-db chromium unzip libarchive-tools minizip
 # What `make demo` runs, and no more (not chromium, lintian, haproxy or PostgreSQL: the tests'):
 # pcscd with vpcd for the virtual card, SoftHSM and pkcs11-tool for the token, and the

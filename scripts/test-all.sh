@@ -29,6 +29,7 @@ summary() {
   echo "== summary"
   printf '%s\n' "${SUMMARY[@]}"
   [ -n "${TESTS_LINE:-}" ] && echo "tests: $TESTS_LINE"
+  grep -h '^== watchdog: ' "$LOG/xctest.log" 2>/dev/null
   [ -n "${FUZZ_LINE:-}" ] && echo "$FUZZ_LINE"
   echo "total: $(( $(date +%s) - START ))s on $(nproc) cores ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1))"
   [ "$status" -eq 0 ] && echo "make test: passed" || echo "make test: FAILED (logs in $LOG)"
@@ -64,8 +65,11 @@ BACKGROUND=$!
 echo "== tests (XCTest; full output in $LOG/xctest.log)"
 BIN=$("$SWIFT" build --show-bin-path)
 began=$(date +%s)
-"$BIN/tamgaPackageTests.xctest" > "$LOG/xctest.log" 2>&1
+# Under a watchdog (scripts/run-xctest.sh): a test that hangs ends the run with its name and
+# every thread's stack, instead of holding it until CI's own limit.
+scripts/run-xctest.sh "$BIN/tamgaPackageTests.xctest" "$LOG/xctest.log"
 tests_status=$?
+echo "== tests ended after $(( $(date +%s) - began )) s (exit $tests_status)"
 # The failures, then XCTest's own total, here; the rest stays in the log.
 grep -E ': error: |^Test Case .* failed' "$LOG/xctest.log" | head -100
 TESTS_LINE=$(grep -E '^[[:space:]]*Executed [0-9]+ tests?' "$LOG/xctest.log" | tail -1 | sed 's/^[[:space:]]*//')
@@ -74,6 +78,15 @@ SUMMARY+=("$(printf '%-28s %-7s %5ss' "tests" "$([ $tests_status -eq 0 ] && echo
 [ "$tests_status" -eq 0 ] || status=1
 
 began=$(date +%s)
+# The builds had the whole test run to finish; if they are still going 20 minutes after it,
+# something is stuck: say what, and stop them.
+echo "== waiting for the release and fuzz builds"
+for _ in $(seq 240); do kill -0 "$BACKGROUND" 2>/dev/null || break; sleep 5; done
+if kill -0 "$BACKGROUND" 2>/dev/null; then
+  echo "the background builds still run 20 minutes after the tests; their processes:"
+  ps -o pid=,etime=,stat=,args= -g "$BACKGROUND" | cut -c1-200
+  kill -- -"$BACKGROUND" 2>/dev/null
+fi
 wait "$BACKGROUND"; built=$?
 BACKGROUND=""
 SUMMARY+=("$(printf '%-28s %-7s %5ss' "release + fuzz builds (wait)" "$([ $built -eq 0 ] && echo ok || echo FAILED)" $(( $(date +%s) - began )))")

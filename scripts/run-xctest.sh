@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# run-xctest.sh BINARY LOG [XCTEST ARGUMENTS...] — runs the XCTest binary with its output in
+# LOG, under a watchdog, and exits with the binary's status.
+#
+# Why: a test that hangs (a deadlock, a wait on a service that never answers) would otherwise
+# hold the whole run until CI's own limit kills it, with nothing said about which test it was
+# or where it waited. The watchdog ends the run instead, and says both:
+#   - a test still running after XCTEST_TEST_LIMIT seconds (default 600; the slowest test takes
+#     about 35 s on 2 cores, so this is over ten times that on a loaded machine);
+#   - a binary still alive XCTEST_EXIT_LIMIT seconds (default 60) after XCTest printed its total
+#     (stuck at exit: a library's destructor waiting on a lock another thread holds).
+# Before it kills the binary (and whatever the tests started, in its process group) it prints
+# the test, the processes, and every thread's stack (gdb), to the terminal and to LOG.
+# It exits 124 when it had to stop the run.
+set -uo pipefail
+BINARY=$1
+LOG=$2
+shift 2
+TEST_LIMIT=${XCTEST_TEST_LIMIT:-600}
+EXIT_LIMIT=${XCTEST_EXIT_LIMIT:-60}
+
+# A session of its own: the tests' child processes (pcscd, haproxy, co-signers) share its
+# process group, so one kill stops all that is left of them.
+setsid "$BINARY" "$@" > "$LOG" 2>&1 &
+PID=$!
+
+diagnose() {   # diagnose WHY
+  {
+    echo
+    echo "== watchdog: $1"
+    echo "== processes of the test run (pid ppid elapsed state command)"
+    ps -o pid=,ppid=,etime=,stat=,args= -g "$PID" 2>/dev/null | cut -c1-200
+    echo "== the test binary's threads (gdb)"
+    if command -v gdb > /dev/null; then
+      timeout 120 gdb -batch -nx -p "$PID" -ex 'set pagination off' -ex 'thread apply all bt 40' 2>&1 \
+        | grep -E '^(Thread|#)' | cut -c1-220 | head -400
+    else
+      echo "(no gdb: apt-get install gdb for the stacks)"
+    fi
+  } | tee -a "$LOG"
+}
+
+stop_run() {
+  kill -TERM -- -"$PID" 2>/dev/null
+  for _ in 1 2 3 4 5; do kill -0 "$PID" 2>/dev/null || break; sleep 1; done
+  kill -KILL -- -"$PID" 2>/dev/null
+  wait "$PID" 2>/dev/null
+}
+trap 'stop_run; exit 130' INT TERM
+
+current="" since=$(date +%s) finished_at=""
+while kill -0 "$PID" 2>/dev/null; do
+  sleep 5
+  now=$(date +%s)
+  # The last test started and not yet ended, if any.
+  last=$(grep -E "^Test Case '.*' (started|passed|failed|skipped)" "$LOG" 2>/dev/null | tail -1)
+  case "$last" in
+    *" started at "*) name=${last#Test Case \'}; name=${name%%\'*} ;;
+    *) name="" ;;
+  esac
+  if [ "$name" != "$current" ]; then current=$name since=$now; fi
+  if [ -n "$current" ] && [ $(( now - since )) -ge "$TEST_LIMIT" ]; then
+    diagnose "$current has run for $(( now - since )) s (limit $TEST_LIMIT s): stopping the run"
+    stop_run
+    exit 124
+  fi
+  if [ -z "$finished_at" ] && grep -qE '^[[:space:]]*Executed [0-9]+ tests?.* seconds' "$LOG" 2>/dev/null \
+     && grep -q "^Test Suite 'All tests' " "$LOG"; then
+    finished_at=$now
+  fi
+  if [ -n "$finished_at" ] && [ $(( now - finished_at )) -ge "$EXIT_LIMIT" ]; then
+    diagnose "every test ended, but the binary has not exited $(( now - finished_at )) s after its total: stopping it"
+    stop_run
+    exit 124
+  fi
+done
+wait "$PID"
