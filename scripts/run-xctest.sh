@@ -34,6 +34,12 @@ diagnose() {   # diagnose WHY
     if command -v gdb > /dev/null; then
       timeout 120 gdb -batch -nx -p "$PID" -ex 'set pagination off' -ex 'thread apply all bt 40' 2>&1 \
         | grep -E '^(Thread|#)' | cut -c1-220 | head -400
+      # A program the tests ran and wait for (tamga, a co-signer) may be the one that is stuck.
+      for child in $(ps -o pid=,etimes= -g "$PID" 2>/dev/null | awk -v self="$PID" '$1 != self && $2 >= 60 {print $1}' | head -3); do
+        echo "== threads of $(ps -o args= -p "$child" 2>/dev/null | cut -c1-120) (pid $child)"
+        timeout 60 gdb -batch -nx -p "$child" -ex 'set pagination off' -ex 'thread apply all bt 25' 2>&1 \
+          | grep -E '^(Thread|#)' | cut -c1-220 | head -120
+      done
     else
       echo "(no gdb: apt-get install gdb for the stacks)"
     fi
@@ -64,8 +70,8 @@ while kill -0 "$PID" 2>/dev/null; do
     stop_run
     exit 124
   fi
-  if [ -z "$finished_at" ] && grep -qE '^[[:space:]]*Executed [0-9]+ tests?.* seconds' "$LOG" 2>/dev/null \
-     && grep -q "^Test Suite 'All tests' " "$LOG"; then
+  # Every suite prints an "Executed" line; only the outermost one's end says the run is over.
+  if [ -z "$finished_at" ] && grep -qE "^Test Suite 'All tests' (passed|failed) at" "$LOG" 2>/dev/null; then
     finished_at=$now
   fi
   if [ -n "$finished_at" ] && [ $(( now - finished_at )) -ge "$EXIT_LIMIT" ]; then
