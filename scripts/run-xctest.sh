@@ -24,6 +24,11 @@ EXIT_LIMIT=${XCTEST_EXIT_LIMIT:-60}
 setsid "$BINARY" "$@" > "$LOG" 2>&1 &
 PID=$!
 
+stacks() {   # stacks PID FRAMES LINES: every thread's stack, FRAMES deep, at most LINES lines
+  timeout 120 gdb -batch -nx -p "$1" -ex 'set pagination off' -ex "thread apply all bt $2" 2>&1 \
+    | grep -E '^(Thread|#)' | cut -c1-220 | head -"$3"
+}
+
 diagnose() {   # diagnose WHY
   {
     echo
@@ -32,13 +37,11 @@ diagnose() {   # diagnose WHY
     ps -o pid=,ppid=,etime=,stat=,args= -g "$PID" 2>/dev/null | cut -c1-200
     echo "== the test binary's threads (gdb)"
     if command -v gdb > /dev/null; then
-      timeout 120 gdb -batch -nx -p "$PID" -ex 'set pagination off' -ex 'thread apply all bt 40' 2>&1 \
-        | grep -E '^(Thread|#)' | cut -c1-220 | head -400
+      stacks "$PID" 40 400
       # A program the tests ran and wait for (tamga, a co-signer) may be the one that is stuck.
       for child in $(ps -o pid=,etimes= -g "$PID" 2>/dev/null | awk -v self="$PID" '$1 != self && $2 >= 60 {print $1}' | head -3); do
         echo "== threads of $(ps -o args= -p "$child" 2>/dev/null | cut -c1-120) (pid $child)"
-        timeout 60 gdb -batch -nx -p "$child" -ex 'set pagination off' -ex 'thread apply all bt 25' 2>&1 \
-          | grep -E '^(Thread|#)' | cut -c1-220 | head -120
+        stacks "$child" 25 120
       done
     else
       echo "(no gdb: apt-get install gdb for the stacks)"
@@ -58,21 +61,19 @@ current="" since=$(date +%s) finished_at=""
 while kill -0 "$PID" 2>/dev/null; do
   sleep 5
   now=$(date +%s)
-  # The last test started and not yet ended, if any.
-  last=$(grep -E "^Test Case '.*' (started|passed|failed|skipped)" "$LOG" 2>/dev/null | tail -1)
+  # One read of the log per tick: its last test line, or the end of the outermost suite (every
+  # suite prints an "Executed" line; only 'All tests' ending says the run is over).
+  last=$(grep -E "^(Test Case '.*' (started|passed|failed|skipped)|Test Suite 'All tests' (passed|failed) at)" "$LOG" 2>/dev/null | tail -1)
   case "$last" in
-    *" started at "*) name=${last#Test Case \'}; name=${name%%\'*} ;;
+    "Test Case "*" started at "*) name=${last#Test Case \'}; name=${name%%\'*} ;;
     *) name="" ;;
   esac
+  case "$last" in "Test Suite 'All tests' "*) [ -n "$finished_at" ] || finished_at=$now ;; esac
   if [ "$name" != "$current" ]; then current=$name since=$now; fi
   if [ -n "$current" ] && [ $(( now - since )) -ge "$TEST_LIMIT" ]; then
     diagnose "$current has run for $(( now - since )) s (limit $TEST_LIMIT s): stopping the run"
     stop_run
     exit 124
-  fi
-  # Every suite prints an "Executed" line; only the outermost one's end says the run is over.
-  if [ -z "$finished_at" ] && grep -qE "^Test Suite 'All tests' (passed|failed) at" "$LOG" 2>/dev/null; then
-    finished_at=$now
   fi
   if [ -n "$finished_at" ] && [ $(( now - finished_at )) -ge "$EXIT_LIMIT" ]; then
     diagnose "every test ended, but the binary has not exited $(( now - finished_at )) s after its total: stopping it"
